@@ -1,0 +1,101 @@
+/// \file attention.cpp
+/// \brief Softmax over rows and one scaled dot-product attention head (see attention.hpp).
+#include "common/attention.hpp"
+
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+
+namespace attn {
+
+std::string shape(const arma::mat& M) {
+  return std::to_string(M.n_rows) + " x " + std::to_string(M.n_cols);
+}
+
+void require_finite(const arma::mat& M, const std::string& what) {
+  if (!M.is_finite()) {
+    throw std::invalid_argument(what + " (" + shape(M) + ") has a non-finite entry (NaN or inf)");
+  }
+}
+
+arma::mat softmax_rows(const arma::mat& scores) {
+  if (scores.is_empty()) {
+    throw std::invalid_argument("softmax_rows: scores are empty (" + shape(scores) + ")");
+  }
+  if (scores.has_nan()) {
+    throw std::invalid_argument("softmax_rows: scores (" + shape(scores) + ") contain NaN");
+  }
+  arma::mat weights(arma::size(scores));
+  for (arma::uword i = 0; i < scores.n_rows; ++i) {
+    const double top = scores.row(i).max();
+    if (top == std::numeric_limits<double>::infinity()) {
+      throw std::invalid_argument("softmax_rows: row " + std::to_string(i) + " has a +inf score");
+    }
+    if (top == -std::numeric_limits<double>::infinity()) {
+      throw std::invalid_argument("softmax_rows: row " + std::to_string(i) +
+                                  " has every score -inf (no allowed source), so it has no distribution");
+    }
+    // Subtracting the row's own maximum leaves every weight unchanged (softmax ignores a shared
+    // constant) and keeps exp() in [0, 1]: no overflow for any finite score.
+    const arma::rowvec e = arma::exp(scores.row(i) - top);
+    weights.row(i) = e / arma::accu(e);
+  }
+  return weights;
+}
+
+arma::mat scaled_scores(const arma::mat& Q, const arma::mat& K) {
+  if (Q.n_cols != K.n_cols) {
+    throw std::invalid_argument("scaled_scores: Q is " + shape(Q) + " but K is " + shape(K) +
+                                " (queries and keys need the same width d_k)");
+  }
+  if (Q.n_cols == 0) {
+    throw std::invalid_argument("scaled_scores: d_k is 0 (Q is " + shape(Q) + ")");
+  }
+  return Q * K.t() / std::sqrt(static_cast<double>(K.n_cols));
+}
+
+arma::mat causal_mask(arma::uword n) {
+  arma::mat mask(n, n, arma::fill::zeros);
+  for (arma::uword i = 0; i < n; ++i) {
+    for (arma::uword j = i + 1; j < n; ++j) mask(i, j) = -std::numeric_limits<double>::infinity();
+  }
+  return mask;
+}
+
+HeadPass attention(const arma::mat& X, const arma::mat& Wq, const arma::mat& Wk,
+                   const arma::mat& Wv, const HeadOptions& options) {
+  if (X.is_empty()) throw std::invalid_argument("attention: X is empty (" + shape(X) + ")");
+  const auto need_rows = [&](const arma::mat& W, const char* name) {
+    if (W.n_rows != X.n_cols || W.n_cols == 0) {
+      throw std::invalid_argument(std::string("attention: X is ") + shape(X) + " but " + name + " is " +
+                                  shape(W) + " (" + name + " needs " + std::to_string(X.n_cols) +
+                                  " rows, one per input coordinate)");
+    }
+  };
+  need_rows(Wq, "Wq");
+  need_rows(Wk, "Wk");
+  need_rows(Wv, "Wv");
+  if (Wq.n_cols != Wk.n_cols) {
+    throw std::invalid_argument("attention: Wq is " + shape(Wq) + " but Wk is " + shape(Wk) +
+                                " (queries and keys need the same width d_k)");
+  }
+  require_finite(X, "attention: X");
+  require_finite(Wq, "attention: Wq");
+  require_finite(Wk, "attention: Wk");
+  require_finite(Wv, "attention: Wv");
+  if (!std::isfinite(options.score_multiplier)) {
+    throw std::invalid_argument("attention: the score multiplier must be finite");
+  }
+
+  HeadPass pass;
+  pass.Q = X * Wq;  // n x d_k
+  pass.K = X * Wk;  // n x d_k
+  pass.V = X * Wv;  // n x d_v
+  pass.scores = options.score_multiplier * scaled_scores(pass.Q, pass.K);  // n x n
+  if (options.causal) pass.scores += causal_mask(X.n_rows);
+  pass.A = softmax_rows(pass.scores);  // n x n, rows sum to 1
+  pass.H = pass.A * pass.V;            // n x d_v
+  return pass;
+}
+
+}  // namespace attn

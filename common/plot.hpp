@@ -1,0 +1,131 @@
+/// \file plot.hpp
+/// \brief Plots through gnuplot (gnuplot-iostream, PNG via pngcairo), each with its data beside it.
+///
+/// Every figure is written as `FOLDER/NAME.png` together with the data it plots, as
+/// `FOLDER/NAME.dat` (plain text, one header comment naming the columns), so a reader can
+/// re-plot it. The PNG is complete when the drawing call returns. When gnuplot or its pngcairo
+/// terminal is missing, the Plotter is disabled and says why; chapters print their arithmetic anyway.
+#pragma once
+
+#include <armadillo>
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace attn {
+
+/// An explicitly requested plot folder that cannot be created or written (a usage error, exit 2).
+class PlotFolderError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// Grouped bars: one group per category, one bar per series.
+struct BarChart {
+  std::string name{};                   ///< file stem, e.g. "ch01_bank_weights"
+  std::string title{};   ///< plot title
+  std::string xlabel{};  ///< x axis label
+  std::string ylabel{};  ///< y axis label
+  std::vector<std::string> categories{};  ///< one label per group (x axis)
+  std::vector<std::string> series{};      ///< one legend entry per bar within a group
+  arma::mat values{};                    ///< categories x series
+  std::optional<std::pair<double, double>> yrange{};  ///< fixed y range, else automatic
+  bool value_labels = true;             ///< print each bar's value above it
+  int precision = 2;                    ///< digits of the value labels
+};
+
+/// Lines (with points) against a shared x.
+struct LineChart {
+  std::string name{};  ///< file stem: writes `NAME.png` and `NAME.dat`
+  std::string title{};   ///< plot title
+  std::string xlabel{};  ///< x axis label
+  std::string ylabel{};  ///< y axis label
+  arma::vec x{};                     ///< points
+  arma::mat y{};                     ///< points x series
+  std::vector<std::string> series{};  ///< one legend entry per column of y
+  bool logx = false;                ///< logarithmic x axis
+  bool logy = false;                ///< logarithmic y axis
+  bool points = false;              ///< mark every point
+  std::vector<std::pair<double, std::string>> x_marks{};  ///< dashed vertical lines with labels
+  std::optional<std::pair<double, double>> yrange{};  ///< fixed y range, else automatic
+};
+
+/// A matrix drawn as coloured cells, row 0 at the top, each cell's value printed in it.
+/// Cells holding NaN are drawn grey and labelled with `nan_label` (for masked entries).
+struct Heatmap {
+  std::string name{};  ///< file stem: writes `NAME.png` and `NAME.dat`
+  std::string title{};   ///< plot title
+  std::string xlabel{};  ///< x axis label
+  std::string ylabel{};  ///< y axis label
+  std::vector<std::string> col_labels{};  ///< one per column of values
+  std::vector<std::string> row_labels{};  ///< one per row of values
+  arma::mat values{};                    ///< rows x cols
+  int precision = 2;  ///< digits printed in each cell
+  std::optional<std::pair<double, double>> cbrange{};  ///< colour range, e.g. {0, 1} for weights
+  std::string nan_label = "masked";  ///< text shown in NaN cells
+};
+
+/// Where plots go, and whether they can be drawn at all.
+struct PlotSettings {
+  bool enabled = true;                  ///< false: --no-plots
+  std::optional<std::string> folder{};    ///< explicit --plots DIR; empty: the repository's plots/
+};
+
+/// Draws figures into one folder. Chapters make one Plotter after parsing flags.
+class Plotter {
+ public:
+  /// Decides where plots go and whether gnuplot can draw them.
+  /// An explicit folder that cannot be created or written throws PlotFolderError; the default
+  /// folder failing, gnuplot missing from PATH, or gnuplot lacking pngcairo disable the Plotter
+  /// with a reason instead.
+  explicit Plotter(const PlotSettings& settings);
+
+  /// True if figures will be drawn.
+  bool enabled() const { return enabled_; }
+  /// Why plots are skipped (empty when enabled).
+  const std::string& skip_reason() const { return reason_; }
+  /// The folder figures go into (absolute when enabled).
+  const std::filesystem::path& folder() const { return folder_; }
+  /// Every PNG written so far, in order.
+  const std::vector<std::filesystem::path>& written() const { return written_; }
+
+  /// Draws a BarChart. Each drawing call writes `NAME.dat` and `NAME.png`, and does nothing when disabled.
+  /// Throws std::invalid_argument if the data's shape disagrees with its labels, and
+  /// std::runtime_error if gnuplot fails to produce a valid PNG (with gnuplot's message).
+  void bars(const BarChart& chart);
+  /// Draws a LineChart (see bars() for what is written and thrown).
+  void lines(const LineChart& chart);
+  /// Draws a Heatmap (see bars() for what is written and thrown).
+  void heatmap(const Heatmap& map);
+
+  /// Escape hatch for figures the helpers above do not cover (splot, several panels, ...).
+  /// data: one text per data file, written to `NAME.dat`, `NAME_2.dat`, ...; `commands`
+  /// receives their quoted paths and returns gnuplot commands that draw the figure. The terminal,
+  /// output and title are set before them.
+  void figure(const std::string& name, const std::string& title, const std::vector<std::string>& data,
+              const std::function<std::string(const std::vector<std::string>& dat_paths)>& commands);
+
+  /// Prints one line saying where plots went, or why they were skipped.
+  void report(std::ostream& out) const;
+
+ private:
+  void draw(const std::string& name, const std::string& script);
+  std::string write_data(const std::string& file, const std::string& text) const;
+
+  bool enabled_ = false;
+  std::string reason_;
+  std::filesystem::path folder_;
+  std::vector<std::filesystem::path> written_;
+};
+
+/// True if `path` is a complete PNG: the 8-byte signature, an IHDR chunk first and an IEND chunk last.
+bool is_valid_png(const std::filesystem::path& path);
+
+/// Quotes text for a gnuplot command: "it's" -> "\"it's\"" with backslashes and quotes escaped.
+std::string gnuplot_quote(const std::string& text);
+
+}  // namespace attn

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Install, only when missing, every Debian 12 package this project needs to build, test,
+# plot and document. Idempotent: with everything present it only asks dpkg and returns.
+# Runs as root directly, otherwise through sudo.
+set -euo pipefail
+
+packages=(
+  build-essential cmake pkg-config
+  libarmadillo-dev libopenblas-dev liblapack-dev
+  libboost-test-dev libboost-program-options-dev libboost-iostreams-dev
+  libboost-filesystem-dev libboost-system-dev
+  gnuplot-nox libgnuplot-iostream-dev fonts-dejavu-core
+  doxygen libjs-mathjax
+  libbenchmark-dev
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
+  [[ "$status" == "install ok installed" ]] || missing+=("$p")
+done
+
+if ((${#missing[@]} == 0)); then
+  exit 0
+fi
+
+if [[ $(id -u) -eq 0 ]]; then
+  as_root=()
+elif command -v sudo >/dev/null 2>&1; then
+  as_root=(sudo)
+else
+  echo "install-deps: missing packages (${missing[*]}) and not root, and sudo is not available" >&2
+  exit 1
+fi
+
+echo "install-deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+"${as_root[@]}" apt-get update -qq
+"${as_root[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

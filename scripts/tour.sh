@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# README command 1: install what is missing, build, then run every chapter in article order,
+# each under a heading, printing its arithmetic and writing its plots into plots/.
+# Extra arguments are passed to every chapter (e.g. --no-plots).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/install-deps.sh
+cmake --preset release >/dev/null
+cmake --build --preset release >/dev/null
+
+mapfile -t chapters < build/release/chapters.txt
+summary=()
+status=0
+for exe in "${chapters[@]}"; do
+  name=$(basename "$exe")
+  printf '\n######## %s ########\n' "$name"
+  start=$(date +%s%N)
+  set +e
+  "$exe" "$@" | tee "build/release/$name.tour.txt"
+  code=${PIPESTATUS[0]}
+  set -e
+  ms=$(( ($(date +%s%N) - start) / 1000000 ))
+  plots=$(sed -n 's/^plots: \([0-9]*\) written.*/\1/p' "build/release/$name.tour.txt")
+  summary+=("$(printf '%-22s %6d.%03d s   %3s plots   exit %d' "$name" $((ms / 1000)) $((ms % 1000)) "${plots:-0}" "$code")")
+  [[ $code -eq 0 ]] || status=1
+done
+
+printf '\n######## Summary ########\n%-22s %10s   %9s\n' chapter "wall time" plots
+printf '%s\n' "${summary[@]}"
+exit $status

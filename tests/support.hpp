@@ -1,0 +1,58 @@
+/// \file support.hpp
+/// \brief Test helpers: run a chapter program as a reader would and capture what it prints.
+#pragma once
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+namespace attn::test {
+
+/// What a program printed and how it exited.
+struct Run {
+  int code = -1;    ///< exit code (128 + signal if it was killed)
+  std::string out;  ///< stdout
+  std::string err;  ///< stderr
+};
+
+/// Runs `command` through the shell with stdin closed; stdout and stderr are captured separately.
+inline Run run(const std::string& command) {
+  const auto err_file = std::filesystem::temp_directory_path() /
+                        ("attn-test-" + std::to_string(::getpid()) + "-stderr.txt");
+  Run result;
+  FILE* pipe = ::popen((command + " </dev/null 2>'" + err_file.string() + "'").c_str(), "r");
+  if (pipe == nullptr) return result;
+  std::array<char, 4096> buffer{};
+  std::size_t n = 0;
+  while ((n = std::fread(buffer.data(), 1, buffer.size(), pipe)) > 0) result.out.append(buffer.data(), n);
+  const int status = ::pclose(pipe);
+  result.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  std::ifstream in(err_file);
+  std::stringstream err;
+  err << in.rdbuf();
+  result.err = err.str();
+  std::filesystem::remove(err_file);
+  return result;
+}
+
+/// Number of lines in `text` (a last line without a newline counts).
+inline std::size_t line_count(const std::string& text) {
+  std::size_t lines = 0;
+  for (char c : text) lines += (c == '\n');
+  return lines + (!text.empty() && text.back() != '\n');
+}
+
+/// Single-quotes `text` for the shell.
+inline std::string quote(const std::string& text) {
+  std::string out = "'";
+  for (char c : text) out += (c == '\'') ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+}  // namespace attn::test

@@ -1,0 +1,176 @@
+/// \file test_ch01_mixing.cpp
+/// \brief Chapter 01: claims mix_01..mix_12 of ../shared/claims.md, and the program run as a reader would.
+///
+/// Expected values are the article's, at its printed precision (half a unit in the last digit).
+#define BOOST_TEST_MODULE ch01_mixing
+#include <boost/test/unit_test.hpp>
+
+#include <filesystem>
+#include <regex>
+
+#include "common/plot.hpp"
+#include "common/toy.hpp"
+#include "mixing.hpp"
+#include "support.hpp"
+
+namespace tt = boost::test_tools;
+
+namespace {
+
+arma::mat sentence(const std::string& words) { return attn::toy_embeddings().lookup(attn::split_sentence(words)); }
+
+/// Every entry of `got` within half a unit of the article's last printed digit.
+void check_printed(const arma::rowvec& got, const std::vector<double>& article, double half_unit) {
+  BOOST_REQUIRE_EQUAL(got.n_elem, article.size());
+  for (std::size_t k = 0; k < article.size(); ++k) {
+    BOOST_TEST(std::abs(got(k) - article[k]) <= half_unit, "entry " << k << ": " << got(k) << " vs " << article[k]);
+  }
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(claims)
+
+BOOST_AUTO_TEST_CASE(claim_mix_01_river_bank_weights) {
+  check_printed(ch01::identity_head(sentence("the river bank")).A.row(2), {0.26, 0.31, 0.43}, 0.005);
+}
+
+BOOST_AUTO_TEST_CASE(claim_mix_02_river_bank_mixture) {
+  check_printed(ch01::identity_head(sentence("the river bank")).H.row(2), {0.21, 0.52, 0.34, 0.41}, 0.005);
+}
+
+BOOST_AUTO_TEST_CASE(claim_mix_03_money_bank_weights_identical) {
+  const arma::rowvec money = ch01::identity_head(sentence("the money bank")).A.row(2);
+  const arma::rowvec river = ch01::identity_head(sentence("the river bank")).A.row(2);
+  check_printed(money, {0.26, 0.31, 0.43}, 0.005);
+  BOOST_TEST(arma::abs(money - river).max() < 1e-15);
+}
+
+BOOST_AUTO_TEST_CASE(claim_mix_04_money_bank_mixture) {
+  check_printed(ch01::identity_head(sentence("the money bank")).H.row(2), {0.52, 0.21, 0.34, 0.41}, 0.005);
+}
+
+BOOST_AUTO_TEST_CASE(claim_mix_05_residual_preview_river) {
+  const arma::mat X = sentence("the river bank");
+  check_printed(X.row(2) + ch01::identity_head(X).H.row(2), {0.71, 1.02, 1.14, 0.61}, 0.005);
+}
+
+BOOST_AUTO_TEST_CASE(claim_mix_06_residual_preview_money) {
+  const arma::mat X = sentence("the money bank");
+  check_printed(X.row(2) + ch01::identity_head(X).H.row(2), {1.02, 0.71, 1.14, 0.61}, 0.005);
+}
+
+BOOST_AUTO_TEST_CASE(claim_mix_07_plain_average) {
+  const arma::rowvec mean = ch01::plain_average(sentence("the river bank"));
+  BOOST_TEST(std::abs(mean(1) - 0.50) <= 0.005);  // water
+  BOOST_TEST(std::abs(mean(0) - 0.17) <= 0.005);  // finance
+}
+
+BOOST_AUTO_TEST_CASE(claim_mix_08_unscaled_dot_products) {
+  check_printed(ch01::trace_row(sentence("the river bank"), 2).dots, {0.20, 0.54, 1.18}, 0.005);
+}
+
+BOOST_AUTO_TEST_CASE(claim_mix_09_divided_by_sqrt_4) {
+  check_printed(ch01::trace_row(sentence("the river bank"), 2).scaled, {0.10, 0.27, 0.59}, 0.005);
+}
+
+BOOST_AUTO_TEST_CASE(claim_mix_10_times_5_sharpens_toward_bank) {
+  const arma::rowvec w = ch01::trace_row(sentence("the river bank"), 2, 5.0).weights;
+  BOOST_TEST(w(2) > 0.43);
+  BOOST_TEST(w.index_max() == 2u);
+}
+
+BOOST_AUTO_TEST_CASE(claim_mix_11_times_0_1_nearly_uniform) {
+  const arma::rowvec w = ch01::trace_row(sentence("the river bank"), 2, 0.1).weights;
+  for (double x : w) BOOST_TEST(std::abs(x - 1.0 / 3.0) <= 0.02);
+}
+
+BOOST_AUTO_TEST_CASE(claim_mix_12_shapes_and_row_sums) {
+  for (const char* s : {"the river bank", "the money bank", "bank", "the river money bank the"}) {
+    const arma::mat X = sentence(s);
+    const attn::HeadPass p = ch01::identity_head(X);
+    BOOST_TEST(p.A.n_rows == X.n_rows);
+    BOOST_TEST(p.A.n_cols == X.n_rows);
+    BOOST_TEST(p.H.n_rows == X.n_rows);
+    BOOST_TEST(p.H.n_cols == X.n_cols);
+    BOOST_TEST(p.A.min() >= 0.0);
+    BOOST_TEST(arma::abs(arma::sum(p.A, 1) - 1.0).max() <= 1e-12);
+  }
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(lesson)
+
+BOOST_AUTO_TEST_CASE(trace_matches_the_head_and_mixture_is_weights_times_x) {
+  const arma::mat X = sentence("money the river bank");
+  const ch01::RowTrace t = ch01::trace_row(X, 3, 2.5);
+  BOOST_TEST(arma::abs(t.scores - 2.5 * t.scaled).max() < 1e-14);
+  BOOST_TEST(arma::abs(t.mixture - t.weights * X).max() < 1e-14);
+  BOOST_CHECK_THROW(ch01::trace_row(X, 4), std::invalid_argument);
+}
+
+BOOST_AUTO_TEST_CASE(sweep_rows_are_distributions) {
+  const arma::mat W = ch01::multiplier_sweep(sentence("the river bank"), 2, arma::vec{0.05, 1.0, 10.0});
+  BOOST_TEST(W.n_rows == 3u);
+  BOOST_TEST(arma::abs(arma::sum(W, 1) - 1.0).max() < 1e-12);
+  BOOST_TEST(W(2, 2) > W(1, 2));  // sharper at x10 than x1
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(program)
+
+BOOST_AUTO_TEST_CASE(runs_prints_the_article_numbers_and_draws_three_plots) {
+  const std::filesystem::path dir = TEST_PLOTS;
+  std::filesystem::remove_all(dir);
+  const attn::test::Run r = attn::test::run(std::string(CH01_EXE) + " --plots " + attn::test::quote(dir.string()));
+  BOOST_TEST(r.code == 0);
+  BOOST_TEST(r.err == "");
+  for (const char* expected : {"[0.26, 0.31, 0.43]", "[0.21, 0.52, 0.34, 0.41]", "[0.52, 0.21, 0.34, 0.41]",
+                               "[0.71, 1.02, 1.14, 0.61]", "[0.20, 0.54, 1.18]", "[0.10, 0.27, 0.59]"}) {
+    BOOST_TEST(r.out.find(expected) != std::string::npos, "output lacks " << expected);
+  }
+  BOOST_TEST(!std::regex_search(r.out, std::regex("\\bnan\\b", std::regex::icase)));
+  for (const char* name : {"ch01_bank_weights", "ch01_mixtures", "ch01_scale_sweep"}) {
+    BOOST_TEST(attn::is_valid_png(dir / (std::string(name) + ".png")), name);
+    BOOST_TEST(std::filesystem::exists(dir / (std::string(name) + ".dat")), name);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(flags_change_the_experiment) {
+  const attn::test::Run r = attn::test::run(std::string(CH01_EXE) + " --no-plots --sentence 'the money bank' --scale 0");
+  BOOST_TEST(r.code == 0);
+  // Multiplier 0 makes every score 0, so the weights are exactly uniform.
+  BOOST_TEST(r.out.find("weights:        [0.33, 0.33, 0.33]") != std::string::npos);
+  BOOST_TEST(r.out.find("plots: skipped (--no-plots was given)") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(help_exits_zero) {
+  const attn::test::Run r = attn::test::run(std::string(CH01_EXE) + " --help");
+  BOOST_TEST(r.code == 0);
+  BOOST_TEST(r.out.find("--scale") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(bad_input_is_one_line_and_exit_2) {
+  const std::string exe = CH01_EXE;
+  for (const std::string args : {"--bogus", "--scale", "--scale abc", "--scale nan", "--scale inf", "--sentence ''",
+                                 "--sentence 'the lake'", "--plots /dev/null/x", "--no-plots --plots /tmp/x",
+                                 "stray"}) {
+    const attn::test::Run r = attn::test::run(exe + " --no-plots " + args);
+    BOOST_TEST(r.code == 2, args);
+    BOOST_TEST(attn::test::line_count(r.err) == 1u, args << ": " << r.err);
+    BOOST_TEST(r.err.rfind("ch01_mixing: error: ", 0) == 0u, args << ": " << r.err);
+    BOOST_TEST(r.out == "", args);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(without_gnuplot_the_arithmetic_still_prints) {
+  const attn::test::Run r = attn::test::run("PATH=/nonexistent " + std::string(CH01_EXE) + " --plots " +
+                                            attn::test::quote(std::string(TEST_PLOTS) + "-nognuplot"));
+  BOOST_TEST(r.code == 0);
+  BOOST_TEST(r.out.find("[0.26, 0.31, 0.43]") != std::string::npos);
+  BOOST_TEST(r.out.find("plots: skipped (gnuplot is not on PATH") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -1,0 +1,296 @@
+/// \file test_common.cpp
+/// \brief The shared library's properties: softmax, one head, toy tables, printing, losses,
+/// optimizers, gradient checking and plotting. Random inputs use fixed seeds.
+#define BOOST_TEST_MODULE common
+#include <boost/test/unit_test.hpp>
+
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <limits>
+
+#include "common/attention.hpp"
+#include "common/gradcheck.hpp"
+#include "common/loss.hpp"
+#include "common/optim.hpp"
+#include "common/plot.hpp"
+#include "common/print.hpp"
+#include "common/toy.hpp"
+
+namespace tt = boost::test_tools;
+constexpr double inf = std::numeric_limits<double>::infinity();
+
+namespace {
+
+/// True if every row of A is non-negative and sums to 1 within 1e-12.
+bool rows_are_distributions(const arma::mat& A) {
+  if (A.min() < 0.0) return false;
+  return arma::abs(arma::sum(A, 1) - 1.0).max() < 1e-12;
+}
+
+bool throws_invalid_with(const std::function<void()>& f, const std::string& needle) {
+  try {
+    f();
+  } catch (const std::invalid_argument& e) {
+    return std::string(e.what()).find(needle) != std::string::npos;
+  }
+  return false;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(softmax)
+
+BOOST_AUTO_TEST_CASE(hand_worked_row) {
+  // exp(0) : exp(ln 3) = 1 : 3, so the weights are 1/4 and 3/4.
+  const arma::mat A = attn::softmax_rows(arma::mat{{0.0, std::log(3.0)}});
+  BOOST_TEST(A(0, 0) == 0.25, tt::tolerance(1e-15));
+  BOOST_TEST(A(0, 1) == 0.75, tt::tolerance(1e-15));
+}
+
+BOOST_AUTO_TEST_CASE(random_rows_are_distributions) {
+  arma::arma_rng::set_seed(7);
+  for (arma::uword rows : {1u, 3u, 5u}) {
+    for (arma::uword cols : {1u, 2u, 7u}) {
+      const arma::mat S = 4.0 * arma::randn(rows, cols);
+      BOOST_TEST(rows_are_distributions(attn::softmax_rows(S)));
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(adding_a_constant_to_a_row_changes_no_weight) {
+  arma::arma_rng::set_seed(11);
+  const arma::mat S = arma::randn(4, 6);
+  arma::mat shifted = S;
+  shifted.row(2) += 123.5;
+  shifted.row(0) -= 7.25;
+  BOOST_TEST(arma::abs(attn::softmax_rows(S) - attn::softmax_rows(shifted)).max() < 1e-13);
+}
+
+BOOST_AUTO_TEST_CASE(extreme_finite_scores_stay_finite) {
+  const arma::mat A = attn::softmax_rows(arma::mat{{1e4, 0.0, -1e4}, {1e300, -1e300, 0.0}, {-1e4, -1e4, -1e4}});
+  BOOST_TEST(A.is_finite());
+  BOOST_TEST(A(0, 0) == 1.0);
+  BOOST_TEST(A(1, 0) == 1.0);
+  BOOST_TEST(A(2, 1) == 1.0 / 3.0, tt::tolerance(1e-15));
+}
+
+BOOST_AUTO_TEST_CASE(minus_infinity_gives_exactly_zero_weight) {
+  const arma::mat A = attn::softmax_rows(arma::mat{{1.0, -inf, 1.0}});
+  BOOST_TEST(A(0, 1) == 0.0);
+  BOOST_TEST(A(0, 0) == 0.5, tt::tolerance(1e-15));
+}
+
+BOOST_AUTO_TEST_CASE(a_row_of_all_minus_infinity_throws) {
+  BOOST_TEST(throws_invalid_with([] { attn::softmax_rows(arma::mat{{0.0, 1.0}, {-inf, -inf}}); }, "row 1"));
+}
+
+BOOST_AUTO_TEST_CASE(nan_plus_infinity_and_empty_throw) {
+  BOOST_CHECK_THROW(attn::softmax_rows(arma::mat{{0.0, std::nan("")}}), std::invalid_argument);
+  BOOST_CHECK_THROW(attn::softmax_rows(arma::mat{{0.0, inf}}), std::invalid_argument);
+  BOOST_CHECK_THROW(attn::softmax_rows(arma::mat()), std::invalid_argument);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(head)
+
+BOOST_AUTO_TEST_CASE(shapes_rows_and_mixtures_for_random_inputs) {
+  arma::arma_rng::set_seed(3);
+  struct Case { arma::uword n, d, d_k, d_v; };
+  for (const Case c : {Case{1, 4, 4, 4}, Case{3, 5, 2, 4}, Case{6, 3, 7, 1}, Case{4, 8, 3, 8}}) {
+    const arma::mat X = arma::randn(c.n, c.d), Wq = arma::randn(c.d, c.d_k), Wk = arma::randn(c.d, c.d_k),
+                    Wv = arma::randn(c.d, c.d_v);
+    const attn::HeadPass p = attn::attention(X, Wq, Wk, Wv);
+    BOOST_TEST(p.A.n_rows == c.n);
+    BOOST_TEST(p.A.n_cols == c.n);
+    BOOST_TEST(p.H.n_rows == c.n);
+    BOOST_TEST(p.H.n_cols == c.d_v);
+    BOOST_TEST(rows_are_distributions(p.A));
+    BOOST_TEST(arma::abs(p.H - p.A * (X * Wv)).max() < 1e-12);
+    // Score (i, j) from its definition, q_i . k_j / sqrt(d_k), one entry at a time.
+    for (arma::uword i = 0; i < c.n; ++i) {
+      for (arma::uword j = 0; j < c.n; ++j) {
+        const double s = arma::dot(X.row(i) * Wq, X.row(j) * Wk) / std::sqrt(double(c.d_k));
+        BOOST_TEST(p.scores(i, j) == s, tt::tolerance(1e-12));
+      }
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(cross_shapes_score_n_q_by_n_kv) {
+  arma::arma_rng::set_seed(5);
+  const arma::mat Q = arma::randn(3, 4), K = arma::randn(5, 4);
+  const arma::mat A = attn::softmax_rows(attn::scaled_scores(Q, K));
+  BOOST_TEST(A.n_rows == 3u);
+  BOOST_TEST(A.n_cols == 5u);
+  BOOST_TEST(rows_are_distributions(A));
+  BOOST_TEST(throws_invalid_with([&] { attn::scaled_scores(Q, arma::randn(5, 3)); }, "5 x 3"));
+}
+
+BOOST_AUTO_TEST_CASE(causal_mask_zeroes_the_future_exactly) {
+  arma::arma_rng::set_seed(9);
+  const arma::mat X = arma::randn(4, 3), W = arma::randn(3, 3);
+  const attn::HeadPass p = attn::attention(X, W, W, W, {.causal = true});
+  for (arma::uword i = 0; i < 4; ++i) {
+    for (arma::uword j = i + 1; j < 4; ++j) BOOST_TEST(p.A(i, j) == 0.0);
+  }
+  BOOST_TEST(p.A(0, 0) == 1.0);
+  BOOST_TEST(rows_are_distributions(p.A));
+}
+
+BOOST_AUTO_TEST_CASE(score_multiplier_scales_scores) {
+  arma::arma_rng::set_seed(13);
+  const arma::mat X = arma::randn(3, 4), I = arma::eye(4, 4);
+  const attn::HeadPass one = attn::attention(X, I, I, I), five = attn::attention(X, I, I, I, {.score_multiplier = 5.0});
+  BOOST_TEST(arma::abs(five.scores - 5.0 * one.scores).max() < 1e-12);
+  const attn::HeadPass zero = attn::attention(X, I, I, I, {.score_multiplier = 0.0});
+  BOOST_TEST(arma::abs(zero.A - 1.0 / 3.0).max() < 1e-15);
+}
+
+BOOST_AUTO_TEST_CASE(every_shape_mismatch_throws_naming_the_shapes) {
+  const arma::mat X(3, 4, arma::fill::ones), W43(4, 3, arma::fill::ones), W53(5, 3, arma::fill::ones),
+      W42(4, 2, arma::fill::ones);
+  BOOST_TEST(throws_invalid_with([&] { attn::attention(X, W53, W43, W43); }, "5 x 3"));
+  BOOST_TEST(throws_invalid_with([&] { attn::attention(X, W43, W53, W43); }, "3 x 4"));
+  BOOST_TEST(throws_invalid_with([&] { attn::attention(X, W43, W43, W53); }, "Wv is 5 x 3"));
+  BOOST_TEST(throws_invalid_with([&] { attn::attention(X, W43, W42, W43); }, "Wk is 4 x 2"));
+  BOOST_TEST(throws_invalid_with([&] { attn::attention(arma::mat(), W43, W43, W43); }, "empty"));
+}
+
+BOOST_AUTO_TEST_CASE(non_finite_inputs_throw_instead_of_returning_nan) {
+  arma::mat X(3, 4, arma::fill::ones);
+  const arma::mat W(4, 4, arma::fill::eye);
+  BOOST_CHECK_THROW(attn::attention(X, W, W, W, {.score_multiplier = inf}), std::invalid_argument);
+  X(1, 2) = std::nan("");
+  BOOST_TEST(throws_invalid_with([&] { attn::attention(X, W, W, W); }, "non-finite"));
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(toy_tables)
+
+BOOST_AUTO_TEST_CASE(lookup_stacks_rows_in_sentence_order) {
+  const arma::mat X = attn::toy_embeddings().lookup({"bank", "the", "bank"});
+  BOOST_TEST(X.n_rows == 3u);
+  BOOST_TEST(X(0, 2) == 0.8);
+  BOOST_TEST(X(1, 3) == 1.0);
+  BOOST_TEST(arma::approx_equal(X.row(0), X.row(2), "absdiff", 0.0));
+}
+
+BOOST_AUTO_TEST_CASE(unknown_word_lists_the_vocabulary) {
+  BOOST_TEST(throws_invalid_with([] { attn::toy_embeddings().lookup({"the", "lake"}); },
+                                 "the, river, money, bank"));
+  BOOST_TEST(throws_invalid_with([] { attn::toy_embeddings().lookup({}); }, "empty"));
+}
+
+BOOST_AUTO_TEST_CASE(sentences_split_on_white_space) {
+  BOOST_TEST((attn::split_sentence("  the\triver  bank ") == std::vector<std::string>{"the", "river", "bank"}));
+  BOOST_CHECK_THROW(attn::split_sentence("   "), std::invalid_argument);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(printing)
+
+BOOST_AUTO_TEST_CASE(vectors_print_like_the_article) {
+  BOOST_TEST(attn::format_vector(arma::rowvec{0.2583, 0.3109, 0.4307}, 2) == "[0.26, 0.31, 0.43]");
+  BOOST_TEST(attn::format_number(-0.001, 2) == "0.00");
+  BOOST_TEST(attn::format_number(-inf, 2) == "-inf");
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(training_tools)
+
+BOOST_AUTO_TEST_CASE(cross_entropy_by_hand) {
+  // Two equal logits: loss ln 2, gradient softmax - onehot = [-1/2, 1/2].
+  const attn::CrossEntropy ce = attn::cross_entropy(arma::mat{{0.0, 0.0}}, arma::uvec{0});
+  BOOST_TEST(ce.loss == std::log(2.0), tt::tolerance(1e-15));
+  BOOST_TEST(ce.dlogits(0, 0) == -0.5, tt::tolerance(1e-15));
+  BOOST_TEST(ce.dlogits(0, 1) == 0.5, tt::tolerance(1e-15));
+  // Far-apart logits stay finite: -log softmax([1000, -1000])[1] = 2000.
+  BOOST_TEST(attn::cross_entropy(arma::mat{{1000.0, -1000.0}}, arma::uvec{1}).loss == 2000.0, tt::tolerance(1e-12));
+  BOOST_CHECK_THROW(attn::cross_entropy(arma::mat{{0.0, 0.0}}, arma::uvec{2}), std::invalid_argument);
+}
+
+BOOST_AUTO_TEST_CASE(adam_first_two_steps_match_the_paper) {
+  // Kingma & Ba 2015, Algorithm 1, worked by hand for lr 0.1 on two parameter groups.
+  arma::mat a{{1.0, -1.0}}, b(1, 1, arma::fill::value(2.0));
+  arma::mat ga{{0.5, -2.0}}, gb(1, 1, arma::fill::value(3.0));
+  attn::Adam adam(0.1);
+  adam.step({{"a", &a, &ga}, {"b", &b, &gb}});
+  // t = 1: m_hat = g, v_hat = g^2, so every entry moves by lr * g / (|g| + eps) = lr * sign(g).
+  BOOST_TEST(a(0, 0) == 1.0 - 0.1 * 0.5 / (0.5 + 1e-8), tt::tolerance(1e-14));
+  BOOST_TEST(a(0, 1) == -1.0 + 0.1 * 2.0 / (2.0 + 1e-8), tt::tolerance(1e-14));
+  BOOST_TEST(b(0, 0) == 2.0 - 0.1 * 3.0 / (3.0 + 1e-8), tt::tolerance(1e-14));
+  // t = 2 with g = 1 for b: m = 0.9*0.3 + 0.1*1 = 0.37, v = 0.999*0.009 + 0.001*1 = 0.009991,
+  // m_hat = 0.37 / 0.19, v_hat = 0.009991 / 0.001999.
+  const double before = b(0, 0);
+  gb(0, 0) = 1.0;
+  adam.step({{"a", &a, &ga}, {"b", &b, &gb}});
+  const double expected = before - 0.1 * (0.37 / 0.19) / (std::sqrt(0.009991 / 0.001999) + 1e-8);
+  BOOST_TEST(b(0, 0) == expected, tt::tolerance(1e-12));
+  BOOST_TEST(adam.steps() == 2);
+  BOOST_CHECK_THROW(adam.step({{"a", &a, &ga}}), std::invalid_argument);
+}
+
+BOOST_AUTO_TEST_CASE(sgd_steps_against_the_gradient) {
+  arma::mat w{{1.0, 2.0}}, g{{0.5, -1.0}};
+  attn::Sgd(0.3).step({{"w", &w, &g}});
+  BOOST_TEST(w(0, 0) == 0.85, tt::tolerance(1e-15));
+  BOOST_TEST(w(0, 1) == 2.3, tt::tolerance(1e-15));
+}
+
+BOOST_AUTO_TEST_CASE(gradient_checker_accepts_right_and_rejects_wrong) {
+  arma::arma_rng::set_seed(17);
+  arma::mat W = arma::randn(3, 4);
+  const arma::mat C = arma::randn(3, 4);
+  const auto loss = [&] { return arma::accu(arma::square(W % C)) / 2; };  // dL/dW = W .* C .* C
+  BOOST_TEST(attn::check_gradient(loss, W, arma::mat(W % C % C)).max_relative_error < 1e-7);
+  BOOST_TEST(attn::check_gradient(loss, W, arma::mat(W % C)).max_relative_error > 1e-2);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(plotting)
+
+BOOST_AUTO_TEST_CASE(no_plots_disables_with_a_reason) {
+  const attn::Plotter p(attn::PlotSettings{.enabled = false});
+  BOOST_TEST(!p.enabled());
+  BOOST_TEST(p.skip_reason().find("--no-plots") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(an_unwritable_explicit_folder_is_an_error) {
+  BOOST_CHECK_THROW(attn::Plotter(attn::PlotSettings{.folder = "/dev/null/plots"}), attn::PlotFolderError);
+}
+
+BOOST_AUTO_TEST_CASE(missing_gnuplot_disables_with_a_reason) {
+  const std::string saved = std::getenv("PATH") ? std::getenv("PATH") : "";
+  ::setenv("PATH", "/nonexistent", 1);
+  const attn::Plotter p(attn::PlotSettings{.folder = std::filesystem::temp_directory_path().string()});
+  ::setenv("PATH", saved.c_str(), 1);
+  BOOST_TEST(!p.enabled());
+  BOOST_TEST(p.skip_reason().find("gnuplot") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(bars_write_a_valid_png_and_its_data) {
+  const auto dir = std::filesystem::temp_directory_path() / "attn-test-common-plots";
+  std::filesystem::remove_all(dir);
+  attn::Plotter p(attn::PlotSettings{.folder = dir.string()});
+  BOOST_REQUIRE_MESSAGE(p.enabled(), p.skip_reason());
+  p.bars({.name = "bars", .title = "t", .xlabel = "x", .ylabel = "y", .categories = {"a", "b c"},
+          .series = {"s1", "s2"}, .values = arma::mat{{1, 2}, {3, -1}}});
+  p.heatmap({.name = "map", .title = "t", .xlabel = "x", .ylabel = "y", .col_labels = {"a", "b"},
+             .row_labels = {"c", "d"}, .values = arma::mat{{0.5, std::nan("")}, {0.25, 0.75}}});
+  BOOST_TEST(attn::is_valid_png(dir / "bars.png"));
+  BOOST_TEST(attn::is_valid_png(dir / "map.png"));
+  BOOST_TEST(std::filesystem::exists(dir / "bars.dat"));
+  BOOST_TEST(p.written().size() == 2u);
+  BOOST_CHECK_THROW(p.bars({.name = "bad", .categories = {"a"}, .series = {"s"}, .values = arma::mat(2, 1)}),
+                    std::invalid_argument);
+  BOOST_TEST(!attn::is_valid_png(dir / "bars.dat"));
+  std::filesystem::remove_all(dir);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
