@@ -124,7 +124,7 @@ BOOST_AUTO_TEST_SUITE(program)
 BOOST_AUTO_TEST_CASE(runs_prints_the_article_numbers_and_draws_three_plots) {
   const std::filesystem::path dir = TEST_PLOTS;
   std::filesystem::remove_all(dir);
-  const attn::test::Run r = attn::test::run(std::string(CH01_EXE) + " --plots " + attn::test::quote(dir.string()));
+  const attn::test::Run r = attn::test::run(std::string(CHAPTER_EXE) + " --plots " + attn::test::quote(dir.string()));
   BOOST_TEST(r.code == 0);
   BOOST_TEST(r.err == "");
   for (const char* expected : {"[0.26, 0.31, 0.43]", "[0.21, 0.52, 0.34, 0.41]", "[0.52, 0.21, 0.34, 0.41]",
@@ -139,7 +139,7 @@ BOOST_AUTO_TEST_CASE(runs_prints_the_article_numbers_and_draws_three_plots) {
 }
 
 BOOST_AUTO_TEST_CASE(flags_change_the_experiment) {
-  const attn::test::Run r = attn::test::run(std::string(CH01_EXE) + " --no-plots --sentence 'the money bank' --scale 0");
+  const attn::test::Run r = attn::test::run(std::string(CHAPTER_EXE) + " --no-plots --sentence 'the money bank' --scale 0");
   BOOST_TEST(r.code == 0);
   // Multiplier 0 makes every score 0, so the weights are exactly uniform.
   BOOST_TEST(r.out.find("weights:        [0.33, 0.33, 0.33]") != std::string::npos);
@@ -147,13 +147,13 @@ BOOST_AUTO_TEST_CASE(flags_change_the_experiment) {
 }
 
 BOOST_AUTO_TEST_CASE(help_exits_zero) {
-  const attn::test::Run r = attn::test::run(std::string(CH01_EXE) + " --help");
+  const attn::test::Run r = attn::test::run(std::string(CHAPTER_EXE) + " --help");
   BOOST_TEST(r.code == 0);
   BOOST_TEST(r.out.find("--scale") != std::string::npos);
 }
 
 BOOST_AUTO_TEST_CASE(bad_input_is_one_line_and_exit_2) {
-  const std::string exe = CH01_EXE;
+  const std::string exe = CHAPTER_EXE;
   for (const std::string args : {"--bogus", "--scale", "--scale abc", "--scale nan", "--scale inf", "--sentence ''",
                                  "--sentence 'the lake'", "--plots /dev/null/x", "--no-plots --plots /tmp/x",
                                  "stray"}) {
@@ -166,7 +166,7 @@ BOOST_AUTO_TEST_CASE(bad_input_is_one_line_and_exit_2) {
 }
 
 BOOST_AUTO_TEST_CASE(without_gnuplot_the_arithmetic_still_prints) {
-  const attn::test::Run r = attn::test::run("PATH=/nonexistent " + std::string(CH01_EXE) + " --plots " +
+  const attn::test::Run r = attn::test::run("PATH=/nonexistent " + std::string(CHAPTER_EXE) + " --plots " +
                                             attn::test::quote(std::string(TEST_PLOTS) + "-nognuplot"));
   BOOST_TEST(r.code == 0);
   BOOST_TEST(r.out.find("[0.26, 0.31, 0.43]") != std::string::npos);
