@@ -8,15 +8,18 @@ scripts/install-deps.sh
 cmake --preset release >/dev/null
 cmake --build --preset release >/dev/null
 
+# Each line: the program, then the flags the tour runs it with (tab-separated).
 mapfile -t chapters < build/release/chapters.txt
 summary=()
 status=0
-for exe in "${chapters[@]}"; do
+for line in "${chapters[@]}"; do
+  IFS=$'\t' read -r -a words <<< "$line"
+  exe=${words[0]}
   name=$(basename "$exe")
-  printf '\n######## %s ########\n' "$name"
+  printf '\n######## %s %s ########\n' "$name" "${words[*]:1}"
   start=$(date +%s%N)
   set +e
-  "$exe" "$@" | tee "build/release/$name.tour.txt"
+  "$exe" "${words[@]:1}" "$@" | tee "build/release/$name.tour.txt"
   code=${PIPESTATUS[0]}
   set -e
   ms=$(( ($(date +%s%N) - start) / 1000000 ))

@@ -1,0 +1,90 @@
+/// \file test_docs.cpp
+/// \brief The generated book: every local link and image resolves, every image is a valid PNG,
+/// and every chapter has a page showing its captured output and its plots.
+///
+/// Runs after the ctest test `docs_build` (fixture docs_html) has built the HTML.
+#define BOOST_TEST_MODULE docs
+#include <boost/test/unit_test.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <set>
+#include <sstream>
+
+#include "common/plot.hpp"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string read(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+/// The local target of an href/src, or an empty path for remote links and in-page anchors.
+fs::path local_target(const fs::path& page, std::string link) {
+  link = link.substr(0, link.find_first_of("#?"));
+  if (link.empty()) return {};
+  for (const char* remote : {"http://", "https://", "mailto:", "javascript:", "ftp://"}) {
+    if (link.rfind(remote, 0) == 0) return {};
+  }
+  if (link.rfind("file://", 0) == 0) return fs::path(link.substr(7));
+  return page.parent_path() / link;
+}
+
+std::vector<std::string> chapters() {
+  std::vector<std::string> out;
+  std::stringstream list(CHAPTERS);
+  for (std::string c; std::getline(list, c, ';');) out.push_back(c);
+  return out;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(every_local_link_and_image_resolves) {
+  const fs::path html = DOCS_HTML;
+  BOOST_REQUIRE(fs::exists(html / "index.html"));
+  const std::regex ref(R"re((?:href|src)="([^"]+)")re");
+  std::size_t pages = 0, links = 0;
+  std::set<fs::path> images;
+  for (const auto& entry : fs::recursive_directory_iterator(html)) {
+    if (entry.path().extension() != ".html") continue;
+    ++pages;
+    const std::string text = read(entry.path());
+    for (std::sregex_iterator it(text.begin(), text.end(), ref), end; it != end; ++it) {
+      const fs::path target = local_target(entry.path(), (*it)[1]);
+      if (target.empty()) continue;
+      ++links;
+      BOOST_TEST(fs::exists(target), entry.path().filename().string() << " links to missing " << (*it)[1]);
+      if (target.extension() == ".png") images.insert(target);
+    }
+  }
+  BOOST_TEST(pages > 10u);
+  BOOST_TEST(links > 100u);
+  for (const auto& image : images) BOOST_TEST(attn::is_valid_png(image), image.string() << " is not a valid PNG");
+}
+
+BOOST_AUTO_TEST_CASE(every_chapter_page_shows_output_and_plots) {
+  const fs::path html = DOCS_HTML;
+  const std::string index = read(html / "index.html");
+  for (const std::string& chapter : chapters()) {
+    const fs::path page = html / (chapter + ".html");
+    BOOST_TEST_CONTEXT(chapter) {
+      BOOST_REQUIRE(fs::exists(page));
+      const std::string text = read(page);
+      BOOST_TEST(text.find("<img src=\"" + chapter.substr(0, 4)) != std::string::npos);  // its own plots
+      BOOST_TEST(text.find("plots: ") != std::string::npos);  // the captured output's last line
+      BOOST_TEST(index.find("href=\"" + chapter + ".html") != std::string::npos);  // linked from the main page
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(formulas_use_the_local_mathjax) {
+  const std::string text = read(fs::path(DOCS_HTML) / "ch01_mixing.html");
+  BOOST_TEST(text.find("file:///usr/share/javascript/mathjax/MathJax.js") != std::string::npos);
+  BOOST_TEST(fs::exists("/usr/share/javascript/mathjax/MathJax.js"));
+}
