@@ -133,7 +133,10 @@ Plotter::Plotter(const PlotSettings& settings) {
 
 void Plotter::report(std::ostream& out) const {
   if (enabled_) {
-    out << "plots: " << written_.size() << " written into " << folder_.string() << "/\n";
+    // Inside the repository, say "plots/" rather than an absolute path that differs per clone.
+    const fs::path relative = folder_.lexically_relative(config::source_dir);
+    const bool inside = !relative.empty() && *relative.begin() != "..";
+    out << "plots: " << written_.size() << " written into " << (inside ? relative : folder_).string() << "/\n";
   } else {
     out << "plots: skipped (" << reason_ << ")\n";
   }

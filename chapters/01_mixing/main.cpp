@@ -58,10 +58,10 @@ void one_forward_pass(const attn::EmbeddingTable& table) {
   std::cout << "    money sentence: " << format_vector(arma::rowvec(bank + mixtures[1]), kPrecision) << "   [mix_06]\n";
 
   const arma::rowvec mean = ch01::plain_average(table.lookup(attn::split_sentence("the river bank")));
-  std::cout << "\n  A plain average separates the sentences too: the mean of \"the river bank\" has water "
-            << format_number(mean(1), kPrecision) << " and finance " << format_number(mean(0), kPrecision)
+  std::cout << "\n  A plain average separates the sentences too. The mean of \"the river bank\":\n"
+            << "    water " << format_number(mean(1), kPrecision) << ", finance " << format_number(mean(0), kPrecision)
             << "   [mix_07]\n"
-               "  so this experiment shows information mixing, not a task that needs selective weights.\n";
+               "  So this experiment shows information mixing, not a task that needs selective weights.\n";
 }
 
 /// Section 2: bank's row step by step, then every row at once.
@@ -79,8 +79,9 @@ void why_it_mixed(const attn::EmbeddingTable& table) {
             << "   (printed rounded; computed in full precision)\n";
 
   const attn::HeadPass pass = ch01::identity_head(X);
-  std::cout << "\n  Every row at once: scores = X X^T / sqrt(4) is " << attn::shape(pass.scores) << ", A = softmax(scores) is "
-            << attn::shape(pass.A) << ", H = A X is " << attn::shape(pass.H) << "   [mix_12]\n"
+  std::cout << "\n  Every row at once: scores = X X^T / sqrt(4) is " << attn::shape(pass.scores)
+            << ",\n  A = softmax(scores) is " << attn::shape(pass.A) << ", H = A X is " << attn::shape(pass.H)
+            << "   [mix_12]\n"
             << "  A (row i: how receiving position i shares its attention over the sources):\n";
   attn::print_matrix(std::cout, words, pass.A, kPrecision);
   std::cout << "  row sums: " << format_vector(arma::rowvec(arma::sum(pass.A, 1).t()), 12) << '\n';
@@ -103,7 +104,8 @@ void score_scale(const attn::EmbeddingTable& table) {
   t.print(std::cout);
   const arma::rowvec sharp = ch01::trace_row(X, 2, 5.0).weights, flat = ch01::trace_row(X, 2, 0.1).weights;
   std::cout << "  x5: bank's own weight grows from 0.43 to " << format_number(sharp(2), 2)
-            << " and stays the largest: the largest score wins a larger share   [mix_10]\n"
+            << " and stays the largest   [mix_10]\n"
+            << "      (the largest score wins a larger share)\n"
             << "  x0.1: every weight is within " << format_number(arma::abs(flat - 1.0 / 3.0).max(), 3)
             << " of 1/3, close to a plain average   [mix_11]\n"
             << "  The sqrt(d_k) divisor sets the scale of the scores as d_k changes; it does not choose\n"
