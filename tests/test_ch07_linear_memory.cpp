@@ -177,7 +177,7 @@ BOOST_AUTO_TEST_CASE(a_short_bench_prints_its_table_and_plots) {
   const attn::test::Run r = attn::test::run(kExe + " --bench --bench-max 64 --plots " + attn::test::quote(dir.string()));
   BOOST_TEST(r.code == 0);
   BOOST_TEST(r.out.find("at position 64: softmax with a cache takes") != std::string::npos);
-  BOOST_TEST(r.out.find("holds 2x its bytes") != std::string::npos);  // 64 x 128 x 8 / (64 x 64 x 8)
+  BOOST_TEST(r.out.find("holds 2.00x its bytes") != std::string::npos);  // 64 x 128 x 8 / (64 x 64 x 8)
   for (const char* name : {"ch07_cost_time", "ch07_cost_memory"}) {
     BOOST_TEST(attn::is_valid_png(dir / (std::string(name) + ".png")), name);
   }

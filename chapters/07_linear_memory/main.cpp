@@ -139,9 +139,10 @@ void bench(std::size_t max_position, attn::Plotter& plots) {
   }
   t.print(std::cout);
   const ch07::CostRow& last = rows.back();
+  const auto ratio = [](double r) { return format_number(r, r < 10.0 ? 2 : 0); };
   std::cout << "  at position " << last.position << ": softmax with a cache takes "
-            << format_number(last.softmax_seconds / last.linear_seconds, 0) << "x the linear memory's time per token and holds "
-            << format_number(static_cast<double>(last.softmax_bytes) / static_cast<double>(last.linear_bytes), 0)
+            << ratio(last.softmax_seconds / last.linear_seconds) << "x the linear memory's time per token and holds "
+            << ratio(static_cast<double>(last.softmax_bytes) / static_cast<double>(last.linear_bytes))
             << "x its bytes\n  (times are wall clock on this machine and vary from run to run; the bytes do not)\n";
   plots.lines({.name = "ch07_cost_time",
                .title = "Time per generated token (d_k = d_v = 64)",
