@@ -1,0 +1,72 @@
+/// \file masking.cpp
+/// \brief Chapter 06 computations (see masking.hpp).
+#include "masking.hpp"
+
+#include <stdexcept>
+
+namespace ch06 {
+
+namespace {
+void require_square(const arma::mat& M, const char* who) {
+  if (M.n_rows != M.n_cols || M.is_empty()) {
+    throw std::invalid_argument(std::string(who) + ": needs a non-empty square matrix, got " + attn::shape(M));
+  }
+}
+}  // namespace
+
+attn::HeadPass identity_head(const arma::mat& X, bool causal) {
+  const arma::mat I = arma::eye(X.n_cols, X.n_cols);  // d x d
+  return attn::attention(X, I, I, I, {.causal = causal});
+}
+
+// [zero_fill]
+arma::mat zero_fill(const arma::mat& scores) {
+  require_square(scores, "zero_fill");
+  return arma::trimatl(scores);  // keeps j <= i; the future gets score 0, and exp(0) = 1 is not 0
+}
+// [zero_fill]
+
+arma::vec future_share(const arma::mat& A) {
+  require_square(A, "future_share");
+  return arma::sum(arma::trimatu(A, 1), 1);  // strictly above the diagonal
+}
+
+const std::vector<std::string>& tired_cat_words() {
+  static const std::vector<std::string> words{"the", "tired", "cat", "finally", "slept"};
+  return words;
+}
+
+arma::mat tired_cat_weights() {
+  return {{0.55, 0.05, 0.30, 0.03, 0.07},
+          {0.05, 0.45, 0.40, 0.03, 0.07},
+          {0.18, 0.30, 0.40, 0.04, 0.08},
+          {0.04, 0.05, 0.10, 0.41, 0.40},
+          {0.05, 0.20, 0.35, 0.20, 0.20}};
+}
+
+// [renormalize_causal]
+arma::mat renormalize_causal(const arma::mat& A) {
+  require_square(A, "renormalize_causal");
+  if (A.min() < 0.0) throw std::invalid_argument("renormalize_causal: A has a negative weight");
+  arma::mat causal = arma::trimatl(A);  // drop the future keys j > i
+  for (arma::uword i = 0; i < causal.n_rows; ++i) {
+    const double allowed = arma::accu(causal.row(i));
+    if (!(allowed > 0.0)) {
+      throw std::invalid_argument("renormalize_causal: row " + std::to_string(i) + " has no weight on allowed keys");
+    }
+    causal.row(i) /= allowed;  // the survivors share the whole row again
+  }
+  return causal;
+}
+// [renormalize_causal]
+
+// [mask_log_weights]
+arma::mat mask_log_weights(const arma::mat& A) {
+  require_square(A, "mask_log_weights");
+  // softmax(log a) = a / sum(a): log-weights are scores that reproduce A. Masking them with -inf
+  // before softmax leaves exp(log a_ij) = a_ij on the allowed keys and divides by their total.
+  return attn::softmax_rows(arma::log(A) + attn::causal_mask(A.n_rows));
+}
+// [mask_log_weights]
+
+}  // namespace ch06

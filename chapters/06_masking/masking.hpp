@@ -1,0 +1,47 @@
+/// \file masking.hpp
+/// \brief Chapter 06: the causal mask, why its fill is -inf, and the causal view as renormalization.
+///
+/// Source: the article, "Causal masking: a decoder only looks left". Tokens are rows: X is n x d,
+/// A is n x n with row i the distribution of receiving position i over source positions.
+#pragma once
+
+#include <armadillo>
+#include <string>
+#include <vector>
+
+#include "common/attention.hpp"
+
+namespace ch06 {
+
+/// The identity head (Wq = Wk = Wv = I, d_k = d) on X (n x d), bidirectional or causal.
+/// Throws std::invalid_argument like attn::attention.
+attn::HeadPass identity_head(const arma::mat& X, bool causal);
+
+/// The wrong fill: scores (n x n) with every entry above the diagonal set to 0 instead of -inf.
+/// Throws std::invalid_argument if scores is not square.
+arma::mat zero_fill(const arma::mat& scores);
+
+/// Per row, the total weight on positions after the row's own (above the diagonal): n x 1.
+/// A: n x n. Zero for every row of a correctly masked A. Throws std::invalid_argument if A is not square.
+arma::vec future_share(const arma::mat& A);
+
+/// The words of the article's illustrative table: the, tired, cat, finally, slept.
+const std::vector<std::string>& tired_cat_words();
+
+/// The article's illustrative bidirectional weights for "the tired cat finally slept": 5 x 5, row i
+/// the distribution of word i over all five words; every row sums to 1. Illustrative values, not
+/// from a model (the article says so).
+arma::mat tired_cat_weights();
+
+/// The causal view of bidirectional weights: each row keeps its allowed keys (j <= i) and is
+/// divided by their total. A: n x n with positive diagonal. Returns n x n, zero above the diagonal,
+/// rows summing to 1. Throws std::invalid_argument if A is not square, has a negative entry or a
+/// row with no positive allowed weight.
+arma::mat renormalize_causal(const arma::mat& A);
+
+/// The same causal view computed as the article's mask does it: softmax(log(A) + causal mask) row
+/// by row, treating log-weights as scores. A: n x n, positive on and below the diagonal.
+/// Throws std::invalid_argument if A is not square or a row has no positive allowed weight.
+arma::mat mask_log_weights(const arma::mat& A);
+
+}  // namespace ch06

@@ -1,0 +1,182 @@
+/// \file linear_memory.cpp
+/// \brief Chapter 07 computations (see linear_memory.hpp).
+#include "linear_memory.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+#include "common/attention.hpp"
+
+namespace ch07 {
+
+namespace {
+void require_qkv(const arma::mat& Q, const arma::mat& K, const arma::mat& V, const char* who, bool causal) {
+  if (Q.n_cols != K.n_cols || K.n_rows != V.n_rows || Q.n_cols == 0 || K.n_rows == 0 || V.n_cols == 0 ||
+      (causal && Q.n_rows != K.n_rows)) {
+    throw std::invalid_argument(std::string(who) + ": Q is " + attn::shape(Q) + ", K is " + attn::shape(K) + ", V is " +
+                                attn::shape(V) + (causal ? " (need n x d_k, n x d_k, n x d_v)" :
+                                                           " (need n_q x d_k, n_kv x d_k, n_kv x d_v)"));
+  }
+}
+}  // namespace
+
+// [bilinear]
+arma::mat bilinear_matrix(const arma::mat& Wq, const arma::mat& Wk) {
+  if (arma::size(Wq) != arma::size(Wk) || Wq.is_empty()) {
+    throw std::invalid_argument("bilinear_matrix: Wq is " + attn::shape(Wq) + " but Wk is " + attn::shape(Wk));
+  }
+  return Wq * Wk.t();  // d x d: (X_i Wq)(X_j Wk)^T = X_i (Wq Wk^T) X_j^T
+}
+
+arma::mat bilinear_scores(const arma::mat& X, const arma::mat& M) {
+  if (M.n_rows != X.n_cols || M.n_cols != X.n_cols) {
+    throw std::invalid_argument("bilinear_scores: X is " + attn::shape(X) + " but M is " + attn::shape(M));
+  }
+  return X * M * X.t();  // n x n
+}
+// [bilinear]
+
+// [kernel_smoothing]
+arma::mat kernel_smoothing(const arma::mat& Q, const arma::mat& K, const arma::mat& V) {
+  require_qkv(Q, K, V, "kernel_smoothing", false);
+  const double scale = std::sqrt(static_cast<double>(K.n_cols));
+  arma::mat H(Q.n_rows, V.n_cols, arma::fill::zeros);
+  for (arma::uword i = 0; i < Q.n_rows; ++i) {
+    double total = 0.0;
+    for (arma::uword j = 0; j < K.n_rows; ++j) {
+      const double kernel = std::exp(arma::dot(Q.row(i), K.row(j)) / scale);  // positive compatibility
+      H.row(i) += kernel * V.row(j);
+      total += kernel;
+    }
+    H.row(i) /= total;  // a weighted average of the values
+  }
+  return H;
+}
+// [kernel_smoothing]
+
+// [linear_masked]
+arma::mat causal_linear_attention_masked(const arma::mat& Q, const arma::mat& K, const arma::mat& V) {
+  require_qkv(Q, K, V, "causal_linear_attention_masked", true);
+  return arma::trimatl(Q * K.t()) * V;  // no softmax: the raw products q_i . k_j, future ones zeroed
+}
+// [linear_masked]
+
+// [linear_recurrent]
+arma::mat causal_linear_attention_recurrent(const arma::mat& Q, const arma::mat& K, const arma::mat& V,
+                                            std::vector<arma::mat>* memories) {
+  require_qkv(Q, K, V, "causal_linear_attention_recurrent", true);
+  arma::mat S(V.n_cols, K.n_cols, arma::fill::zeros);  // d_v x d_k, the same size at every step
+  arma::mat Y(Q.n_rows, V.n_cols);
+  if (memories) memories->clear();
+  for (arma::uword i = 0; i < Q.n_rows; ++i) {
+    S += V.row(i).t() * K.row(i);  // write: S_i = S_(i-1) + v_i k_i^T
+    Y.row(i) = Q.row(i) * S.t();   // read:  y_i = S_i q_i
+    if (memories) memories->push_back(S);
+  }
+  return Y;
+}
+// [linear_recurrent]
+
+std::size_t kv_cache_bytes(std::size_t position, std::size_t d_k, std::size_t d_v) {
+  return position * (d_k + d_v) * sizeof(double);
+}
+
+std::size_t linear_memory_bytes(std::size_t d_k, std::size_t d_v) { return d_v * d_k * sizeof(double); }
+
+std::vector<std::size_t> bench_positions(std::size_t max_position) {
+  if (max_position == 0) throw std::invalid_argument("bench_positions: the longest position must be at least 1");
+  std::vector<std::size_t> positions;
+  for (std::size_t p = 1; p < max_position; p *= 2) positions.push_back(p);
+  positions.push_back(max_position);
+  return positions;
+}
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+/// Best of three batches of the mean time per call, each batch running at least `seconds`.
+template <class Step>
+double time_step(Step&& step, double seconds) {
+  double best = 1e300;
+  for (int batch = 0; batch < 3; ++batch) {
+    std::size_t calls = 0;
+    const auto start = Clock::now();
+    double elapsed = 0.0;
+    do {
+      for (int k = 0; k < 8; ++k) step();
+      calls += 8;
+      elapsed = std::chrono::duration<double>(Clock::now() - start).count();
+    } while (elapsed < seconds);
+    best = std::min(best, elapsed / static_cast<double>(calls));
+  }
+  return best;
+}
+
+}  // namespace
+
+// [generation_steps]
+std::vector<CostRow> benchmark_generation(std::size_t d_k, std::size_t d_v, std::size_t max_position,
+                                          double seconds_per_batch) {
+  if (d_k == 0 || d_v == 0 || !(seconds_per_batch > 0.0)) {
+    throw std::invalid_argument("benchmark_generation: d_k, d_v and the batch time must be positive");
+  }
+  const std::vector<std::size_t> positions = bench_positions(max_position);
+  arma::arma_rng::set_seed(2024);
+  // Tokens are rows: key t occupies keys[t * d_k, (t + 1) * d_k), one contiguous row per token.
+  const arma::vec keys = arma::randn(max_position * d_k) / std::sqrt(static_cast<double>(d_k));
+  const arma::vec values = arma::randn(max_position * d_v);
+  const arma::vec q = arma::randn(d_k) / std::sqrt(static_cast<double>(d_k));
+  std::vector<double> scores(max_position), y(d_v), S(d_v * d_k, 0.0);
+  volatile double sink = 0.0;  // keeps the compiler from dropping the work
+
+  std::vector<CostRow> rows;
+  for (std::size_t n : positions) {
+    // Softmax attention at position n: the new key and value join the cache, then q reads all n.
+    const auto softmax_step = [&] {
+      double top = -1e300;
+      for (std::size_t t = 0; t < n; ++t) {
+        const double* k = keys.memptr() + t * d_k;
+        double s = 0.0;
+        for (std::size_t c = 0; c < d_k; ++c) s += q[c] * k[c];
+        scores[t] = s;
+        top = std::max(top, s);
+      }
+      double total = 0.0;
+      std::fill(y.begin(), y.end(), 0.0);
+      for (std::size_t t = 0; t < n; ++t) {
+        const double w = std::exp(scores[t] - top);
+        total += w;
+        const double* v = values.memptr() + t * d_v;
+        for (std::size_t c = 0; c < d_v; ++c) y[c] += w * v[c];
+      }
+      sink = sink + y[0] / total;
+    };
+    // The linear memory at position n: write v k^T into S, read S q. Nothing depends on n.
+    const double* k = keys.memptr() + (n - 1) * d_k;
+    const double* v = values.memptr() + (n - 1) * d_v;
+    const auto linear_step = [&] {
+      for (std::size_t a = 0; a < d_v; ++a) {
+        double read = 0.0;
+        for (std::size_t b = 0; b < d_k; ++b) {
+          S[a * d_k + b] += v[a] * k[b];
+          read += S[a * d_k + b] * q[b];
+        }
+        y[a] = read;
+      }
+      sink = sink + y[0];
+    };
+    rows.push_back({.position = n,
+                    .softmax_seconds = time_step(softmax_step, seconds_per_batch),
+                    .linear_seconds = time_step(linear_step, seconds_per_batch),
+                    .softmax_bytes = kv_cache_bytes(n, d_k, d_v),
+                    .linear_bytes = linear_memory_bytes(d_k, d_v)});
+  }
+  return rows;
+}
+// [generation_steps]
+
+}  // namespace ch07
