@@ -272,7 +272,7 @@ void Plotter::heatmap(const Heatmap& map) {
   const double rows = static_cast<double>(map.values.n_rows), cols = static_cast<double>(map.values.n_cols);
   std::ostringstream gp;
   gp << axis_labels(map.title, map.xlabel, map.ylabel) << "set size ratio " << number(rows / cols) << "\n"
-     << "set xrange [-0.5:" << number(cols - 0.5) << "]\nset yrange [-0.5:" << number(rows - 0.5) << "] reverse\n"
+     << "set xrange [-0.5:" << number(cols - 0.5) << "]\nset yrange [" << number(rows - 0.5) << ":-0.5]\n"  // high to low: row 0 at the top
      << "set xtics " << tics(map.col_labels) << " nomirror\nset ytics " << tics(map.row_labels) << " nomirror\n"
      << "set palette defined (0 '#f7fbff', 1 '#9ecae1', 2 '#4292c6')\nunset key\n"
      << "set object 1 rectangle from -0.5, -0.5 to " << number(cols - 0.5) << ", " << number(rows - 0.5)
