@@ -61,8 +61,12 @@ struct Counts {
   std::uint64_t queries_per_token = 0;          ///< h queries (and h keys, h values) per token per block
 };
 
-/// Largest n, h and N that count_objects() accepts.
-inline constexpr std::uint64_t kMaxTokens = 1000000, kMaxHeads = 1024, kMaxBlocks = 1024;
+/// Largest number of tokens n that count_objects() accepts.
+inline constexpr std::uint64_t kMaxTokens = 1000000;
+/// Largest number of heads h that count_objects() accepts.
+inline constexpr std::uint64_t kMaxHeads = 1024;
+/// Largest number of blocks N that count_objects() accepts.
+inline constexpr std::uint64_t kMaxBlocks = 1024;
 
 /// The article's counts for n tokens, h heads and N blocks.
 /// Throws std::invalid_argument if a size is not positive or exceeds kMaxTokens, kMaxHeads or kMaxBlocks.
