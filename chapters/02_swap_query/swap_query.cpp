@@ -1,0 +1,152 @@
+/// \file swap_query.cpp
+/// \brief Chapter 02 computations (see swap_query.hpp).
+#include "swap_query.hpp"
+
+#include <cmath>
+#include <cstdlib>
+#include <sstream>
+#include <stdexcept>
+
+#include "common/toy.hpp"
+
+namespace ch02 {
+
+arma::mat eiffel_sentence() { return attn::teaching_space_2d().lookup({"the", "Eiffel", "tower"}); }
+
+arma::mat swap_matrix() { return {{0.0, 1.0}, {1.0, 0.0}}; }
+
+// [teaching_head]
+attn::HeadPass teaching_head(const arma::mat& X2, const arma::mat& Wq) {
+  // X2: 3 x 2; Wq: 2 x 2. Keys and values stay the raw vectors; only the question changes.
+  const arma::mat I2 = arma::eye(2, 2);
+  return attn::attention(X2, Wq, I2, I2);
+}
+// [teaching_head]
+
+arma::mat small_query_map() { return {{1.0, 0.0, 1.0}, {0.0, 1.0, 1.0}}; }
+
+// [null_space]
+NullSpace null_space(const arma::mat& M) {
+  // M: outputs x inputs (column form, M = Wq^T); basis: inputs x (inputs - rank)
+  if (M.is_empty()) throw std::invalid_argument("null_space: M is empty (" + attn::shape(M) + ")");
+  attn::require_finite(M, "null_space: M");
+  NullSpace ns;
+  ns.rank = arma::rank(M);
+  ns.nullity = M.n_cols - ns.rank;
+  ns.basis = arma::null(M);
+  for (arma::uword c = 0; c < ns.basis.n_cols; ++c) {  // LAPACK's sign is arbitrary: make each column's
+    const arma::uword top = arma::abs(ns.basis.col(c)).index_max();  // largest entry positive
+    if (ns.basis(top, c) < 0) ns.basis.col(c) *= -1.0;
+  }
+  return ns;
+}
+// [null_space]
+
+// [width_example]
+WidthExample width_example(arma::uword d, arma::uword d_k, arma::arma_rng::seed_type seed, arma::uword samples) {
+  if (d == 0 || d_k == 0) throw std::invalid_argument("width_example: d and d_k must be positive");
+  arma::wall_clock timer;
+  timer.tic();
+  arma::arma_rng::set_seed(seed);
+  const arma::mat Wq = arma::randn<arma::mat>(d, d_k);  // d x d_k
+  WidthExample w{.d = d, .d_k = d_k};
+  w.rank = arma::rank(Wq);  // singular values of the d x d_k matrix: cheap
+  w.nullity = d - w.rank;   // rank–nullity: the directions that Wq^T sends to zero
+  // A null-space vector is a row n with n Wq = 0: take random rows and remove their part in the
+  // column space of Wq (orthonormal basis C from economy QR, d x d_k).
+  arma::mat C, R;
+  arma::qr_econ(C, R, Wq);
+  const arma::mat random_rows = arma::randn<arma::mat>(samples, d);  // samples x d
+  const arma::mat N = random_rows - (random_rows * C) * C.t();        // samples x d, each row in the null space
+  const arma::rowvec x = arma::randn<arma::rowvec>(d);
+  w.null_query_max = arma::abs(N * Wq).max() / arma::abs(Wq).max();
+  w.query_change_max = arma::abs((x + N.row(0)) * Wq - x * Wq).max();
+  w.seconds = timer.toc();
+  return w;
+}
+// [width_example]
+
+Preset parse_preset(const std::string& name) {
+  if (name == "water") return Preset::water;
+  if (name == "finance") return Preset::finance;
+  if (name == "structure") return Preset::structure;
+  throw std::invalid_argument("unknown preset '" + name + "' (choose water, finance or structure)");
+}
+
+std::string preset_name(Preset preset) {
+  switch (preset) {
+    case Preset::water: return "water";
+    case Preset::finance: return "finance";
+    case Preset::structure: return "structure";
+  }
+  return "?";
+}
+
+std::string preset_question(Preset preset) {
+  return "which positions carry " + preset_name(preset) + "-related evidence?";
+}
+
+// [presets]
+arma::mat preset_wq(Preset preset) {
+  // 4 x 3: rows finance, water, structure, generic (input); columns finance, water, structure (matching)
+  arma::mat Wq(4, 3, arma::fill::zeros);
+  const arma::uword axis = preset == Preset::finance ? 0 : preset == Preset::water ? 1 : 2;
+  Wq(2, axis) = 3.75;  // only bank has structure (0.8), so only bank asks: 0.8 x 3.75 = 3
+  return Wq;
+}
+
+arma::mat fixed_wk() {
+  arma::mat Wk(4, 3, arma::fill::zeros);  // keeps finance, water, structure; drops generic
+  Wk(0, 0) = Wk(1, 1) = Wk(2, 2) = 1.0;
+  return Wk;
+}
+// [presets]
+
+arma::mat parse_matrix(const std::string& text, arma::uword rows, arma::uword cols) {
+  const std::string expected = std::to_string(rows) + " x " + std::to_string(cols);
+  std::vector<std::vector<double>> parsed;
+  std::istringstream row_stream(text);
+  for (std::string row; std::getline(row_stream, row, ';');) {
+    for (char& c : row) {
+      if (c == ',') c = ' ';
+    }
+    std::istringstream cells(row);
+    std::vector<double> values;
+    for (std::string cell; cells >> cell;) {
+      char* end = nullptr;
+      const double v = std::strtod(cell.c_str(), &end);
+      if (end == cell.c_str() || *end != '\0') {
+        throw std::invalid_argument("matrix entry '" + cell + "' is not a number");
+      }
+      if (!std::isfinite(v)) throw std::invalid_argument("matrix entry '" + cell + "' is not finite");
+      values.push_back(v);
+    }
+    parsed.push_back(values);
+  }
+  if (parsed.size() != rows) {
+    throw std::invalid_argument("matrix has " + std::to_string(parsed.size()) + " rows; expected " + expected +
+                                " (rows separated by ';')");
+  }
+  arma::mat M(rows, cols);
+  for (arma::uword r = 0; r < rows; ++r) {
+    if (parsed[r].size() != cols) {
+      throw std::invalid_argument("matrix row " + std::to_string(r + 1) + " has " + std::to_string(parsed[r].size()) +
+                                  " entries; expected " + expected);
+    }
+    for (arma::uword c = 0; c < cols; ++c) M(r, c) = parsed[r][c];
+  }
+  return M;
+}
+
+// [match_last]
+MatchTable match_last(const std::vector<std::string>& words, const arma::mat& Wq, const arma::mat& Wk) {
+  const arma::mat X = attn::toy_embeddings().lookup(words);  // n x 4
+  const attn::HeadPass pass = attn::attention(X, Wq, Wk, Wk);  // values unused: this stops at matching
+  MatchTable t{.words = words, .receiver = X.n_rows - 1, .Q = pass.Q, .K = pass.K};
+  t.scores = pass.scores.row(t.receiver);  // q_receiver . k_j / sqrt(d_k)
+  t.weights = pass.A.row(t.receiver);
+  return t;
+}
+// [match_last]
+
+}  // namespace ch02

@@ -1,0 +1,99 @@
+/// \file swap_query.hpp
+/// \brief Chapter 02: a learned query (the swap), what a query map ignores (its null space), and
+/// hand-set matching directions for bank.
+///
+/// Source: the article, "When raw similarity asks the wrong question", "Producing a query",
+/// "What is query/key space, and how does it relate to subspaces?", "What information does the
+/// query map lose?" and "Try three hypothetical matching directions". Tokens are rows: X is n x d,
+/// Q = X Wq. The null-space section uses the article's column form M = Wq^T, so q^T = M x^T.
+#pragma once
+
+#include <armadillo>
+#include <string>
+#include <vector>
+
+#include "common/attention.hpp"
+
+namespace ch02 {
+
+/// "the Eiffel tower" in the two-dimensional teaching space (axes structure, Paris identity): 3 x 2.
+arma::mat eiffel_sentence();
+
+/// The swap matrix [[0, 1], [1, 0]] (2 x 2): as Wq it turns tower = [1, 0] into the query [0, 1].
+arma::mat swap_matrix();
+
+/// The head on the teaching sentence X2 (3 x 2) with the given query projection Wq (2 x 2) and
+/// Wk = Wv = I: raw similarity when Wq = I, the article's swap query when Wq = swap_matrix().
+/// Throws std::invalid_argument like attn::attention.
+attn::HeadPass teaching_head(const arma::mat& X2, const arma::mat& Wq);
+
+/// The article's 3-d -> 2-d query map in column form, M = Wq^T = [[1, 0, 1], [0, 1, 1]] (2 x 3).
+arma::mat small_query_map();
+
+/// What Armadillo finds about a query map M (outputs x inputs, column form).
+struct NullSpace {
+  arma::uword rank = 0;     ///< rank(M): how many independent input directions M reads
+  arma::uword nullity = 0;  ///< inputs - rank: the dimension of the null space (rank–nullity)
+  arma::mat basis{};          ///< inputs x nullity, orthonormal columns spanning {x : M x = 0}
+};
+
+/// rank(M) and an orthonormal basis of M's null space, from arma::rank and arma::null (SVD).
+/// M: outputs x inputs. Throws std::invalid_argument if M is empty or not finite.
+NullSpace null_space(const arma::mat& M);
+
+/// The width example: a random d x d_k query projection Wq, its rank and null-space dimension.
+struct WidthExample {
+  arma::uword d = 0;                ///< input width (rows of Wq)
+  arma::uword d_k = 0;              ///< query width (columns of Wq)
+  arma::uword rank = 0;             ///< rank(Wq) = rank(M), from the singular values
+  arma::uword nullity = 0;          ///< d - rank: input directions this query map ignores
+  double null_query_max = 0;        ///< max |n Wq| over sampled null-space vectors n (about 1e-15)
+  double query_change_max = 0;      ///< max |(x + n) Wq - x Wq| for a random input x
+  double seconds = 0;               ///< wall time of the whole computation
+};
+
+/// Draws Wq (d x d_k, standard normal entries, Armadillo's generator seeded by `seed`), computes
+/// its rank from the singular values (arma::rank), the null-space dimension d - rank, and checks
+/// `samples` null-space vectors, built by removing from random inputs their part in the column
+/// space of Wq (economy QR; the full null-space basis would be d x (d - d_k)).
+/// Throws std::invalid_argument if d or d_k is 0.
+WidthExample width_example(arma::uword d, arma::uword d_k, arma::arma_rng::seed_type seed, arma::uword samples = 4);
+
+/// The three hand-set matching directions of "What could this query match?".
+enum class Preset { water, finance, structure };
+
+/// "water" -> Preset::water, ...; throws std::invalid_argument listing the choices otherwise.
+Preset parse_preset(const std::string& name);
+/// "water", "finance" or "structure".
+std::string preset_name(Preset preset);
+/// The question a preset asks, e.g. "which positions carry water-related evidence?".
+std::string preset_question(Preset preset);
+
+/// A preset's Wq: 4 x 3 (rows finance, water, structure, generic of the toy table; columns the
+/// matching axes finance, water, structure). Only the structure row is non-zero: 3.75 on the
+/// preset's axis, so bank's query is 0.8 x 3.75 = 3 along it.
+arma::mat preset_wq(Preset preset);
+
+/// The fixed key projection Wk (4 x 3): keeps finance, water and structure, drops generic.
+arma::mat fixed_wk();
+
+/// Parses a custom Wq written as rows separated by ';', entries by spaces or commas:
+/// "0 0 0; 0 0 0; 0 3.75 0; 0 0 0". Returns rows x cols.
+/// Throws std::invalid_argument if the shape is not rows x cols, an entry is not a number, or is not finite.
+arma::mat parse_matrix(const std::string& text, arma::uword rows, arma::uword cols);
+
+/// One receiving token's matching table: every token's query and key, and the receiver's scores and weights.
+struct MatchTable {
+  std::vector<std::string> words{};  ///< the sentence, one word per token
+  arma::uword receiver = 0;        ///< index of the receiving token
+  arma::mat Q{};                     ///< n x d_k: every token's query x Wq
+  arma::mat K{};                     ///< n x d_k: every token's key x Wk
+  arma::rowvec scores{};             ///< 1 x n: q_receiver . k_j / sqrt(d_k)
+  arma::rowvec weights{};            ///< 1 x n: softmax of scores
+};
+
+/// Matches the last word of `words` (looked up in attn::toy_embeddings()) against every key.
+/// Wq, Wk: 4 x d_k. Throws std::invalid_argument for an empty sentence, an unknown word or a bad shape.
+MatchTable match_last(const std::vector<std::string>& words, const arma::mat& Wq, const arma::mat& Wk);
+
+}  // namespace ch02

@@ -1,0 +1,233 @@
+/// \file chapters/03_values/main.cpp
+/// \brief Chapter 03 program: values carry the content; counting a multi-head sublayer; the residual.
+///
+/// Follows the article's "How many tables and vectors are there?", "Three roles: matching and
+/// carrying information", "What the weight actually measures" and "Where this leaves us".
+/// Run `ch03_values --help` for the flags.
+#include <armadillo>
+#include <iostream>
+
+#include "common/attn.hpp"
+#include "common/multihead.hpp"
+#include "common/panels.hpp"
+#include "values.hpp"
+
+namespace po = boost::program_options;
+using attn::format_number;
+using attn::format_vector;
+
+namespace {
+
+constexpr int kTeaching = 4;  // the article prints the teaching space to four decimals
+const std::vector<std::string> kEiffel{"the", "Eiffel", "tower"};
+
+std::string row(const arma::mat& M, arma::uword r, int precision) {
+  return format_vector(arma::rowvec(M.row(r)), precision);
+}
+
+/// Section 1: the counting table, the totals, and a sublayer built and run with those shapes.
+void counting(long long n, long long h, long long N, const std::vector<std::string>& words) {
+  attn::print_heading(std::cout, "1. How many tables and vectors? " + std::to_string(n) + " tokens, " +
+                                     std::to_string(h) + " heads, " + std::to_string(N) + " block(s)");
+  attn::Table t({"object", "learned or computed", "how many", "shape of each"});
+  for (const ch03::CountRow& r : ch03::counting_table(n, h)) t.add({r.object, r.kind, r.count, r.shape});
+  t.print(std::cout);
+  const ch03::Counts c = ch03::count_objects(n, h, N);
+  const bool article = n == 3 && h == 2;
+  std::cout << "\n  One sublayer: " << c.qkv_projections_per_block << " learned Q/K/V projection matrices (3h), "
+            << c.qkv_matrices_per_block << " computed Q/K/V matrices (3h),\n  " << c.qkv_vectors_per_block
+            << " computed vectors (3nh: " << n * h << " queries + " << n * h << " keys + " << n * h << " values)"
+            << (article ? "   [heads_01]" : "") << "\n  Each token has " << c.queries_per_token << " queries, "
+            << c.queries_per_token << " keys and " << c.queries_per_token << " values in a block.\n"
+            << "  A stack of N = " << N << " block(s): 3Nh = " << c.qkv_projections_in_stack
+            << " Q/K/V projection matrices and N = " << c.output_projections_in_stack
+            << " output projection(s)   [heads_02]\n"
+            << "  (Logical matrices, no biases; implementations often pack several into one tensor.)\n";
+
+  // A built sublayer with exactly these shapes, when small enough to run, confirms the counts.
+  if (n <= 64 && h <= 16) {
+    const arma::uword d = 8, d_k = 4, d_v = 2;
+    const attn::MultiHeadWeights w = attn::random_multi_head(d, static_cast<arma::uword>(h), d_k, d_v, 3);
+    arma::arma_rng::set_seed(4);
+    const arma::mat X = arma::randn<arma::mat>(static_cast<arma::uword>(n), d);
+    const attn::MultiHeadPass p = attn::multi_head_self_attention(X, w);
+    arma::uword rows = 0;
+    for (const auto& head : p.heads) rows += head.Q.n_rows + head.K.n_rows + head.V.n_rows;
+    std::cout << "  Built and run with d = " << d << ", d_k = " << d_k << ", d_v = " << d_v << ": " << 3 * w.heads.size()
+              << " projection matrices,\n  " << 3 * p.heads.size() << " Q/K/V matrices holding " << rows
+              << " rows; Concat " << attn::shape(p.concat) << ", Wo " << attn::shape(w.Wo) << ", Y "
+              << attn::shape(p.Y) << '\n';
+  }
+
+  std::cout << "\n  A hand-set example sublayer on \"" << attn::join_words(words)
+            << "\": head 1 asks bank's water question, head 2 its finance question\n"
+               "  (d = 4, d_k = d_v = 3, Wo adds half of each head's mixture back onto finance, water, structure):\n";
+  const arma::mat X = attn::toy_embeddings().lookup(words);
+  const attn::MultiHeadWeights w = ch03::river_bank_sublayer();
+  const attn::MultiHeadPass p = attn::multi_head_self_attention(X, w);
+  for (std::size_t k = 0; k < p.heads.size(); ++k) {
+    std::cout << "  A(" << k + 1 << "), rows = receiving tokens:\n";
+    attn::print_matrix(std::cout, words, p.heads[k].A, 2);
+  }
+  std::cout << "  X " << attn::shape(X) << " -> Concat(H(1), H(2)) " << attn::shape(p.concat) << " -> Wo "
+            << attn::shape(w.Wo) << " -> Delta " << attn::shape(p.delta) << " -> Y = X + Delta " << attn::shape(p.Y)
+            << "   [heads_03]\n"
+            << "  " << words.back() << ": input " << row(X, X.n_rows - 1, 2) << " + Delta "
+            << row(p.delta, X.n_rows - 1, 2) << " = Y " << row(p.Y, X.n_rows - 1, 2) << '\n';
+}
+
+/// Section 2: queries and keys choose the weights, values the content.
+void three_roles() {
+  attn::print_heading(std::cout, "2. Three roles: Q and K set the weights, V sets the content (receiving token: tower)");
+  attn::Table t({"query", "values", "weights over (the, Eiffel, tower)", "mixture (structure, Paris identity)", "claims"});
+  for (const ch03::Choice q : {ch03::Choice::raw, ch03::Choice::swap}) {
+    for (const ch03::Choice v : {ch03::Choice::raw, ch03::Choice::swap}) {
+      const attn::HeadPass p = ch03::tower_head(q, v);
+      const bool both = q == ch03::Choice::swap && v == ch03::Choice::swap;
+      t.add({ch03::choice_name(q), ch03::choice_name(v), row(p.A, 2, kTeaching), row(p.H, 2, kTeaching),
+             both ? "[val_01] [val_02]" : "-"});
+    }
+  }
+  t.print(std::cout);
+  const attn::HeadPass sq = ch03::tower_head(ch03::Choice::swap, ch03::Choice::raw);
+  const attn::HeadPass sv = ch03::tower_head(ch03::Choice::swap, ch03::Choice::swap);
+  std::cout << "  Swapping the values leaves tower's weights "
+            << (arma::approx_equal(sq.A, sv.A, "absdiff", 0.0) ? "exactly as they were" : "CHANGED")
+            << " and swaps the mixture: " << row(sq.H, 2, kTeaching) << " -> " << row(sv.H, 2, kTeaching) << ".\n"
+            << "  A large weight on Eiffel does not say which way the output moves; Eiffel's value does.\n";
+}
+
+/// The reader's combination (--query, --values).
+void your_combination(ch03::Choice q, ch03::Choice v) {
+  attn::print_heading(std::cout, "Your combination: --query " + ch03::choice_name(q) + " --values " +
+                                     ch03::choice_name(v));
+  const attn::HeadPass p = ch03::tower_head(q, v);
+  std::cout << "  tower's input x:   [1.0000, 0.0000]\n";
+  for (arma::uword j = 0; j < 3; ++j) {
+    std::cout << "  " << kEiffel[j] << std::string(7 - kEiffel[j].size(), ' ') << "weight "
+              << format_number(100.0 * p.A(2, j), 2) << "%, value " << row(p.V, j, kTeaching) << '\n';
+  }
+  std::cout << "  mixture h = A V:   " << row(p.H, 2, kTeaching) << "   (structure, Paris identity; no residual)\n";
+}
+
+/// Section 3: a weight depends on the whole row.
+void what_the_weight_measures() {
+  attn::print_heading(std::cout, "3. What the weight measures: another key changes a_ij, not q_i or k_j");
+  const ch03::AnotherKey k = ch03::add_another_key({0.0, 1.0});
+  attn::Table t({"", "q_tower", "k_Eiffel", "score s", "weight a(tower, Eiffel)"});
+  t.add({"the Eiffel tower", format_vector(k.q_before, 0), format_vector(k.k_before, 0),
+         format_number(k.score_before, 4), format_number(k.weight_before, 4)});
+  t.add({"+ a second Eiffel-like token [0, 1]", format_vector(k.q_after, 0), format_vector(k.k_after, 0),
+         format_number(k.score_after, 4), format_number(k.weight_after, 4)});
+  t.print(std::cout);
+  std::cout << "  q_tower and k_Eiffel are unchanged; the new key joins the softmax denominator, so a(tower, Eiffel)\n"
+               "  falls from " << format_number(k.weight_before, 4) << " to " << format_number(k.weight_after, 4)
+            << "   [val_03]\n"
+               "  A weight compares one score with every other allowed score in its row; it is not a co-occurrence count.\n";
+}
+
+/// Section 4: the residual addition.
+void where_this_leaves_us() {
+  attn::print_heading(std::cout, "4. Where this leaves us: add the contribution (identity output projection)");
+  const arma::mat X2 = ch03::eiffel_sentence();
+  const attn::HeadPass p = ch03::tower_head(ch03::Choice::swap, ch03::Choice::raw);
+  std::cout << "  tower " << row(X2, 2, 0) << " + swap-query mixture " << row(p.H, 2, kTeaching) << " = "
+            << format_vector(arma::rowvec(X2.row(2) + p.H.row(2)), kTeaching) << "   [val_04]\n"
+            << "  The mixture is one contribution to an existing representation; a real block adds an output\n"
+               "  projection, several heads, normalization and a feed-forward update.\n";
+}
+
+void draw_plots(attn::Plotter& plots, const std::vector<std::string>& words) {
+  arma::mat weights(3, 4), mixtures(2, 4);
+  std::vector<std::string> combos;
+  arma::uword c = 0;
+  for (const ch03::Choice q : {ch03::Choice::raw, ch03::Choice::swap}) {
+    for (const ch03::Choice v : {ch03::Choice::raw, ch03::Choice::swap}) {
+      const attn::HeadPass p = ch03::tower_head(q, v);
+      weights.col(c) = p.A.row(2).t();
+      mixtures.col(c) = p.H.row(2).t();
+      combos.push_back(ch03::choice_name(q) + " query, " + ch03::choice_name(v) + " values");
+      ++c;
+    }
+  }
+  attn::bar_panels(plots, "ch03_query_value_combos",
+                   "tower: the query chooses the weights, the values choose the content",
+                   {{.title = "weights over the sources",
+                     .xlabel = "source position",
+                     .ylabel = "weight a_tower,j",
+                     .categories = kEiffel,
+                     .series = combos,
+                     .values = weights,
+                     .yrange = std::make_pair(0.0, 0.75),
+                     .value_labels = false},
+                    {.title = "mixture h = A V",
+                     .xlabel = "coordinate",
+                     .ylabel = "value",
+                     .categories = {"structure", "Paris identity"},
+                     .series = combos,
+                     .values = mixtures,
+                     .yrange = std::make_pair(0.0, 0.75),
+                     .value_labels = false}});
+
+  const attn::MultiHeadPass p =
+      attn::multi_head_self_attention(attn::toy_embeddings().lookup(words), ch03::river_bank_sublayer());
+  const char* questions[2] = {"head 1 (bank asks for water)", "head 2 (bank asks for finance)"};
+  for (std::size_t k = 0; k < 2; ++k) {
+    plots.heatmap({.name = "ch03_head" + std::to_string(k + 1) + "_weights",
+                   .title = std::string(questions[k]) + ": A(" + std::to_string(k + 1) + ") on \"" +
+                            attn::join_words(words) + "\"",
+                   .xlabel = "source position j",
+                   .ylabel = "receiving position i",
+                   .col_labels = words,
+                   .row_labels = words,
+                   .values = p.heads[k].A,
+                   .cbrange = std::make_pair(0.0, 1.0)});
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return attn::cli::run("ch03_values", [&] {
+    po::options_description options("Options");
+    attn::cli::add_common_options(options);
+    options.add_options()
+        ("query", po::value<std::string>()->value_name("raw|swap"), "tower's query projection in your combination")
+        ("values", po::value<std::string>()->value_name("raw|swap"), "the value projection in your combination")
+        ("tokens", po::value<long long>()->value_name("N")->default_value(3), "token positions n in the counting table")
+        ("heads", po::value<long long>()->value_name("H")->default_value(2), "heads h per sublayer")
+        ("blocks", po::value<long long>()->value_name("N")->default_value(1), "transformer blocks N in the stack")
+        ("sentence", po::value<std::string>()->value_name("WORDS"),
+         "run the two-head example sublayer on this sentence (words from: the, river, money, bank)");
+    po::variables_map vm;
+    const attn::cli::ProgramInfo info{
+        "ch03_values", "values carry the content while queries and keys set the weights; a multi-head sublayer",
+        "\"How many tables and vectors are there?\", \"Three roles: matching and carrying information\", "
+        "\"What the weight actually measures\", \"Where this leaves us\"",
+        "  ch03_values\n  ch03_values --query swap --values raw\n  ch03_values --tokens 5 --heads 12 --blocks 24\n"
+        "  ch03_values --sentence \"the money bank\" --no-plots"};
+    if (!attn::cli::parse(argc, argv, options, info, vm)) return 0;
+
+    const long long n = vm["tokens"].as<long long>(), h = vm["heads"].as<long long>(), N = vm["blocks"].as<long long>();
+    ch03::count_objects(n, h, N);  // validate the sizes before printing anything
+    const bool custom = vm.count("query") || vm.count("values");
+    const ch03::Choice q = ch03::parse_choice("--query", vm.count("query") ? vm["query"].as<std::string>() : "raw");
+    const ch03::Choice v = ch03::parse_choice("--values", vm.count("values") ? vm["values"].as<std::string>() : "raw");
+    const std::vector<std::string> words =
+        attn::split_sentence(vm.count("sentence") ? vm["sentence"].as<std::string>() : "the river bank");
+    attn::toy_embeddings().lookup(words);
+    attn::Plotter plots(attn::cli::plot_settings(vm));
+
+    std::cout << "Chapter 03 - Values: matching sets the weights, values carry the content\n";
+    counting(n, h, N, words);
+    three_roles();
+    if (custom) your_combination(q, v);
+    what_the_weight_measures();
+    where_this_leaves_us();
+
+    std::cout << '\n';
+    draw_plots(plots, words);
+    plots.report(std::cout);
+    return 0;
+  });
+}

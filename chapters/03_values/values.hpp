@@ -1,0 +1,92 @@
+/// \file values.hpp
+/// \brief Chapter 03: values carry the content, queries and keys set the weights; counting the
+/// matrices of a multi-head sublayer; the residual addition.
+///
+/// Source: the article, "The embedding table and the projection matrices are separate", "How many
+/// tables and vectors are there?", "Three roles: matching and carrying information", "What the
+/// weight actually measures" and "Where this leaves us"; Vaswani et al. 2017, §3.2.2. Tokens are rows.
+#pragma once
+
+#include <armadillo>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "common/attention.hpp"
+#include "common/multihead.hpp"
+
+namespace ch03 {
+
+/// A projection in the two-dimensional teaching space: the identity (raw) or the swap [[0, 1], [1, 0]].
+enum class Choice { raw, swap };
+
+/// "raw" -> Choice::raw, "swap" -> Choice::swap; throws std::invalid_argument naming `flag` otherwise.
+Choice parse_choice(const std::string& flag, const std::string& text);
+/// "raw" or "swap".
+std::string choice_name(Choice choice);
+/// The 2 x 2 matrix of a choice: I or swap.
+arma::mat choice_matrix(Choice choice);
+
+/// "the Eiffel tower" in the teaching space (axes structure, Paris identity): 3 x 2.
+arma::mat eiffel_sentence();
+
+/// The teaching head with Wq and Wv chosen and Wk = I: X2 3 x 2 -> HeadPass (A 3 x 3, H 3 x 2).
+/// Row 2 is tower, the receiving token of the article's widget.
+attn::HeadPass tower_head(Choice query, Choice values);
+
+/// One receiving token's score and weight for one source, before and after another key joins the row.
+struct AnotherKey {
+  arma::rowvec q_before{};  ///< 1 x d_k: the receiver's query without the extra token
+  arma::rowvec q_after{};   ///< 1 x d_k: the same query with it (unchanged)
+  arma::rowvec k_before{};  ///< 1 x d_k: the source's key without the extra token
+  arma::rowvec k_after{};   ///< 1 x d_k: the same key with it (unchanged)
+  double score_before = 0;  ///< s_ij = q_i . k_j / sqrt(d_k), without the extra token
+  double score_after = 0;   ///< the same score with it (unchanged)
+  double weight_before = 0; ///< a_ij over the original row
+  double weight_after = 0;  ///< a_ij once the extra key competes in the softmax
+};
+
+/// Appends `extra` (1 x 2) as a fourth token to "the Eiffel tower" and follows tower's (i = 2) weight on
+/// Eiffel (j = 1) under the swap query with Wk = Wv = I. Throws std::invalid_argument if extra is not 1 x 2
+/// or not finite.
+AnotherKey add_another_key(const arma::rowvec& extra);
+
+/// Counts of the objects in a stack of N blocks of h-head self-attention on n tokens.
+struct Counts {
+  std::uint64_t qkv_projections_per_block = 0;  ///< 3h learned Wq, Wk, Wv in one sublayer
+  std::uint64_t qkv_matrices_per_block = 0;     ///< 3h computed Q, K, V matrices on one pass
+  std::uint64_t qkv_vectors_per_block = 0;      ///< 3nh computed query, key and value vectors
+  std::uint64_t qkv_projections_in_stack = 0;   ///< 3Nh learned projections in N blocks
+  std::uint64_t output_projections_in_stack = 0;///< N output projections Wo
+  std::uint64_t queries_per_token = 0;          ///< h queries (and h keys, h values) per token per block
+};
+
+/// Largest number of tokens n that count_objects() accepts.
+inline constexpr std::uint64_t kMaxTokens = 1000000;
+/// Largest number of heads h that count_objects() accepts.
+inline constexpr std::uint64_t kMaxHeads = 1024;
+/// Largest number of blocks N that count_objects() accepts.
+inline constexpr std::uint64_t kMaxBlocks = 1024;
+
+/// The article's counts for n tokens, h heads and N blocks.
+/// Throws std::invalid_argument if a size is not positive or exceeds kMaxTokens, kMaxHeads or kMaxBlocks.
+Counts count_objects(long long n, long long h, long long N);
+
+/// One row of the article's counting table.
+struct CountRow {
+  std::string object{};  ///< e.g. "Query projections Wq"
+  std::string kind{};    ///< "learned" or "computed"
+  std::string count{};   ///< e.g. "2, one per head"
+  std::string shape{};   ///< shape of each matrix, e.g. "3 x d_k"
+};
+
+/// The article's table for one sublayer with n tokens and h heads (sizes substituted; d, d_k, d_v symbolic).
+/// Throws like count_objects().
+std::vector<CountRow> counting_table(long long n, long long h);
+
+/// A small hand-set sublayer on the toy table (d = 4): head 1 asks bank's water question, head 2 its
+/// finance question (Wq as chapter 02's presets, Wk = Wv keeping finance, water, structure; d_k = d_v = 3),
+/// and Wo (6 x 4) adds half of each head's mixture back onto finance, water and structure.
+attn::MultiHeadWeights river_bank_sublayer();
+
+}  // namespace ch03

@@ -1,0 +1,56 @@
+/// \file multihead.hpp
+/// \brief A multi-head self-attention sublayer: h heads, concatenation, output projection, residual.
+///
+/// Source: the article, "How many tables and vectors are there?" (the 3 tokens x 2 heads diagram
+/// and the counting table); Vaswani et al. 2017, §3.2.2 (multi-head attention). Tokens are rows.
+#pragma once
+
+#include <armadillo>
+#include <vector>
+
+#include "common/attention.hpp"
+
+namespace attn {
+
+/// One head's learned projections: Wq d x d_k, Wk d x d_k, Wv d x d_v.
+struct HeadProjections {
+  arma::mat Wq{};  ///< d x d_k query projection
+  arma::mat Wk{};  ///< d x d_k key projection
+  arma::mat Wv{};  ///< d x d_v value projection
+};
+
+/// The learned matrices of one self-attention sublayer: 3h projections and one output projection.
+struct MultiHeadWeights {
+  std::vector<HeadProjections> heads{};  ///< h heads, each with its own Wq, Wk, Wv
+  arma::mat Wo{};                        ///< (h d_v) x d output projection (rows: sum of the heads' d_v)
+};
+
+/// Everything one sublayer computes on one input.
+struct MultiHeadPass {
+  std::vector<HeadPass> heads{};  ///< per head: Q, K, V, scores, A (n x n), H (n x d_v)
+  arma::mat concat{};             ///< n x (h d_v): row i holds every head's mixture for token i, head 1 first
+  arma::mat delta{};              ///< n x d attention update, Delta = Concat Wo
+  arma::mat Y{};                  ///< n x d residual result, Y = X + Delta
+};
+
+/// Total width of the concatenated head mixtures, the sum of the heads' d_v (h d_v when they share d_v).
+arma::uword concat_width(const MultiHeadWeights& weights);
+
+/// Runs one multi-head self-attention sublayer on X.
+///
+/// X: n x d (one token per row). Every head reads the same X with its own projections
+/// (head.Wq, head.Wk: d x d_k; head.Wv: d x d_v); the mixtures H(1..h) are joined side by side into
+/// Concat (n x sum d_v), projected by Wo ((sum d_v) x d) into Delta (n x d), and added to X: Y = X + Delta.
+/// Throws std::invalid_argument if there is no head, a head's shapes disagree with X (the message
+/// names the head and both shapes, as attn::attention does), Wo is not (sum d_v) x d, or an entry
+/// is not finite. Source: Vaswani et al. 2017, §3.2.2; the article's 3 tokens x 2 heads diagram.
+MultiHeadPass multi_head_self_attention(const arma::mat& X, const MultiHeadWeights& weights,
+                                        const HeadOptions& options = {});
+
+/// A random sublayer for experiments: h heads of Wq, Wk d x d_k and Wv d x d_v, and Wo (h d_v) x d,
+/// entries drawn from N(0, 1/d) (Wo: N(0, 1/(h d_v))) with Armadillo's generator seeded by `seed`.
+/// Throws std::invalid_argument if any size is 0.
+MultiHeadWeights random_multi_head(arma::uword d, arma::uword h, arma::uword d_k, arma::uword d_v,
+                                   arma::arma_rng::seed_type seed);
+
+}  // namespace attn

@@ -1,0 +1,301 @@
+/// \file test_ch02_swap_query.cpp
+/// \brief Chapter 02: claims swap_01..swap_06 and qk_01..qk_08 of ../shared/claims.md, the lesson's
+/// helpers (null space, custom Wq parsing, matching), and the program run as a reader would.
+///
+/// Expected values are the article's, at its printed precision (half a unit in the last digit),
+/// or derived independently in closed form.
+#define BOOST_TEST_MODULE ch02_swap_query
+#include <boost/test/unit_test.hpp>
+
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <cctype>
+
+#include "common/plot.hpp"
+#include "common/toy.hpp"
+#include "support.hpp"
+#include "swap_query.hpp"
+
+namespace {
+
+/// Every entry of `got` within half a unit of the article's last printed digit.
+void check_printed(const arma::rowvec& got, const std::vector<double>& article, double half_unit) {
+  BOOST_REQUIRE_EQUAL(got.n_elem, article.size());
+  for (std::size_t k = 0; k < article.size(); ++k) {
+    BOOST_TEST(std::abs(got(k) - article[k]) <= half_unit, "entry " << k << ": " << got(k) << " vs " << article[k]);
+  }
+}
+
+/// softmax([0, 0, 1/sqrt(2)]) in closed form: the two zero scores share 1/(2 + e^(1/sqrt 2)) each.
+double low() { return 1.0 / (2.0 + std::exp(1.0 / std::sqrt(2.0))); }
+double high() { return std::exp(1.0 / std::sqrt(2.0)) / (2.0 + std::exp(1.0 / std::sqrt(2.0))); }
+
+arma::rowvec water_row(const std::string& sentence, arma::mat ch02::MatchTable::*field, arma::uword r) {
+  const ch02::MatchTable t =
+      ch02::match_last(attn::split_sentence(sentence), ch02::preset_wq(ch02::Preset::water), ch02::fixed_wk());
+  return (t.*field).row(r);
+}
+
+/// True if "nan" (any case) appears as a word. (std::regex trips GCC 12 warnings in the sanitize build.)
+bool has_nan_word(const std::string& text) {
+  const auto letter = [&](std::size_t i) { return std::isalpha(static_cast<unsigned char>(text[i])) != 0; };
+  for (std::size_t i = 0; i + 3 <= text.size(); ++i) {
+    const bool word = std::tolower(static_cast<unsigned char>(text[i])) == 'n' &&
+                      std::tolower(static_cast<unsigned char>(text[i + 1])) == 'a' &&
+                      std::tolower(static_cast<unsigned char>(text[i + 2])) == 'n';
+    if (word && (i == 0 || !letter(i - 1)) && (i + 3 == text.size() || !letter(i + 3))) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(claims)
+
+BOOST_AUTO_TEST_CASE(claim_swap_01_raw_similarity_weights) {
+  const attn::HeadPass p = ch02::teaching_head(ch02::eiffel_sentence(), arma::eye(2, 2));
+  check_printed(p.A.row(2), {0.2483, 0.2483, 0.5035}, 0.00005);
+  check_printed(p.A.row(2), {low(), low(), high()}, 1e-15);
+}
+
+BOOST_AUTO_TEST_CASE(claim_swap_02_raw_similarity_mixture) {
+  const attn::HeadPass p = ch02::teaching_head(ch02::eiffel_sentence(), arma::eye(2, 2));
+  check_printed(p.H.row(2), {0.5035, 0.2483}, 0.00005);
+}
+
+BOOST_AUTO_TEST_CASE(claim_swap_03_eiffel_ties_with_the_zero_filler) {
+  const arma::mat X2 = ch02::eiffel_sentence();
+  BOOST_TEST(arma::dot(X2.row(2), X2.row(1)) == 0.0);  // tower . Eiffel
+  const attn::HeadPass p = ch02::teaching_head(X2, arma::eye(2, 2));
+  BOOST_TEST(p.A(2, 0) == p.A(2, 1));  // exactly equal, not just close
+}
+
+BOOST_AUTO_TEST_CASE(claim_swap_04_swap_query_weights) {
+  const attn::HeadPass p = ch02::teaching_head(ch02::eiffel_sentence(), ch02::swap_matrix());
+  check_printed(p.A.row(2), {0.2483, 0.5035, 0.2483}, 0.00005);
+  check_printed(p.A.row(2), {low(), high(), low()}, 1e-15);
+}
+
+BOOST_AUTO_TEST_CASE(claim_swap_05_swap_query_mixture) {
+  const attn::HeadPass p = ch02::teaching_head(ch02::eiffel_sentence(), ch02::swap_matrix());
+  check_printed(p.H.row(2), {0.2483, 0.5035}, 0.00005);
+}
+
+BOOST_AUTO_TEST_CASE(claim_swap_06_queries_row_by_row) {
+  const attn::HeadPass p = ch02::teaching_head(ch02::eiffel_sentence(), ch02::swap_matrix());
+  const arma::mat expected{{0, 0}, {1, 0}, {0, 1}};
+  BOOST_TEST(arma::approx_equal(p.Q, expected, "absdiff", 0.0));
+}
+
+BOOST_AUTO_TEST_CASE(claim_qk_01_n_is_in_the_null_space) {
+  const arma::mat M = ch02::small_query_map();
+  const arma::vec Mn = M * arma::vec{1, 1, -1};
+  BOOST_TEST(Mn(0) == 0.0);
+  BOOST_TEST(Mn(1) == 0.0);
+  const ch02::NullSpace ns = ch02::null_space(M);
+  BOOST_TEST(ns.rank == 2u);
+  BOOST_TEST(ns.nullity == 1u);
+  BOOST_REQUIRE(ns.basis.n_cols == 1u);
+  // Armadillo's unit basis vector is +-n / |n|.
+  BOOST_TEST(std::abs(std::abs(arma::dot(ns.basis.col(0), arma::vec{1, 1, -1})) - std::sqrt(3.0)) < 1e-12);
+}
+
+BOOST_AUTO_TEST_CASE(claim_qk_02_adding_n_leaves_the_query_unchanged) {
+  const arma::mat M = ch02::small_query_map();
+  const arma::vec e{1, 2, 3}, n{1, 1, -1};
+  check_printed((e + n).t(), {2, 3, 2}, 0.0);
+  check_printed((M * e).t(), {4, 5}, 0.0);
+  check_printed((M * (e + n)).t(), {4, 5}, 0.0);
+  check_printed((M * (e - 7.5 * n)).t(), {4, 5}, 1e-12);
+}
+
+BOOST_AUTO_TEST_CASE(claim_qk_03_width_12288_rank_128_nullity_12160) {
+  const auto start = std::chrono::steady_clock::now();
+  const ch02::WidthExample w = ch02::width_example(12288, 128, 2017);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  BOOST_TEST_MESSAGE("width_example(12288, 128) took " << seconds << " s");
+  BOOST_TEST(w.rank == 128u);
+  BOOST_TEST(w.nullity == 12160u);
+  BOOST_TEST(w.null_query_max < 1e-12);
+  BOOST_TEST(w.query_change_max < 1e-9);
+  // Cross-check the rank-nullity count against an explicit null-space basis on a smaller map.
+  arma::arma_rng::set_seed(7);
+  const arma::mat Wq = arma::randn<arma::mat>(300, 20);
+  const ch02::NullSpace ns = ch02::null_space(Wq.t());
+  BOOST_TEST(ns.basis.n_cols == 280u);
+  BOOST_TEST(ns.nullity == 280u);
+  BOOST_TEST(arma::abs(Wq.t() * ns.basis).max() < 1e-12);
+}
+
+BOOST_AUTO_TEST_CASE(claim_qk_04_water_query_of_bank) {
+  check_printed(water_row("the river bank", &ch02::MatchTable::Q, 2), {0.00, 3.00, 0.00}, 0.005);
+}
+
+BOOST_AUTO_TEST_CASE(claim_qk_05_fixed_keys) {
+  check_printed(water_row("the river bank", &ch02::MatchTable::K, 0), {0, 0, 0}, 0.0);
+  check_printed(water_row("the river bank", &ch02::MatchTable::K, 1), {0, 1, 0}, 0.0);
+  check_printed(water_row("the river bank", &ch02::MatchTable::K, 2), {0.5, 0.5, 0.8}, 0.0);
+}
+
+BOOST_AUTO_TEST_CASE(claim_qk_06_scores_over_sqrt_3) {
+  const ch02::MatchTable t =
+      ch02::match_last(attn::split_sentence("the river bank"), ch02::preset_wq(ch02::Preset::water), ch02::fixed_wk());
+  check_printed(t.scores, {0.000, 1.732, 0.866}, 0.0005);
+  check_printed(t.scores, {0.0, 3.0 / std::sqrt(3.0), 1.5 / std::sqrt(3.0)}, 1e-15);
+}
+
+BOOST_AUTO_TEST_CASE(claim_qk_07_weights_in_percent) {
+  const ch02::MatchTable t =
+      ch02::match_last(attn::split_sentence("the river bank"), ch02::preset_wq(ch02::Preset::water), ch02::fixed_wk());
+  check_printed(100.0 * t.weights, {11.1, 62.6, 26.3}, 0.05);
+}
+
+BOOST_AUTO_TEST_CASE(claim_qk_08_same_query_in_both_sentences) {
+  for (const ch02::Preset p : {ch02::Preset::water, ch02::Preset::finance, ch02::Preset::structure}) {
+    const ch02::MatchTable river = ch02::match_last(attn::split_sentence("the river bank"), ch02::preset_wq(p),
+                                                    ch02::fixed_wk());
+    const ch02::MatchTable money = ch02::match_last(attn::split_sentence("the money bank"), ch02::preset_wq(p),
+                                                    ch02::fixed_wk());
+    BOOST_TEST(arma::approx_equal(river.Q.row(2), money.Q.row(2), "absdiff", 0.0));
+    BOOST_TEST(!arma::approx_equal(river.K.row(1), money.K.row(1), "absdiff", 0.0));  // the keys differ
+  }
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(lesson)
+
+BOOST_AUTO_TEST_CASE(null_space_of_a_rank_deficient_non_square_map) {
+  const arma::mat M{{1, 2, 0, -1, 3}, {2, 4, 0, -2, 6}};  // 2 x 5, rank 1
+  const ch02::NullSpace ns = ch02::null_space(M);
+  BOOST_TEST(ns.rank == 1u);
+  BOOST_TEST(ns.nullity == 4u);
+  BOOST_TEST(ns.basis.n_rows == 5u);
+  BOOST_TEST(ns.basis.n_cols == 4u);
+  BOOST_TEST(arma::abs(M * ns.basis).max() < 1e-12);
+  BOOST_TEST(arma::abs(ns.basis.t() * ns.basis - arma::eye(4, 4)).max() < 1e-12);
+  BOOST_CHECK_THROW(ch02::null_space(arma::mat()), std::invalid_argument);
+  BOOST_CHECK_THROW(ch02::null_space(arma::mat{{1, arma::datum::nan}}), std::invalid_argument);
+}
+
+BOOST_AUTO_TEST_CASE(width_example_counts_for_other_widths) {
+  const ch02::WidthExample w = ch02::width_example(500, 37, 1);
+  BOOST_TEST(w.rank == 37u);
+  BOOST_TEST(w.nullity == 463u);
+  const ch02::WidthExample wide = ch02::width_example(10, 16, 1);  // d_k > d: rank at most d
+  BOOST_TEST(wide.rank == 10u);
+  BOOST_TEST(wide.nullity == 0u);
+  BOOST_CHECK_THROW(ch02::width_example(0, 4, 1), std::invalid_argument);
+}
+
+BOOST_AUTO_TEST_CASE(presets_ask_along_their_axis) {
+  const arma::rowvec bank = attn::toy_embeddings().vector("bank");
+  check_printed(bank * ch02::preset_wq(ch02::Preset::finance), {3, 0, 0}, 1e-15);
+  check_printed(bank * ch02::preset_wq(ch02::Preset::structure), {0, 0, 3}, 1e-15);
+  BOOST_TEST(ch02::preset_name(ch02::parse_preset("structure")) == "structure");
+  BOOST_CHECK_THROW(ch02::parse_preset("ocean"), std::invalid_argument);
+  BOOST_CHECK_THROW(ch02::parse_preset(""), std::invalid_argument);
+}
+
+BOOST_AUTO_TEST_CASE(parse_matrix_good_input) {
+  const arma::mat W = ch02::parse_matrix("0 0 0; 0, 0, 0;0 3.75 0 ;  -1e-1 2 +4", 4, 3);
+  BOOST_TEST(W(2, 1) == 3.75);
+  BOOST_TEST(W(3, 0) == -0.1);
+  BOOST_TEST(W(3, 2) == 4.0);
+  BOOST_TEST(arma::accu(arma::abs(W)) == 3.75 + 0.1 + 2 + 4);
+  const arma::mat R = ch02::parse_matrix("1 2 3 4 5", 1, 5);  // non-square shapes parse too
+  BOOST_TEST(R.n_cols == 5u);
+}
+
+BOOST_AUTO_TEST_CASE(parse_matrix_bad_input) {
+  for (const char* bad : {"", "1 2 3", "0 0 0; 0 0 0; 0 0 0", "0 0 0; 0 0 0; 0 0 0; 0 0 0; 0 0 0",
+                          "0 0 0; 0 0; 0 0 0; 0 0 0", "0 0 0; 0 0 0 0; 0 0 0; 0 0 0", "0 0 0; 0 x 0; 0 0 0; 0 0 0",
+                          "0 0 0; 0 1.5.2 0; 0 0 0; 0 0 0", "0 0 0; 0 nan 0; 0 0 0; 0 0 0",
+                          "0 0 0; 0 inf 0; 0 0 0; 0 0 0", "0 0 0; 0 1e999 0; 0 0 0; 0 0 0"}) {
+    BOOST_CHECK_THROW(ch02::parse_matrix(bad, 4, 3), std::invalid_argument);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(match_last_with_a_narrow_custom_projection) {
+  // d = 4 -> d_k = 2: the scores divide by sqrt(2), the receiver is the last word.
+  const arma::mat Wq{{1, 0}, {0, 1}, {0, 0}, {0, 0}}, Wk{{0, 1}, {1, 0}, {0, 0}, {0, 0}};
+  const ch02::MatchTable t = ch02::match_last(attn::split_sentence("money river"), Wq, Wk);
+  BOOST_TEST(t.receiver == 1u);
+  // q_river = [0, 1]; k_money = [0, 1], k_river = [1, 0].
+  check_printed(t.scores, {1.0 / std::sqrt(2.0), 0.0}, 1e-15);
+  BOOST_TEST(std::abs(arma::accu(t.weights) - 1.0) < 1e-15);
+  BOOST_CHECK_THROW(ch02::match_last({"the", "lake"}, Wq, Wk), std::invalid_argument);
+  BOOST_CHECK_THROW(ch02::match_last({"bank"}, arma::mat(3, 2, arma::fill::zeros), Wk), std::invalid_argument);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(program)
+
+const std::string exe = CHAPTER_EXE;
+
+BOOST_AUTO_TEST_CASE(runs_prints_the_article_numbers_and_draws_three_plots) {
+  const std::filesystem::path dir = TEST_PLOTS;
+  std::filesystem::remove_all(dir);
+  const attn::test::Run r = attn::test::run(exe + " --plots " + attn::test::quote(dir.string()));
+  BOOST_TEST(r.code == 0);
+  BOOST_TEST(r.err == "");
+  for (const char* expected :
+       {"[0.2483, 0.2483, 0.5035]   [swap_01]", "[0.5035, 0.2483]   [swap_02]", "exactly", "[swap_03]",
+        "[0.2483, 0.5035, 0.2483]   [swap_04]", "[0.2483, 0.5035]   [swap_05]", "Eiffel  [1, 0]", "tower   [0, 1]",
+        "M n = [0, 0]   [qk_01]", "M (e + n) = [4, 5]   [qk_02]", "12288 - 128 = 12160   [qk_03]",
+        "q = [0.00, 3.00, 0.00]   [qk_04]", "1.732   62.6%", "0.866   26.3%", "0.000   11.1%",
+        "identical in both sentences", "[qk_08]"}) {
+    BOOST_TEST(r.out.find(expected) != std::string::npos, "output lacks " << expected);
+  }
+  BOOST_TEST(!has_nan_word(r.out));
+  for (const char* name : {"ch02_tower_weights", "ch02_matching_space", "ch02_bank_presets"}) {
+    BOOST_TEST(attn::is_valid_png(dir / (std::string(name) + ".png")), name);
+    BOOST_TEST(std::filesystem::exists(dir / (std::string(name) + ".dat")), name);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(presets_custom_wq_and_sentence) {
+  const std::string fast = exe + " --no-plots --width 256 --dk 16";
+  attn::test::Run r = attn::test::run(fast + " --preset finance");
+  BOOST_TEST(r.code == 0);
+  BOOST_TEST(r.out.find("find finance evidence") != std::string::npos);
+  BOOST_TEST(r.out.find("q = [3.00, 0.00, 0.00]") != std::string::npos);
+  BOOST_TEST(r.out.find("256 - 16 = 240") != std::string::npos);
+  // A zero query gives equal scores, hence uniform weights.
+  r = attn::test::run(fast + " --wq '0 0 0; 0 0 0; 0 0 0; 0 0 0' --sentence 'the river money bank'");
+  BOOST_TEST(r.code == 0, r.err);
+  BOOST_TEST(r.out.find("Wq: custom") != std::string::npos);
+  BOOST_TEST(r.out.find("25.0%") != std::string::npos);
+  BOOST_TEST(r.out.find("[qk_04]") == std::string::npos);  // the claims belong to the article's preset only
+  r = attn::test::run(fast + " --wq '0,0,0; 0,0,0; 0,-3.75,0; 0,0,0'");  // opposing water
+  BOOST_TEST(r.code == 0, r.err);
+  BOOST_TEST(r.out.find("q = [0.00, -3.00, 0.00]") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(help_exits_zero) {
+  const attn::test::Run r = attn::test::run(exe + " --help");
+  BOOST_TEST(r.code == 0);
+  for (const char* flag : {"--preset", "--wq", "--sentence", "--width", "--dk", "--plots", "--no-plots"}) {
+    BOOST_TEST(r.out.find(flag) != std::string::npos, flag);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(bad_input_is_one_line_and_exit_2) {
+  for (const std::string args :
+       {"--bogus", "--preset", "--preset ocean", "--wq '1 2 3'", "--wq '0 0 0; 0 0 0; 0 x 0; 0 0 0'",
+        "--wq '0 0 0; 0 0 0; 0 nan 0; 0 0 0'", "--wq '0 0 0; 0 0 0; 0 inf 0; 0 0 0'",
+        "--wq '0 0; 0 0; 0 0; 0 0'", "--preset finance --wq '0 0 0; 0 0 0; 0 0 0; 0 0 0'", "--width 0",
+        "--width -5", "--width abc", "--width 1e3", "--width 10000000", "--dk 0", "--dk 5000",
+        "--width 100000 --dk 2000", "--sentence ''", "--sentence 'the lake'", "--plots /dev/null/x",
+        "--no-plots --plots /tmp/x", "stray"}) {
+    const attn::test::Run r = attn::test::run(exe + " --no-plots " + args);
+    BOOST_TEST(r.code == 2, args);
+    BOOST_TEST(attn::test::line_count(r.err) == 1u, args << ": " << r.err);
+    BOOST_TEST(r.err.rfind("ch02_swap_query: error: ", 0) == 0u, args << ": " << r.err);
+    BOOST_TEST(r.out == "", args);
+  }
+}
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -1,0 +1,287 @@
+/// \file test_ch03_values.cpp
+/// \brief Chapter 03: claims val_01..val_04 and heads_01..heads_03 of ../shared/claims.md, the
+/// multi-head sublayer in common/multihead.hpp, and the program run as a reader would.
+///
+/// Expected values are the article's, at its printed precision (half a unit in the last digit),
+/// or derived independently in closed form.
+#define BOOST_TEST_MODULE ch03_values
+#include <boost/test/unit_test.hpp>
+
+#include <array>
+#include <cmath>
+#include <filesystem>
+#include <cctype>
+
+#include "common/multihead.hpp"
+#include "common/plot.hpp"
+#include "common/toy.hpp"
+#include "support.hpp"
+#include "values.hpp"
+
+namespace {
+
+/// Every entry of `got` within half a unit of the article's last printed digit.
+void check_printed(const arma::rowvec& got, const std::vector<double>& article, double half_unit) {
+  BOOST_REQUIRE_EQUAL(got.n_elem, article.size());
+  for (std::size_t k = 0; k < article.size(); ++k) {
+    BOOST_TEST(std::abs(got(k) - article[k]) <= half_unit, "entry " << k << ": " << got(k) << " vs " << article[k]);
+  }
+}
+
+using ch03::Choice;
+
+/// True if "nan" (any case) appears as a word. (std::regex trips GCC 12 warnings in the sanitize build.)
+bool has_nan_word(const std::string& text) {
+  const auto letter = [&](std::size_t i) { return std::isalpha(static_cast<unsigned char>(text[i])) != 0; };
+  for (std::size_t i = 0; i + 3 <= text.size(); ++i) {
+    const bool word = std::tolower(static_cast<unsigned char>(text[i])) == 'n' &&
+                      std::tolower(static_cast<unsigned char>(text[i + 1])) == 'a' &&
+                      std::tolower(static_cast<unsigned char>(text[i + 2])) == 'n';
+    if (word && (i == 0 || !letter(i - 1)) && (i + 3 == text.size() || !letter(i + 3))) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(claims)
+
+BOOST_AUTO_TEST_CASE(claim_val_01_swapping_values_keeps_the_weights) {
+  const attn::HeadPass swapped = ch03::tower_head(Choice::swap, Choice::swap);
+  check_printed(swapped.A.row(2), {0.2483, 0.5035, 0.2483}, 0.00005);
+  // Exactly the swap-query weights of swap_04, in every row, not only tower's.
+  BOOST_TEST(arma::approx_equal(swapped.A, ch03::tower_head(Choice::swap, Choice::raw).A, "absdiff", 0.0));
+  BOOST_TEST(arma::approx_equal(ch03::tower_head(Choice::raw, Choice::swap).A,
+                                ch03::tower_head(Choice::raw, Choice::raw).A, "absdiff", 0.0));
+}
+
+BOOST_AUTO_TEST_CASE(claim_val_02_swapping_values_changes_the_content) {
+  const arma::rowvec h = ch03::tower_head(Choice::swap, Choice::swap).H.row(2);
+  check_printed(h, {0.5035, 0.2483}, 0.00005);
+  const arma::rowvec before = ch03::tower_head(Choice::swap, Choice::raw).H.row(2);
+  BOOST_TEST(h(0) == before(1));  // the swap exchanges the two coordinates of the mixture
+  BOOST_TEST(h(1) == before(0));
+}
+
+BOOST_AUTO_TEST_CASE(claim_val_03_another_key_changes_the_weight_only) {
+  const ch03::AnotherKey k = ch03::add_another_key({0.0, 1.0});
+  BOOST_TEST(arma::approx_equal(k.q_before, k.q_after, "absdiff", 0.0));
+  BOOST_TEST(arma::approx_equal(k.k_before, k.k_after, "absdiff", 0.0));
+  BOOST_TEST(k.score_before == k.score_after);
+  // Closed form: scores of tower's row are 0, s, 0 (+ s for the extra key), s = 1/sqrt(2).
+  const double e = std::exp(1.0 / std::sqrt(2.0));
+  BOOST_TEST(k.weight_before == e / (2 + e), boost::test_tools::tolerance(1e-14));
+  BOOST_TEST(k.weight_after == e / (2 + 2 * e), boost::test_tools::tolerance(1e-14));
+  BOOST_TEST(k.weight_after < k.weight_before);
+  // A key scoring below the others takes less, but still changes a_ij.
+  const ch03::AnotherKey low = ch03::add_another_key({0.0, -3.0});
+  BOOST_TEST(low.weight_after < low.weight_before);
+  BOOST_TEST(low.weight_after > k.weight_after);
+  BOOST_CHECK_THROW(ch03::add_another_key({1.0, 2.0, 3.0}), std::invalid_argument);
+  BOOST_CHECK_THROW(ch03::add_another_key({arma::datum::inf, 0.0}), std::invalid_argument);
+}
+
+BOOST_AUTO_TEST_CASE(claim_val_04_residual_addition) {
+  const arma::rowvec tower = ch03::eiffel_sentence().row(2);
+  check_printed(tower, {1, 0}, 0.0);
+  check_printed(tower + ch03::tower_head(Choice::swap, Choice::raw).H.row(2), {1.2483, 0.5035}, 0.00005);
+}
+
+BOOST_AUTO_TEST_CASE(claim_heads_01_three_tokens_two_heads) {
+  const ch03::Counts c = ch03::count_objects(3, 2, 1);
+  BOOST_TEST(c.qkv_projections_per_block == 6u);
+  BOOST_TEST(c.qkv_matrices_per_block == 6u);
+  BOOST_TEST(c.qkv_vectors_per_block == 18u);
+  BOOST_TEST(c.queries_per_token == 2u);
+  // The same counts, read off a built and run sublayer (d = 5, d_k = 2, d_v = 3).
+  const attn::MultiHeadWeights w = attn::random_multi_head(5, 2, 2, 3, 11);
+  const attn::MultiHeadPass p = attn::multi_head_self_attention(arma::randn<arma::mat>(3, 5), w);
+  BOOST_TEST(3 * w.heads.size() == 6u);
+  arma::uword vectors = 0;
+  for (const auto& h : p.heads) vectors += h.Q.n_rows + h.K.n_rows + h.V.n_rows;
+  BOOST_TEST(3 * p.heads.size() == 6u);
+  BOOST_TEST(vectors == 18u);
+}
+
+BOOST_AUTO_TEST_CASE(claim_heads_02_stack_of_blocks) {
+  for (const long long N : {1LL, 2LL, 12LL, 96LL}) {
+    for (const long long h : {1LL, 2LL, 8LL, 96LL}) {
+      const ch03::Counts c = ch03::count_objects(7, h, N);
+      BOOST_TEST(c.qkv_projections_in_stack == static_cast<std::uint64_t>(3 * N * h));
+      BOOST_TEST(c.output_projections_in_stack == static_cast<std::uint64_t>(N));
+    }
+  }
+  for (const auto& bad : {std::array<long long, 3>{0, 2, 1}, {3, 0, 1}, {3, 2, 0}, {-1, 2, 1}, {3, 2, -4},
+                          {3, 2000, 1}, {3, 2, 5000}, {2000000, 2, 1}}) {
+    BOOST_CHECK_THROW(ch03::count_objects(bad[0], bad[1], bad[2]), std::invalid_argument);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(claim_heads_03_sublayer_shapes) {
+  // n = 5 tokens, d = 7, h = 3 heads, d_k = 2, d_v = 4: Concat 5 x 12, Wo 12 x 7, Delta and Y 5 x 7.
+  arma::arma_rng::set_seed(5);
+  const arma::mat X = arma::randn<arma::mat>(5, 7);
+  const attn::MultiHeadWeights w = attn::random_multi_head(7, 3, 2, 4, 12);
+  BOOST_TEST(w.Wo.n_rows == 12u);
+  BOOST_TEST(w.Wo.n_cols == 7u);
+  BOOST_TEST(attn::concat_width(w) == 12u);
+  const attn::MultiHeadPass p = attn::multi_head_self_attention(X, w);
+  BOOST_TEST(p.concat.n_rows == 5u);
+  BOOST_TEST(p.concat.n_cols == 12u);
+  BOOST_TEST(p.delta.n_rows == 5u);
+  BOOST_TEST(p.delta.n_cols == 7u);
+  BOOST_TEST(p.Y.n_rows == 5u);
+  BOOST_TEST(p.Y.n_cols == 7u);
+  for (const auto& h : p.heads) {
+    BOOST_TEST(h.A.n_rows == 5u);
+    BOOST_TEST(h.A.n_cols == 5u);
+    BOOST_TEST(h.H.n_cols == 4u);
+  }
+  // The article's table rows carry the same shapes.
+  const auto table = ch03::counting_table(3, 2);
+  BOOST_TEST(table.size() == 14u);
+  BOOST_TEST(table[11].shape == "3 x (2 d_v)");
+  BOOST_TEST(table[12].shape == "(2 d_v) x d");
+  BOOST_TEST(table[13].shape == "3 x d");
+  BOOST_TEST(table[5].count == "2 matrices; 6 query vectors");
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(multihead)
+
+BOOST_AUTO_TEST_CASE(one_head_with_identity_output_is_the_head_plus_x) {
+  arma::arma_rng::set_seed(21);
+  const arma::mat X = arma::randn<arma::mat>(4, 6);
+  const arma::mat Wq = arma::randn<arma::mat>(6, 3), Wk = arma::randn<arma::mat>(6, 3), Wv = arma::randn<arma::mat>(6, 6);
+  const attn::MultiHeadPass p = attn::multi_head_self_attention(X, {.heads = {{Wq, Wk, Wv}}, .Wo = arma::eye(6, 6)});
+  const attn::HeadPass single = attn::attention(X, Wq, Wk, Wv);
+  BOOST_TEST(arma::abs(p.Y - (X + single.H)).max() < 1e-14);
+  BOOST_TEST(arma::abs(p.delta - single.H).max() < 1e-14);
+}
+
+BOOST_AUTO_TEST_CASE(output_projection_blocks_act_per_head) {
+  // Delta = Concat Wo = sum over heads of H(k) Wo(k), Wo(k) the k-th block of d_v rows.
+  arma::arma_rng::set_seed(22);
+  const arma::mat X = arma::randn<arma::mat>(3, 5);
+  const attn::MultiHeadWeights w = attn::random_multi_head(5, 3, 4, 2, 23);
+  const attn::MultiHeadPass p = attn::multi_head_self_attention(X, w);
+  arma::mat delta(3, 5, arma::fill::zeros);
+  for (arma::uword k = 0; k < 3; ++k) {
+    const attn::HeadPass head = attn::attention(X, w.heads[k].Wq, w.heads[k].Wk, w.heads[k].Wv);
+    delta += head.H * w.Wo.rows(2 * k, 2 * k + 1);
+  }
+  BOOST_TEST(arma::abs(p.delta - delta).max() < 1e-13);
+  BOOST_TEST(arma::abs(p.Y - X - delta).max() < 1e-13);
+}
+
+BOOST_AUTO_TEST_CASE(causal_option_reaches_every_head) {
+  arma::arma_rng::set_seed(24);
+  const attn::MultiHeadPass p = attn::multi_head_self_attention(arma::randn<arma::mat>(4, 3),
+                                                                attn::random_multi_head(3, 2, 2, 2, 25), {.causal = true});
+  for (const auto& h : p.heads) BOOST_TEST(h.A(0, 3) == 0.0);
+}
+
+BOOST_AUTO_TEST_CASE(mismatches_throw) {
+  const arma::mat X(3, 4, arma::fill::ones);
+  const arma::mat W43(4, 3, arma::fill::ones), W42(4, 2, arma::fill::ones);
+  BOOST_CHECK_THROW(attn::multi_head_self_attention(X, {.heads = {}, .Wo = arma::eye(4, 4)}), std::invalid_argument);
+  // Wo must be (h d_v) x d = 6 x 4.
+  BOOST_CHECK_THROW(attn::multi_head_self_attention(X, {.heads = {{W43, W43, W43}, {W43, W43, W43}}, .Wo = arma::mat(3, 4)}),
+                    std::invalid_argument);
+  BOOST_CHECK_THROW(attn::multi_head_self_attention(X, {.heads = {{W43, W43, W43}, {W43, W43, W43}}, .Wo = arma::mat(6, 3)}),
+                    std::invalid_argument);
+  // Head 2's Wq and Wk disagree on d_k; its Wq has the wrong number of rows.
+  BOOST_CHECK_THROW(attn::multi_head_self_attention(X, {.heads = {{W43, W43, W43}, {W43, W42, W43}}, .Wo = arma::mat(6, 4)}),
+                    std::invalid_argument);
+  BOOST_CHECK_THROW(attn::multi_head_self_attention(X, {.heads = {{arma::mat(3, 3), W43, W43}}, .Wo = arma::mat(3, 4)}),
+                    std::invalid_argument);
+  arma::mat bad(3, 4, arma::fill::zeros);
+  bad(1, 1) = arma::datum::nan;
+  BOOST_CHECK_THROW(attn::multi_head_self_attention(X, {.heads = {{W43, W43, W43}}, .Wo = bad}), std::invalid_argument);
+  try {
+    attn::multi_head_self_attention(X, {.heads = {{W43, W43, W43}, {W43, W42, W43}}, .Wo = arma::mat(6, 4)});
+  } catch (const std::invalid_argument& e) {
+    BOOST_TEST(std::string(e.what()).find("head 2") != std::string::npos, e.what());
+    BOOST_TEST(std::string(e.what()).find("4 x 2") != std::string::npos, e.what());
+  }
+  BOOST_CHECK_THROW(attn::random_multi_head(4, 0, 2, 2, 1), std::invalid_argument);
+}
+
+BOOST_AUTO_TEST_CASE(river_bank_sublayer_heads_ask_different_questions) {
+  const arma::mat X = attn::toy_embeddings().lookup(attn::split_sentence("the river bank"));
+  const attn::MultiHeadPass p = attn::multi_head_self_attention(X, ch03::river_bank_sublayer());
+  check_printed(p.heads[0].A.row(2), {0.111, 0.626, 0.263}, 0.0005);  // chapter 02's water preset (qk_07)
+  BOOST_TEST(p.heads[1].A(2, 2) > p.heads[1].A(2, 1));                // the finance question prefers bank
+  BOOST_TEST(p.Y.n_cols == 4u);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(program)
+
+const std::string exe = CHAPTER_EXE;
+
+BOOST_AUTO_TEST_CASE(runs_prints_the_article_numbers_and_draws_three_plots) {
+  const std::filesystem::path dir = TEST_PLOTS;
+  std::filesystem::remove_all(dir);
+  const attn::test::Run r = attn::test::run(exe + " --plots " + attn::test::quote(dir.string()));
+  BOOST_TEST(r.code == 0);
+  BOOST_TEST(r.err == "");
+  for (const char* expected :
+       {"6 learned Q/K/V projection matrices", "6 computed Q/K/V matrices", "18 computed vectors", "[heads_01]",
+        "3Nh = 6 Q/K/V projection matrices and N = 1 output", "[heads_02]", "Concat(H(1), H(2)) 3 x 6",
+        "Wo 6 x 4", "Y = X + Delta 3 x 4   [heads_03]", "[0.2483, 0.5035, 0.2483]", "[0.5035, 0.2483]  [val_01] [val_02]",
+        "exactly as they were", "0.5035 to 0.3349   [val_03]", "= [1.2483, 0.5035]   [val_04]"}) {
+    BOOST_TEST(r.out.find(expected) != std::string::npos, "output lacks " << expected);
+  }
+  BOOST_TEST(!has_nan_word(r.out));
+  for (const char* name : {"ch03_query_value_combos", "ch03_head1_weights", "ch03_head2_weights"}) {
+    BOOST_TEST(attn::is_valid_png(dir / (std::string(name) + ".png")), name);
+    BOOST_TEST(std::filesystem::exists(dir / (std::string(name) + ".dat")), name);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(flags_change_the_counts_and_the_combination) {
+  attn::test::Run r = attn::test::run(exe + " --no-plots --tokens 5 --heads 12 --blocks 24");
+  BOOST_TEST(r.code == 0, r.err);
+  BOOST_TEST(r.out.find("36 learned Q/K/V projection matrices") != std::string::npos);
+  BOOST_TEST(r.out.find("180 computed vectors") != std::string::npos);
+  BOOST_TEST(r.out.find("3Nh = 864 Q/K/V projection matrices and N = 24 output") != std::string::npos);
+  BOOST_TEST(r.out.find("5 x (12 d_v)") != std::string::npos);
+  BOOST_TEST(r.out.find("[heads_01]") == std::string::npos);  // that claim is about 3 tokens and 2 heads
+  r = attn::test::run(exe + " --no-plots --query raw --values swap");
+  BOOST_TEST(r.code == 0, r.err);
+  BOOST_TEST(r.out.find("Your combination: --query raw --values swap") != std::string::npos);
+  BOOST_TEST(r.out.find("mixture h = A V:   [0.2483, 0.5035]") != std::string::npos);
+  r = attn::test::run(exe + " --no-plots --values swap");  // --query defaults to raw
+  BOOST_TEST(r.code == 0, r.err);
+  BOOST_TEST(r.out.find("Your combination: --query raw --values swap") != std::string::npos);
+  r = attn::test::run(exe + " --no-plots --sentence 'the money bank'");
+  BOOST_TEST(r.code == 0, r.err);
+  BOOST_TEST(r.out.find("on \"the money bank\"") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(help_exits_zero) {
+  const attn::test::Run r = attn::test::run(exe + " --help");
+  BOOST_TEST(r.code == 0);
+  for (const char* flag : {"--query", "--values", "--tokens", "--heads", "--blocks", "--sentence", "--plots"}) {
+    BOOST_TEST(r.out.find(flag) != std::string::npos, flag);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(bad_input_is_one_line_and_exit_2) {
+  for (const std::string args :
+       {"--bogus", "--query", "--query sideways", "--values ''", "--tokens 0", "--tokens -3", "--tokens abc",
+        "--tokens 2.5", "--tokens 99999999999", "--heads 0", "--heads 5000", "--blocks 0", "--blocks -1",
+        "--blocks 1e9", "--sentence ''", "--sentence 'the lake'", "--plots /dev/null/x", "--no-plots --plots /tmp/x",
+        "stray"}) {
+    const attn::test::Run r = attn::test::run(exe + " --no-plots " + args);
+    BOOST_TEST(r.code == 2, args);
+    BOOST_TEST(attn::test::line_count(r.err) == 1u, args << ": " << r.err);
+    BOOST_TEST(r.err.rfind("ch03_values: error: ", 0) == 0u, args << ": " << r.err);
+    BOOST_TEST(r.out == "", args);
+  }
+}
+
+BOOST_AUTO_TEST_SUITE_END()
