@@ -11,7 +11,10 @@
 #include <armadillo>
 #include <cmath>
 #include <iostream>
+#include <fstream>
+#include <iomanip>
 #include <optional>
+#include <sstream>
 #include <string>
 
 #include "common/attn.hpp"
@@ -24,6 +27,13 @@ using attn::format_number;
 using attn::format_vector;
 
 namespace {
+
+/// A loss in scientific notation (losses fall by many orders of magnitude): "6.24e-01".
+std::string format_loss(double x) {
+  std::ostringstream out;
+  out << std::scientific << std::setprecision(2) << x;
+  return out.str();
+}
 
 constexpr double kArticleMsPerStep = 0.38;  // the article's PyTorch script: 1,200 steps in 0.46 s
 
@@ -52,10 +62,10 @@ ch05::TrainLog train_article_model(attn::OneHeadModel& model, const std::vector<
   const ch05::TrainLog log = ch05::train(model, data, passes, lr, {0, 1});
   for (int pass = 1; pass <= passes; ++pass) {
     if (pass == 1 || pass % 50 == 0 || pass == passes) {
-      std::cout << "  pass " << std::setw(5) << pass << "   mean loss " << format_number(log.pass_loss(pass - 1), 6) << '\n';
+      std::cout << "  pass " << std::setw(5) << pass << "   mean loss " << format_loss(log.pass_loss(pass - 1)) << '\n';
     }
   }
-  std::cout << "  mean loss after training: " << format_number(ch05::mean_loss(model, data), 6) << '\n'
+  std::cout << "  mean loss after training: " << format_loss(ch05::mean_loss(model, data)) << '\n'
             << "  training loop wall time: " << format_number(1e3 * log.seconds, 2) << " ms for " << log.steps
             << " optimizer steps (varies from run to run; see --bench)\n";
   return log;
@@ -90,6 +100,7 @@ void report_predictions(const attn::OneHeadModel& model, const std::vector<ch05:
 /// Section 4: one loss reaches every parameter group.
 void heads_and_blocks(const attn::OneHeadModel& model, const ch05::Example& e) {
   attn::print_heading(std::cout, "4. Heads and blocks train together: one loss, every parameter group");
+  std::cout << "  (the first update of training, from the initial parameters)\n";
   const attn::OneHeadGrads g = attn::one_head_backward(model, attn::one_head_forward(model, e.ids, e.label));
   std::cout << "  gradient sizes (Frobenius norms) from the loss of \"" << attn::join_words(e.words) << "\":\n   ";
   const std::pair<const char*, const arma::mat*> groups[] = {{"E", &g.E}, {"Wq", &g.Wq}, {"Wk", &g.Wk},
@@ -328,6 +339,14 @@ int main(int argc, char** argv) {
     attn::OneHeadModel model = init_dir ? ch05::load_model(*init_dir, ch05::vocabulary().size(), 2)
                                         : ch05::initial_model(ch05::vocabulary().size(), settings);
     attn::Plotter plots(attn::cli::plot_settings(vm));
+    // Fail before printing anything if the outputs cannot be written.
+    if (loss_log && !std::ofstream(*loss_log)) throw attn::cli::UsageError("cannot write loss log " + *loss_log);
+    if (save_dir) {
+      std::error_code ec;
+      std::filesystem::create_directories(*save_dir, ec);
+      if (ec || !std::filesystem::is_directory(*save_dir)) throw attn::cli::UsageError("cannot create folder " + *save_dir);
+    }
+    const attn::OneHeadModel initial = model;
 
     std::cout << "Chapter 05 - Training: one head learned by hand-written backpropagation and Adam\n";
     describe_model(model, init_dir ? "read from " + *init_dir
@@ -343,7 +362,7 @@ int main(int argc, char** argv) {
       std::cout << "  trained parameters written to " << *save_dir << " (E, Wq, Wk, Wv, Wc, bc .txt)\n";
     }
     report_predictions(model, data);
-    heads_and_blocks(model, data[0]);
+    heads_and_blocks(initial, data[0]);
 
     std::optional<ch05::FeatureRecovery> features;
     std::vector<ch05::BiasedRow> biased;

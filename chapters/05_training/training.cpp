@@ -231,7 +231,7 @@ attn::OneHeadModel load_model(const std::filesystem::path& dir, arma::uword voca
 void write_loss_log(const arma::vec& pass_loss, const std::filesystem::path& file) {
   std::ofstream out(file);
   if (!out) throw std::invalid_argument("cannot write loss log " + file.string());
-  out << std::setprecision(17);
+  out << std::scientific << std::setprecision(16);  // 17 significant digits: exact when read back
   for (double loss : pass_loss) out << loss << '\n';
   if (!out.flush()) throw std::invalid_argument("cannot write loss log " + file.string());
 }

@@ -112,7 +112,7 @@ void save_model(const attn::OneHeadModel& model, const std::filesystem::path& di
 /// missing or unreadable, ragged, not numeric, not finite, or of the wrong shape.
 attn::OneHeadModel load_model(const std::filesystem::path& dir, arma::uword vocab, arma::uword classes);
 
-/// Writes one line per pass: the pass's mean loss with 17 significant digits.
+/// Writes one line per pass: the pass's mean loss with 17 significant digits ("6.2429412345678901e-01").
 /// Throws std::invalid_argument if the file cannot be written.
 void write_loss_log(const arma::vec& pass_loss, const std::filesystem::path& file);
 
