@@ -89,11 +89,16 @@ OneHeadModel init_like_pytorch(arma::uword vocab, arma::uword d, arma::uword d_k
 
 // [forward]
 void one_head_forward(const OneHeadModel& m, const arma::uvec& ids, arma::uword label, OneHeadPass& p) {
-  require(!ids.is_empty(), "one_head_forward: empty sentence");
-  require(ids.max() < m.E.n_rows, "one_head_forward: token id " + std::to_string(ids.max()) + " is outside the " +
-                                      std::to_string(m.E.n_rows) + "-word vocabulary");
-  require(label < m.Wc.n_cols, "one_head_forward: label " + std::to_string(label) + " is not one of " +
-                                   std::to_string(m.Wc.n_cols) + " classes");
+  // Messages are built only on failure: this runs once per optimizer step.
+  if (ids.is_empty()) throw std::invalid_argument("one_head_forward: empty sentence");
+  if (ids.max() >= m.E.n_rows) {
+    throw std::invalid_argument("one_head_forward: token id " + std::to_string(ids.max()) + " is outside the " +
+                                std::to_string(m.E.n_rows) + "-word vocabulary");
+  }
+  if (label >= m.Wc.n_cols) {
+    throw std::invalid_argument("one_head_forward: label " + std::to_string(label) + " is not one of " +
+                                std::to_string(m.Wc.n_cols) + " classes");
+  }
   p.ids = ids;
   p.label = label;
   p.X = m.E.rows(ids);                                          // X = E[ids]
