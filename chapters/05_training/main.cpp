@@ -175,15 +175,18 @@ void draw_plots(attn::Plotter& plots, const attn::OneHeadModel& model, const std
                .y = log.pass_loss,
                .series = {"mean loss"},
                .logy = true});
+  arma::vec passes_axis = arma::regspace(0, double(passes));
+  passes_axis(0) = 0.5;  // "before training" on a log axis
   for (std::size_t k = 0; k < 2; ++k) {
     const ch05::Example& e = data[k];
     plots.lines({.name = std::string("ch05_bank_attention_") + e.words[1],
                  .title = "bank's attention weights during training, \"" + attn::join_words(e.words) + "\"",
-                 .xlabel = "pass (0 = before training)",
+                 .xlabel = "passes completed (log scale; the first point, at 0.5, is before training)",
                  .ylabel = "weight from bank",
-                 .x = arma::regspace(0, double(passes)),
+                 .x = passes_axis,
                  .y = log.tracked[k],
                  .series = e.words,
+                 .logx = true,
                  .yrange = std::make_pair(0.0, 1.0)});
   }
   const auto& vocab = ch05::vocabulary();
