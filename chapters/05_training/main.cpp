@@ -228,11 +228,11 @@ void draw_plots(attn::Plotter& plots, const attn::OneHeadModel& model, const std
     std::vector<std::string> contexts;
     for (std::size_t i = 0; i < biased.size(); ++i) {
       weights(i) = biased[i].attention;
-      contexts.push_back(biased[i].context + " (" + ch05::class_names()[biased[i].label] + ")");
+      contexts.push_back(biased[i].context + (biased[i].label == 0 ? " (w)" : " (f)"));
     }
     plots.bars({.name = "ch05_biased_attention",
                 .title = "Biased dataset: bank's attention to the context word after training",
-                .xlabel = "context word (assigned label)",
+                .xlabel = "context word (assigned label: w water, f finance)",
                 .ylabel = "weight from bank",
                 .categories = contexts,
                 .series = {"weight"},
