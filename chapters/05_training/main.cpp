@@ -82,8 +82,8 @@ void report_predictions(const attn::OneHeadModel& model, const std::vector<ch05:
     std::string quoted = "\"";
     quoted.append(attn::join_words(e.words)).push_back('"');
     std::cout << "  " << std::left << std::setw(18) << quoted << std::right
-              << " target " << e.label << "  prediction " << predicted << " ("
-              << ch05::class_names()[predicted] << ")   bank attends to";
+              << " target " << e.label << "  prediction " << predicted << " " << std::left << std::setw(10)
+              << ("(" + ch05::class_names()[predicted] + ")") << std::right << " bank attends to";
     for (arma::uword j = 0; j < e.words.size(); ++j) {
       std::cout << ' ' << e.words[j] << ' ' << format_number(p.A(p.A.n_rows - 1, j), 2);
     }
