@@ -228,6 +228,31 @@ BOOST_AUTO_TEST_CASE(adam_counts_optimizer_steps_not_parameters) {
   BOOST_TEST(arma::all(m.E.row(2) == before.E.row(2)));  // money absent: zero gradient, zero moment, no move
 }
 
+BOOST_AUTO_TEST_CASE(adam_second_step_matches_the_paper_on_two_groups) {
+  // Kingma & Ba 2015, Algorithm 1, worked for t = 2 from the two gradients g1, g2:
+  // m = 0.9 (0.1 g1) + 0.1 g2,  v = 0.999 (0.001 g1^2) + 0.001 g2^2,
+  // theta2 = theta1 - lr (m / (1 - 0.9^2)) / (sqrt(v / (1 - 0.999^2)) + 1e-8).
+  const std::vector<ch05::Example> data = ch05::article_examples();
+  attn::OneHeadModel m = ch05::initial_model(4, ch05::TrainSettings{});
+  ch05::Trainer trainer(m, 0.05);
+  const attn::OneHeadGrads g1 = attn::one_head_backward(m, attn::one_head_forward(m, data[0].ids, data[0].label));
+  trainer.step(data[0]);
+  const attn::OneHeadModel after1 = m;
+  const attn::OneHeadGrads g2 = attn::one_head_backward(m, attn::one_head_forward(m, data[1].ids, data[1].label));
+  trainer.step(data[1]);
+  BOOST_TEST(trainer.steps() == 2);
+  const auto expected = [](double theta, double a, double b) {
+    const double mom = 0.9 * 0.1 * a + 0.1 * b, var = 0.999 * 0.001 * a * a + 0.001 * b * b;
+    return theta - 0.05 * (mom / (1 - 0.81)) / (std::sqrt(var / (1 - 0.998001)) + 1e-8);
+  };
+  for (arma::uword k = 0; k < m.bc.n_elem; ++k) {
+    BOOST_TEST(m.bc(k) == expected(after1.bc(k), g1.bc(k), g2.bc(k)), tt::tolerance(1e-12));
+  }
+  for (arma::uword k = 0; k < m.Wc.n_elem; ++k) {
+    BOOST_TEST(m.Wc(k) == expected(after1.Wc(k), g1.Wc(k), g2.Wc(k)), tt::tolerance(1e-12));
+  }
+}
+
 BOOST_AUTO_TEST_CASE(loss_log_is_each_pass_mean_before_each_update) {
   const std::vector<ch05::Example> data = ch05::article_examples();
   attn::OneHeadModel a = ch05::initial_model(4, ch05::TrainSettings{});
