@@ -263,10 +263,14 @@ void Plotter::heatmap(const Heatmap& map) {
   }
   if (!enabled_) return;
   std::ostringstream data;
-  data << "# " << map.title << "\n# column\trow\tvalue (NaN: " << map.nan_label << ")\n";
+  data << "# " << map.title << "\n# column\trow\tvalue (NaN: " << map.nan_label << ")\tlabel\n";
   for (arma::uword r = 0; r < map.values.n_rows; ++r) {
     for (arma::uword c = 0; c < map.values.n_cols; ++c) {
-      data << c << '\t' << r << '\t' << (std::isnan(map.values(r, c)) ? "NaN" : number(map.values(r, c))) << '\n';
+      // The cell's text is written out here: gnuplot 5.4 compares NaN equal to itself, so it
+      // cannot tell a masked cell from the value column alone.
+      const double x = map.values(r, c);
+      data << c << '\t' << r << '\t' << (std::isnan(x) ? "NaN" : number(x)) << '\t'
+           << gnuplot_quote(std::isnan(x) ? map.nan_label : format_number(x, map.precision)) << '\n';
     }
     data << '\n';
   }
@@ -275,14 +279,13 @@ void Plotter::heatmap(const Heatmap& map) {
   const double rows = static_cast<double>(map.values.n_rows), cols = static_cast<double>(map.values.n_cols);
   std::ostringstream gp;
   gp << axis_labels(map.title, map.xlabel, map.ylabel) << "set size ratio " << number(rows / cols) << "\n"
-     << "set xrange [-0.5:" << number(cols - 0.5) << "]\nset yrange [" << number(rows - 0.5) << ":-0.5]\n"  // row 0 on top
+     << "set xrange [-0.5:" << number(cols - 0.5) << "]\nset yrange [" << number(rows - 0.5) << ":-0.5]\n"  // row 0 at the top
      << "set xtics " << tics(map.col_labels) << " nomirror\nset ytics " << tics(map.row_labels) << " nomirror\n"
      << "set palette defined (0 '#f7fbff', 1 '#9ecae1', 2 '#4292c6')\nunset key\n"
      << "set object 1 rectangle from -0.5, -0.5 to " << number(cols - 0.5) << ", " << number(rows - 0.5)
      << " behind fillcolor rgb 'gray75' fillstyle solid noborder\n";
   if (map.cbrange) gp << "set cbrange " << range(*map.cbrange) << "\n";
-  gp << "plot " << dat << " using 1:2:3 with image, " << dat << " using 1:2:(valid(3) ? sprintf('%." << map.precision
-     << "f', $3) : " << gnuplot_quote(map.nan_label) << ") with labels font ',11'\n";
+  gp << "plot " << dat << " using 1:2:3 with image, " << dat << " using 1:2:4 with labels font ',11'\n";
   draw(map.name, gp.str());
 }
 

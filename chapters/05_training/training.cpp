@@ -1,0 +1,280 @@
+/// \file training.cpp
+/// \brief Chapter 05: training, parameter files and the biased dataset (see training.hpp).
+#include "training.hpp"
+
+#include <charconv>
+#include <chrono>
+#include <cmath>
+#include <fstream>
+#include <iomanip>
+#include <limits>
+#include <sstream>
+#include <stdexcept>
+
+#include "common/attention.hpp"
+
+namespace ch05 {
+
+const std::vector<std::string>& vocabulary() {
+  static const std::vector<std::string> words{"the", "river", "money", "bank"};
+  return words;
+}
+
+const std::vector<std::string>& class_names() {
+  static const std::vector<std::string> names{"water", "finance"};
+  return names;
+}
+
+arma::uvec encode(const std::vector<std::string>& words, const std::vector<std::string>& vocab) {
+  if (words.empty()) throw std::invalid_argument("empty sentence");
+  arma::uvec ids(words.size());
+  for (std::size_t i = 0; i < words.size(); ++i) {
+    std::size_t id = 0;
+    while (id < vocab.size() && vocab[id] != words[i]) ++id;
+    if (id == vocab.size()) {
+      std::string list;
+      for (const auto& w : vocab) list += (list.empty() ? "" : ", ") + w;
+      throw std::invalid_argument("unknown word '" + words[i] + "' (vocabulary: " + list + ")");
+    }
+    ids(i) = id;
+  }
+  return ids;
+}
+
+namespace {
+
+Example example(const std::vector<std::string>& words, arma::uword label, const std::vector<std::string>& vocab) {
+  return {words, encode(words, vocab), label};
+}
+
+}  // namespace
+
+std::vector<Example> article_examples() {
+  const auto& v = vocabulary();
+  return {example({"the", "river", "bank"}, 0, v), example({"the", "money", "bank"}, 1, v),
+          example({"river", "bank"}, 0, v), example({"money", "bank"}, 1, v)};
+}
+
+attn::OneHeadModel initial_model(arma::uword vocab, const TrainSettings& s) {
+  return attn::init_like_pytorch(vocab, s.d, s.d, s.d, class_names().size(), s.seed);
+}
+
+Trainer::Trainer(attn::OneHeadModel& model, double lr) : model_(model), adam_(lr) {
+  attn::check_model(model_);
+  groups_ = attn::parameter_groups(model_, grads_);
+}
+
+// [train_step]
+double Trainer::step(const Example& example) {
+  attn::one_head_forward(model_, example.ids, example.label, pass_);
+  attn::one_head_backward(model_, pass_, grads_);
+  adam_.step(groups_);
+  return pass_.loss;
+}
+// [train_step]
+
+TrainLog train(attn::OneHeadModel& model, const std::vector<Example>& data, int passes, double lr,
+               const std::vector<std::size_t>& track) {
+  if (data.empty()) throw std::invalid_argument("train: no examples");
+  if (passes < 1) throw std::invalid_argument("train: passes must be >= 1, got " + std::to_string(passes));
+  for (std::size_t t : track) {
+    if (t >= data.size()) throw std::invalid_argument("train: tracked example " + std::to_string(t) + " does not exist");
+  }
+  TrainLog log;
+  log.pass_loss.zeros(passes);
+  for (std::size_t t : track) log.tracked.emplace_back(passes + 1, data[t].ids.n_elem);
+  attn::OneHeadPass probe;
+  const auto record = [&](int row) {
+    for (std::size_t k = 0; k < track.size(); ++k) {
+      const Example& e = data[track[k]];
+      attn::one_head_forward(model, e.ids, e.label, probe);
+      log.tracked[k].row(row) = probe.A.row(probe.A.n_rows - 1);
+    }
+  };
+  record(0);
+  Trainer trainer(model, lr);
+  const auto start = std::chrono::steady_clock::now();
+  // [train_loop]
+  for (int pass = 0; pass < passes; ++pass) {
+    double total = 0.0;
+    for (const Example& e : data) total += trainer.step(e);  // one Adam step per example, in order
+    log.pass_loss(pass) = total / static_cast<double>(data.size());
+    record(pass + 1);
+  }
+  // [train_loop]
+  log.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  log.steps = trainer.steps();
+  return log;
+}
+
+arma::uword predict(const attn::OneHeadModel& model, const Example& example) {
+  return attn::one_head_forward(model, example.ids, example.label).logits.index_max();
+}
+
+double mean_loss(const attn::OneHeadModel& model, const std::vector<Example>& data) {
+  double total = 0.0;
+  for (const Example& e : data) total += attn::one_head_forward(model, e.ids, e.label).loss;
+  return total / static_cast<double>(data.size());
+}
+
+double microseconds_per_step(const TrainSettings& settings, int repeats) {
+  const std::vector<Example> data = article_examples();
+  double best = std::numeric_limits<double>::infinity();
+  for (int r = 0; r < repeats; ++r) {
+    attn::OneHeadModel model = initial_model(vocabulary().size(), settings);
+    Trainer trainer(model, settings.lr);
+    const auto start = std::chrono::steady_clock::now();
+    for (int pass = 0; pass < settings.passes; ++pass) {
+      for (const Example& e : data) trainer.step(e);
+    }
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    best = std::min(best, 1e6 * seconds / static_cast<double>(trainer.steps()));
+  }
+  return best;
+}
+
+// ---- parameters on disk ------------------------------------------------------------------------
+
+namespace {
+
+const char* const kFiles[] = {"E.txt", "Wq.txt", "Wk.txt", "Wv.txt", "Wc.txt", "bc.txt"};
+
+void write_matrix(const arma::mat& M, const std::filesystem::path& file) {
+  std::ofstream out(file);
+  if (!out) throw std::invalid_argument("cannot write " + file.string());
+  out << std::setprecision(17);
+  for (arma::uword r = 0; r < M.n_rows; ++r) {
+    for (arma::uword c = 0; c < M.n_cols; ++c) out << (c ? " " : "") << M(r, c);
+    out << '\n';
+  }
+  if (!out.flush()) throw std::invalid_argument("cannot write " + file.string());
+}
+
+/// Reads a raw_ascii matrix: one row per non-blank line, entries separated by white space.
+arma::mat read_matrix(const std::filesystem::path& file) {
+  std::ifstream in(file);
+  if (!in) throw std::invalid_argument("cannot read " + file.string());
+  std::vector<std::vector<double>> rows;
+  std::string line;
+  while (std::getline(in, line)) {
+    std::istringstream words(line);
+    std::vector<double> row;
+    std::string token;
+    while (words >> token) {
+      double x = 0.0;
+      const auto [end, ec] = std::from_chars(token.data(), token.data() + token.size(), x);
+      if (ec != std::errc() || end != token.data() + token.size()) {
+        throw std::invalid_argument(file.string() + ": '" + token + "' is not a number");
+      }
+      if (!std::isfinite(x)) throw std::invalid_argument(file.string() + ": entry '" + token + "' is not finite");
+      row.push_back(x);
+    }
+    if (row.empty()) continue;
+    if (!rows.empty() && row.size() != rows.front().size()) {
+      throw std::invalid_argument(file.string() + ": row " + std::to_string(rows.size() + 1) + " has " +
+                                  std::to_string(row.size()) + " entries but row 1 has " +
+                                  std::to_string(rows.front().size()));
+    }
+    rows.push_back(std::move(row));
+  }
+  if (in.bad()) throw std::invalid_argument("cannot read " + file.string());
+  if (rows.empty()) throw std::invalid_argument(file.string() + " holds no numbers");
+  arma::mat M(rows.size(), rows.front().size());
+  for (std::size_t r = 0; r < rows.size(); ++r) {
+    for (std::size_t c = 0; c < rows[r].size(); ++c) M(r, c) = rows[r][c];
+  }
+  return M;
+}
+
+void require_shape(const arma::mat& M, const std::filesystem::path& file, arma::uword rows, arma::uword cols,
+                   const std::string& meaning) {
+  if (M.n_rows != rows || M.n_cols != cols) {
+    throw std::invalid_argument(file.string() + " is " + attn::shape(M) + " but must be " + std::to_string(rows) +
+                                " x " + std::to_string(cols) + " (" + meaning + ")");
+  }
+}
+
+}  // namespace
+
+void save_model(const attn::OneHeadModel& m, const std::filesystem::path& dir) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec || !std::filesystem::is_directory(dir)) throw std::invalid_argument("cannot create folder " + dir.string());
+  const arma::mat* groups[] = {&m.E, &m.Wq, &m.Wk, &m.Wv, &m.Wc, &m.bc};
+  for (std::size_t k = 0; k < 6; ++k) write_matrix(*groups[k], dir / kFiles[k]);
+}
+
+attn::OneHeadModel load_model(const std::filesystem::path& dir, arma::uword vocab, arma::uword classes) {
+  attn::OneHeadModel m;
+  m.E = read_matrix(dir / "E.txt");
+  const arma::uword d = m.E.n_cols;
+  const std::string dd = "d x d, d = " + std::to_string(d) + " from E.txt";
+  require_shape(m.E, dir / "E.txt", vocab, d, "one row per vocabulary word");
+  m.Wq = read_matrix(dir / "Wq.txt");
+  require_shape(m.Wq, dir / "Wq.txt", d, d, dd);
+  m.Wk = read_matrix(dir / "Wk.txt");
+  require_shape(m.Wk, dir / "Wk.txt", d, d, dd);
+  m.Wv = read_matrix(dir / "Wv.txt");
+  require_shape(m.Wv, dir / "Wv.txt", d, d, dd);
+  m.Wc = read_matrix(dir / "Wc.txt");
+  require_shape(m.Wc, dir / "Wc.txt", d, classes, "d x classes, d = " + std::to_string(d) + " from E.txt");
+  m.bc = read_matrix(dir / "bc.txt");
+  if (m.bc.n_elem != classes || (m.bc.n_rows != 1 && m.bc.n_cols != 1)) {
+    throw std::invalid_argument((dir / "bc.txt").string() + " is " + attn::shape(m.bc) + " but must hold " +
+                                std::to_string(classes) + " values, on one line or one per line");
+  }
+  m.bc.reshape(1, classes);  // a column of values becomes the 1 x C row
+  attn::check_model(m);
+  return m;
+}
+
+void write_loss_log(const arma::vec& pass_loss, const std::filesystem::path& file) {
+  std::ofstream out(file);
+  if (!out) throw std::invalid_argument("cannot write loss log " + file.string());
+  out << std::scientific << std::setprecision(16);  // 17 significant digits: exact when read back
+  for (double loss : pass_loss) out << loss << '\n';
+  if (!out.flush()) throw std::invalid_argument("cannot write loss log " + file.string());
+}
+
+// ---- the step-through widget's model -------------------------------------------------------------
+
+attn::OneHeadModel walkthrough_model(std::uint64_t seed) {
+  attn::OneHeadModel m = attn::init_like_pytorch(vocabulary().size(), 2, 2, 2, class_names().size(), seed);
+  m.bc.zeros();  // the widget starts its classifier bias at zero
+  return m;
+}
+
+std::vector<Example> walkthrough_examples() {
+  const std::vector<Example> all = article_examples();
+  return {all[0], all[1]};
+}
+
+// ---- companion: the biased dataset ---------------------------------------------------------------
+
+const std::vector<std::string>& biased_vocabulary() {
+  static const std::vector<std::string> words{"the", "bank", "river", "money", "vault", "salmon", "lawyer", "attorney"};
+  return words;
+}
+
+std::vector<Example> biased_examples() {
+  const auto& v = biased_vocabulary();
+  std::vector<Example> data;
+  const std::pair<const char*, arma::uword> assigned[] = {{"river", 0},  {"money", 1},  {"vault", 0},
+                                                          {"salmon", 1}, {"lawyer", 0}, {"attorney", 1}};
+  for (const auto& [context, label] : assigned) data.push_back(example({"the", context, "bank"}, label, v));
+  return data;
+}
+
+std::vector<BiasedRow> train_biased(const TrainSettings& settings) {
+  const std::vector<Example> data = biased_examples();
+  attn::OneHeadModel model = initial_model(biased_vocabulary().size(), settings);
+  train(model, data, settings.passes, settings.lr);
+  std::vector<BiasedRow> rows;
+  for (const Example& e : data) {
+    const attn::OneHeadPass p = attn::one_head_forward(model, e.ids, e.label);
+    rows.push_back({e.words[1], e.label, p.logits.index_max(), p.A(2, 1)});
+  }
+  return rows;
+}
+
+}  // namespace ch05

@@ -1,0 +1,156 @@
+/// \file training.hpp
+/// \brief Chapter 05: the article's one-head classifier trained with Adam, its parameters on disk,
+/// the two-coordinate step-through, and the biased-dataset companion.
+///
+/// Source: the article, "Make it learn", "Follow one sentence through training" and "Attention
+/// learns the data, not the world". The model and its backward pass live in common/backprop.hpp.
+#pragma once
+
+#include <armadillo>
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "common/backprop.hpp"
+#include "common/optim.hpp"
+
+namespace ch05 {
+
+/// One labelled sentence: its words, their token ids and the class of the last word's sense.
+struct Example {
+  std::vector<std::string> words;  ///< e.g. {"the", "river", "bank"}
+  arma::uvec ids;                  ///< one token id per word (index into the vocabulary)
+  arma::uword label = 0;           ///< 0 water, 1 finance
+};
+
+/// The article's vocabulary in id order: the, river, money, bank.
+const std::vector<std::string>& vocabulary();
+
+/// The class names in label order: water (0), finance (1).
+const std::vector<std::string>& class_names();
+
+/// Token ids of `words` in `vocab`. Throws std::invalid_argument naming an unknown word (and the
+/// vocabulary) or an empty sentence.
+arma::uvec encode(const std::vector<std::string>& words, const std::vector<std::string>& vocab);
+
+/// The article's four examples, in its order: "the river bank" 0, "the money bank" 1,
+/// "river bank" 0, "money bank" 1.
+std::vector<Example> article_examples();
+
+/// The article's settings (d = 8, 300 passes, Adam with learning rate 0.05, seed 0).
+struct TrainSettings {
+  arma::uword d = 8;        ///< embedding and head width (d = d_k = d_v)
+  int passes = 300;         ///< passes over the examples; one Adam step per example
+  double lr = 0.05;         ///< Adam learning rate
+  std::uint64_t seed = 0;   ///< seed of init_like_pytorch
+};
+
+/// The article's model, freshly initialized: vocabulary x d embedding, d x d projections, d x 2
+/// classifier with bias (attn::init_like_pytorch).
+attn::OneHeadModel initial_model(arma::uword vocab, const TrainSettings& settings);
+
+/// Adam on a one-head model, one optimizer step per example. Keeps its forward pass, gradients
+/// and moments between steps, so a step allocates nothing once sizes have settled.
+class Trainer {
+ public:
+  /// Trains `model` in place (it must outlive the Trainer). lr: Adam's learning rate (> 0).
+  /// Throws std::invalid_argument if the model's shapes disagree (attn::check_model) or lr <= 0.
+  Trainer(attn::OneHeadModel& model, double lr);
+  Trainer(const Trainer&) = delete;             ///< holds pointers into itself: not copyable
+  Trainer& operator=(const Trainer&) = delete;  ///< not assignable
+  /// Forward pass, hand-written backward pass, one Adam step. Returns the example's loss before the step.
+  double step(const Example& example);
+  /// Optimizer steps taken so far.
+  long steps() const { return adam_.steps(); }
+
+ private:
+  attn::OneHeadModel& model_;
+  attn::Adam adam_;
+  attn::OneHeadPass pass_;
+  attn::OneHeadGrads grads_;
+  std::vector<attn::Param> groups_;
+};
+
+/// What happened during training.
+struct TrainLog {
+  arma::vec pass_loss;  ///< passes: the mean of each pass's per-example losses, each taken just before its step
+  std::vector<arma::mat> tracked;  ///< one (passes + 1) x n matrix per tracked example: the last word's
+                                   ///< attention row before training (row 0) and after each pass
+  double seconds = 0.0;            ///< wall time of the loop (not deterministic)
+  long steps = 0;                  ///< optimizer steps taken
+};
+
+/// Trains `model` in place: `passes` passes over `data` in order, one Adam step per example.
+/// `track` lists indices into `data` whose last-position attention row is recorded after every pass.
+/// Throws std::invalid_argument if data is empty, passes < 1, lr <= 0 or a tracked index is out of range.
+TrainLog train(attn::OneHeadModel& model, const std::vector<Example>& data, int passes, double lr,
+               const std::vector<std::size_t>& track = {});
+
+/// The predicted class (argmax of the logits) of one example.
+arma::uword predict(const attn::OneHeadModel& model, const Example& example);
+
+/// Mean loss over `data` without updating anything.
+double mean_loss(const attn::OneHeadModel& model, const std::vector<Example>& data);
+
+/// Microseconds per optimizer step, measured over `repeats` full trainings from `settings`
+/// (the best of the repeats, to keep other processes' noise out). Used by `--bench`.
+double microseconds_per_step(const TrainSettings& settings, int repeats);
+
+// ---- parameters on disk -----------------------------------------------------------------------
+
+/// Writes E.txt, Wq.txt, Wk.txt, Wv.txt, Wc.txt and bc.txt into `dir` (created if needed) in
+/// Armadillo's plain-text matrix format (raw_ascii: one row per line, entries separated by spaces),
+/// each entry with 17 significant digits so that reading it back is exact.
+/// Throws std::invalid_argument if the folder or a file cannot be written.
+void save_model(const attn::OneHeadModel& model, const std::filesystem::path& dir);
+
+/// Reads the six files written by save_model (bc.txt may hold its C values on one line or one per
+/// line). d is taken from E.txt's width; E.txt must have `vocab` rows, Wq/Wk/Wv must be d x d,
+/// Wc d x `classes`. Throws std::invalid_argument naming the file and the shapes if a file is
+/// missing or unreadable, ragged, not numeric, not finite, or of the wrong shape.
+attn::OneHeadModel load_model(const std::filesystem::path& dir, arma::uword vocab, arma::uword classes);
+
+/// Writes one line per pass: the pass's mean loss with 17 significant digits ("6.2429412345678901e-01").
+/// Throws std::invalid_argument if the file cannot be written.
+void write_loss_log(const arma::vec& pass_loss, const std::filesystem::path& file);
+
+// ---- the step-through widget --------------------------------------------------------------------
+
+/// The widget's model: two learned coordinates (d = d_k = d_v = 2), the article's vocabulary, two
+/// classes, initialized by init_like_pytorch(seed) and then the classifier bias set to zero.
+attn::OneHeadModel walkthrough_model(std::uint64_t seed);
+
+/// The widget's two examples, alternated by its training: "the river bank" (water) and
+/// "the money bank" (finance).
+std::vector<Example> walkthrough_examples();
+
+/// Prints one update of the widget in eight stages with every number (sentence, lookup, Q/K/V,
+/// mixture, prediction, loss, gradients, update), applies it with SGD (learning rate `lr`), then
+/// `updates` further updates alternating the two examples, one line each. `between_stages` is called
+/// between stages (for --pause). Throws std::invalid_argument if updates < 0.
+void walkthrough(std::ostream& out, std::uint64_t seed, double lr, int updates,
+                 const std::function<void()>& between_stages);
+
+// ---- companion: the biased dataset --------------------------------------------------------------
+
+/// Vocabulary of the biased dataset: the, bank and the six context words.
+const std::vector<std::string>& biased_vocabulary();
+
+/// Six sentences "the CONTEXT bank" with arbitrary labels: river water, money finance, vault water,
+/// salmon finance, lawyer water, attorney finance.
+std::vector<Example> biased_examples();
+
+/// One row of the biased-dataset table.
+struct BiasedRow {
+  std::string context;        ///< the middle word
+  arma::uword label = 0;      ///< assigned class
+  arma::uword prediction = 0; ///< the trained model's class
+  double attention = 0.0;     ///< bank's attention weight on the context word
+};
+
+/// Trains the article's model (same settings) on the biased dataset and returns the table.
+std::vector<BiasedRow> train_biased(const TrainSettings& settings);
+
+}  // namespace ch05

@@ -1,0 +1,186 @@
+/// \file backprop.cpp
+/// \brief The one-head classifier's forward pass and hand-written backward pass (see backprop.hpp).
+#include "common/backprop.hpp"
+
+#include <cmath>
+#include <numbers>
+#include <random>
+#include <stdexcept>
+#include <string>
+
+#include "common/attention.hpp"
+#include "common/loss.hpp"
+
+namespace attn {
+namespace {
+
+void require(bool ok, const std::string& message) {
+  if (!ok) throw std::invalid_argument(message);
+}
+
+void require_rows(const arma::mat& M, const char* name, arma::uword rows, const arma::mat& other, const char* other_name) {
+  require(M.n_rows == rows, std::string("one-head model: ") + name + " is " + shape(M) + " but " + other_name +
+                                " is " + shape(other));
+}
+
+/// Uniform and normal numbers from std::mt19937_64, transformed by hand so that every standard
+/// library gives the same values (std::normal_distribution does not promise that).
+class Stream {
+ public:
+  explicit Stream(std::uint64_t seed) : engine_(seed) {}
+  /// U[0, 1) from the top 53 bits.
+  double uniform() { return static_cast<double>(engine_() >> 11) * 0x1.0p-53; }
+  /// U[lo, hi).
+  double uniform(double lo, double hi) { return lo + (hi - lo) * uniform(); }
+  /// N(0, 1) by Box-Muller (one of the pair; simplicity over thrift).
+  double normal() {
+    const double u1 = 1.0 - uniform();  // (0, 1]: log is finite
+    const double u2 = uniform();
+    return std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * std::numbers::pi * u2);
+  }
+
+ private:
+  std::mt19937_64 engine_;
+};
+
+}  // namespace
+
+void check_model(const OneHeadModel& m) {
+  for (const auto* M : {&m.E, &m.Wq, &m.Wk, &m.Wv, &m.Wc, &m.bc}) require(!M->is_empty(), "one-head model: empty parameter");
+  require_rows(m.Wq, "Wq", m.E.n_cols, m.E, "E");
+  require_rows(m.Wk, "Wk", m.E.n_cols, m.E, "E");
+  require_rows(m.Wv, "Wv", m.E.n_cols, m.E, "E");
+  require(m.Wk.n_cols == m.Wq.n_cols, "one-head model: Wq is " + shape(m.Wq) + " but Wk is " + shape(m.Wk));
+  require_rows(m.Wc, "Wc", m.Wv.n_cols, m.Wv, "Wv");
+  require(m.bc.n_rows == 1 && m.bc.n_cols == m.Wc.n_cols,
+          "one-head model: bc is " + shape(m.bc) + " but Wc is " + shape(m.Wc) + " (bc must be 1 x C)");
+  require_finite(m.E, "one-head model: E");
+  require_finite(m.Wq, "one-head model: Wq");
+  require_finite(m.Wk, "one-head model: Wk");
+  require_finite(m.Wv, "one-head model: Wv");
+  require_finite(m.Wc, "one-head model: Wc");
+  require_finite(m.bc, "one-head model: bc");
+}
+
+arma::uword parameter_count(const OneHeadModel& m) {
+  return m.E.n_elem + m.Wq.n_elem + m.Wk.n_elem + m.Wv.n_elem + m.Wc.n_elem + m.bc.n_elem;
+}
+
+OneHeadModel init_like_pytorch(arma::uword vocab, arma::uword d, arma::uword d_k, arma::uword d_v, arma::uword classes,
+                               std::uint64_t seed) {
+  require(vocab > 0 && d > 0 && d_k > 0 && d_v > 0 && classes > 0, "init_like_pytorch: every size must be > 0");
+  Stream rng(seed);
+  const auto uniform = [&](arma::uword rows, arma::uword cols, arma::uword fan_in) {
+    const double bound = 1.0 / std::sqrt(static_cast<double>(fan_in));
+    arma::mat W(rows, cols);
+    W.imbue([&] { return rng.uniform(-bound, bound); });
+    return W;
+  };
+  OneHeadModel m;
+  m.E.set_size(vocab, d);
+  m.E.imbue([&] { return rng.normal(); });  // nn.Embedding: N(0, 1)
+  m.Wq = uniform(d, d_k, d);                // nn.Linear(d, d_k, bias=False)
+  m.Wk = uniform(d, d_k, d);
+  m.Wv = uniform(d, d_v, d);
+  m.Wc = uniform(d_v, classes, d_v);  // nn.Linear(d_v, C): weight and bias share the bound
+  m.bc = uniform(1, classes, d_v);
+  return m;
+}
+
+// [forward]
+void one_head_forward(const OneHeadModel& m, const arma::uvec& ids, arma::uword label, OneHeadPass& p) {
+  // Messages are built only on failure: this runs once per optimizer step.
+  if (ids.is_empty()) throw std::invalid_argument("one_head_forward: empty sentence");
+  if (ids.max() >= m.E.n_rows) {
+    throw std::invalid_argument("one_head_forward: token id " + std::to_string(ids.max()) + " is outside the " +
+                                std::to_string(m.E.n_rows) + "-word vocabulary");
+  }
+  if (label >= m.Wc.n_cols) {
+    throw std::invalid_argument("one_head_forward: label " + std::to_string(label) + " is not one of " +
+                                std::to_string(m.Wc.n_cols) + " classes");
+  }
+  p.ids = ids;
+  p.label = label;
+  p.X = m.E.rows(ids);                                          // X = E[ids]
+  p.Q = p.X * m.Wq;                                             // Q = X Wq
+  p.K = p.X * m.Wk;                                             // K = X Wk
+  p.V = p.X * m.Wv;                                             // V = X Wv
+  p.S = p.Q * p.K.t() / std::sqrt(static_cast<double>(m.Wq.n_cols));  // S = Q K^T / sqrt(d_k)
+  p.A = softmax_rows(p.S);                                      // A = softmax(S), row by row
+  p.H = p.A * p.V;                                              // H = A V
+  p.logits = p.H.row(p.H.n_rows - 1) * m.Wc + m.bc;             // logits = h Wc + bc
+  p.probs = softmax_rows(p.logits);
+  p.loss = cross_entropy(p.logits, arma::uvec{label}).loss;     // loss = -log softmax(logits)[y]
+}
+// [forward]
+
+OneHeadPass one_head_forward(const OneHeadModel& model, const arma::uvec& ids, arma::uword label) {
+  OneHeadPass pass;
+  one_head_forward(model, ids, label, pass);
+  return pass;
+}
+
+// [softmax_backward]
+arma::mat softmax_rows_backward(const arma::mat& A, const arma::mat& dA) {
+  require(arma::size(A) == arma::size(dA),
+          "softmax_rows_backward: A is " + shape(A) + " but dA is " + shape(dA));
+  // forward: a_i = softmax(s_i)   =>   ds_i = dA_i J_i,  J_i = diag(a_i) - a_i^T a_i,
+  // that is ds_ij = a_ij (dA_ij - sum_m dA_im a_im): every score moves every weight of its row.
+  arma::mat dS = dA;
+  dS.each_col() -= arma::sum(dA % A, 1);
+  dS %= A;
+  return dS;
+}
+// [softmax_backward]
+
+// [backward]
+void one_head_backward(const OneHeadModel& m, const OneHeadPass& p, OneHeadGrads& g) {
+  const arma::uword last = p.X.n_rows - 1;
+  const double inv_sqrt_dk = 1.0 / std::sqrt(static_cast<double>(m.Wq.n_cols));
+
+  // forward: loss = -log softmax(logits)[y]   =>   dlogits = softmax(logits) - onehot(y)   (common/loss.hpp)
+  g.dlogits = cross_entropy(p.logits, arma::uvec{p.label}).dlogits;
+
+  // forward: logits = h Wc + bc, h = H[n-1]   =>   dWc = h^T dlogits,  dbc = dlogits,  dh = dlogits Wc^T
+  g.Wc = p.H.row(last).t() * g.dlogits;
+  g.bc = g.dlogits;
+  g.dH.zeros(p.H.n_rows, p.H.n_cols);  // rows other than the last do not reach the classifier
+  g.dH.row(last) = g.dlogits * m.Wc.t();
+
+  // forward: H = A V   =>   dA = dH V^T,  dV = A^T dH
+  g.dA = g.dH * p.V.t();
+  g.dV = p.A.t() * g.dH;
+
+  // forward: A = softmax(S) row by row   =>   dS_i = a_i .* (dA_i - dA_i . a_i)   (full Jacobian)
+  g.dS = softmax_rows_backward(p.A, g.dA);
+
+  // forward: S = Q K^T / sqrt(d_k)   =>   dQ = dS K / sqrt(d_k),  dK = dS^T Q / sqrt(d_k)
+  g.dQ = g.dS * p.K * inv_sqrt_dk;
+  g.dK = g.dS.t() * p.Q * inv_sqrt_dk;
+
+  // forward: Q = X Wq, K = X Wk, V = X Wv   =>   dWq = X^T dQ,  dWk = X^T dK,  dWv = X^T dV,
+  //                                               dX = dQ Wq^T + dK Wk^T + dV Wv^T   (X feeds all three)
+  g.Wq = p.X.t() * g.dQ;
+  g.Wk = p.X.t() * g.dK;
+  g.Wv = p.X.t() * g.dV;
+  g.dX = g.dQ * m.Wq.t() + g.dK * m.Wk.t() + g.dV * m.Wv.t();
+
+  // forward: X = E[ids]   =>   dE[r] = sum of dX[i] over the positions i holding token r:
+  // a repeated word accumulates, a word absent from the sentence gets exactly zero.
+  g.E.zeros(m.E.n_rows, m.E.n_cols);
+  for (arma::uword i = 0; i < p.ids.n_elem; ++i) g.E.row(p.ids(i)) += g.dX.row(i);
+}
+// [backward]
+
+OneHeadGrads one_head_backward(const OneHeadModel& model, const OneHeadPass& pass) {
+  OneHeadGrads grads;
+  one_head_backward(model, pass, grads);
+  return grads;
+}
+
+std::vector<Param> parameter_groups(OneHeadModel& m, const OneHeadGrads& g) {
+  return {{"E", &m.E, &g.E},    {"Wq", &m.Wq, &g.Wq}, {"Wk", &m.Wk, &g.Wk},
+          {"Wv", &m.Wv, &g.Wv}, {"Wc", &m.Wc, &g.Wc}, {"bc", &m.bc, &g.bc}};
+}
+
+}  // namespace attn

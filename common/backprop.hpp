@@ -1,0 +1,116 @@
+/// \file backprop.hpp
+/// \brief The one-head classifier of "Make it learn": forward pass, and its backward pass written by hand.
+///
+/// The model reads a sentence of token ids, looks up their rows of an embedding table, runs one
+/// attention head over them and classifies the mixture received at the last position:
+///
+///     X = E[ids]                         n x d     (the lookup)
+///     Q = X Wq,  K = X Wk,  V = X Wv     n x d_k, n x d_k, n x d_v
+///     S = Q K^T / sqrt(d_k)              n x n
+///     A = softmax(S) row by row          n x n
+///     H = A V                            n x d_v
+///     logits = h Wc + bc,  h = H[n-1]    1 x C
+///     loss = -log softmax(logits)[y]     (cross-entropy, common/loss.hpp)
+///
+/// The backward pass differentiates these lines in reverse order; each stage in backprop.cpp quotes
+/// the forward line it differentiates. Tokens are rows and vectors are row vectors (see attn.hpp).
+/// Source: the article, "Make it learn" (its PyTorch OneHeadSense); Vaswani et al. 2017, §3.2.1;
+/// Goodfellow et al. 2016, §6.5 (back-propagation).
+#pragma once
+
+#include <armadillo>
+#include <cstdint>
+#include <vector>
+
+#include "common/optim.hpp"
+
+namespace attn {
+
+/// The trainable parameter groups of the one-head classifier (row-vector convention).
+struct OneHeadModel {
+  arma::mat E;   ///< vocabulary x d: row r is the embedding of token id r
+  arma::mat Wq;  ///< d x d_k query projection (no bias)
+  arma::mat Wk;  ///< d x d_k key projection (no bias)
+  arma::mat Wv;  ///< d x d_v value projection (no bias)
+  arma::mat Wc;  ///< d_v x C classifier weights: logits = h Wc + bc
+  arma::mat bc;  ///< 1 x C classifier bias
+};
+
+/// Throws std::invalid_argument (naming both shapes) unless the groups fit together:
+/// E vocab x d, Wq and Wk d x d_k, Wv d x d_v, Wc d_v x C, bc 1 x C, every size > 0, entries finite.
+void check_model(const OneHeadModel& model);
+
+/// Number of trainable scalars: vocab d + 2 d d_k + d d_v + d_v C + C. The article's model
+/// (vocab 4, d = d_k = d_v = 8, C = 2) has 4x8 + 3x8x8 + (8x2 + 2) = 242.
+arma::uword parameter_count(const OneHeadModel& model);
+
+/// A model initialized the way PyTorch initializes nn.Embedding and nn.Linear: every embedding
+/// entry N(0, 1); every linear weight and bias U(-1/sqrt(fan_in), 1/sqrt(fan_in)) with fan_in the
+/// layer's input width (d for Wq, Wk, Wv; d_v for Wc and bc). The random stream is std::mt19937_64
+/// seeded with `seed`, turned into uniforms (53 bits) and normals (Box-Muller) by hand, so the numbers
+/// are the same with every standard library (but not PyTorch's own numbers).
+/// Throws std::invalid_argument if a size is 0.
+OneHeadModel init_like_pytorch(arma::uword vocab, arma::uword d, arma::uword d_k, arma::uword d_v,
+                               arma::uword classes, std::uint64_t seed);
+
+/// Everything the forward pass computes on one example, kept for the backward pass and for printing.
+/// Reusing one OneHeadPass across calls reuses its memory (no allocation once the sizes settle).
+struct OneHeadPass {
+  arma::uvec ids;       ///< n token ids
+  arma::mat X;          ///< n x d, X = E[ids]
+  arma::mat Q;          ///< n x d_k, Q = X Wq
+  arma::mat K;          ///< n x d_k, K = X Wk
+  arma::mat V;          ///< n x d_v, V = X Wv
+  arma::mat S;          ///< n x n, S = Q K^T / sqrt(d_k)
+  arma::mat A;          ///< n x n, A = softmax(S) row by row
+  arma::mat H;          ///< n x d_v, H = A V
+  arma::mat logits;     ///< 1 x C, logits = H[n-1] Wc + bc
+  arma::mat probs;      ///< 1 x C, softmax(logits)
+  arma::uword label = 0;  ///< the target class y
+  double loss = 0.0;    ///< -log probs[y]
+};
+
+/// Runs the forward pass on token ids `ids` with target class `label`, writing into `pass`.
+/// Throws std::invalid_argument if ids is empty, an id is >= vocab, or label >= C (the model's
+/// shapes are assumed checked by check_model).
+void one_head_forward(const OneHeadModel& model, const arma::uvec& ids, arma::uword label, OneHeadPass& pass);
+
+/// The forward pass, returned by value (for printing and tests).
+OneHeadPass one_head_forward(const OneHeadModel& model, const arma::uvec& ids, arma::uword label);
+
+/// Gradients of the loss for every parameter group (same shapes as OneHeadModel), and the
+/// intermediate gradients of every activation, which the walkthrough prints.
+struct OneHeadGrads {
+  arma::mat E;        ///< vocab x d: dL/dE; rows of ids absent from the sentence are exactly 0
+  arma::mat Wq;       ///< d x d_k: dL/dWq
+  arma::mat Wk;       ///< d x d_k: dL/dWk
+  arma::mat Wv;       ///< d x d_v: dL/dWv
+  arma::mat Wc;       ///< d_v x C: dL/dWc
+  arma::mat bc;       ///< 1 x C: dL/dbc
+  arma::mat dlogits;  ///< 1 x C: dL/dlogits = probs - onehot(y)
+  arma::mat dH;       ///< n x d_v: only the last row is non-zero (the classifier reads only it)
+  arma::mat dA;       ///< n x n
+  arma::mat dS;       ///< n x n
+  arma::mat dQ;       ///< n x d_k
+  arma::mat dK;       ///< n x d_k
+  arma::mat dV;       ///< n x d_v
+  arma::mat dX;       ///< n x d
+};
+
+/// Backward through a row-wise softmax: given A = softmax(S) (n x m) and dA = dL/dA (n x m),
+/// returns dL/dS (n x m). Each row uses the full Jacobian dA_i/dS_i = diag(a_i) - a_i^T a_i, not only
+/// its diagonal, which gives dS_i = a_i .* (dA_i - (dA_i . a_i)).
+/// Throws std::invalid_argument if the shapes differ.
+arma::mat softmax_rows_backward(const arma::mat& A, const arma::mat& dA);
+
+/// The hand-written backward pass of one example: fills `grads` from a pass computed by
+/// one_head_forward with the same model. Reusing `grads` across calls reuses its memory.
+void one_head_backward(const OneHeadModel& model, const OneHeadPass& pass, OneHeadGrads& grads);
+
+/// The backward pass, returned by value.
+OneHeadGrads one_head_backward(const OneHeadModel& model, const OneHeadPass& pass);
+
+/// The six groups paired with their gradients, in the order E, Wq, Wk, Wv, Wc, bc, for Sgd and Adam.
+std::vector<Param> parameter_groups(OneHeadModel& model, const OneHeadGrads& grads);
+
+}  // namespace attn

@@ -1,0 +1,421 @@
+/// \file test_ch05_training.cpp
+/// \brief Chapter 05: claims train_01..train_05, bias_01, feat_01 of ../shared/claims.md, the
+/// hand-written backward pass against central differences, parameter files, and the program.
+#define BOOST_TEST_MODULE ch05_training
+#include <boost/test/unit_test.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "common/attention.hpp"
+#include "common/backprop.hpp"
+#include "common/gradcheck.hpp"
+#include "common/plot.hpp"
+#include "features.hpp"
+#include "support.hpp"
+#include "training.hpp"
+
+namespace tt = boost::test_tools;
+
+namespace {
+
+/// Checks every parameter group of `model` on one example against central differences.
+void check_all_groups(attn::OneHeadModel model, const arma::uvec& ids, arma::uword label, const std::string& what) {
+  const attn::OneHeadGrads g = attn::one_head_backward(model, attn::one_head_forward(model, ids, label));
+  const auto loss = [&] { return attn::one_head_forward(model, ids, label).loss; };
+  const std::pair<arma::mat*, const arma::mat*> groups[] = {{&model.E, &g.E},   {&model.Wq, &g.Wq}, {&model.Wk, &g.Wk},
+                                                            {&model.Wv, &g.Wv}, {&model.Wc, &g.Wc}, {&model.bc, &g.bc}};
+  const char* names[] = {"E", "Wq", "Wk", "Wv", "Wc", "bc"};
+  for (int k = 0; k < 6; ++k) {
+    const double err = attn::check_gradient(loss, *groups[k].first, *groups[k].second).max_relative_error;
+    BOOST_TEST(err < 1e-6, what << ", group " << names[k] << ": relative error " << err);
+  }
+}
+
+std::filesystem::path scratch(const std::string& name) {
+  const auto dir = std::filesystem::path(TEST_PLOTS) / name;
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
+void write(const std::filesystem::path& file, const std::string& text) { std::ofstream(file) << text; }
+
+/// True if `text` holds the word "nan" (any case) not inside a longer word such as "finance".
+/// (No std::regex: GCC 12 warns inside it under the sanitizer build.)
+bool has_nan_word(const std::string& text) {
+  std::string lower = text;
+  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (std::size_t at = lower.find("nan"); at != std::string::npos; at = lower.find("nan", at + 1)) {
+    const bool left = at == 0 || !std::isalpha(static_cast<unsigned char>(lower[at - 1]));
+    const bool right = at + 3 >= lower.size() || !std::isalpha(static_cast<unsigned char>(lower[at + 3]));
+    if (left && right) return true;
+  }
+  return false;
+}
+
+/// True if `line` reads d.dddddddddddddddde[+-]dd[d]: 17 significant digits in scientific notation.
+bool is_17_digit_scientific(const std::string& line) {
+  const auto digit = [&](std::size_t i) { return i < line.size() && std::isdigit(static_cast<unsigned char>(line[i])); };
+  if (line.size() < 22 || line.size() > 23 || !digit(0) || line[1] != '.') return false;
+  for (std::size_t i = 2; i < 18; ++i) if (!digit(i)) return false;
+  if (line[18] != 'e' || (line[19] != '+' && line[19] != '-')) return false;
+  for (std::size_t i = 20; i < line.size(); ++i) if (!digit(i)) return false;
+  return true;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(claims)
+
+BOOST_AUTO_TEST_CASE(claim_train_01_parameter_count_242) {
+  const attn::OneHeadModel m = ch05::initial_model(4, ch05::TrainSettings{});
+  BOOST_TEST(attn::parameter_count(m) == 4u * 8 + 3u * 8 * 8 + (8u * 2 + 2));
+  BOOST_TEST(attn::parameter_count(m) == 242u);
+}
+
+BOOST_AUTO_TEST_CASE(claim_train_02_adam_300_passes_gets_all_four_right) {
+  const std::vector<ch05::Example> data = ch05::article_examples();
+  for (std::uint64_t seed : {0u, 1u, 2u}) {
+    ch05::TrainSettings s;
+    s.seed = seed;
+    attn::OneHeadModel model = ch05::initial_model(4, s);
+    const ch05::TrainLog log = ch05::train(model, data, s.passes, s.lr);
+    BOOST_TEST(log.steps == 1200);
+    BOOST_TEST(ch05::mean_loss(model, data) < 1e-2, "seed " << seed);
+    const arma::uword expected[] = {0, 1, 0, 1};
+    for (std::size_t i = 0; i < 4; ++i) BOOST_TEST(ch05::predict(model, data[i]) == expected[i], "seed " << seed);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(claim_train_03_attention_rows_are_reported_not_asserted) {
+  // The article prints its rows with a caveat; we assert only that the rows are distributions
+  // and that the program prints them with the caveat.
+  attn::OneHeadModel model = ch05::initial_model(4, ch05::TrainSettings{});
+  const std::vector<ch05::Example> data = ch05::article_examples();
+  const ch05::TrainLog log = ch05::train(model, data, 300, 0.05, {0, 1});
+  for (const arma::mat& rows : log.tracked) {
+    BOOST_TEST(rows.n_rows == 301u);
+    BOOST_TEST(arma::abs(arma::sum(rows, 1) - 1.0).max() < 1e-12);
+  }
+  const attn::test::Run r = attn::test::run(std::string(CHAPTER_EXE) + " --no-plots --no-companions");
+  BOOST_TEST(r.out.find("bank attends to the ") != std::string::npos);
+  BOOST_TEST(r.out.find("one solution among many") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(claim_train_04_absent_word_gets_exactly_zero_gradient) {
+  const attn::OneHeadModel m = ch05::walkthrough_model(0);
+  BOOST_TEST(m.E.n_cols == 2u);
+  BOOST_TEST(m.bc(0, 0) == 0.0);
+  BOOST_TEST(m.bc(0, 1) == 0.0);
+  const ch05::Example e = ch05::walkthrough_examples()[0];  // the river bank: money (id 2) is absent
+  const attn::OneHeadGrads g = attn::one_head_backward(m, attn::one_head_forward(m, e.ids, e.label));
+  BOOST_TEST(g.E(2, 0) == 0.0);
+  BOOST_TEST(g.E(2, 1) == 0.0);
+  for (arma::uword r : {0u, 1u, 3u}) BOOST_TEST(arma::norm(g.E.row(r)) > 0.0);
+  // After one SGD step (lr 0.3) the absent row is unchanged, bit for bit.
+  attn::OneHeadModel updated = m;
+  attn::Sgd(0.3).step(attn::parameter_groups(updated, g));
+  BOOST_TEST(arma::all(updated.E.row(2) == m.E.row(2)));
+  const attn::test::Run r = attn::test::run(std::string(CHAPTER_EXE) + " --walkthrough");
+  BOOST_TEST(r.code == 0);
+  BOOST_TEST(r.out.find("'money' is absent from the sentence: its row of dE is exactly zero   [train_04]") !=
+             std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(claim_train_05_every_group_matches_central_differences) {
+  // The article's shapes, then d_k != d and d_v != d with three classes; lengths 1, 2, 3 and 5,
+  // and a sentence with a repeated word.
+  const attn::OneHeadModel article = ch05::initial_model(4, ch05::TrainSettings{});
+  check_all_groups(article, arma::uvec{0, 1, 3}, 0, "the river bank");
+  check_all_groups(article, arma::uvec{2, 3}, 1, "money bank");
+  check_all_groups(article, arma::uvec{3}, 1, "bank alone (n = 1)");
+  const attn::OneHeadModel odd = attn::init_like_pytorch(6, 5, 3, 4, 3, 11);
+  check_all_groups(odd, arma::uvec{4, 1, 4, 0, 5}, 2, "n = 5, word 4 repeated, d 5, d_k 3, d_v 4, C 3");
+  check_all_groups(odd, arma::uvec{2}, 0, "n = 1, d_k != d");
+  check_all_groups(odd, arma::uvec{5, 5}, 1, "the same word twice");
+}
+
+BOOST_AUTO_TEST_CASE(claim_bias_01_fits_six_of_six_arbitrary_assignments) {
+  const std::vector<ch05::BiasedRow> rows = ch05::train_biased(ch05::TrainSettings{});
+  const char* contexts[] = {"river", "money", "vault", "salmon", "lawyer", "attorney"};
+  const arma::uword labels[] = {0, 1, 0, 1, 0, 1};
+  BOOST_REQUIRE(rows.size() == 6u);
+  for (std::size_t i = 0; i < 6; ++i) {
+    BOOST_TEST(rows[i].context == contexts[i]);
+    BOOST_TEST(rows[i].label == labels[i]);
+    BOOST_TEST(rows[i].prediction == labels[i], contexts[i]);
+    BOOST_TEST((rows[i].attention >= 0.0 && rows[i].attention <= 1.0));
+  }
+}
+
+BOOST_AUTO_TEST_CASE(claim_feat_01_recovers_features_and_interventions_behave) {
+  const ch05::FeatureRecovery r = ch05::recover_features(256, 256, 1500, 0.02, 0);
+  BOOST_TEST(r.heldout_error < 1e-3);
+  BOOST_TEST(r.Wq_error < 1e-2);
+  BOOST_TEST(r.Wv_error < 1e-2);
+  for (arma::uword f = 0; f < 9; ++f) {
+    const bool query_relevant = f < 3, value_relevant = f >= 3 && f < 6;
+    if (query_relevant) BOOST_TEST(r.query_effect(f) > 0.1, "feature " << f);
+    else BOOST_TEST(r.query_effect(f) < 1e-2, "feature " << f);
+    if (value_relevant) BOOST_TEST(r.source_effect(f) > 0.1, "feature " << f);
+    else BOOST_TEST(r.source_effect(f) < 1e-2, "feature " << f);
+  }
+  // Moving every source token by +1 along value feature f moves y by exactly row f of Wv.
+  const arma::mat tv = ch05::true_Wv();
+  for (arma::uword f = 3; f < 6; ++f) BOOST_TEST(std::abs(r.source_effect(f) - arma::norm(tv.row(f))) < 1e-2);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(backward)
+
+BOOST_AUTO_TEST_CASE(softmax_backward_by_hand) {
+  // a = softmax([0, ln 3]) = [1/4, 3/4]; dA = [1, 0]; dS = a .* (dA - a.dA) = [3/16, -3/16].
+  const arma::mat A = attn::softmax_rows(arma::mat{{0.0, std::log(3.0)}});
+  const arma::mat dS = attn::softmax_rows_backward(A, arma::mat{{1.0, 0.0}});
+  BOOST_TEST(dS(0, 0) == 3.0 / 16, tt::tolerance(1e-14));
+  BOOST_TEST(dS(0, 1) == -3.0 / 16, tt::tolerance(1e-14));
+  // The full Jacobian, not its diagonal: a 3 x 4 case against (diag(a) - a^T a) row by row.
+  arma::arma_rng::set_seed(5);
+  const arma::mat S = arma::randn(3, 4), dA = arma::randn(3, 4);
+  const arma::mat P = attn::softmax_rows(S), got = attn::softmax_rows_backward(P, dA);
+  for (arma::uword i = 0; i < 3; ++i) {
+    const arma::rowvec a = P.row(i);
+    const arma::mat J = arma::diagmat(a) - a.t() * a;
+    BOOST_TEST(arma::abs(got.row(i) - dA.row(i) * J).max() < 1e-15);
+  }
+  BOOST_CHECK_THROW(attn::softmax_rows_backward(P, arma::mat(3, 3)), std::invalid_argument);
+}
+
+BOOST_AUTO_TEST_CASE(repeated_word_accumulates_its_gradient) {
+  const attn::OneHeadModel m = attn::init_like_pytorch(4, 4, 4, 4, 2, 3);
+  const attn::OneHeadPass p = attn::one_head_forward(m, arma::uvec{1, 2, 1}, 0);
+  const attn::OneHeadGrads g = attn::one_head_backward(m, p);
+  BOOST_TEST(arma::abs(g.E.row(1) - (g.dX.row(0) + g.dX.row(2))).max() < 1e-15);
+  BOOST_TEST(arma::all(g.E.row(0) == 0.0));
+  BOOST_TEST(arma::all(g.E.row(3) == 0.0));
+}
+
+BOOST_AUTO_TEST_CASE(forward_and_model_checks_refuse_bad_input) {
+  attn::OneHeadModel m = attn::init_like_pytorch(4, 3, 2, 5, 2, 1);
+  BOOST_CHECK_NO_THROW(attn::check_model(m));
+  BOOST_TEST(attn::one_head_forward(m, arma::uvec{0, 3}, 1).H.n_cols == 5u);
+  BOOST_CHECK_THROW(attn::one_head_forward(m, arma::uvec{}, 0), std::invalid_argument);
+  BOOST_CHECK_THROW(attn::one_head_forward(m, arma::uvec{4}, 0), std::invalid_argument);
+  BOOST_CHECK_THROW(attn::one_head_forward(m, arma::uvec{0}, 2), std::invalid_argument);
+  m.Wk = arma::mat(3, 3, arma::fill::ones);
+  BOOST_CHECK_THROW(attn::check_model(m), std::invalid_argument);
+  BOOST_CHECK_THROW(attn::init_like_pytorch(4, 0, 2, 2, 2, 0), std::invalid_argument);
+}
+
+BOOST_AUTO_TEST_CASE(init_follows_pytorch_bounds) {
+  const attn::OneHeadModel m = attn::init_like_pytorch(50, 16, 16, 16, 2, 0);
+  const double bound = 1.0 / 4.0;  // 1 / sqrt(16)
+  for (const arma::mat* W : {&m.Wq, &m.Wk, &m.Wv, &m.Wc, &m.bc}) BOOST_TEST(arma::abs(*W).max() <= bound);
+  BOOST_TEST(std::abs(arma::mean(arma::vectorise(m.E))) < 0.1);  // N(0, 1), 800 draws
+  BOOST_TEST(std::abs(arma::stddev(arma::vectorise(m.E)) - 1.0) < 0.1);
+  BOOST_TEST(arma::all(arma::vectorise(m.Wq == attn::init_like_pytorch(50, 16, 16, 16, 2, 0).Wq)));  // seeded
+}
+
+BOOST_AUTO_TEST_CASE(feature_loss_gradients_match_central_differences) {
+  const ch05::FeatureData data = ch05::make_feature_data(7, 4);
+  arma::arma_rng::set_seed(9);
+  arma::mat Wq = arma::randn(9, 3), Wv = arma::randn(9, 3);
+  const ch05::FeatureLoss g = ch05::feature_loss(Wq, Wv, data);
+  const auto loss = [&] { return ch05::feature_loss(Wq, Wv, data).loss; };
+  BOOST_TEST(attn::check_gradient(loss, Wq, g.dWq).max_relative_error < 1e-6);
+  BOOST_TEST(attn::check_gradient(loss, Wv, g.dWv).max_relative_error < 1e-6);
+  BOOST_TEST(ch05::feature_loss(ch05::true_Wq(), ch05::true_Wv(), data).loss == 0.0);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(training)
+
+BOOST_AUTO_TEST_CASE(adam_counts_optimizer_steps_not_parameters) {
+  // Six groups, one step: bias correction must use t = 1, so every entry moves by lr * sign(g).
+  attn::OneHeadModel m = ch05::initial_model(4, ch05::TrainSettings{});
+  const attn::OneHeadModel before = m;
+  const ch05::Example e = ch05::article_examples()[0];
+  const attn::OneHeadGrads g = attn::one_head_backward(m, attn::one_head_forward(m, e.ids, e.label));
+  ch05::Trainer trainer(m, 0.05);
+  trainer.step(e);
+  BOOST_TEST(trainer.steps() == 1);
+  for (arma::uword k = 0; k < m.Wq.n_elem; ++k) {
+    const double expected = before.Wq(k) - 0.05 * g.Wq(k) / (std::abs(g.Wq(k)) + 1e-8);
+    BOOST_TEST(m.Wq(k) == expected, tt::tolerance(1e-12));
+  }
+  BOOST_TEST(arma::all(m.E.row(2) == before.E.row(2)));  // money absent: zero gradient, zero moment, no move
+}
+
+BOOST_AUTO_TEST_CASE(adam_second_step_matches_the_paper_on_two_groups) {
+  // Kingma & Ba 2015, Algorithm 1, worked for t = 2 from the two gradients g1, g2:
+  // m = 0.9 (0.1 g1) + 0.1 g2,  v = 0.999 (0.001 g1^2) + 0.001 g2^2,
+  // theta2 = theta1 - lr (m / (1 - 0.9^2)) / (sqrt(v / (1 - 0.999^2)) + 1e-8).
+  const std::vector<ch05::Example> data = ch05::article_examples();
+  attn::OneHeadModel m = ch05::initial_model(4, ch05::TrainSettings{});
+  ch05::Trainer trainer(m, 0.05);
+  const attn::OneHeadGrads g1 = attn::one_head_backward(m, attn::one_head_forward(m, data[0].ids, data[0].label));
+  trainer.step(data[0]);
+  const attn::OneHeadModel after1 = m;
+  const attn::OneHeadGrads g2 = attn::one_head_backward(m, attn::one_head_forward(m, data[1].ids, data[1].label));
+  trainer.step(data[1]);
+  BOOST_TEST(trainer.steps() == 2);
+  const auto expected = [](double theta, double a, double b) {
+    const double mom = 0.9 * 0.1 * a + 0.1 * b, var = 0.999 * 0.001 * a * a + 0.001 * b * b;
+    return theta - 0.05 * (mom / (1 - 0.81)) / (std::sqrt(var / (1 - 0.998001)) + 1e-8);
+  };
+  for (arma::uword k = 0; k < m.bc.n_elem; ++k) {
+    BOOST_TEST(m.bc(k) == expected(after1.bc(k), g1.bc(k), g2.bc(k)), tt::tolerance(1e-12));
+  }
+  for (arma::uword k = 0; k < m.Wc.n_elem; ++k) {
+    BOOST_TEST(m.Wc(k) == expected(after1.Wc(k), g1.Wc(k), g2.Wc(k)), tt::tolerance(1e-12));
+  }
+}
+
+BOOST_AUTO_TEST_CASE(loss_log_is_each_pass_mean_before_each_update) {
+  const std::vector<ch05::Example> data = ch05::article_examples();
+  attn::OneHeadModel a = ch05::initial_model(4, ch05::TrainSettings{});
+  attn::OneHeadModel b = a;
+  const ch05::TrainLog log = ch05::train(a, data, 2, 0.05);
+  ch05::Trainer trainer(b, 0.05);
+  for (int pass = 0; pass < 2; ++pass) {
+    double total = 0.0;
+    for (const auto& e : data) {
+      total += attn::one_head_forward(b, e.ids, e.label).loss;  // measured before the example's own step
+      trainer.step(e);
+    }
+    BOOST_TEST(log.pass_loss(pass) == total / 4, tt::tolerance(1e-14));
+  }
+}
+
+BOOST_AUTO_TEST_CASE(save_then_load_is_exact) {
+  const auto dir = scratch("roundtrip");
+  const attn::OneHeadModel m = ch05::initial_model(4, ch05::TrainSettings{});
+  ch05::save_model(m, dir);
+  const attn::OneHeadModel back = ch05::load_model(dir, 4, 2);
+  BOOST_TEST(arma::all(arma::vectorise(back.E == m.E)));
+  BOOST_TEST(arma::all(arma::vectorise(back.Wq == m.Wq)));
+  BOOST_TEST(arma::all(arma::vectorise(back.Wk == m.Wk)));
+  BOOST_TEST(arma::all(arma::vectorise(back.Wv == m.Wv)));
+  BOOST_TEST(arma::all(arma::vectorise(back.Wc == m.Wc)));
+  BOOST_TEST(arma::all(arma::vectorise(back.bc == m.bc)));
+  // bc may hold one value per line.
+  write(dir / "bc.txt", "0.25\n-0.5\n");
+  BOOST_TEST(ch05::load_model(dir, 4, 2).bc(0, 1) == -0.5);
+}
+
+BOOST_AUTO_TEST_CASE(bad_parameter_files_name_file_and_shape) {
+  const auto dir = scratch("badfiles");
+  ch05::save_model(ch05::initial_model(4, ch05::TrainSettings{}), dir);
+  const auto message = [&] {
+    try {
+      ch05::load_model(dir, 4, 2);
+    } catch (const std::invalid_argument& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  write(dir / "Wq.txt", "1 2 3\n4 5 6\n");
+  BOOST_TEST(message().find("Wq.txt is 2 x 3 but must be 8 x 8") != std::string::npos, message());
+  ch05::save_model(ch05::initial_model(4, ch05::TrainSettings{}), dir);
+  write(dir / "Wc.txt", "1 nan\n");
+  BOOST_TEST(message().find("Wc.txt") != std::string::npos, message());
+  write(dir / "Wc.txt", "1 x\n");
+  BOOST_TEST(message().find("not a number") != std::string::npos, message());
+  write(dir / "Wc.txt", "1 2\n3\n");
+  BOOST_TEST(message().find("row 2 has 1 entries") != std::string::npos, message());
+  std::filesystem::remove(dir / "Wc.txt");
+  BOOST_TEST(message().find("cannot read") != std::string::npos, message());
+  ch05::save_model(ch05::initial_model(4, ch05::TrainSettings{}), dir);
+  write(dir / "bc.txt", "1 2 3\n");
+  BOOST_TEST(message().find("bc.txt is 1 x 3") != std::string::npos, message());
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(program)
+
+BOOST_AUTO_TEST_CASE(runs_prints_the_claims_and_draws_the_plots) {
+  const std::filesystem::path dir = std::filesystem::path(TEST_PLOTS) / "run";
+  std::filesystem::remove_all(dir);
+  const attn::test::Run r = attn::test::run(std::string(CHAPTER_EXE) + " --plots " + attn::test::quote(dir.string()));
+  BOOST_TEST(r.code == 0);
+  BOOST_TEST(r.err == "");
+  for (const char* expected : {"trainable parameters: 242", "4 of 4 predictions right   [train_02]",
+                               "6 of 6 assignments fitted   [bias_01]", "[feat_01]", "wall time"}) {
+    BOOST_TEST(r.out.find(expected) != std::string::npos, "output lacks " << expected);
+  }
+  BOOST_TEST(!has_nan_word(r.out));
+  for (const char* name : {"ch05_loss", "ch05_bank_attention_river", "ch05_bank_attention_money", "ch05_final_attention",
+                           "ch05_feature_recovery", "ch05_biased_attention"}) {
+    BOOST_TEST(attn::is_valid_png(dir / (std::string(name) + ".png")), name);
+    BOOST_TEST(std::filesystem::exists(dir / (std::string(name) + ".dat")), name);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(save_init_and_loss_log_flags) {
+  const auto dir = scratch("flags");
+  const std::string exe = CHAPTER_EXE;
+  const auto log = dir / "loss.txt";
+  const attn::test::Run r = attn::test::run(exe + " --no-plots --no-companions --passes 7 --seed 3 --loss-log " +
+                                            attn::test::quote(log.string()) + " --save " +
+                                            attn::test::quote((dir / "p").string()));
+  BOOST_TEST(r.code == 0, r.err);
+  std::ifstream in(log);
+  std::string line;
+  int lines = 0;
+  while (std::getline(in, line)) {
+    ++lines;
+    BOOST_TEST(is_17_digit_scientific(line), line);
+  }
+  BOOST_TEST(lines == 7);
+  const attn::OneHeadModel saved = ch05::load_model(dir / "p", 4, 2);
+  const attn::test::Run again = attn::test::run(exe + " --no-plots --no-companions --passes 1 --init " +
+                                                attn::test::quote((dir / "p").string()));
+  BOOST_TEST(again.code == 0, again.err);
+  BOOST_TEST(again.out.find("parameters read from") != std::string::npos);
+  write(dir / "p" / "Wv.txt", "1 2\n");
+  const attn::test::Run bad = attn::test::run(exe + " --no-plots --init " + attn::test::quote((dir / "p").string()));
+  BOOST_TEST(bad.code == 2);
+  BOOST_TEST(bad.err.find("Wv.txt is 1 x 2 but must be 8 x 8") != std::string::npos, bad.err);
+}
+
+BOOST_AUTO_TEST_CASE(walkthrough_updates_and_bench) {
+  const std::string exe = CHAPTER_EXE;
+  const attn::test::Run r = attn::test::run(exe + " --walkthrough --updates 20 --pause");  // stdin is not a terminal
+  BOOST_TEST(r.code == 0);
+  for (const char* stage : {"Stage 1 of 8. Sentence", "Stage 8 of 8. Update", "update 21:", "After 21 updates"}) {
+    BOOST_TEST(r.out.find(stage) != std::string::npos, stage);
+  }
+  // Rerunning with the same seed is the widget's reset: identical output.
+  BOOST_TEST(attn::test::run(exe + " --walkthrough --updates 20").out == r.out);
+  const attn::test::Run b = attn::test::run(exe + " --bench --passes 10");
+  BOOST_TEST(b.code == 0);
+  BOOST_TEST(b.out.find("us per step") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(help_exits_zero) {
+  const attn::test::Run r = attn::test::run(std::string(CHAPTER_EXE) + " --help");
+  BOOST_TEST(r.code == 0);
+  BOOST_TEST(r.out.find("--walkthrough") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(bad_input_is_one_line_and_exit_2) {
+  const std::string exe = CHAPTER_EXE;
+  for (const std::string args :
+       {"--bogus", "--seed", "--seed -1", "--seed abc", "--passes 0", "--passes 1000001", "--passes x", "--lr 0",
+        "--lr -1", "--lr nan", "--lr inf", "--lr 100", "--updates 5", "--pause", "--walkthrough --updates -1",
+        "--walkthrough --init /tmp", "--walkthrough --bench", "--bench --save /tmp/x", "--init /nonexistent/dir",
+        "--plots /dev/null/x", "--loss-log /dev/null/x/loss.txt", "--save /dev/null/x", "stray"}) {
+    const attn::test::Run r = attn::test::run(exe + " --no-plots " + args);
+    BOOST_TEST(r.code == 2, args);
+    BOOST_TEST(attn::test::line_count(r.err) == 1u, args << ": " << r.err);
+    BOOST_TEST(r.err.rfind("ch05_training: error: ", 0) == 0u, args << ": " << r.err);
+    BOOST_TEST(r.out == "", args);
+  }
+}
+
+BOOST_AUTO_TEST_SUITE_END()
