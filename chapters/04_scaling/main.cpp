@@ -205,10 +205,19 @@ void learning_signal(const arma::rowvec& scores, bool article) {
     t.add(row);
   }
   t.print(std::cout);
-  const bool falls = arma::all(arma::diff(norms) < 0.0);
-  std::cout << "  As c grows the weights near one-hot and |J| " << (falls ? "falls" : "does not fall monotonically")
-            << ": from " << small(norms(0)) << " to " << small(norms.back()) << "."
-            << (article ? "   [scale_07]" : "") << "\n"
+  if (scores.max() == scores.min()) {
+    std::cout << "  Equal scores stay equal for every c: the weights stay uniform and |J| stays " << small(norms(0))
+              << ".\n";
+  } else if (arma::accu(scores == scores.max()) > 1) {
+    std::cout << "  The top scores are tied, so the weights never near one-hot: |J| goes from " << small(norms(0))
+              << " to " << small(norms.back()) << ".\n";
+  } else {
+    const bool falls = arma::all(arma::diff(norms) < 0.0);
+    std::cout << "  As c grows the weights near one-hot and |J| " << (falls ? "falls" : "does not fall at every step")
+              << ": from " << small(norms(0)) << " to " << small(norms.back()) << "."
+              << (article ? "   [scale_07]" : "") << "\n";
+  }
+  std::cout
             << "  Small derivatives weaken the learning signal through the weights; the sqrt(d_k) divisor keeps\n"
                "  wide heads from starting there. It does not stop training from learning sharp attention.\n";
 }
@@ -252,6 +261,9 @@ void draw_plots(attn::Plotter& plots, const std::vector<ch04::VarianceEstimate>&
                .yrange = std::make_pair(0.0, 1.0)});
 
   const arma::vec norms = ch04::jacobian_norm_sweep(scores, cs);
+  const arma::vec positive = norms.elem(arma::find(norms > 0.0));  // equal scores keep J constant; huge ones reach 0
+  std::optional<std::pair<double, double>> norm_range;
+  if (!positive.is_empty()) norm_range = std::make_pair(positive.min() / 10.0, positive.max() * 30.0);
   plots.lines({.name = "ch04_jacobian_norm",
                .title = "Size of the softmax Jacobian diag(a) - a^T a at c x " + format_vector(scores, 2),
                .xlabel = "score multiplier c (log scale)",
@@ -261,7 +273,8 @@ void draw_plots(attn::Plotter& plots, const std::vector<ch04::VarianceEstimate>&
                .series = {"|J|, J = d a / d s"},
                .logx = true,
                .logy = true,
-               .x_marks = marks});
+               .x_marks = marks,
+               .yrange = norm_range});
 
   const arma::vec angles = arma::linspace(0.0, 360.0, 361);
   arma::mat dots(angles.n_elem, 3);
@@ -293,7 +306,7 @@ void draw_plots(attn::Plotter& plots, const std::vector<ch04::VarianceEstimate>&
       std::ostringstream gp;
       gp << "set xlabel 'b direction'\nset ylabel 'perpendicular to b'\nset size ratio -1\nset grid\n"
          << "set xrange [" << -reach << ":" << reach << "]\nset yrange [" << std::min(-reach, 2 * below) << ":"
-         << reach << "]\nset xzeroaxis linetype -1\nset key below\n"
+         << reach << "]\nset xzeroaxis linetype -1\nset key outside right top vertical Left reverse\n"
          << "set arrow from " << s.a(0) << "," << s.a(1) << " to " << s.projection
          << ",0 nohead dashtype 2 linecolor rgb 'gray50'\n"
          << "plot " << dat[0] << " every ::0::0 using 1:2:3:4 with vectors head filled linewidth 3 linecolor rgb '#1f77b4' title 'vector a', "
