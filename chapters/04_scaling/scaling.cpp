@@ -1,0 +1,120 @@
+/// \file scaling.cpp
+/// \brief Chapter 04 computations (see scaling.hpp).
+#include "scaling.hpp"
+
+#include <cmath>
+#include <numbers>
+#include <random>
+#include <stdexcept>
+#include <string>
+
+#include "common/attention.hpp"
+
+namespace ch04 {
+namespace {
+
+void require_pair(const arma::vec& q, const arma::vec& k, const char* who) {
+  if (q.is_empty() || k.is_empty() || q.n_elem != k.n_elem) {
+    throw std::invalid_argument(std::string(who) + ": q has " + std::to_string(q.n_elem) + " entries, k has " +
+                                std::to_string(k.n_elem) + " (need the same length, at least 1)");
+  }
+}
+
+}  // namespace
+
+double dot(const arma::vec& q, const arma::vec& k) {
+  require_pair(q, k, "dot");
+  return arma::dot(q, k);
+}
+
+// [cosine_similarity]
+double cosine_similarity(const arma::vec& q, const arma::vec& k) {
+  require_pair(q, k, "cosine_similarity");
+  const double lengths = arma::norm(q) * arma::norm(k);
+  if (lengths == 0.0) throw std::invalid_argument("cosine_similarity: a zero vector has no angle");
+  return arma::dot(q, k) / lengths;  // the lengths cancel: cos(theta)
+}
+// [cosine_similarity]
+
+double scaled_dot(double dot, arma::uword d_k) {
+  if (d_k == 0) throw std::invalid_argument("scaled_dot: d_k must be at least 1");
+  return dot / std::sqrt(static_cast<double>(d_k));
+}
+
+// [shadow_of]
+Shadow shadow_of(double angle_degrees, double length) {
+  if (!std::isfinite(angle_degrees)) throw std::invalid_argument("the angle must be a finite number of degrees");
+  if (!std::isfinite(length) || length < 0.0) {
+    throw std::invalid_argument("the length of a must be finite and >= 0, not " + std::to_string(length));
+  }
+  const double theta = std::fmod(angle_degrees, 360.0) * std::numbers::pi / 180.0;
+  Shadow s;
+  s.angle_degrees = angle_degrees;
+  s.length = length;
+  s.a = length * arma::vec{std::cos(theta), std::sin(theta)};
+  s.b = arma::vec{1.0, 0.0};
+  s.projection = length * std::cos(theta);       // |a| cos(theta): a's shadow along b
+  s.shadow = arma::vec{s.projection, 0.0};
+  s.dot = arma::dot(s.a, s.b);                    // = projection * |b|, and |b| = 1
+  if (length > 0.0) s.cosine = s.dot / (length * arma::norm(s.b));
+  const double zero_band = 1e-12 * length;        // cos(90 deg) is 6e-17 in floating point
+  s.side = s.projection > zero_band ? Side::positive : s.projection < -zero_band ? Side::negative : Side::zero;
+  return s;
+}
+// [shadow_of]
+
+// [dot_product_variance]
+VarianceEstimate dot_product_variance(arma::uword d_k, arma::uword samples, std::uint64_t seed) {
+  if (d_k == 0) throw std::invalid_argument("dot_product_variance: d_k must be at least 1");
+  if (samples < 2) throw std::invalid_argument("dot_product_variance: need at least 2 samples");
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<double> unit(0.0, 1.0);  // mean 0, variance 1, independent draws
+  arma::vec dots(samples);
+  for (arma::uword s = 0; s < samples; ++s) {
+    double sum = 0.0;
+    for (arma::uword r = 0; r < d_k; ++r) sum += unit(rng) * unit(rng);  // q_r k_r
+    dots(s) = sum;
+  }
+  VarianceEstimate e{.d_k = d_k, .samples = samples};
+  e.mean = arma::mean(dots);
+  e.var_raw = arma::var(dots);                                   // expected d_k
+  const double m4 = arma::mean(arma::pow(dots - e.mean, 4));     // fourth central moment
+  e.se_raw = std::sqrt(std::max(m4 - e.var_raw * e.var_raw, 0.0) / static_cast<double>(samples));
+  e.var_scaled = e.var_raw / static_cast<double>(d_k);           // Var(X / c) = Var(X) / c^2, c = sqrt(d_k)
+  e.se_scaled = e.se_raw / static_cast<double>(d_k);
+  return e;
+}
+// [dot_product_variance]
+
+std::vector<VarianceEstimate> variance_sweep(const std::vector<arma::uword>& widths, arma::uword samples,
+                                             std::uint64_t seed) {
+  std::vector<VarianceEstimate> out;
+  for (std::size_t i = 0; i < widths.size(); ++i) out.push_back(dot_product_variance(widths[i], samples, seed + i));
+  return out;
+}
+
+arma::rowvec softmax(const arma::rowvec& scores) { return attn::softmax_rows(arma::mat(scores)); }
+
+// [softmax_jacobian]
+arma::mat softmax_jacobian(const arma::rowvec& a) {
+  if (a.is_empty()) throw std::invalid_argument("softmax_jacobian: no weights");
+  // a_i = exp(s_i) / sum_m exp(s_m)   =>   d a_i / d s_j = a_i [i == j] - a_i a_j
+  return arma::mat(arma::diagmat(a) - a.t() * a);
+}
+// [softmax_jacobian]
+
+arma::mat sharpness_sweep(const arma::rowvec& scores, const arma::vec& multipliers) {
+  arma::mat weights(multipliers.n_elem, scores.n_elem);
+  for (arma::uword t = 0; t < multipliers.n_elem; ++t) weights.row(t) = softmax(multipliers(t) * scores);
+  return weights;
+}
+
+arma::vec jacobian_norm_sweep(const arma::rowvec& scores, const arma::vec& multipliers) {
+  arma::vec norms(multipliers.n_elem);
+  for (arma::uword t = 0; t < multipliers.n_elem; ++t) {
+    norms(t) = arma::norm(softmax_jacobian(softmax(multipliers(t) * scores)), "fro");
+  }
+  return norms;
+}
+
+}  // namespace ch04

@@ -1,0 +1,272 @@
+/// \file test_ch04_scaling.cpp
+/// \brief Chapter 04: claims scale_01..scale_07 of ../shared/claims.md, and the program run as a reader would.
+///
+/// Expected values are the article's, at its printed precision (half a unit in the last digit), or
+/// derived independently here (the variance of a sum of products, finite differences of softmax).
+#define BOOST_TEST_MODULE ch04_scaling
+#include <boost/test/unit_test.hpp>
+
+#include <cmath>
+#include <filesystem>
+#include <numbers>
+#include <random>
+#include <regex>
+
+#include "common/attention.hpp"
+#include "common/gradcheck.hpp"
+#include "common/plot.hpp"
+#include "scaling.hpp"
+#include "support.hpp"
+
+namespace tt = boost::test_tools;
+
+namespace {
+
+/// Every entry of `got` within `half_unit` of the article's printed value.
+void check_printed(const arma::rowvec& got, const std::vector<double>& article, double half_unit) {
+  BOOST_REQUIRE_EQUAL(got.n_elem, article.size());
+  for (std::size_t k = 0; k < article.size(); ++k) {
+    BOOST_TEST(std::abs(got(k) - article[k]) <= half_unit, "entry " << k << ": " << got(k) << " vs " << article[k]);
+  }
+}
+
+bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(claims)
+
+BOOST_AUTO_TEST_CASE(claim_scale_01_dot_product_vs_cosine_table) {
+  BOOST_TEST(ch04::dot({1, 0}, {1, 0}) == 1.0);
+  BOOST_TEST(ch04::dot({10, 0}, {10, 0}) == 100.0);
+  BOOST_TEST(ch04::dot({1, 0}, {0, 1}) == 0.0);
+  BOOST_TEST(ch04::dot({1, 0}, {-1, 0}) == -1.0);
+  BOOST_TEST(ch04::cosine_similarity({1, 0}, {1, 0}) == 1.0, tt::tolerance(1e-12));
+  BOOST_TEST(ch04::cosine_similarity({10, 0}, {10, 0}) == 1.0, tt::tolerance(1e-12));
+  BOOST_TEST(ch04::cosine_similarity({1, 0}, {0, 1}) == 0.0);
+  BOOST_TEST(ch04::cosine_similarity({1, 0}, {-1, 0}) == -1.0, tt::tolerance(1e-12));
+}
+
+BOOST_AUTO_TEST_CASE(claim_scale_02_shadow_at_20_degrees_length_10) {
+  const ch04::Shadow s = ch04::shadow_of(20.0, 10.0);
+  BOOST_TEST(std::abs(s.projection - 9.40) <= 0.005);
+  BOOST_TEST(std::abs(s.dot - 9.40) <= 0.005);
+  BOOST_TEST(s.dot == s.projection, tt::tolerance(1e-12));  // b is a unit vector
+  BOOST_TEST(arma::norm(s.a) == 10.0, tt::tolerance(1e-12));
+  BOOST_TEST(arma::norm(s.b) == 1.0);
+  BOOST_TEST((s.side == ch04::Side::positive));
+}
+
+BOOST_AUTO_TEST_CASE(claim_scale_03_dk_64_divides_by_8) {
+  const double dots[] = {1, 8, 40, 100}, article[] = {0.125, 1, 5, 12.5};
+  for (int i = 0; i < 4; ++i) BOOST_TEST(ch04::scaled_dot(dots[i], 64) == article[i], tt::tolerance(1e-12));
+  // Ten times one vector: ten times the scaled dot product.
+  BOOST_TEST(ch04::scaled_dot(10 * 40.0, 64) == 10 * 5.0, tt::tolerance(1e-12));
+}
+
+BOOST_AUTO_TEST_CASE(claim_scale_04_variances_within_3_standard_errors) {
+  const arma::uword samples = 4000;
+  for (arma::uword d_k : {1u, 3u, 16u, 64u, 200u, 512u}) {
+    const ch04::VarianceEstimate e = ch04::dot_product_variance(d_k, samples, 1234 + d_k);
+    const double d = static_cast<double>(d_k), n = static_cast<double>(samples);
+    BOOST_TEST(std::abs(e.var_raw - d) <= 3 * e.se_raw, "d_k " << d_k << ": " << e.var_raw << " +- " << e.se_raw);
+    BOOST_TEST(std::abs(e.var_scaled - 1.0) <= 3 * e.se_scaled, "d_k " << d_k << ": " << e.var_scaled);
+    BOOST_TEST(std::abs(e.mean) <= 3 * std::sqrt(d / n), "d_k " << d_k << ": mean " << e.mean);
+    // Independent derivation of the standard error: E[(q.k)^4] = 3 d^2 + 6 d (each q_r k_r has
+    // fourth moment 9), so Var((q.k)^2) = 2 d^2 + 6 d and SE(var) ~ sqrt((2 d^2 + 6 d) / n).
+    const double se_theory = std::sqrt((2 * d * d + 6 * d) / n);
+    BOOST_TEST(e.se_raw == se_theory, tt::tolerance(0.25));
+  }
+}
+
+BOOST_AUTO_TEST_CASE(claim_scale_05_softmax_raw_and_scaled) {
+  check_printed(ch04::softmax({4, 2, 0}), {0.867, 0.117, 0.016}, 0.0005);
+  check_printed(ch04::softmax({2, 1, 0}), {0.665, 0.245, 0.090}, 0.0005);
+}
+
+BOOST_AUTO_TEST_CASE(claim_scale_06_ratio_is_exp_of_difference_and_shifts_change_nothing) {
+  const arma::rowvec raw = ch04::softmax({4, 2, 0}), scaled = ch04::softmax({2, 1, 0});
+  BOOST_TEST(raw(0) / raw(1) == std::exp(2.0), tt::tolerance(1e-12));
+  BOOST_TEST(scaled(0) / scaled(1) == std::exp(1.0), tt::tolerance(1e-12));
+  const arma::rowvec two = ch04::softmax({0.3, -1.9});
+  BOOST_TEST(two(0) / two(1) == std::exp(2.2), tt::tolerance(1e-12));
+  const arma::rowvec s{1.5, -0.25, 3.0, 0.0, -2.0};
+  const arma::rowvec a = ch04::softmax(s);
+  for (double shift : {-100.0, -1.0, 0.5, 7.0, 1000.0}) {
+    BOOST_TEST(arma::abs(ch04::softmax(s + shift) - a).max() <= 1e-12, "shift " << shift);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(claim_scale_07_jacobian_norm_falls_as_scores_grow) {
+  for (const arma::rowvec& scores : {arma::rowvec{4, 2, 0}, arma::rowvec{1, -0.5, 0.2, 3}}) {
+    const arma::vec cs = arma::logspace(-2, std::log10(50.0), 200);
+    const arma::vec norms = ch04::jacobian_norm_sweep(scores, cs);
+    BOOST_TEST(arma::all(arma::diff(norms) < 0.0));
+    BOOST_TEST(norms.back() < 1e-6 * norms(0));
+  }
+  // The article's pair: scaling [4, 2, 0] down to [2, 1, 0] gives softmax larger derivatives.
+  const auto J = [](const arma::rowvec& s) { return arma::norm(ch04::softmax_jacobian(ch04::softmax(s)), "fro"); };
+  BOOST_TEST(J({2, 1, 0}) > J({4, 2, 0}));
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(lesson)
+
+BOOST_AUTO_TEST_CASE(softmax_jacobian_matches_finite_differences) {
+  std::mt19937_64 rng(11);
+  std::normal_distribution<double> normal(0.0, 2.0);
+  for (arma::uword m : {2u, 3u, 5u}) {
+    arma::mat s(1, m);
+    for (double& x : s) x = normal(rng);
+    const arma::mat J = ch04::softmax_jacobian(ch04::softmax(s));
+    BOOST_TEST(J.n_rows == m);
+    BOOST_TEST(J.n_cols == m);
+    for (arma::uword i = 0; i < m; ++i) {
+      // Row i of J is the gradient of a_i with respect to the scores.
+      const auto a_i = [&] { return attn::softmax_rows(s)(0, i); };
+      const attn::GradCheck g = attn::check_gradient(a_i, s, arma::mat(J.row(i)));
+      BOOST_TEST(g.max_relative_error < 1e-6, "m " << m << ", row " << i);
+    }
+    BOOST_TEST(arma::abs(J - J.t()).max() == 0.0);
+    BOOST_TEST(arma::abs(arma::sum(J, 1)).max() <= 1e-15);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(softmax_jacobian_at_uniform_weights) {
+  const arma::uword m = 4;
+  const arma::mat J = ch04::softmax_jacobian(arma::rowvec(m, arma::fill::value(0.25)));
+  const arma::mat expected = arma::eye(m, m) / 4.0 - arma::ones(m, m) / 16.0;
+  BOOST_TEST(arma::abs(J - expected).max() <= 1e-15);
+  BOOST_CHECK_THROW(ch04::softmax_jacobian(arma::rowvec()), std::invalid_argument);
+}
+
+BOOST_AUTO_TEST_CASE(dot_and_cosine_in_wider_spaces_and_their_errors) {
+  const arma::vec q{1, 2, 3, 4, 5}, k{-2, 0, 1, 0.5, 1};
+  BOOST_TEST(ch04::dot(q, k) == 8.0, tt::tolerance(1e-12));
+  BOOST_TEST(ch04::cosine_similarity(3.0 * q, 0.5 * k) == ch04::cosine_similarity(q, k), tt::tolerance(1e-12));
+  BOOST_TEST(ch04::dot(3.0 * q, k) == 3.0 * ch04::dot(q, k), tt::tolerance(1e-12));
+  BOOST_CHECK_THROW(ch04::dot(arma::vec{1, 2, 3}, q), std::invalid_argument);
+  BOOST_CHECK_THROW(ch04::dot(arma::vec(), arma::vec()), std::invalid_argument);
+  BOOST_CHECK_THROW(ch04::cosine_similarity(arma::vec{0, 0}, arma::vec{1, 0}), std::invalid_argument);
+  BOOST_CHECK_THROW(ch04::scaled_dot(1.0, 0), std::invalid_argument);
+}
+
+BOOST_AUTO_TEST_CASE(shadow_signs_lengths_and_errors) {
+  const ch04::Shadow right = ch04::shadow_of(90.0, 5.0);
+  BOOST_TEST((right.side == ch04::Side::zero));
+  BOOST_CHECK_SMALL(right.dot, 1e-12);
+  const ch04::Shadow back = ch04::shadow_of(180.0, 7.0);
+  BOOST_TEST((back.side == ch04::Side::negative));
+  BOOST_TEST(back.dot == -7.0, tt::tolerance(1e-12));
+  const ch04::Shadow odd = ch04::shadow_of(137.0, 3.0);
+  BOOST_TEST(*odd.cosine == std::cos(137.0 * std::numbers::pi / 180.0), tt::tolerance(1e-12));
+  BOOST_TEST(ch04::shadow_of(380.0, 2.0).dot == ch04::shadow_of(20.0, 2.0).dot, tt::tolerance(1e-12));
+  BOOST_TEST(ch04::shadow_of(-30.0, 2.0).dot == ch04::shadow_of(30.0, 2.0).dot, tt::tolerance(1e-12));
+  const ch04::Shadow none = ch04::shadow_of(45.0, 0.0);
+  BOOST_TEST(!none.cosine.has_value());
+  BOOST_TEST((none.side == ch04::Side::zero));
+  BOOST_CHECK_THROW(ch04::shadow_of(20.0, -1.0), std::invalid_argument);
+  BOOST_CHECK_THROW(ch04::shadow_of(20.0, std::nan("")), std::invalid_argument);
+  BOOST_CHECK_THROW(ch04::shadow_of(HUGE_VAL, 1.0), std::invalid_argument);
+}
+
+BOOST_AUTO_TEST_CASE(monte_carlo_is_seeded_and_checks_its_arguments) {
+  const ch04::VarianceEstimate a = ch04::dot_product_variance(8, 500, 7), b = ch04::dot_product_variance(8, 500, 7);
+  BOOST_TEST(a.var_raw == b.var_raw);
+  BOOST_TEST(ch04::dot_product_variance(8, 500, 8).var_raw != a.var_raw);
+  BOOST_TEST(a.var_scaled == a.var_raw / 8.0, tt::tolerance(1e-12));
+  const auto sweep = ch04::variance_sweep({1, 2, 4}, 300, 5);
+  BOOST_TEST(sweep.size() == 3u);
+  BOOST_TEST(sweep[2].d_k == 4u);
+  BOOST_CHECK_THROW(ch04::dot_product_variance(0, 100, 1), std::invalid_argument);
+  BOOST_CHECK_THROW(ch04::dot_product_variance(4, 1, 1), std::invalid_argument);
+}
+
+BOOST_AUTO_TEST_CASE(sharpness_rows_are_distributions_and_sharpen) {
+  const arma::mat W = ch04::sharpness_sweep({0.5, 2, -1, 1.5}, arma::vec{0.0, 1.0, 10.0});
+  BOOST_TEST(W.n_rows == 3u);
+  BOOST_TEST(W.n_cols == 4u);
+  BOOST_TEST(arma::abs(arma::sum(W, 1) - 1.0).max() <= 1e-12);
+  BOOST_TEST(arma::abs(W.row(0) - 0.25).max() <= 1e-15);  // c = 0: uniform
+  BOOST_TEST(W(2, 1) > W(1, 1));
+  BOOST_TEST(W(2, 1) > 0.99);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(program)
+
+BOOST_AUTO_TEST_CASE(runs_prints_the_article_numbers_and_draws_five_plots) {
+  const std::filesystem::path dir = TEST_PLOTS;
+  std::filesystem::remove_all(dir);
+  const attn::test::Run r = attn::test::run(std::string(CHAPTER_EXE) + " --plots " + attn::test::quote(dir.string()));
+  BOOST_TEST(r.code == 0);
+  BOOST_TEST(r.err == "");
+  for (const char* expected : {"= 9.40   [scale_02]", "12.5", "0.125", "[86.7%, 11.7%, 1.6%]   [scale_05]",
+                               "[66.5%, 24.5%, 9.0%]   [scale_05]", "exp(2) = 7.389056", "[scale_04]", "[scale_07]"}) {
+    BOOST_TEST(contains(r.out, expected), "output lacks " << expected);
+  }
+  BOOST_TEST(std::regex_search(r.out, std::regex("\\[10, 0\\] +\\[10, 0\\] +100 +1 +\\[scale_01\\]")));
+  BOOST_TEST(!contains(r.out, "NO"));  // every width within 3 standard errors
+  BOOST_TEST(!std::regex_search(r.out, std::regex("\\bnan\\b", std::regex::icase)));
+  for (const char* name :
+       {"ch04_variance", "ch04_softmax_sharpness", "ch04_jacobian_norm", "ch04_dot_vs_angle", "ch04_shadow"}) {
+    BOOST_TEST(attn::is_valid_png(dir / (std::string(name) + ".png")), name);
+    BOOST_TEST(std::filesystem::exists(dir / (std::string(name) + ".dat")), name);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(explorer_flags_report_the_sign) {
+  const std::string exe = std::string(CHAPTER_EXE) + " --no-plots --samples 100 ";
+  const attn::test::Run perpendicular = attn::test::run(exe + "--angle 90 --length 5");
+  BOOST_TEST(perpendicular.code == 0);
+  BOOST_TEST(contains(perpendicular.out, "The projection is zero"));
+  BOOST_TEST(!contains(perpendicular.out, "[scale_02]"));
+  const attn::test::Run against = attn::test::run(exe + "--angle=-150 --length 2");
+  BOOST_TEST(against.code == 0);
+  BOOST_TEST(contains(against.out, "The projection is negative"));
+  BOOST_TEST(contains(against.out, "= -1.73"));  // 2 cos(150 degrees)
+  const attn::test::Run zero = attn::test::run(exe + "--length 0");
+  BOOST_TEST(zero.code == 0);
+  BOOST_TEST(contains(zero.out, "undefined"));
+}
+
+BOOST_AUTO_TEST_CASE(own_scores_replace_4_2_0) {
+  const attn::test::Run r = attn::test::run(std::string(CHAPTER_EXE) + " --no-plots --samples 100 --scores '3, 1,1,0'");
+  BOOST_TEST(r.code == 0);
+  BOOST_TEST(contains(r.out, "Multiply the scores [3.00, 1.00, 1.00, 0.00] by c"));
+  BOOST_TEST(!contains(r.out, "[scale_07]"));
+}
+
+BOOST_AUTO_TEST_CASE(help_exits_zero) {
+  const attn::test::Run r = attn::test::run(std::string(CHAPTER_EXE) + " --help");
+  BOOST_TEST(r.code == 0);
+  for (const char* flag : {"--angle", "--length", "--scores", "--samples", "--seed"}) BOOST_TEST(contains(r.out, flag));
+}
+
+BOOST_AUTO_TEST_CASE(bad_input_is_one_line_and_exit_2) {
+  const std::string exe = CHAPTER_EXE;
+  for (const std::string args :
+       {"--bogus", "--angle", "--angle abc", "--angle nan", "--angle inf", "--length -1", "--length=-1",
+        "--length inf", "--length nan", "--length 1e6", "--samples 0", "--samples 10", "--samples 1e9",
+        "--samples 99999999", "--seed=-1", "--seed x", "--scores ''", "--scores 'a,b'", "--scores '1,nan'",
+        "--scores '1,2x'", "--scores 1,2,3,4,5,6,7,8,9,10,11", "--plots /dev/null/x", "--no-plots --plots /tmp/x",
+        "stray"}) {
+    const attn::test::Run r = attn::test::run(exe + " --no-plots " + args);
+    BOOST_TEST(r.code == 2, args);
+    BOOST_TEST(attn::test::line_count(r.err) == 1u, args << ": " << r.err);
+    BOOST_TEST(r.err.rfind("ch04_scaling: error: ", 0) == 0u, args << ": " << r.err);
+    BOOST_TEST(r.out == "", args);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(without_gnuplot_the_arithmetic_still_prints) {
+  const attn::test::Run r = attn::test::run("PATH=/nonexistent " + std::string(CHAPTER_EXE) + " --samples 100 --plots " +
+                                            attn::test::quote(std::string(TEST_PLOTS) + "-nognuplot"));
+  BOOST_TEST(r.code == 0);
+  BOOST_TEST(contains(r.out, "[86.7%, 11.7%, 1.6%]"));
+  BOOST_TEST(contains(r.out, "plots: skipped (gnuplot is not on PATH"));
+}
+
+BOOST_AUTO_TEST_SUITE_END()
