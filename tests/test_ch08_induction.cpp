@@ -171,6 +171,15 @@ BOOST_AUTO_TEST_CASE(previous_token_pattern_scores_zero_as_induction) {
   BOOST_CHECK_THROW(ch08::induction_score(A, {6, 4}), std::invalid_argument);  // repeat would end at 14
 }
 
+BOOST_AUTO_TEST_CASE(duplicate_token_pattern_scores_one) {
+  const arma::urowvec tokens{3, 1, 3, 2, 1};  // positions 2 and 4 repeat earlier tokens
+  arma::mat A(5, 5, arma::fill::eye);
+  A(2, 2) = 0.0, A(2, 0) = 1.0;
+  A(4, 4) = 0.0, A(4, 1) = 1.0;
+  BOOST_TEST(ch08::duplicate_token_score(A, tokens) == 1.0);
+  BOOST_TEST(ch08::duplicate_token_score(arma::mat(5, 5, arma::fill::eye), tokens) == 0.0);
+}
+
 BOOST_AUTO_TEST_CASE(sampled_blocks_recur_right_after_themselves) {
   ch08::Rng rng(5);
   const ch08::RepeatSpec spec;
@@ -214,7 +223,7 @@ BOOST_AUTO_TEST_CASE(short_run_prints_tables_and_valid_plots) {
   BOOST_TEST(r.out.find("[ind_01]") != std::string::npos);
   BOOST_TEST(r.out.find("[ind_03]") != std::string::npos);
   for (const char* name : {"ch08_loss_curves", "ch08_head_scores", "ch08_induction_pattern",
-                           "ch08_previous_token_pattern", "ch08_ablation"}) {
+                           "ch08_previous_token_pattern", "ch08_key_first_layer_pattern", "ch08_ablation"}) {
     BOOST_TEST(attn::is_valid_png(std::filesystem::path(dir) / (std::string(name) + ".png")), name);
   }
 }

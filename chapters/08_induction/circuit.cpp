@@ -30,18 +30,37 @@ double induction_score(const arma::mat& A, const Block& block) {
   for (arma::uword j = 0; j + 1 < n; ++j) sum += A(s + n + j, s + j + 1);  // query: repeat of token j
   return sum / static_cast<double>(n - 1);                                  // key: the token after its first copy
 }
+
+double duplicate_token_score(const arma::mat& A, const arma::urowvec& tokens) {
+  if (A.n_rows != A.n_cols || tokens.n_elem != A.n_rows) {
+    throw std::invalid_argument("duplicate_token_score: a " + attn::shape(A) + " pattern for " +
+                                std::to_string(tokens.n_elem) + " tokens");
+  }
+  double sum = 0.0, queries = 0.0;
+  for (arma::uword i = 1; i < A.n_rows; ++i) {
+    double on_copies = 0.0;
+    bool repeated = false;
+    for (arma::uword j = 0; j < i; ++j) {
+      if (tokens(j) == tokens(i)) on_copies += A(i, j), repeated = true;
+    }
+    if (repeated) sum += on_copies, queries += 1.0;
+  }
+  return queries > 0 ? sum / queries : 0.0;
+}
 // [scores]
 
 HeadScores head_scores(const ForwardPass& pass, const RepeatBatch& batch, arma::uword heads) {
   const arma::uword L = pass.layers.size(), B = batch.blocks.size();
   if (B != pass.batch) throw std::invalid_argument("head_scores: the pass is not over this batch");
-  HeadScores out{arma::mat(L, heads, arma::fill::zeros), arma::mat(L, heads, arma::fill::zeros)};
+  HeadScores out{arma::mat(L, heads, arma::fill::zeros), arma::mat(L, heads, arma::fill::zeros),
+                 arma::mat(L, heads, arma::fill::zeros)};
   for (arma::uword l = 0; l < L; ++l) {
     for (arma::uword h = 0; h < heads; ++h) {
       for (arma::uword b = 0; b < B; ++b) {
         const arma::mat& A = attention_pattern(pass, l, h, b, heads);
         out.previous_token(l, h) += previous_token_score(A) / static_cast<double>(B);
         out.induction(l, h) += induction_score(A, batch.blocks[b]) / static_cast<double>(B);
+        out.duplicate_token(l, h) += duplicate_token_score(A, batch.tokens.row(b)) / static_cast<double>(B);
       }
     }
   }

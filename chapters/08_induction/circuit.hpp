@@ -29,10 +29,17 @@ double previous_token_score(const arma::mat& A);
 /// Throws std::invalid_argument if A is not square or the block does not fit.
 double induction_score(const arma::mat& A, const Block& block);
 
+/// Mean duplicate-token weight of one T x T pattern on a sequence of T tokens: over every query i
+/// whose token already occurred earlier, the total weight on those earlier positions j < i with
+/// tokens[j] == tokens[i]. 0 if no token repeats; A is not modified.
+/// Throws std::invalid_argument unless A is square and tokens has one entry per row.
+double duplicate_token_score(const arma::mat& A, const arma::urowvec& tokens);
+
 /// Scores of every head, averaged over a batch.
 struct HeadScores {
   arma::mat previous_token;  ///< layers x heads
   arma::mat induction;       ///< layers x heads
+  arma::mat duplicate_token; ///< layers x heads
 };
 
 /// Scores of every head of the last forward pass over `batch` (run forward() on batch.tokens first).

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <iostream>
 #include <limits>
+#include <sstream>
 
 #include "common/attn.hpp"
 #include "lab.hpp"
@@ -36,17 +37,20 @@ void print_losses(const ch08::LabResult& r) {
 
 void print_scores(const ch08::HeadScores& s, bool fixed) {
   attn::print_heading(std::cout, "2. What each head attends to (held-out mean weights)");
-  attn::Table t({"head", "previous-token score", "induction score"});
+  attn::Table t({"head", "previous-token score", "induction score", "duplicate-token score"});
   for (arma::uword l = 0; l < s.induction.n_rows; ++l) {
     for (arma::uword h = 0; h < s.induction.n_cols; ++h) {
       t.add({ch08::head_name(l, h), format_number(s.previous_token(l, h), kPrecision),
-             format_number(s.induction(l, h), kPrecision)});
+             format_number(s.induction(l, h), kPrecision), format_number(s.duplicate_token(l, h), kPrecision)});
     }
   }
   t.print(std::cout);
   std::cout << "  previous-token score: mean weight from position i to i - 1.\n"
                "  induction score: mean weight from a token in the repeat to the position just after that\n"
-               "  token's first occurrence (1 = always there; a uniform head scores about 1 / position).\n";
+               "  token's first occurrence (1 = always there; a uniform head scores about 1 / position).\n"
+               "  duplicate-token score: weight from a token on its own earlier occurrences. A head that\n"
+               "  copies a token's position forward this way lets the next layer look one step further,\n"
+               "  the same job a previous-token head does from the other side.\n";
   const double top1 = s.induction.row(0).max();
   const double top_last = s.induction.row(s.induction.n_rows - 1).max();
   if (!fixed) {
@@ -112,12 +116,13 @@ void draw_plots(attn::Plotter& plots, const ch08::LabResult& r, const ch08::Head
                .series = {"first occurrence", "repeat", "every position"},
                .points = true});
   std::vector<std::string> names;
-  arma::mat scores(shape.layers * shape.heads, 2);
+  arma::mat scores(shape.layers * shape.heads, 3);
   for (arma::uword l = 0; l < shape.layers; ++l) {
     for (arma::uword h = 0; h < shape.heads; ++h) {
       names.push_back(ch08::head_name(l, h));
       scores(l * shape.heads + h, 0) = s.previous_token(l, h);
       scores(l * shape.heads + h, 1) = s.induction(l, h);
+      scores(l * shape.heads + h, 2) = s.duplicate_token(l, h);
     }
   }
   plots.bars({.name = "ch08_head_scores",
@@ -125,40 +130,57 @@ void draw_plots(attn::Plotter& plots, const ch08::LabResult& r, const ch08::Head
               .xlabel = "head (layer.head)",
               .ylabel = "mean attention weight",
               .categories = names,
-              .series = {"previous-token score", "induction score"},
+              .series = {"previous-token score", "induction score", "duplicate-token score"},
               .values = scores,
               .yrange = std::make_pair(0.0, 1.0)});
 
+  // Attention patterns on held-out sequence 0, with the two copies of its block outlined.
   const ch08::Block& block = r.held_out.blocks[0];
-  std::vector<std::string> labels;
-  for (arma::uword t = 0; t < shape.context; ++t) {
-    std::string tag = std::to_string(r.held_out.tokens(0, t));
-    if (t == block.start) tag = "[" + tag;                      // first copy begins
-    if (t == block.start + block.length) tag = "|" + tag;       // repeat begins
-    if (t + 1 == block.start + 2 * block.length) tag += "]";    // repeat ends
-    labels.push_back(tag);
-  }
-  const auto pattern = [&](const arma::mat& table, const std::string& what, const std::string& name) {
-    const arma::uword best = table.index_max();
-    const arma::uword l = best % table.n_rows, h = best / table.n_rows;
-    arma::mat A = ch08::attention_pattern(pass, l, h, 0, shape.heads);
+  const auto pattern = [&](arma::uword l, arma::uword h, const std::string& why, const std::string& name) {
+    const arma::mat& A = ch08::attention_pattern(pass, l, h, 0, shape.heads);
+    std::ostringstream data;
+    data << "# source_position\treceiving_position\tweight (NaN: masked, j > i)\n";
     for (arma::uword i = 0; i < A.n_rows; ++i) {
-      for (arma::uword j = i + 1; j < A.n_cols; ++j) A(i, j) = arma::datum::nan;
+      for (arma::uword j = 0; j < A.n_cols; ++j) data << j << '\t' << i << '\t' << (j > i ? std::string("NaN") : format_number(A(i, j), 4)) << '\n';
+      data << '\n';
     }
-    plots.heatmap({.name = name,
-                   .title = "Top " + what + " head " + ch08::head_name(l, h) +
-                            " on a held-out sequence ([ block, | repeat, ] end)",
-                   .xlabel = "source position (token id)",
-                   .ylabel = "receiving position (token id)",
-                   .col_labels = labels,
-                   .row_labels = labels,
-                   .values = A,
-                   .precision = 1,
-                   .cbrange = std::make_pair(0.0, 1.0),
-                   .nan_label = ""});
+    const double T = static_cast<double>(shape.context), s0 = static_cast<double>(block.start) - 0.5,
+                 n = static_cast<double>(block.length);
+    plots.figure(name, why + " " + ch08::head_name(l, h) + ": block at " + std::to_string(block.start) + ".." +
+                           std::to_string(block.start + block.length - 1) + ", repeat at " +
+                           std::to_string(block.start + block.length) + ".." +
+                           std::to_string(block.start + 2 * block.length - 1) + " (boxes)",
+                 {data.str()}, [&](const std::vector<std::string>& dat) {
+                   std::ostringstream gp;
+                   gp << "set xlabel 'source position j'\nset ylabel 'receiving position i'\n"
+                      << "set cblabel 'weight A[i, j]'\nset size ratio 1\nset cbrange [0:1]\n"
+                      << "set xrange [-0.5:" << T - 0.5 << "]\nset yrange [" << T - 0.5 << ":-0.5]\n"
+                      << "set palette defined (0 '#f7fbff', 1 '#9ecae1', 2 '#08306b')\nunset key\n"
+                      << "set xtics 4 out nomirror\nset ytics 4 out nomirror\n"
+                      << "set object 1 rectangle from -0.5,-0.5 to " << T - 0.5 << "," << T - 0.5
+                      << " behind fillcolor rgb 'gray85' fillstyle solid noborder\n"
+                      // the repeat (rows) reading the first copy (columns), and the repeat reading itself
+                      << "set object 2 rectangle from " << s0 << "," << s0 + n << " to " << s0 + n << "," << s0 + 2 * n
+                      << " front fillstyle empty border rgb '#d62728' lw 2\n"
+                      << "set object 3 rectangle from " << s0 << "," << s0 << " to " << s0 + n << "," << s0 + n
+                      << " front fillstyle empty border rgb '#2ca02c' lw 2 dt 2\n"
+                      << "plot " << dat[0] << " using 1:2:3 with image\n";
+                   return gp.str();
+                 });
   };
-  pattern(s.induction, "induction", "ch08_induction_pattern");
-  pattern(s.previous_token, "previous-token", "ch08_previous_token_pattern");
+  const auto top = [](const arma::mat& table) {
+    const arma::uword best = table.index_max();
+    return std::make_pair(best % table.n_rows, best / table.n_rows);
+  };
+  const auto [il, ih] = top(s.induction);
+  pattern(il, ih, "Top induction score:", "ch08_induction_pattern");
+  const auto [pl, ph] = top(s.previous_token);
+  pattern(pl, ph, "Top previous-token score:", "ch08_previous_token_pattern");
+  arma::uword key = 0;  // the first-layer head whose ablation raises the repeat loss most
+  for (arma::uword h = 1; h < shape.heads; ++h) {
+    if (ablations[h].losses.repeat > ablations[key].losses.repeat) key = h;
+  }
+  pattern(0, key, "Most needed first-layer head:", "ch08_key_first_layer_pattern");
 
   std::vector<std::string> ablated;
   arma::mat effect(ablations.size(), 2);
