@@ -75,8 +75,12 @@ std::vector<attn::Param> param_groups(Model& value, const Model& grad);
 /// What one layer computed, kept for the backward pass and for reading attention patterns.
 struct LayerPass {
   arma::mat X;         ///< N x width: the stream entering the layer
-  arma::mat Q, K, V;   ///< N x heads d_k
-  arma::cube Qb, Kb, Vb;  ///< T x d_k x (B heads): slice b heads + h is head h's block of sequence b
+  arma::mat Q;         ///< N x heads d_k queries, Q = X Wq
+  arma::mat K;         ///< N x heads d_k keys, K = X Wk
+  arma::mat V;         ///< N x heads d_k values, V = X Wv
+  arma::cube Qb;       ///< T x d_k x (B heads): slice b heads + h is head h's queries in sequence b
+  arma::cube Kb;       ///< T x d_k x (B heads): the keys, same slice order
+  arma::cube Vb;       ///< T x d_k x (B heads): the values, same slice order
   arma::cube A;        ///< T x T x (B heads): the attention weights, same slice order
   arma::mat H;         ///< N x heads d_k: Concat of the head mixtures H_bh = A_bh V_bh
 };
@@ -119,9 +123,16 @@ double next_token_loss(const ForwardPass& pass, const Targets& targets, arma::ma
 struct BackwardPass {
   Model grad;                       ///< d loss / d every parameter
   arma::mat dX;                     ///< N x width: gradient of the stream being walked back
-  arma::mat dH, dQ, dK, dV;         ///< N x heads d_k
-  arma::mat dHb, dQb, dKb, dVb;     ///< T x d_k blocks
-  arma::mat dA, dS;                 ///< T x T blocks
+  arma::mat dH;                     ///< N x heads d_k: gradient of the concatenated mixtures
+  arma::mat dQ;                     ///< N x heads d_k
+  arma::mat dK;                     ///< N x heads d_k
+  arma::mat dV;                     ///< N x heads d_k
+  arma::mat dHb;                    ///< T x d_k block of one sequence and head
+  arma::mat dQb;                    ///< T x d_k block
+  arma::mat dKb;                    ///< T x d_k block
+  arma::mat dVb;                    ///< T x d_k block
+  arma::mat dA;                     ///< T x T: gradient of the weights
+  arma::mat dS;                     ///< T x T: gradient of the scores
 };
 
 /// Backpropagates dlogits (N x vocab) through the pass made by forward() without ablation,
