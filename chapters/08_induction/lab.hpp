@@ -22,7 +22,7 @@ struct LabOptions {
   arma::uword steps = 1200;       ///< Adam steps
   arma::uword batch = 32;         ///< sequences per step
   arma::uword held_out = 256;     ///< held-out sequences (sampled once, never trained on)
-  arma::uword eval_every = 100;   ///< steps between held-out evaluations
+  arma::uword eval_every = 50;    ///< steps between held-out evaluations
   double lr = 3e-3;               ///< Adam learning rate
   std::uint64_t seed = 1;         ///< seeds the initial weights, training batches and held-out set
 };

@@ -31,8 +31,8 @@ void print_losses(const ch08::LabResult& r) {
   t.add({"uniform guess, ln(vocab)", format_number(std::log(static_cast<double>(r.model.shape.vocab)), kPrecision)});
   t.print(std::cout);
   std::cout << "  repeat / first = " << format_number(last.repeat / last.first, kPrecision)
-            << ": the repeat is predicted far better (below one half: " << yes_no(last.repeat < 0.5 * last.first)
-            << ")   [ind_01]\n";
+            << " (the claim: the repeat is predicted far better, the ratio below one half: "
+            << yes_no(last.repeat < 0.5 * last.first) << ")   [ind_01]\n";
 }
 
 void print_scores(const ch08::HeadScores& s, bool fixed) {
