@@ -1,0 +1,61 @@
+/// \file chapters/08_induction/lab.hpp
+/// \brief Chapter 08 training: Adam on freshly sampled repeated-block batches, with held-out
+/// losses recorded as it goes.
+///
+/// Source: the article, "Reverse-engineer a head you trained"; Kingma & Ba 2015, Algorithm 1 (Adam).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "circuit.hpp"
+#include "model.hpp"
+#include "repeats.hpp"
+
+namespace ch08 {
+
+/// Everything a training run depends on.
+struct LabOptions {
+  ModelShape shape{};             ///< model sizes (vocab and context must match data)
+  RepeatSpec data{};              ///< how sequences are drawn
+  arma::uword steps = 1200;       ///< Adam steps
+  arma::uword batch = 32;         ///< sequences per step
+  arma::uword held_out = 256;     ///< held-out sequences (sampled once, never trained on)
+  arma::uword eval_every = 50;    ///< steps between held-out evaluations
+  double lr = 3e-3;               ///< Adam learning rate
+  std::uint64_t seed = 1;         ///< seeds the initial weights, training batches and held-out set
+};
+
+/// Sets BLAS to one thread (when it is OpenBLAS) and keeps freed memory in the heap: the model's
+/// matrices are small, so threads and page faults would dominate its time. train() calls it.
+void prepare_for_small_matrices();
+
+/// Throws std::invalid_argument for bad sizes (see validate() of ModelShape and RepeatSpec), a
+/// vocabulary or context that differ between model and data, zero steps, batch or held-out size,
+/// more than 10^6 steps or 4096 sequences, or a learning rate that is not finite and positive.
+void validate(const LabOptions& options);
+
+/// Held-out losses after `step` Adam steps.
+struct Checkpoint {
+  arma::uword step = 0;   ///< Adam steps taken
+  RegionLosses held_out;  ///< losses on the held-out set
+};
+
+/// A trained model with its history.
+struct LabResult {
+  Model model;                    ///< parameters after the last step
+  RepeatBatch held_out;           ///< the held-out set
+  std::vector<Checkpoint> curve;  ///< at step 0, every eval_every steps, and at the end
+  double seconds = 0.0;           ///< wall time of the training loop
+};
+
+/// The held-out set of a run (the same sequences train() evaluates on).
+RepeatBatch held_out_set(const LabOptions& options);
+
+/// Trains from scratch: each step samples `batch` fresh sequences, runs forward, the next-token
+/// loss over every position, backward, and one Adam step. `progress` (may be empty) is called at
+/// every checkpoint. Throws std::invalid_argument for bad options.
+LabResult train(const LabOptions& options, const std::function<void(const Checkpoint&)>& progress = {});
+
+}  // namespace ch08

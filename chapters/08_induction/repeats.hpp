@@ -1,0 +1,80 @@
+/// \file chapters/08_induction/repeats.hpp
+/// \brief Chapter 08 data: random token sequences in which one block recurs right after itself.
+///
+/// Source: the article, "Reverse-engineer a head you trained" (its companion experiment trains on
+/// repeated patterns: A B ... A is continued with B). The generator is seeded and portable: it
+/// uses std::mt19937_64 directly (no standard-library distributions, whose output differs
+/// between implementations), so a seed gives the same sequences everywhere.
+#pragma once
+
+#include <armadillo>
+#include <cstdint>
+#include <random>
+#include <vector>
+
+namespace ch08 {
+
+/// A seeded random source with portable uniform and normal draws.
+class Rng {
+ public:
+  /// Seeds the Mersenne twister.
+  explicit Rng(std::uint64_t seed) : engine_(seed) {}
+  /// A uniform integer in [0, n); n > 0.
+  arma::uword below(arma::uword n);
+  /// A standard normal draw (Box-Muller).
+  double normal();
+  /// A rows x cols matrix of independent N(0, std^2) draws, filled column by column.
+  arma::mat normal_matrix(arma::uword rows, arma::uword cols, double std);
+
+ private:
+  std::mt19937_64 engine_;
+};
+
+/// Where the repeated block sits in one sequence: its first copy occupies positions
+/// [start, start + length), the repeat [start + length, start + 2 length).
+struct Block {
+  arma::uword start = 0;   ///< first position of the first copy
+  arma::uword length = 0;  ///< tokens in the block (>= 2)
+};
+
+/// How sequences are drawn.
+struct RepeatSpec {
+  arma::uword vocab = 32;      ///< tokens are 0 .. vocab - 1
+  arma::uword context = 32;    ///< tokens per sequence, T
+  arma::uword min_block = 6;   ///< shortest block
+  arma::uword max_block = 12;  ///< longest block (2 max_block <= context)
+  /// false: block length uniform in [min_block, max_block] and start uniform over every position
+  /// that fits both copies. true: the same length and start in every sequence (the control of
+  /// claim ind_04): length (min_block + max_block) / 2 rounded down, both copies centred.
+  bool fixed_offset = false;
+};
+
+/// Throws std::invalid_argument unless vocab >= 2, min_block >= 2, min_block <= max_block and
+/// 2 max_block <= context.
+void validate(const RepeatSpec& spec);
+
+/// The block used in every sequence when spec.fixed_offset is set.
+Block fixed_block(const RepeatSpec& spec);
+
+/// A batch of sequences. tokens: count x context, row b = sequence b; blocks[b] is its block.
+struct RepeatBatch {
+  arma::umat tokens;          ///< count x context token ids
+  std::vector<Block> blocks;  ///< one per sequence
+};
+
+/// Draws `count` sequences: every token uniform over the vocabulary, then the block's first copy
+/// written again right after itself. Throws std::invalid_argument for a bad spec or count 0.
+RepeatBatch sample_repeats(Rng& rng, arma::uword count, const RepeatSpec& spec);
+
+/// What a next-token target is, measured by where the target token sits.
+enum class Region {
+  first,   ///< a block token in the first copy, after the block's first token
+  repeat,  ///< a block token in the repeat, after the repeat's first token (predictable by copying)
+  other    ///< every other position (random, unpredictable)
+};
+
+/// The region of the token at position `target` (the label predicted from position target - 1).
+/// The first token of each copy is `other`: nothing announces where a block begins.
+Region region_of(const Block& block, arma::uword target);
+
+}  // namespace ch08

@@ -1,0 +1,241 @@
+/// \file test_ch08_induction.cpp
+/// \brief Chapter 08: claims ind_01..ind_04 of ../shared/claims.md, gradient checks of every
+/// parameter group, the score functions on hand-built patterns, and the program run as a reader would.
+#define BOOST_TEST_MODULE ch08_induction
+#include <boost/test/unit_test.hpp>
+
+#include <filesystem>
+
+#include "circuit.hpp"
+#include "common/attention.hpp"
+#include "common/gradcheck.hpp"
+#include "common/plot.hpp"
+#include "lab.hpp"
+#include "model.hpp"
+#include "repeats.hpp"
+#include "support.hpp"
+
+namespace tt = boost::test_tools;
+
+namespace {
+
+/// A tiny configuration: vocabulary 5, 6 positions, width 4, 2 heads of d_k 3 (d_k != width / heads).
+ch08::ModelShape tiny_shape() { return {5, 6, 4, 2, 3, 2}; }
+
+ch08::RepeatSpec tiny_spec() { return {5, 6, 2, 3, false}; }
+
+/// The program's --quick run (seed 1), trained once for all claim tests.
+const ch08::LabResult& quick_run(bool fixed) {
+  static std::optional<ch08::LabResult> random_offsets, fixed_offsets;
+  auto& slot = fixed ? fixed_offsets : random_offsets;
+  if (!slot) {
+    ch08::LabOptions o;
+    o.steps = 700;
+    o.held_out = 128;
+    o.lr = 1e-2;
+    o.seed = 1;
+    o.data.fixed_offset = fixed;
+    slot = ch08::train(o);
+  }
+  return *slot;
+}
+
+ch08::HeadScores scores_of(const ch08::LabResult& r) {
+  ch08::ForwardPass pass;
+  ch08::forward(r.model, r.held_out.tokens, pass);
+  return ch08::head_scores(pass, r.held_out, r.model.shape.heads);
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(claims)
+
+BOOST_AUTO_TEST_CASE(claim_ind_01_repeat_loss_below_half_of_first_occurrence) {
+  const ch08::RegionLosses& l = quick_run(false).curve.back().held_out;
+  BOOST_TEST(l.repeat < 0.5 * l.first, "repeat " << l.repeat << " vs first " << l.first);
+  BOOST_TEST(l.first > 3.0);  // first occurrences stay near ln 32 = 3.47: nothing predicts them
+}
+
+BOOST_AUTO_TEST_CASE(claim_ind_02_induction_heads_in_second_layer) {
+  const ch08::HeadScores s = scores_of(quick_run(false));
+  const double top2 = s.induction.row(1).max(), top1 = s.induction.row(0).max();
+  BOOST_TEST(top2 > 0.3);
+  BOOST_TEST(top2 > top1, "layer 2 " << top2 << " vs layer 1 " << top1);
+}
+
+BOOST_AUTO_TEST_CASE(claim_ind_03_ablation_needs_both_layers) {
+  const ch08::LabResult& r = quick_run(false);
+  const ch08::RegionLosses& base = r.curve.back().held_out;
+  const std::vector<ch08::Ablation> a = ch08::ablation_study(r.model, r.held_out);
+  BOOST_REQUIRE_EQUAL(a.size(), 6u);  // L1.H0, L1.H1, L2.H0, L2.H1, layer 1, layer 2
+  BOOST_TEST(a[5].name == "all of layer 2");
+  const double half_gap = (base.first - base.repeat) / 2;
+  BOOST_TEST(a[5].losses.repeat - base.repeat > half_gap);
+  const double best_l1 = std::max(a[0].losses.repeat, a[1].losses.repeat) - base.repeat;
+  BOOST_TEST(best_l1 > half_gap);
+}
+
+BOOST_AUTO_TEST_CASE(claim_ind_04_fixed_offset_first_layer_induction) {
+  const ch08::HeadScores s = scores_of(quick_run(true));
+  BOOST_TEST(s.induction.row(0).max() > 0.5, "first-layer induction scores " << s.induction.row(0));
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(backward)
+
+BOOST_AUTO_TEST_CASE(gradient_check_every_parameter_group) {
+  ch08::Rng rng(7);
+  ch08::Model model = ch08::init_model(tiny_shape(), rng);
+  const ch08::RepeatBatch batch = ch08::sample_repeats(rng, 3, tiny_spec());
+  const ch08::Targets targets = ch08::next_token_targets(batch.tokens);
+  ch08::ForwardPass pass;
+  const auto loss = [&] {
+    ch08::ForwardPass p;
+    ch08::forward(model, batch.tokens, p);
+    return ch08::next_token_loss(p, targets, nullptr);
+  };
+  ch08::forward(model, batch.tokens, pass);
+  arma::mat dlogits;
+  ch08::next_token_loss(pass, targets, &dlogits);
+  ch08::BackwardPass work;
+  ch08::backward(model, batch.tokens, pass, dlogits, work);
+  const std::vector<attn::Param> groups = ch08::param_groups(model, work.grad);
+  BOOST_TEST(groups.size() == 11u);  // E, P, 4 per layer, U
+  for (const attn::Param& g : groups) {
+    const attn::GradCheck check = attn::check_gradient(loss, *g.value, *g.grad, 1e-6, 1e-9);
+    BOOST_TEST(check.max_relative_error < 1e-6, g.name << ": " << check.max_relative_error);
+    BOOST_TEST(arma::abs(*g.grad).max() > 1e-6, g.name << " has an all-zero gradient");
+  }
+}
+
+BOOST_AUTO_TEST_CASE(causal_softmax_matches_softmax_rows_with_causal_mask) {
+  ch08::Rng rng(3);
+  const arma::mat S = rng.normal_matrix(7, 7, 3.0);
+  arma::mat A(7, 7);
+  ch08::causal_softmax(S, A);
+  const arma::mat expected = attn::softmax_rows(S + attn::causal_mask(7));
+  BOOST_TEST(arma::abs(A - expected).max() < 1e-15);
+  BOOST_TEST(A(0, 6) == 0.0);
+}
+
+BOOST_AUTO_TEST_CASE(batched_forward_matches_one_head_at_a_time) {
+  // Independent route: attn::attention per sequence and head, then Concat(heads) Wo.
+  ch08::Rng rng(11);
+  const ch08::Model model = ch08::init_model(tiny_shape(), rng);
+  const ch08::RepeatBatch batch = ch08::sample_repeats(rng, 2, tiny_spec());
+  ch08::ForwardPass pass;
+  ch08::forward(model, batch.tokens, pass);
+  const arma::uword T = 6, dk = 3;
+  for (arma::uword b = 0; b < 2; ++b) {
+    arma::mat X = model.P;
+    for (arma::uword t = 0; t < T; ++t) X.row(t) += model.E.row(batch.tokens(b, t));
+    for (const ch08::Layer& layer : model.layers) {
+      arma::mat H(T, 2 * dk);
+      for (arma::uword h = 0; h < 2; ++h) {
+        const arma::span cols(h * dk, h * dk + dk - 1);
+        H.cols(cols) = attn::attention(X, layer.Wq.cols(cols), layer.Wk.cols(cols), layer.Wv.cols(cols), {.causal = true}).H;
+      }
+      X += H * layer.Wo;
+    }
+    const arma::mat logits = X * model.U;
+    BOOST_TEST(arma::abs(logits - pass.logits.rows(b * T, b * T + T - 1)).max() < 1e-12);
+  }
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(measurements)
+
+BOOST_AUTO_TEST_CASE(perfect_induction_pattern_scores_one) {
+  const ch08::Block block{2, 4};  // first copy at 2..5, repeat at 6..9
+  arma::mat A(12, 12, arma::fill::zeros);
+  for (arma::uword i = 0; i < 12; ++i) A(i, i) = 1.0;
+  for (arma::uword j = 0; j + 1 < 4; ++j) {
+    A(6 + j, 6 + j) = 0.0;
+    A(6 + j, 2 + j + 1) = 1.0;  // repeat of token j reads the token after its first copy
+  }
+  const arma::mat before = A;
+  BOOST_TEST(ch08::induction_score(A, block) == 1.0);
+  BOOST_TEST(arma::approx_equal(A, before, "absdiff", 0.0));  // scoring leaves the pattern unchanged
+}
+
+BOOST_AUTO_TEST_CASE(previous_token_pattern_scores_zero_as_induction) {
+  arma::mat A(12, 12, arma::fill::zeros);
+  A(0, 0) = 1.0;
+  for (arma::uword i = 1; i < 12; ++i) A(i, i - 1) = 1.0;
+  const arma::mat before = A;
+  BOOST_TEST(ch08::previous_token_score(A) == 1.0);
+  BOOST_TEST(ch08::induction_score(A, {2, 4}) == 0.0);
+  BOOST_TEST(arma::approx_equal(A, before, "absdiff", 0.0));
+  BOOST_CHECK_THROW(ch08::induction_score(A, {6, 4}), std::invalid_argument);  // repeat would end at 14
+}
+
+BOOST_AUTO_TEST_CASE(duplicate_token_pattern_scores_one) {
+  const arma::urowvec tokens{3, 1, 3, 2, 1};  // positions 2 and 4 repeat earlier tokens
+  arma::mat A(5, 5, arma::fill::eye);
+  A(2, 2) = 0.0, A(2, 0) = 1.0;
+  A(4, 4) = 0.0, A(4, 1) = 1.0;
+  BOOST_TEST(ch08::duplicate_token_score(A, tokens) == 1.0);
+  BOOST_TEST(ch08::duplicate_token_score(arma::mat(5, 5, arma::fill::eye), tokens) == 0.0);
+}
+
+BOOST_AUTO_TEST_CASE(sampled_blocks_recur_right_after_themselves) {
+  ch08::Rng rng(5);
+  const ch08::RepeatSpec spec;
+  const ch08::RepeatBatch batch = ch08::sample_repeats(rng, 50, spec);
+  for (arma::uword b = 0; b < 50; ++b) {
+    const ch08::Block& k = batch.blocks[b];
+    BOOST_TEST(k.length >= 6u);
+    BOOST_TEST(k.length <= 12u);
+    BOOST_TEST(k.start + 2 * k.length <= 32u);
+    for (arma::uword j = 0; j < k.length; ++j) BOOST_TEST(batch.tokens(b, k.start + j) == batch.tokens(b, k.start + k.length + j));
+    arma::uword first = 0, repeat = 0;
+    for (arma::uword t = 0; t < 32; ++t) {
+      first += ch08::region_of(k, t) == ch08::Region::first;
+      repeat += ch08::region_of(k, t) == ch08::Region::repeat;
+    }
+    BOOST_TEST(first == k.length - 1);
+    BOOST_TEST(repeat == k.length - 1);
+  }
+  BOOST_TEST(batch.tokens.max() < 32u);
+}
+
+BOOST_AUTO_TEST_CASE(bad_sizes_throw) {
+  ch08::Rng rng(1);
+  BOOST_CHECK_THROW(ch08::sample_repeats(rng, 1, {32, 20, 6, 12, false}), std::invalid_argument);
+  BOOST_CHECK_THROW(ch08::sample_repeats(rng, 0, {}), std::invalid_argument);
+  BOOST_CHECK_THROW(ch08::init_model({32, 32, 0, 2, 16, 2}, rng), std::invalid_argument);
+  const ch08::Model model = ch08::init_model(tiny_shape(), rng);
+  ch08::ForwardPass pass;
+  BOOST_CHECK_THROW(ch08::forward(model, arma::umat(2, 5, arma::fill::zeros), pass), std::invalid_argument);
+  BOOST_CHECK_THROW(ch08::forward(model, arma::umat(2, 6, arma::fill::value(5)), pass), std::invalid_argument);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(program)
+
+BOOST_AUTO_TEST_CASE(short_run_prints_tables_and_valid_plots) {
+  const std::string dir = std::string(TEST_PLOTS) + "/short";
+  const auto r = attn::test::run(std::string(CHAPTER_EXE) + " --quick --steps 40 --plots " + attn::test::quote(dir));
+  BOOST_TEST(r.code == 0, r.err);
+  BOOST_TEST(r.out.find("[ind_01]") != std::string::npos);
+  BOOST_TEST(r.out.find("[ind_03]") != std::string::npos);
+  for (const char* name : {"ch08_loss_curves", "ch08_head_scores", "ch08_induction_pattern",
+                           "ch08_previous_token_pattern", "ch08_key_first_layer_pattern", "ch08_ablation"}) {
+    BOOST_TEST(attn::is_valid_png(std::filesystem::path(dir) / (std::string(name) + ".png")), name);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(bad_flags_exit_2_with_one_line) {
+  for (const char* flags : {"--steps 0", "--heads 0", "--width -3", "--width 4 --heads 8", "--lr nan", "--seed x",
+                            "--bogus", "--steps", "--plots /dev/null/x --steps 1"}) {
+    const auto r = attn::test::run(std::string(CHAPTER_EXE) + " " + flags);
+    BOOST_TEST(r.code == 2, flags);
+    BOOST_TEST(attn::test::line_count(r.err) == 1u, flags << ": " << r.err);
+    BOOST_TEST(r.err.rfind("ch08_induction: error: ", 0) == 0u, flags << ": " << r.err);
+  }
+}
+
+BOOST_AUTO_TEST_SUITE_END()
