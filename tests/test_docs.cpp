@@ -39,7 +39,7 @@ fs::path local_target(const fs::path& page, std::string link) {
 std::vector<std::string> chapters() {
   std::vector<std::string> out;
   std::stringstream list(CHAPTERS);
-  for (std::string c; std::getline(list, c, ';');) out.push_back(c);
+  for (std::string c; std::getline(list, c, ',');) out.push_back(c);
   return out;
 }
 
