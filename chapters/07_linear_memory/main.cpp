@@ -192,9 +192,9 @@ int main(int argc, char** argv) {
     po::options_description options("Options");
     attn::cli::add_common_options(options);
     options.add_options()
-        ("seed", po::value<unsigned>()->value_name("N")->default_value(7), "seed of the random head in sections 1-3")
+        ("seed", po::value<long long>()->value_name("N")->default_value(7), "seed of the random head in sections 1-3")
         ("bench", "measure the per-token cost of both mechanisms up to --bench-max positions")
-        ("bench-max", po::value<std::size_t>()->value_name("POS")->default_value(16384),
+        ("bench-max", po::value<long long>()->value_name("POS")->default_value(16384),
          "longest position the benchmark measures (1 .. 1048576)");
     po::variables_map vm;
     const attn::cli::ProgramInfo info{
@@ -204,11 +204,16 @@ int main(int argc, char** argv) {
         "  ch07_linear_memory\n  ch07_linear_memory --seed 3\n  ch07_linear_memory --bench\n"
         "  ch07_linear_memory --bench --bench-max 65536 --no-plots"};
     if (!attn::cli::parse(argc, argv, options, info, vm)) return 0;
-    const std::size_t bench_max = vm["bench-max"].as<std::size_t>();
-    if (bench_max < 1 || bench_max > (std::size_t{1} << 20)) {
-      throw attn::cli::UsageError("--bench-max must be between 1 and 1048576, got " + std::to_string(bench_max));
+    // Read signed, so that "-5" is reported as -5 rather than wrapping around.
+    const long long bench_max_arg = vm["bench-max"].as<long long>(), seed_arg = vm["seed"].as<long long>();
+    if (bench_max_arg < 1 || bench_max_arg > (1LL << 20)) {
+      throw attn::cli::UsageError("--bench-max must be between 1 and 1048576, got " + std::to_string(bench_max_arg));
     }
-    const unsigned seed = vm["seed"].as<unsigned>();
+    if (seed_arg < 0 || seed_arg > 4294967295LL) {
+      throw attn::cli::UsageError("--seed must be between 0 and 4294967295, got " + std::to_string(seed_arg));
+    }
+    const auto bench_max = static_cast<std::size_t>(bench_max_arg);
+    const auto seed = static_cast<unsigned>(seed_arg);
     attn::Plotter plots(attn::cli::plot_settings(vm));
 
     std::cout << "Chapter 07 - Learned matching, kernel smoothing, and memory\n";

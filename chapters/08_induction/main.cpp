@@ -207,10 +207,10 @@ int main(int argc, char** argv) {
     po::options_description options("Options");
     attn::cli::add_common_options(options);
     options.add_options()
-        ("seed", po::value<std::uint64_t>()->value_name("N")->default_value(1), "seeds weights, batches and held-out set")
-        ("steps", po::value<arma::uword>()->value_name("N"), "Adam steps (default 1000; 700 with --quick)")
-        ("heads", po::value<arma::uword>()->value_name("N")->default_value(2), "heads per layer (d_k = width / heads)")
-        ("width", po::value<arma::uword>()->value_name("D")->default_value(32), "residual stream width")
+        ("seed", po::value<long long>()->value_name("N")->default_value(1), "seeds weights, batches and held-out set")
+        ("steps", po::value<long long>()->value_name("N"), "Adam steps (default 1000; 700 with --quick)")
+        ("heads", po::value<long long>()->value_name("N")->default_value(2), "heads per layer (d_k = width / heads)")
+        ("width", po::value<long long>()->value_name("D")->default_value(32), "residual stream width")
         ("lr", po::value<double>()->value_name("RATE")->default_value(1e-2), "Adam learning rate")
         ("fixed-offset", "every block has the same length and position (the control of claim ind_04)")
         ("quick", "a shorter run for tests and the docs");
@@ -224,14 +224,21 @@ int main(int argc, char** argv) {
 
     ch08::LabOptions o;
     const bool quick = vm.count("quick") > 0, fixed = vm.count("fixed-offset") > 0;
-    o.seed = vm["seed"].as<std::uint64_t>();
-    o.steps = vm.count("steps") ? vm["steps"].as<arma::uword>() : (quick ? 700 : 1000);
+    // Counts are read signed, so that "-5" is reported as -5 rather than wrapping around.
+    const auto in_range = [&](const char* flag, long long lo, long long hi, long long fallback) {
+      const long long v = vm.count(flag + 2) ? vm[flag + 2].as<long long>() : fallback;
+      if (v < lo || v > hi) {
+        throw attn::cli::UsageError(std::string(flag) + " must be in [" + std::to_string(lo) + ", " +
+                                    std::to_string(hi) + "], got " + std::to_string(v));
+      }
+      return static_cast<arma::uword>(v);
+    };
+    o.seed = in_range("--seed", 0, std::numeric_limits<long long>::max(), 1);
+    o.steps = in_range("--steps", 1, 1000000, quick ? 700 : 1000);
     o.lr = attn::cli::finite("--lr", vm["lr"].as<double>());
     o.data.fixed_offset = fixed;
     o.held_out = quick ? 128 : 256;
-    const arma::uword heads = vm["heads"].as<arma::uword>(), width = vm["width"].as<arma::uword>();
-    if (heads == 0 || heads > 64) throw attn::cli::UsageError("--heads must be in [1, 64], got " + std::to_string(heads));
-    if (width == 0 || width > 1024) throw attn::cli::UsageError("--width must be in [1, 1024], got " + std::to_string(width));
+    const arma::uword heads = in_range("--heads", 1, 64, 2), width = in_range("--width", 1, 1024, 32);
     if (width < heads) throw attn::cli::UsageError("--width must be at least --heads (d_k = width / heads)");
     o.shape.heads = heads;
     o.shape.width = width;
