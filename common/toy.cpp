@@ -67,11 +67,15 @@ const EmbeddingTable& teaching_space_2d() {
   return table;
 }
 
-std::vector<std::string> split_sentence(const std::string& sentence) {
+std::vector<std::string> split_sentence(const std::string& sentence, std::size_t max_words) {
   std::istringstream in(sentence);
   std::vector<std::string> words;
   for (std::string w; in >> w;) words.push_back(w);
   if (words.empty()) throw std::invalid_argument("empty sentence: give at least one word");
+  if (words.size() > max_words) {
+    throw std::invalid_argument("the sentence has " + std::to_string(words.size()) + " words; at most " +
+                                std::to_string(max_words) + " are allowed");
+  }
   return words;
 }
 

@@ -55,8 +55,9 @@ const EmbeddingTable& toy_embeddings();
 const EmbeddingTable& teaching_space_2d();
 
 /// Splits a sentence on white space: "the  river bank" -> {"the", "river", "bank"}.
-/// Throws std::invalid_argument if it holds no word.
-std::vector<std::string> split_sentence(const std::string& sentence);
+/// Throws std::invalid_argument if it holds no word, or more than `max_words` (the chapters print
+/// n x n matrices, so a toy sentence is kept short).
+std::vector<std::string> split_sentence(const std::string& sentence, std::size_t max_words = 64);
 
 /// Joins words with single spaces: {"the", "river", "bank"} -> "the river bank".
 std::string join_words(const std::vector<std::string>& words);

@@ -89,6 +89,9 @@ BOOST_AUTO_TEST_CASE(every_bad_input_is_one_line_and_exit_2) {
       {"ch08_induction", "--heads 0", "heads"},                                  // zero size
       {"ch08_induction", "--width 100000000", "width"},                          // absurdly large size
       {"ch08_induction", "--steps -5", "-5"},                                    // negative, not wrapped
+      {"ch08_induction", "--lr 100", "lr"},                                      // learning rate out of range
+      {"ch08_induction", "--heads 3", "multiple"},                               // width not divisible
+      {"ch01_mixing", "--sentence \"$(printf 'bank %.0s' $(seq 100))\"", "at most 64"},  // too long
   };
   BOOST_TEST(cases.size() >= 20u);
   for (const Case& c : cases) {

@@ -236,10 +236,14 @@ int main(int argc, char** argv) {
     o.seed = in_range("--seed", 0, std::numeric_limits<long long>::max(), 1);
     o.steps = in_range("--steps", 1, 1000000, quick ? 700 : 1000);
     o.lr = attn::cli::finite("--lr", vm["lr"].as<double>());
+    if (!(o.lr > 0 && o.lr <= 1)) throw attn::cli::UsageError("--lr must be in (0, 1], got " + format_number(o.lr, 6));
     o.data.fixed_offset = fixed;
     o.held_out = quick ? 128 : 256;
     const arma::uword heads = in_range("--heads", 1, 64, 2), width = in_range("--width", 1, 1024, 32);
-    if (width < heads) throw attn::cli::UsageError("--width must be at least --heads (d_k = width / heads)");
+    if (width % heads != 0) {
+      throw attn::cli::UsageError("--width must be a multiple of --heads (d_k = width / heads), got " +
+                                  std::to_string(width) + " and " + std::to_string(heads));
+    }
     o.shape.heads = heads;
     o.shape.width = width;
     o.shape.d_k = width / heads;
