@@ -5,12 +5,16 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <armadillo>
 #include <array>
+#include <boost/test/unit_test.hpp>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 namespace attn::test {
 
@@ -53,6 +57,14 @@ inline std::string quote(const std::string& text) {
   std::string out = "'";
   for (char c : text) out += (c == '\'') ? std::string("'\\''") : std::string(1, c);
   return out + "'";
+}
+
+/// Every entry of `got` within half a unit of the article's last printed digit.
+inline void check_printed(const arma::rowvec& got, const std::vector<double>& article, double half_unit) {
+  BOOST_REQUIRE_EQUAL(got.n_elem, article.size());
+  for (std::size_t k = 0; k < article.size(); ++k) {
+    BOOST_TEST(std::abs(got(k) - article[k]) <= half_unit, "entry " << k << ": " << got(k) << " vs " << article[k]);
+  }
 }
 
 }  // namespace attn::test

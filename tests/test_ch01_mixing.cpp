@@ -19,45 +19,37 @@ namespace {
 
 arma::mat sentence(const std::string& words) { return attn::toy_embeddings().lookup(attn::split_sentence(words)); }
 
-/// Every entry of `got` within half a unit of the article's last printed digit.
-void check_printed(const arma::rowvec& got, const std::vector<double>& article, double half_unit) {
-  BOOST_REQUIRE_EQUAL(got.n_elem, article.size());
-  for (std::size_t k = 0; k < article.size(); ++k) {
-    BOOST_TEST(std::abs(got(k) - article[k]) <= half_unit, "entry " << k << ": " << got(k) << " vs " << article[k]);
-  }
-}
-
 }  // namespace
 
 BOOST_AUTO_TEST_SUITE(claims)
 
 BOOST_AUTO_TEST_CASE(claim_mix_01_river_bank_weights) {
-  check_printed(ch01::identity_head(sentence("the river bank")).A.row(2), {0.26, 0.31, 0.43}, 0.005);
+  attn::test::check_printed(ch01::identity_head(sentence("the river bank")).A.row(2), {0.26, 0.31, 0.43}, 0.005);
 }
 
 BOOST_AUTO_TEST_CASE(claim_mix_02_river_bank_mixture) {
-  check_printed(ch01::identity_head(sentence("the river bank")).H.row(2), {0.21, 0.52, 0.34, 0.41}, 0.005);
+  attn::test::check_printed(ch01::identity_head(sentence("the river bank")).H.row(2), {0.21, 0.52, 0.34, 0.41}, 0.005);
 }
 
 BOOST_AUTO_TEST_CASE(claim_mix_03_money_bank_weights_identical) {
   const arma::rowvec money = ch01::identity_head(sentence("the money bank")).A.row(2);
   const arma::rowvec river = ch01::identity_head(sentence("the river bank")).A.row(2);
-  check_printed(money, {0.26, 0.31, 0.43}, 0.005);
+  attn::test::check_printed(money, {0.26, 0.31, 0.43}, 0.005);
   BOOST_TEST(arma::abs(money - river).max() < 1e-15);
 }
 
 BOOST_AUTO_TEST_CASE(claim_mix_04_money_bank_mixture) {
-  check_printed(ch01::identity_head(sentence("the money bank")).H.row(2), {0.52, 0.21, 0.34, 0.41}, 0.005);
+  attn::test::check_printed(ch01::identity_head(sentence("the money bank")).H.row(2), {0.52, 0.21, 0.34, 0.41}, 0.005);
 }
 
 BOOST_AUTO_TEST_CASE(claim_mix_05_residual_preview_river) {
   const arma::mat X = sentence("the river bank");
-  check_printed(X.row(2) + ch01::identity_head(X).H.row(2), {0.71, 1.02, 1.14, 0.61}, 0.005);
+  attn::test::check_printed(X.row(2) + ch01::identity_head(X).H.row(2), {0.71, 1.02, 1.14, 0.61}, 0.005);
 }
 
 BOOST_AUTO_TEST_CASE(claim_mix_06_residual_preview_money) {
   const arma::mat X = sentence("the money bank");
-  check_printed(X.row(2) + ch01::identity_head(X).H.row(2), {1.02, 0.71, 1.14, 0.61}, 0.005);
+  attn::test::check_printed(X.row(2) + ch01::identity_head(X).H.row(2), {1.02, 0.71, 1.14, 0.61}, 0.005);
 }
 
 BOOST_AUTO_TEST_CASE(claim_mix_07_plain_average) {
@@ -67,11 +59,11 @@ BOOST_AUTO_TEST_CASE(claim_mix_07_plain_average) {
 }
 
 BOOST_AUTO_TEST_CASE(claim_mix_08_unscaled_dot_products) {
-  check_printed(ch01::trace_row(sentence("the river bank"), 2).dots, {0.20, 0.54, 1.18}, 0.005);
+  attn::test::check_printed(ch01::trace_row(sentence("the river bank"), 2).dots, {0.20, 0.54, 1.18}, 0.005);
 }
 
 BOOST_AUTO_TEST_CASE(claim_mix_09_divided_by_sqrt_4) {
-  check_printed(ch01::trace_row(sentence("the river bank"), 2).scaled, {0.10, 0.27, 0.59}, 0.005);
+  attn::test::check_printed(ch01::trace_row(sentence("the river bank"), 2).scaled, {0.10, 0.27, 0.59}, 0.005);
 }
 
 BOOST_AUTO_TEST_CASE(claim_mix_10_times_5_sharpens_toward_bank) {

@@ -19,14 +19,6 @@
 
 namespace {
 
-/// Every entry of `got` within half a unit of the article's last printed digit.
-void check_printed(const arma::rowvec& got, const std::vector<double>& article, double half_unit) {
-  BOOST_REQUIRE_EQUAL(got.n_elem, article.size());
-  for (std::size_t k = 0; k < article.size(); ++k) {
-    BOOST_TEST(std::abs(got(k) - article[k]) <= half_unit, "entry " << k << ": " << got(k) << " vs " << article[k]);
-  }
-}
-
 /// softmax([0, 0, 1/sqrt(2)]) in closed form: the two zero scores share 1/(2 + e^(1/sqrt 2)) each.
 double low() { return 1.0 / (2.0 + std::exp(1.0 / std::sqrt(2.0))); }
 double high() { return std::exp(1.0 / std::sqrt(2.0)) / (2.0 + std::exp(1.0 / std::sqrt(2.0))); }
@@ -55,13 +47,13 @@ BOOST_AUTO_TEST_SUITE(claims)
 
 BOOST_AUTO_TEST_CASE(claim_swap_01_raw_similarity_weights) {
   const attn::HeadPass p = ch02::teaching_head(ch02::eiffel_sentence(), arma::eye(2, 2));
-  check_printed(p.A.row(2), {0.2483, 0.2483, 0.5035}, 0.00005);
-  check_printed(p.A.row(2), {low(), low(), high()}, 1e-15);
+  attn::test::check_printed(p.A.row(2), {0.2483, 0.2483, 0.5035}, 0.00005);
+  attn::test::check_printed(p.A.row(2), {low(), low(), high()}, 1e-15);
 }
 
 BOOST_AUTO_TEST_CASE(claim_swap_02_raw_similarity_mixture) {
   const attn::HeadPass p = ch02::teaching_head(ch02::eiffel_sentence(), arma::eye(2, 2));
-  check_printed(p.H.row(2), {0.5035, 0.2483}, 0.00005);
+  attn::test::check_printed(p.H.row(2), {0.5035, 0.2483}, 0.00005);
 }
 
 BOOST_AUTO_TEST_CASE(claim_swap_03_eiffel_ties_with_the_zero_filler) {
@@ -73,13 +65,13 @@ BOOST_AUTO_TEST_CASE(claim_swap_03_eiffel_ties_with_the_zero_filler) {
 
 BOOST_AUTO_TEST_CASE(claim_swap_04_swap_query_weights) {
   const attn::HeadPass p = ch02::teaching_head(ch02::eiffel_sentence(), ch02::swap_matrix());
-  check_printed(p.A.row(2), {0.2483, 0.5035, 0.2483}, 0.00005);
-  check_printed(p.A.row(2), {low(), high(), low()}, 1e-15);
+  attn::test::check_printed(p.A.row(2), {0.2483, 0.5035, 0.2483}, 0.00005);
+  attn::test::check_printed(p.A.row(2), {low(), high(), low()}, 1e-15);
 }
 
 BOOST_AUTO_TEST_CASE(claim_swap_05_swap_query_mixture) {
   const attn::HeadPass p = ch02::teaching_head(ch02::eiffel_sentence(), ch02::swap_matrix());
-  check_printed(p.H.row(2), {0.2483, 0.5035}, 0.00005);
+  attn::test::check_printed(p.H.row(2), {0.2483, 0.5035}, 0.00005);
 }
 
 BOOST_AUTO_TEST_CASE(claim_swap_06_queries_row_by_row) {
@@ -104,10 +96,10 @@ BOOST_AUTO_TEST_CASE(claim_qk_01_n_is_in_the_null_space) {
 BOOST_AUTO_TEST_CASE(claim_qk_02_adding_n_leaves_the_query_unchanged) {
   const arma::mat M = ch02::small_query_map();
   const arma::vec e{1, 2, 3}, n{1, 1, -1};
-  check_printed((e + n).t(), {2, 3, 2}, 0.0);
-  check_printed((M * e).t(), {4, 5}, 0.0);
-  check_printed((M * (e + n)).t(), {4, 5}, 0.0);
-  check_printed((M * (e - 7.5 * n)).t(), {4, 5}, 1e-12);
+  attn::test::check_printed((e + n).t(), {2, 3, 2}, 0.0);
+  attn::test::check_printed((M * e).t(), {4, 5}, 0.0);
+  attn::test::check_printed((M * (e + n)).t(), {4, 5}, 0.0);
+  attn::test::check_printed((M * (e - 7.5 * n)).t(), {4, 5}, 1e-12);
 }
 
 BOOST_AUTO_TEST_CASE(claim_qk_03_width_12288_rank_128_nullity_12160) {
@@ -129,26 +121,26 @@ BOOST_AUTO_TEST_CASE(claim_qk_03_width_12288_rank_128_nullity_12160) {
 }
 
 BOOST_AUTO_TEST_CASE(claim_qk_04_water_query_of_bank) {
-  check_printed(water_row("the river bank", &ch02::MatchTable::Q, 2), {0.00, 3.00, 0.00}, 0.005);
+  attn::test::check_printed(water_row("the river bank", &ch02::MatchTable::Q, 2), {0.00, 3.00, 0.00}, 0.005);
 }
 
 BOOST_AUTO_TEST_CASE(claim_qk_05_fixed_keys) {
-  check_printed(water_row("the river bank", &ch02::MatchTable::K, 0), {0, 0, 0}, 0.0);
-  check_printed(water_row("the river bank", &ch02::MatchTable::K, 1), {0, 1, 0}, 0.0);
-  check_printed(water_row("the river bank", &ch02::MatchTable::K, 2), {0.5, 0.5, 0.8}, 0.0);
+  attn::test::check_printed(water_row("the river bank", &ch02::MatchTable::K, 0), {0, 0, 0}, 0.0);
+  attn::test::check_printed(water_row("the river bank", &ch02::MatchTable::K, 1), {0, 1, 0}, 0.0);
+  attn::test::check_printed(water_row("the river bank", &ch02::MatchTable::K, 2), {0.5, 0.5, 0.8}, 0.0);
 }
 
 BOOST_AUTO_TEST_CASE(claim_qk_06_scores_over_sqrt_3) {
   const ch02::MatchTable t =
       ch02::match_last(attn::split_sentence("the river bank"), ch02::preset_wq(ch02::Preset::water), ch02::fixed_wk());
-  check_printed(t.scores, {0.000, 1.732, 0.866}, 0.0005);
-  check_printed(t.scores, {0.0, 3.0 / std::sqrt(3.0), 1.5 / std::sqrt(3.0)}, 1e-15);
+  attn::test::check_printed(t.scores, {0.000, 1.732, 0.866}, 0.0005);
+  attn::test::check_printed(t.scores, {0.0, 3.0 / std::sqrt(3.0), 1.5 / std::sqrt(3.0)}, 1e-15);
 }
 
 BOOST_AUTO_TEST_CASE(claim_qk_07_weights_in_percent) {
   const ch02::MatchTable t =
       ch02::match_last(attn::split_sentence("the river bank"), ch02::preset_wq(ch02::Preset::water), ch02::fixed_wk());
-  check_printed(100.0 * t.weights, {11.1, 62.6, 26.3}, 0.05);
+  attn::test::check_printed(100.0 * t.weights, {11.1, 62.6, 26.3}, 0.05);
 }
 
 BOOST_AUTO_TEST_CASE(claim_qk_08_same_query_in_both_sentences) {
@@ -191,8 +183,8 @@ BOOST_AUTO_TEST_CASE(width_example_counts_for_other_widths) {
 
 BOOST_AUTO_TEST_CASE(presets_ask_along_their_axis) {
   const arma::rowvec bank = attn::toy_embeddings().vector("bank");
-  check_printed(bank * ch02::preset_wq(ch02::Preset::finance), {3, 0, 0}, 1e-15);
-  check_printed(bank * ch02::preset_wq(ch02::Preset::structure), {0, 0, 3}, 1e-15);
+  attn::test::check_printed(bank * ch02::preset_wq(ch02::Preset::finance), {3, 0, 0}, 1e-15);
+  attn::test::check_printed(bank * ch02::preset_wq(ch02::Preset::structure), {0, 0, 3}, 1e-15);
   BOOST_TEST(ch02::preset_name(ch02::parse_preset("structure")) == "structure");
   BOOST_CHECK_THROW(ch02::parse_preset("ocean"), std::invalid_argument);
   BOOST_CHECK_THROW(ch02::parse_preset(""), std::invalid_argument);
@@ -223,7 +215,7 @@ BOOST_AUTO_TEST_CASE(match_last_with_a_narrow_custom_projection) {
   const ch02::MatchTable t = ch02::match_last(attn::split_sentence("money river"), Wq, Wk);
   BOOST_TEST(t.receiver == 1u);
   // q_river = [0, 1]; k_money = [0, 1], k_river = [1, 0].
-  check_printed(t.scores, {1.0 / std::sqrt(2.0), 0.0}, 1e-15);
+  attn::test::check_printed(t.scores, {1.0 / std::sqrt(2.0), 0.0}, 1e-15);
   BOOST_TEST(std::abs(arma::accu(t.weights) - 1.0) < 1e-15);
   BOOST_CHECK_THROW(ch02::match_last({"the", "lake"}, Wq, Wk), std::invalid_argument);
   BOOST_CHECK_THROW(ch02::match_last({"bank"}, arma::mat(3, 2, arma::fill::zeros), Wk), std::invalid_argument);

@@ -20,14 +20,6 @@
 
 namespace {
 
-/// Every entry of `got` within half a unit of the article's last printed digit.
-void check_printed(const arma::rowvec& got, const std::vector<double>& article, double half_unit) {
-  BOOST_REQUIRE_EQUAL(got.n_elem, article.size());
-  for (std::size_t k = 0; k < article.size(); ++k) {
-    BOOST_TEST(std::abs(got(k) - article[k]) <= half_unit, "entry " << k << ": " << got(k) << " vs " << article[k]);
-  }
-}
-
 using ch03::Choice;
 
 /// True if "nan" (any case) appears as a word. (std::regex trips GCC 12 warnings in the sanitize build.)
@@ -48,7 +40,7 @@ BOOST_AUTO_TEST_SUITE(claims)
 
 BOOST_AUTO_TEST_CASE(claim_val_01_swapping_values_keeps_the_weights) {
   const attn::HeadPass swapped = ch03::tower_head(Choice::swap, Choice::swap);
-  check_printed(swapped.A.row(2), {0.2483, 0.5035, 0.2483}, 0.00005);
+  attn::test::check_printed(swapped.A.row(2), {0.2483, 0.5035, 0.2483}, 0.00005);
   // Exactly the swap-query weights of swap_04, in every row, not only tower's.
   BOOST_TEST(arma::approx_equal(swapped.A, ch03::tower_head(Choice::swap, Choice::raw).A, "absdiff", 0.0));
   BOOST_TEST(arma::approx_equal(ch03::tower_head(Choice::raw, Choice::swap).A,
@@ -57,7 +49,7 @@ BOOST_AUTO_TEST_CASE(claim_val_01_swapping_values_keeps_the_weights) {
 
 BOOST_AUTO_TEST_CASE(claim_val_02_swapping_values_changes_the_content) {
   const arma::rowvec h = ch03::tower_head(Choice::swap, Choice::swap).H.row(2);
-  check_printed(h, {0.5035, 0.2483}, 0.00005);
+  attn::test::check_printed(h, {0.5035, 0.2483}, 0.00005);
   const arma::rowvec before = ch03::tower_head(Choice::swap, Choice::raw).H.row(2);
   BOOST_TEST(h(0) == before(1));  // the swap exchanges the two coordinates of the mixture
   BOOST_TEST(h(1) == before(0));
@@ -83,8 +75,8 @@ BOOST_AUTO_TEST_CASE(claim_val_03_another_key_changes_the_weight_only) {
 
 BOOST_AUTO_TEST_CASE(claim_val_04_residual_addition) {
   const arma::rowvec tower = ch03::eiffel_sentence().row(2);
-  check_printed(tower, {1, 0}, 0.0);
-  check_printed(tower + ch03::tower_head(Choice::swap, Choice::raw).H.row(2), {1.2483, 0.5035}, 0.00005);
+  attn::test::check_printed(tower, {1, 0}, 0.0);
+  attn::test::check_printed(tower + ch03::tower_head(Choice::swap, Choice::raw).H.row(2), {1.2483, 0.5035}, 0.00005);
 }
 
 BOOST_AUTO_TEST_CASE(claim_heads_01_three_tokens_two_heads) {
@@ -211,7 +203,7 @@ BOOST_AUTO_TEST_CASE(mismatches_throw) {
 BOOST_AUTO_TEST_CASE(river_bank_sublayer_heads_ask_different_questions) {
   const arma::mat X = attn::toy_embeddings().lookup(attn::split_sentence("the river bank"));
   const attn::MultiHeadPass p = attn::multi_head_self_attention(X, ch03::river_bank_sublayer());
-  check_printed(p.heads[0].A.row(2), {0.111, 0.626, 0.263}, 0.0005);  // chapter 02's water preset (qk_07)
+  attn::test::check_printed(p.heads[0].A.row(2), {0.111, 0.626, 0.263}, 0.0005);  // chapter 02's water preset (qk_07)
   BOOST_TEST(p.heads[1].A(2, 2) > p.heads[1].A(2, 1));                // the finance question prefers bank
   BOOST_TEST(p.Y.n_cols == 4u);
 }
