@@ -8,6 +8,7 @@
 #include <armadillo>
 #include <array>
 #include <boost/test/unit_test.hpp>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -65,6 +66,18 @@ inline void check_printed(const arma::rowvec& got, const std::vector<double>& ar
   for (std::size_t k = 0; k < article.size(); ++k) {
     BOOST_TEST(std::abs(got(k) - article[k]) <= half_unit, "entry " << k << ": " << got(k) << " vs " << article[k]);
   }
+}
+
+/// True if `text` holds "nan" as a word, in any case (a NaN that reached the output).
+inline bool has_nan_word(const std::string& text) {
+  const auto letter = [&](std::size_t i) { return std::isalpha(static_cast<unsigned char>(text[i])) != 0; };
+  for (std::size_t i = 0; i + 3 <= text.size(); ++i) {
+    const bool word = std::tolower(static_cast<unsigned char>(text[i])) == 'n' &&
+                      std::tolower(static_cast<unsigned char>(text[i + 1])) == 'a' &&
+                      std::tolower(static_cast<unsigned char>(text[i + 2])) == 'n';
+    if (word && (i == 0 || !letter(i - 1)) && (i + 3 == text.size() || !letter(i + 3))) return true;
+  }
+  return false;
 }
 
 }  // namespace attn::test

@@ -34,17 +34,6 @@ struct Case {
   const char* mentions;  ///< a word the error line must contain
 };
 
-/// True if `text` holds "nan" as a word (any case).
-bool has_nan_word(const std::string& text) {
-  for (std::size_t i = text.find_first_of("nN"); i != std::string::npos; i = text.find_first_of("nN", i + 1)) {
-    const std::string w = text.substr(i, 3);
-    const bool word = (w == "nan" || w == "NaN" || w == "NAN") && (i == 0 || !std::isalpha(text[i - 1])) &&
-                      (i + 3 >= text.size() || !std::isalpha(text[i + 3]));
-    if (word) return true;
-  }
-  return false;
-}
-
 /// Concatenates its arguments through a stream (GCC 12 raises a false -Wstringop-overflow on
 /// chains of std::string operator+ here).
 template <typename... Parts>
@@ -133,7 +122,7 @@ BOOST_AUTO_TEST_CASE(without_gnuplot_every_chapter_prints_its_arithmetic) {
       BOOST_TEST(r.code == 0, r.err);
       BOOST_TEST(r.out.find("plots: skipped (gnuplot is not on PATH") != std::string::npos);
       BOOST_TEST(attn::test::line_count(r.out) > 10u);
-      BOOST_TEST(!has_nan_word(r.out));
+      BOOST_TEST(!attn::test::has_nan_word(r.out));
     }
   }
 }

@@ -29,18 +29,6 @@ arma::rowvec water_row(const std::string& sentence, arma::mat ch02::MatchTable::
   return (t.*field).row(r);
 }
 
-/// True if "nan" (any case) appears as a word. (std::regex trips GCC 12 warnings in the sanitize build.)
-bool has_nan_word(const std::string& text) {
-  const auto letter = [&](std::size_t i) { return std::isalpha(static_cast<unsigned char>(text[i])) != 0; };
-  for (std::size_t i = 0; i + 3 <= text.size(); ++i) {
-    const bool word = std::tolower(static_cast<unsigned char>(text[i])) == 'n' &&
-                      std::tolower(static_cast<unsigned char>(text[i + 1])) == 'a' &&
-                      std::tolower(static_cast<unsigned char>(text[i + 2])) == 'n';
-    if (word && (i == 0 || !letter(i - 1)) && (i + 3 == text.size() || !letter(i + 3))) return true;
-  }
-  return false;
-}
-
 }  // namespace
 
 BOOST_AUTO_TEST_SUITE(claims)
@@ -241,7 +229,7 @@ BOOST_AUTO_TEST_CASE(runs_prints_the_article_numbers_and_draws_three_plots) {
         "identical in both sentences", "[qk_08]"}) {
     BOOST_TEST(r.out.find(expected) != std::string::npos, "output lacks " << expected);
   }
-  BOOST_TEST(!has_nan_word(r.out));
+  BOOST_TEST(!attn::test::has_nan_word(r.out));
   for (const char* name : {"ch02_tower_weights", "ch02_matching_space", "ch02_bank_presets"}) {
     BOOST_TEST(attn::is_valid_png(dir / (std::string(name) + ".png")), name);
     BOOST_TEST(std::filesystem::exists(dir / (std::string(name) + ".dat")), name);

@@ -22,18 +22,6 @@ namespace {
 
 using ch03::Choice;
 
-/// True if "nan" (any case) appears as a word. (std::regex trips GCC 12 warnings in the sanitize build.)
-bool has_nan_word(const std::string& text) {
-  const auto letter = [&](std::size_t i) { return std::isalpha(static_cast<unsigned char>(text[i])) != 0; };
-  for (std::size_t i = 0; i + 3 <= text.size(); ++i) {
-    const bool word = std::tolower(static_cast<unsigned char>(text[i])) == 'n' &&
-                      std::tolower(static_cast<unsigned char>(text[i + 1])) == 'a' &&
-                      std::tolower(static_cast<unsigned char>(text[i + 2])) == 'n';
-    if (word && (i == 0 || !letter(i - 1)) && (i + 3 == text.size() || !letter(i + 3))) return true;
-  }
-  return false;
-}
-
 }  // namespace
 
 BOOST_AUTO_TEST_SUITE(claims)
@@ -227,7 +215,7 @@ BOOST_AUTO_TEST_CASE(runs_prints_the_article_numbers_and_draws_three_plots) {
         "exactly as they were", "0.5035 to 0.3349   [val_03]", "= [1.2483, 0.5035]   [val_04]"}) {
     BOOST_TEST(r.out.find(expected) != std::string::npos, "output lacks " << expected);
   }
-  BOOST_TEST(!has_nan_word(r.out));
+  BOOST_TEST(!attn::test::has_nan_word(r.out));
   for (const char* name : {"ch03_query_value_combos", "ch03_head1_weights", "ch03_head2_weights"}) {
     BOOST_TEST(attn::is_valid_png(dir / (std::string(name) + ".png")), name);
     BOOST_TEST(std::filesystem::exists(dir / (std::string(name) + ".dat")), name);

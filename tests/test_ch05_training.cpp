@@ -42,19 +42,6 @@ std::filesystem::path scratch(const std::string& name) {
 
 void write(const std::filesystem::path& file, const std::string& text) { std::ofstream(file) << text; }
 
-/// True if `text` holds the word "nan" (any case) not inside a longer word such as "finance".
-/// (No std::regex: GCC 12 warns inside it under the sanitizer build.)
-bool has_nan_word(const std::string& text) {
-  std::string lower = text;
-  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  for (std::size_t at = lower.find("nan"); at != std::string::npos; at = lower.find("nan", at + 1)) {
-    const bool left = at == 0 || !std::isalpha(static_cast<unsigned char>(lower[at - 1]));
-    const bool right = at + 3 >= lower.size() || !std::isalpha(static_cast<unsigned char>(lower[at + 3]));
-    if (left && right) return true;
-  }
-  return false;
-}
-
 /// True if `line` reads d.dddddddddddddddde[+-]dd[d]: 17 significant digits in scientific notation.
 bool is_17_digit_scientific(const std::string& line) {
   const auto digit = [&](std::size_t i) { return i < line.size() && std::isdigit(static_cast<unsigned char>(line[i])); };
@@ -348,7 +335,7 @@ BOOST_AUTO_TEST_CASE(runs_prints_the_claims_and_draws_the_plots) {
                                "6 of 6 assignments fitted   [bias_01]", "[feat_01]", "wall time"}) {
     BOOST_TEST(r.out.find(expected) != std::string::npos, "output lacks " << expected);
   }
-  BOOST_TEST(!has_nan_word(r.out));
+  BOOST_TEST(!attn::test::has_nan_word(r.out));
   for (const char* name : {"ch05_loss", "ch05_bank_attention_river", "ch05_bank_attention_money", "ch05_final_attention",
                            "ch05_feature_recovery", "ch05_biased_attention"}) {
     BOOST_TEST(attn::is_valid_png(dir / (std::string(name) + ".png")), name);
