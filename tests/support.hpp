@@ -80,4 +80,13 @@ inline bool has_nan_word(const std::string& text) {
   return false;
 }
 
+/// `text` with every run of spaces folded into one space (columns padded for alignment compare simply).
+inline std::string squeeze_spaces(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    if (c != ' ' || out.empty() || out.back() != ' ') out += c;
+  }
+  return out;
+}
+
 }  // namespace attn::test

@@ -5,7 +5,6 @@
 /// print nothing on stdout and exit with code 2. Missing gnuplot is not an error: every chapter
 /// prints all its arithmetic, says in one line why plots were skipped, and exits 0. None may
 /// crash, hang or print NaN.
-#define BOOST_TEST_MODULE bad_input
 #include <boost/test/unit_test.hpp>
 
 #include <filesystem>

@@ -4,7 +4,6 @@
 ///
 /// Expected values are the article's, at its printed precision (half a unit in the last digit),
 /// or derived independently in closed form.
-#define BOOST_TEST_MODULE ch02_swap_query
 #include <boost/test/unit_test.hpp>
 
 #include <chrono>

@@ -1,7 +1,6 @@
 /// \file test_ch05_training.cpp
 /// \brief Chapter 05: claims train_01..train_05, bias_01, feat_01 of ../shared/claims.md, the
 /// hand-written backward pass against central differences, parameter files, and the program.
-#define BOOST_TEST_MODULE ch05_training
 #include <boost/test/unit_test.hpp>
 
 #include <filesystem>

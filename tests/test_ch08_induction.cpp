@@ -1,7 +1,6 @@
 /// \file test_ch08_induction.cpp
 /// \brief Chapter 08: claims ind_01..ind_04 of ../shared/claims.md, gradient checks of every
 /// parameter group, the score functions on hand-built patterns, and the program run as a reader would.
-#define BOOST_TEST_MODULE ch08_induction
 #include <boost/test/unit_test.hpp>
 
 #include <filesystem>

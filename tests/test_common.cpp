@@ -1,7 +1,6 @@
 /// \file test_common.cpp
 /// \brief The shared library's properties: softmax, one head, toy tables, printing, losses,
 /// optimizers, gradient checking and plotting. Random inputs use fixed seeds.
-#define BOOST_TEST_MODULE common
 #include <boost/test/unit_test.hpp>
 
 #include <cmath>
