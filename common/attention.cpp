@@ -20,19 +20,20 @@ void require_finite(const arma::mat& M, const std::string& what) {
 
 arma::mat softmax_rows(const arma::mat& scores) {
   if (scores.is_empty()) {
-    throw std::invalid_argument("softmax_rows: scores are empty (" + shape(scores) + ")");
+    throw std::invalid_argument("softmax: the scores are empty (" + shape(scores) + ")");
   }
   if (scores.has_nan()) {
-    throw std::invalid_argument("softmax_rows: scores (" + shape(scores) + ") contain NaN");
+    throw std::invalid_argument("softmax: the scores (" + shape(scores) + ") contain NaN");
   }
   arma::mat weights(arma::size(scores));
   for (arma::uword i = 0; i < scores.n_rows; ++i) {
     const double top = scores.row(i).max();
     if (top == std::numeric_limits<double>::infinity()) {
-      throw std::invalid_argument("softmax_rows: row " + std::to_string(i) + " has a +inf score");
+      throw std::invalid_argument("softmax: score row " + std::to_string(i) +
+                                  " has a +inf score (a product beyond the largest double, about 1.8e308)");
     }
     if (top == -std::numeric_limits<double>::infinity()) {
-      throw std::invalid_argument("softmax_rows: row " + std::to_string(i) +
+      throw std::invalid_argument("softmax: score row " + std::to_string(i) +
                                   " has every score -inf (no allowed source), so it has no distribution");
     }
     // Subtracting the row's own maximum leaves every weight unchanged (softmax ignores a shared

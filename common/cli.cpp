@@ -3,6 +3,7 @@
 #include "common/cli.hpp"
 
 #include <cmath>
+#include <sstream>
 #include <iostream>
 
 namespace attn::cli {
@@ -47,6 +48,25 @@ PlotSettings plot_settings(const po::variables_map& vm) {
 double finite(const std::string& flag, double value) {
   if (!std::isfinite(value)) throw UsageError(flag + " must be a finite number");
   return value;
+}
+
+double bounded(const std::string& flag, double value, double limit) {
+  if (!std::isfinite(value) || std::abs(value) > limit) {
+    std::ostringstream message;
+    message << flag << " must be a finite number between " << -limit << " and " << limit;
+    if (std::isfinite(value)) message << " (got " << value << ")";
+    throw UsageError(message.str());
+  }
+  return value;
+}
+
+std::string printable(const std::string& text, std::size_t max_chars) {
+  std::string out;
+  for (std::size_t k = 0; k < text.size() && k < max_chars; ++k) {
+    const auto c = static_cast<unsigned char>(text[k]);
+    out += (c >= 0x20 && c < 0x7f) ? static_cast<char>(c) : '?';
+  }
+  return text.size() > max_chars ? out + "..." : out;
 }
 
 int run(const std::string& program, const std::function<int()>& body) {

@@ -51,10 +51,12 @@ std::pair<int, std::string> run_capture(const std::string& command) {
 /// Why `folder` cannot hold plots, or an empty string if it can.
 std::string folder_problem(const fs::path& folder) {
   std::error_code ec;
-  fs::create_directories(folder, ec);
-  if (!fs::is_directory(folder, ec)) {
-    return "cannot create plot folder '" + folder.string() + "'" + (ec ? ": " + ec.message() : "");
+  if (fs::exists(folder, ec) && !fs::is_directory(folder, ec)) {
+    return "plot folder '" + folder.string() + "' is a file, not a folder";
   }
+  fs::create_directories(folder, ec);
+  const std::string why = ec ? ": " + ec.message() : "";
+  if (!fs::is_directory(folder, ec)) return "cannot create plot folder '" + folder.string() + "'" + why;
   const fs::path probe = folder / (".write-test-" + std::to_string(::getpid()));
   {
     std::ofstream out(probe);

@@ -72,13 +72,18 @@ BOOST_AUTO_TEST_CASE(every_bad_input_is_one_line_and_exit_2) {
       {"ch05_training", "--lr -1", "lr"},                                        // negative rate
       {"ch06_masking", "--causal --bidirectional", "causal"},                    // contradictory flags
       {"ch06_masking", "--sentence ''", "empty"},                                // empty sentence
-      {"ch07_linear_memory", "--bench-max 0", "bench-max"},                      // zero size
+      {"ch07_linear_memory", "--bench --bench-max 0", "bench-max"},              // zero size
+      {"ch07_linear_memory", "--bench-max 100", "only applies with --bench"},    // flag without its mode
       {"ch07_linear_memory", "--seed -5", "seed"},                               // negative seed
       {"ch08_induction", "--heads 0", "heads"},                                  // zero size
       {"ch08_induction", "--width 100000000", "width"},                          // absurdly large size
       {"ch08_induction", "--steps -5", "-5"},                                    // negative, not wrapped
       {"ch08_induction", "--lr 100", "lr"},                                      // learning rate out of range
       {"ch08_induction", "--heads 3", "multiple"},                               // width not divisible
+      {"ch01_mixing", "--scale 1e308", "between -1000 and 1000"},                // huge finite number
+      {"ch04_scaling", "--scores 1e308,1e308", "between -1e+06 and 1e+06"},      // huge finite scores
+      {"ch04_scaling", "--scores '1,,2'", "empty entry"},                        // empty list entry
+      {"ch02_swap_query", "--wq '1e308 0 0; 0 1 0; 0 0 1; 1 1 1'", "--wq"},      // huge matrix entry
       {"ch01_mixing", "--sentence \"$(printf 'bank %.0s' $(seq 100))\"", "at most 64"},  // too long
   };
   BOOST_TEST(cases.size() >= 20u);
@@ -95,13 +100,17 @@ BOOST_AUTO_TEST_CASE(every_bad_input_is_one_line_and_exit_2) {
   }
 }
 
-BOOST_AUTO_TEST_CASE(an_unwritable_plot_folder_is_an_error_in_every_chapter) {
+BOOST_AUTO_TEST_CASE(an_unwritable_or_file_plot_folder_is_an_error_in_every_chapter) {
   for (const auto& [name, path] : programs()) {
     BOOST_TEST_CONTEXT(name) {
       const attn::test::Run r = attn::test::run(cat("timeout 60 ", path, " --plots /dev/null/plots"));
       BOOST_TEST(r.code == 2);
       BOOST_TEST(attn::test::line_count(r.err) == 1u, r.err);
       BOOST_TEST(r.err.find("/dev/null/plots") != std::string::npos, r.err);
+      const attn::test::Run file = attn::test::run(cat("timeout 60 ", path, " --plots ", __FILE__));  // a regular file
+      BOOST_TEST(file.code == 2);
+      BOOST_TEST(attn::test::line_count(file.err) == 1u, file.err);
+      BOOST_TEST(file.err.find("is a file, not a folder") != std::string::npos, file.err);
     }
   }
 }

@@ -165,6 +165,8 @@ BOOST_AUTO_TEST_CASE(width_example_counts_for_other_widths) {
   const ch02::WidthExample wide = ch02::width_example(10, 16, 1);  // d_k > d: rank at most d
   BOOST_TEST(wide.rank == 10u);
   BOOST_TEST(wide.nullity == 0u);
+  BOOST_TEST(wide.null_samples == 0u);  // nothing to sample in a null space of dimension 0
+  BOOST_TEST(w.null_samples == 4u);
   BOOST_CHECK_THROW(ch02::width_example(0, 4, 1), std::invalid_argument);
 }
 
@@ -191,7 +193,8 @@ BOOST_AUTO_TEST_CASE(parse_matrix_bad_input) {
   for (const char* bad : {"", "1 2 3", "0 0 0; 0 0 0; 0 0 0", "0 0 0; 0 0 0; 0 0 0; 0 0 0; 0 0 0",
                           "0 0 0; 0 0; 0 0 0; 0 0 0", "0 0 0; 0 0 0 0; 0 0 0; 0 0 0", "0 0 0; 0 x 0; 0 0 0; 0 0 0",
                           "0 0 0; 0 1.5.2 0; 0 0 0; 0 0 0", "0 0 0; 0 nan 0; 0 0 0; 0 0 0",
-                          "0 0 0; 0 inf 0; 0 0 0; 0 0 0", "0 0 0; 0 1e999 0; 0 0 0; 0 0 0"}) {
+                          "0 0 0; 0 inf 0; 0 0 0; 0 0 0", "0 0 0; 0 1e999 0; 0 0 0; 0 0 0",
+                          "0 0 0; 0 1e308 0; 0 0 0; 0 0 0", "0 0 0; 0 -2e6 0; 0 0 0; 0 0 0"}) {
     BOOST_CHECK_THROW(ch02::parse_matrix(bad, 4, 3), std::invalid_argument);
   }
 }
@@ -242,12 +245,19 @@ BOOST_AUTO_TEST_CASE(presets_custom_wq_and_sentence) {
   BOOST_TEST(r.out.find("find finance evidence") != std::string::npos);
   BOOST_TEST(r.out.find("q = [3.00, 0.00, 0.00]") != std::string::npos);
   BOOST_TEST(r.out.find("256 - 16 = 240") != std::string::npos);
+  BOOST_TEST(r.out.find("reads 16 independent input directions of 256; the other 240 are invisible") != std::string::npos);
   // A zero query gives equal scores, hence uniform weights.
   r = attn::test::run(fast + " --wq '0 0 0; 0 0 0; 0 0 0; 0 0 0' --sentence 'the river money bank'");
   BOOST_TEST(r.code == 0, r.err);
   BOOST_TEST(r.out.find("Wq: custom") != std::string::npos);
   BOOST_TEST(r.out.find("25.0%") != std::string::npos);
   BOOST_TEST(r.out.find("[qk_04]") == std::string::npos);  // the claims belong to the article's preset only
+  // d_k above the width: the null space is {0}, so no null-space rows are sampled or reported.
+  r = attn::test::run(exe + " --no-plots --width 8 --dk 16");
+  BOOST_TEST(r.code == 0, r.err);
+  BOOST_TEST(r.out.find("8 - 8 = 0") != std::string::npos);
+  BOOST_TEST(r.out.find("sampled null-space rows") == std::string::npos);
+  BOOST_TEST(r.out.find("reads 8 independent input directions of 8; none is invisible") != std::string::npos);
   r = attn::test::run(fast + " --wq '0,0,0; 0,0,0; 0,-3.75,0; 0,0,0'");  // opposing water
   BOOST_TEST(r.code == 0, r.err);
   BOOST_TEST(r.out.find("q = [0.00, -3.00, 0.00]") != std::string::npos);
@@ -265,7 +275,7 @@ BOOST_AUTO_TEST_CASE(bad_input_is_one_line_and_exit_2) {
   for (const std::string args :
        {"--bogus", "--preset", "--preset ocean", "--wq '1 2 3'", "--wq '0 0 0; 0 0 0; 0 x 0; 0 0 0'",
         "--wq '0 0 0; 0 0 0; 0 nan 0; 0 0 0'", "--wq '0 0 0; 0 0 0; 0 inf 0; 0 0 0'",
-        "--wq '0 0; 0 0; 0 0; 0 0'", "--preset finance --wq '0 0 0; 0 0 0; 0 0 0; 0 0 0'", "--width 0",
+        "--wq '0 0; 0 0; 0 0; 0 0'", "--wq '1e308 0 0; 0 1e308 0; 1 1 1; 1 1 1'", "--preset finance --wq '0 0 0; 0 0 0; 0 0 0; 0 0 0'", "--width 0",
         "--width -5", "--width abc", "--width 1e3", "--width 10000000", "--dk 0", "--dk 5000",
         "--width 100000 --dk 2000", "--sentence ''", "--sentence 'the lake'", "--plots /dev/null/x",
         "--no-plots --plots /tmp/x", "stray"}) {

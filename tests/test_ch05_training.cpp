@@ -311,6 +311,10 @@ BOOST_AUTO_TEST_CASE(bad_parameter_files_name_file_and_shape) {
   BOOST_TEST(message().find("Wc.txt") != std::string::npos, message());
   write(dir / "Wc.txt", "1 x\n");
   BOOST_TEST(message().find("not a number") != std::string::npos, message());
+  write(dir / "Wc.txt", "1 1e300\n");  // finite, but it would overflow the scores and print unreadably
+  BOOST_TEST(message().find("'1e300' is not a finite number between -1e6 and 1e6") != std::string::npos, message());
+  write(dir / "Wc.txt", std::string("1 \x01\x7f\xff\n", 6));  // binary bytes are not echoed raw
+  BOOST_TEST(message().find("'?\?\?' is not a number") != std::string::npos, message());
   write(dir / "Wc.txt", "1 2\n3\n");
   BOOST_TEST(message().find("row 2 has 1 entries") != std::string::npos, message());
   std::filesystem::remove(dir / "Wc.txt");

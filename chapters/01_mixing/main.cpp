@@ -184,7 +184,7 @@ int main(int argc, char** argv) {
         ("sentence", po::value<std::string>()->value_name("WORDS"),
          "also trace the last word of this sentence (words from: the, river, money, bank)")
         ("scale", po::value<double>()->value_name("FACTOR")->default_value(1.0),
-         "multiply the scores by FACTOR before softmax in your experiment (any finite number)");
+         "multiply the scores by FACTOR before softmax in your experiment (-1000 to 1000)");
     po::variables_map vm;
     const attn::cli::ProgramInfo info{
         "ch01_mixing", "one attention head mixes the words of \"the river bank\" (identity projections)",
@@ -193,7 +193,7 @@ int main(int argc, char** argv) {
         "  ch01_mixing --no-plots"};
     if (!attn::cli::parse(argc, argv, options, info, vm)) return 0;
 
-    const double multiplier = attn::cli::finite("--scale", vm["scale"].as<double>());
+    const double multiplier = attn::cli::bounded("--scale", vm["scale"].as<double>(), 1000.0);
     const attn::EmbeddingTable& table = attn::toy_embeddings();
     const bool custom = vm.count("sentence") > 0 || !vm["scale"].defaulted();
     const std::vector<std::string> words =

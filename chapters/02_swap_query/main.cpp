@@ -87,13 +87,20 @@ void null_space(arma::uword width, arma::uword d_k) {
             << ")\n";
   const ch02::WidthExample w = ch02::width_example(width, d_k, kSeed);
   std::cout << "  rank(Wq) = " << w.rank << ", null space of dimension " << width << " - " << w.rank << " = "
-            << w.nullity << "   [qk_03]\n"
-            << "  4 sampled null-space rows n: max |n Wq| / max |Wq| " << (w.null_query_max < 1e-12 ? "< 1e-12" : "= " + std::to_string(w.null_query_max))
-            << "; adding one to a random input\n  changes its query by "
-            << (w.query_change_max < 1e-9 ? "< 1e-9" : std::to_string(w.query_change_max)) << " (rounding only)\n"
-            << "  computed in " << format_number(w.seconds, 3) << " s (wall time)\n"
-            << "  The query map reads at most " << d_k << " independent input directions; at least "
-            << (width > d_k ? width - d_k : 0) << " are invisible to it.\n";
+            << w.nullity << "   [qk_03]\n";
+  if (w.null_samples > 0) {
+    std::cout << "  " << w.null_samples << " sampled null-space rows n: max |n Wq| / max |Wq| "
+              << (w.null_query_max < 1e-12 ? "< 1e-12" : "= " + std::to_string(w.null_query_max))
+              << "; adding one to a random input\n  changes its query by "
+              << (w.query_change_max < 1e-9 ? "< 1e-9" : std::to_string(w.query_change_max)) << " (rounding only)\n";
+  }
+  std::cout << "  computed in " << format_number(w.seconds, 3) << " s (wall time)\n"
+            << "  The query map reads " << w.rank << " independent input directions of " << width << "; ";
+  if (w.nullity > 0) {
+    std::cout << "the other " << w.nullity << " are invisible to it.\n";
+  } else {
+    std::cout << "none is invisible (d_k = " << d_k << " >= width " << width << ").\n";
+  }
 }
 
 void print_match(const ch02::MatchTable& t) {
@@ -222,6 +229,15 @@ arma::uword checked_size(const po::variables_map& vm, const char* flag, arma::uw
   return static_cast<arma::uword>(v);
 }
 
+/// The reader's --wq as the 4 x 3 query matrix; a malformed one is a usage error naming the flag.
+arma::mat custom_query_matrix(const std::string& text) {
+  try {
+    return ch02::parse_matrix(text, 4, 3);
+  } catch (const std::invalid_argument& e) {
+    throw attn::cli::UsageError(std::string("--wq: ") + e.what());
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -259,7 +275,7 @@ int main(int argc, char** argv) {
     const ch02::Preset preset = ch02::parse_preset(vm["preset"].as<std::string>());
     const bool custom_wq = vm.count("wq") > 0;
     if (custom_wq && !vm["preset"].defaulted()) throw attn::cli::UsageError("give either --preset or --wq, not both");
-    const arma::mat Wq = custom_wq ? ch02::parse_matrix(vm["wq"].as<std::string>(), 4, 3) : ch02::preset_wq(preset);
+    const arma::mat Wq = custom_wq ? custom_query_matrix(vm["wq"].as<std::string>()) : ch02::preset_wq(preset);
     const std::string label = custom_wq ? "custom" : "find " + ch02::preset_name(preset) + " evidence";
     std::vector<std::vector<std::string>> sentences;
     if (vm.count("sentence")) {

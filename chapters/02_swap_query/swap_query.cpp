@@ -7,6 +7,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "common/cli.hpp"
 #include "common/toy.hpp"
 
 namespace ch02 {
@@ -52,6 +53,11 @@ WidthExample width_example(arma::uword d, arma::uword d_k, arma::arma_rng::seed_
   WidthExample w{.d = d, .d_k = d_k};
   w.rank = arma::rank(Wq);  // singular values of the d x d_k matrix: cheap
   w.nullity = d - w.rank;   // rank–nullity: the directions that Wq^T sends to zero
+  if (w.nullity == 0) {  // d <= d_k: Wq reads every input direction; there is nothing to sample
+    w.seconds = timer.toc();
+    return w;
+  }
+  w.null_samples = samples;
   // A null-space vector is a row n with n Wq = 0: take random rows and remove their part in the
   // column space of Wq (orthonormal basis C from economy QR, d x d_k).
   arma::mat C, R;
@@ -116,9 +122,11 @@ arma::mat parse_matrix(const std::string& text, arma::uword rows, arma::uword co
       char* end = nullptr;
       const double v = std::strtod(cell.c_str(), &end);
       if (end == cell.c_str() || *end != '\0') {
-        throw std::invalid_argument("matrix entry '" + cell + "' is not a number");
+        throw std::invalid_argument("matrix entry '" + attn::cli::printable(cell) + "' is not a number");
       }
-      if (!std::isfinite(v)) throw std::invalid_argument("matrix entry '" + cell + "' is not finite");
+      if (!std::isfinite(v) || std::abs(v) > attn::cli::kLargestInput) {
+        throw std::invalid_argument("matrix entry '" + attn::cli::printable(cell) + "' is not a finite number between -1e6 and 1e6");
+      }
       values.push_back(v);
     }
     parsed.push_back(values);

@@ -47,6 +47,7 @@ struct WidthExample {
   arma::uword d_k = 0;              ///< query width (columns of Wq)
   arma::uword rank = 0;             ///< rank(Wq) = rank(M), from the singular values
   arma::uword nullity = 0;          ///< d - rank: input directions this query map ignores
+  arma::uword null_samples = 0;     ///< null-space vectors checked (0 when the null space is {0})
   double null_query_max = 0;        ///< max |n Wq| over sampled null-space vectors n (about 1e-15)
   double query_change_max = 0;      ///< max |(x + n) Wq - x Wq| for a random input x
   double seconds = 0;               ///< wall time of the whole computation
@@ -55,7 +56,8 @@ struct WidthExample {
 /// Draws Wq (d x d_k, standard normal entries, Armadillo's generator seeded by `seed`), computes
 /// its rank from the singular values (arma::rank), the null-space dimension d - rank, and checks
 /// `samples` null-space vectors, built by removing from random inputs their part in the column
-/// space of Wq (economy QR; the full null-space basis would be d x (d - d_k)).
+/// space of Wq (economy QR; the full null-space basis would be d x (d - d_k)). When d <= d_k the
+/// null space is {0} and nothing is sampled.
 /// Throws std::invalid_argument if d or d_k is 0.
 WidthExample width_example(arma::uword d, arma::uword d_k, arma::arma_rng::seed_type seed, arma::uword samples = 4);
 
@@ -79,7 +81,8 @@ arma::mat fixed_wk();
 
 /// Parses a custom Wq written as rows separated by ';', entries by spaces or commas:
 /// "0 0 0; 0 0 0; 0 3.75 0; 0 0 0". Returns rows x cols.
-/// Throws std::invalid_argument if the shape is not rows x cols, an entry is not a number, or is not finite.
+/// Throws std::invalid_argument if the shape is not rows x cols or an entry is not a number within
+/// +-attn::cli::kLargestInput (1e6).
 arma::mat parse_matrix(const std::string& text, arma::uword rows, arma::uword cols);
 
 /// One receiving token's matching table: every token's query and key, and the receiver's scores and weights.

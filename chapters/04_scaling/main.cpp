@@ -57,21 +57,30 @@ std::string side_words(ch04::Side side) {
   return "zero: a is perpendicular to b (or has no length)";
 }
 
-/// "4,2,0" or "4 2 0" -> 1 x m; throws UsageError for anything that is not 1..kMaxScores finite numbers.
-arma::rowvec parse_scores(std::string text) {
-  for (char& c : text) c = (c == ',') ? ' ' : c;
-  std::istringstream in(text);
+/// "4,2,0" or "4 2 0" -> 1 x m; throws UsageError for anything that is not 1..kMaxScores numbers
+/// within +-kLargestInput, or for an empty entry between commas ("1,,2").
+arma::rowvec parse_scores(const std::string& text) {
   std::vector<double> values;
-  for (std::string word; in >> word;) {
-    std::size_t used = 0;
-    double x = 0.0;
-    try {
-      x = std::stod(word, &used);
-    } catch (const std::exception&) {
-      used = 0;
+  std::istringstream entries(text);
+  for (std::string entry; std::getline(entries, entry, ',');) {
+    std::istringstream in(entry);
+    std::size_t words = 0;
+    for (std::string word; in >> word; ++words) {
+      std::size_t used = 0;
+      double x = 0.0;
+      try {
+        x = std::stod(word, &used);
+      } catch (const std::exception&) {
+        used = 0;
+      }
+      if (used != word.size()) {
+        throw attn::cli::UsageError("--scores: '" + attn::cli::printable(word) + "' is not a number");
+      }
+      values.push_back(attn::cli::bounded("--scores entries", x));
     }
-    if (used != word.size()) throw attn::cli::UsageError("--scores: '" + word + "' is not a number");
-    values.push_back(attn::cli::finite("--scores", x));
+    if (words == 0 && text.find(',') != std::string::npos) {
+      throw attn::cli::UsageError("--scores has an empty entry between commas");
+    }
   }
   if (values.empty() || values.size() > kMaxScores) {
     throw attn::cli::UsageError("--scores needs 1 to " + std::to_string(kMaxScores) + " numbers, got " +
@@ -325,7 +334,7 @@ int main(int argc, char** argv) {
     attn::cli::add_common_options(options);
     options.add_options()
         ("angle", po::value<double>()->value_name("DEG")->default_value(20.0),
-         "explorer: the angle of a from b, in degrees (any finite number)")
+         "explorer: the angle of a from b, in degrees (-360 to 360)")
         ("length", po::value<double>()->value_name("L")->default_value(10.0),
          "explorer: the length of a (0 to 1000)")
         ("scores", po::value<std::string>()->value_name("LIST"),
@@ -342,7 +351,7 @@ int main(int argc, char** argv) {
         "  ch04_scaling --scores \"3,1,1,0\"\n  ch04_scaling --samples 50000 --seed 7 --no-plots"};
     if (!attn::cli::parse(argc, argv, options, info, vm)) return 0;
 
-    const double angle = attn::cli::finite("--angle", vm["angle"].as<double>());
+    const double angle = attn::cli::bounded("--angle", vm["angle"].as<double>(), 360.0);
     const double length = attn::cli::finite("--length", vm["length"].as<double>());
     if (length < 0.0 || length > kMaxLength) throw attn::cli::UsageError("--length must be between 0 and 1000");
     const long long samples = vm["samples"].as<long long>(), seed = vm["seed"].as<long long>();

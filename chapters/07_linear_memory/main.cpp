@@ -206,6 +206,9 @@ int main(int argc, char** argv) {
     if (!attn::cli::parse(argc, argv, options, info, vm)) return 0;
     // Read signed, so that "-5" is reported as -5 rather than wrapping around.
     const long long bench_max_arg = vm["bench-max"].as<long long>(), seed_arg = vm["seed"].as<long long>();
+    if (!vm["bench-max"].defaulted() && !vm.count("bench")) {
+      throw attn::cli::UsageError("--bench-max only applies with --bench");
+    }
     if (bench_max_arg < 1 || bench_max_arg > (1LL << 20)) {
       throw attn::cli::UsageError("--bench-max must be between 1 and 1048576, got " + std::to_string(bench_max_arg));
     }
