@@ -52,16 +52,25 @@ void Adam::step(const std::vector<Param>& params) {
   ++t_;
   const double correction1 = 1.0 - std::pow(beta1_, static_cast<double>(t_));
   const double correction2 = 1.0 - std::pow(beta2_, static_cast<double>(t_));
+  const double step_size = lr_ / correction1;    // lr m_hat = (lr / (1 - b1^t)) m
+  const double v_scale = 1.0 / correction2;      // v_hat = v / (1 - b2^t)
   for (std::size_t i = 0; i < params.size(); ++i) {
     const Param& p = params[i];
     check_pair(p);
     if (arma::size(m_[i]) != arma::size(*p.value)) {
       throw std::invalid_argument("Adam: " + p.name + " changed shape to " + shape(*p.value));
     }
-    const arma::mat& g = *p.grad;
-    m_[i] = beta1_ * m_[i] + (1.0 - beta1_) * g;
-    v_[i] = beta2_ * v_[i] + (1.0 - beta2_) * arma::square(g);
-    *p.value -= lr_ * (m_[i] / correction1) / (arma::sqrt(v_[i] / correction2) + eps_);
+    // Algorithm 1's three updates, element by element in one pass (no temporaries: the matrices
+    // here are a few dozen entries, where allocation would cost more than the arithmetic).
+    const double* g = p.grad->memptr();
+    double* m = m_[i].memptr();
+    double* v = v_[i].memptr();
+    double* theta = p.value->memptr();
+    for (arma::uword k = 0; k < p.value->n_elem; ++k) {
+      m[k] = beta1_ * m[k] + (1.0 - beta1_) * g[k];         // m <- b1 m + (1 - b1) g
+      v[k] = beta2_ * v[k] + (1.0 - beta2_) * g[k] * g[k];  // v <- b2 v + (1 - b2) g^2
+      theta[k] -= step_size * m[k] / (std::sqrt(v[k] * v_scale) + eps_);  // theta <- theta - lr m_hat / (sqrt(v_hat) + eps)
+    }
   }
 }
 
