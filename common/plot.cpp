@@ -197,7 +197,8 @@ void Plotter::bars(const BarChart& chart) {
   const std::string dat = write_data(chart.name + ".dat", data.str());
 
   const double lo = std::min(0.0, chart.values.min()), hi = std::max(0.0, chart.values.max());
-  const auto yr = chart.yrange.value_or(std::make_pair(lo - 0.12 * (hi - lo), hi + 0.15 * (hi - lo)));
+  // Bars start at 0: room below is added only for negative bars (and their labels).
+  const auto yr = chart.yrange.value_or(std::make_pair(lo < 0.0 ? lo - 0.12 * (hi - lo) : 0.0, hi + 0.15 * (hi - lo)));
   const double n_series = static_cast<double>(chart.series.size());
   std::ostringstream gp;
   gp << axis_labels(chart.title, chart.xlabel, chart.ylabel)
@@ -238,7 +239,7 @@ void Plotter::lines(const LineChart& chart) {
   const std::string dat = write_data(chart.name + ".dat", data.str());
 
   std::ostringstream gp;
-  gp << axis_labels(chart.title, chart.xlabel, chart.ylabel) << "set grid\nset key below\n";
+  gp << axis_labels(chart.title, chart.xlabel, chart.ylabel) << "set grid\nset key " << chart.key << "\n";
   if (chart.logx) gp << "set logscale x\n";
   if (chart.x.n_elem > 1) gp << "set xrange " << range({chart.x.min(), chart.x.max()}) << "\n";
   if (chart.logy) gp << "set logscale y\n";

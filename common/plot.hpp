@@ -33,7 +33,7 @@ struct BarChart {
   std::vector<std::string> categories{};  ///< one label per group (x axis)
   std::vector<std::string> series{};      ///< one legend entry per bar within a group
   arma::mat values{};                    ///< categories x series
-  std::optional<std::pair<double, double>> yrange{};  ///< fixed y range, else automatic
+  std::optional<std::pair<double, double>> yrange{};  ///< fixed y range, else from 0 (or the lowest value, if negative)
   bool value_labels = true;             ///< print each bar's value above it
   int precision = 2;                    ///< digits of the value labels
 };
@@ -52,6 +52,7 @@ struct LineChart {
   bool points = false;              ///< mark every point
   std::vector<std::pair<double, std::string>> x_marks{};  ///< dashed vertical lines with labels
   std::optional<std::pair<double, double>> yrange{};  ///< fixed y range, else automatic
+  std::string key = "below";  ///< where the legend goes: gnuplot `set key` arguments, e.g. "top left"
 };
 
 /// A matrix drawn as coloured cells, row 0 at the top, each cell's value printed in it.

@@ -190,23 +190,46 @@ void side_by_side(attn::Plotter& plots, const std::string& name, const std::stri
   });
 }
 
+/// The causal mask as two kinds of cell with a key: allowed (0 added, the score is kept) and
+/// blocked (-inf added, the weight becomes exactly 0). A mask has no scale, so no colour bar.
+void mask_key(attn::Plotter& plots, const std::vector<std::string>& words) {
+  const arma::mat mask = attn::causal_mask(words.size());
+  std::ostringstream data;
+  data << "# key j\tquery i\tblocked (1: -inf added)\tmask value\n";
+  for (arma::uword i = 0; i < mask.n_rows; ++i) {
+    for (arma::uword j = 0; j < mask.n_cols; ++j) {
+      const bool blocked = std::isinf(mask(i, j));
+      data << j << '\t' << i << '\t' << blocked << '\t' << (blocked ? "\"-inf\"" : "\"0\"") << '\n';
+    }
+  }
+  std::vector<std::string> positions;  // "the (0)": the key's j / the query's i
+  for (std::size_t k = 0; k < words.size(); ++k) positions.push_back(words[k] + " (" + std::to_string(k) + ")");
+  const double n = static_cast<double>(words.size());
+  plots.figure("ch06_mask", "The causal mask added to the scores before softmax", {data.str()},
+               [&](const std::vector<std::string>& dat) {
+                 std::ostringstream gp;
+                 gp << "set size ratio 1\nset xrange [-0.5:" << n - 0.5 << "]\nset yrange [" << n - 0.5 << ":-0.5]\n"
+                    << "set xtics " << tics(positions) << " nomirror\nset ytics " << tics(positions) << " nomirror\n"
+                    << "set xlabel 'key j (column: the position being read)'\n"
+                    << "set ylabel 'query i (row: the position reading)'\n"
+                    << "set palette defined (0 '#c6dbef', 1 '#4d4d4d')\nset cbrange [0:1]\nunset colorbox\n"
+                    << "set key outside right top vertical Left reverse samplen 2 spacing 1.8 box\n"
+                    << "set style fill solid 1.0 border rgb 'white'\n"
+                    << "plot " << dat[0] << " using 1:2:(0.5):(0.5):3 with boxxyerror fillcolor palette notitle, "
+                    << dat[0] << " using 1:2:4:($3 > 0.5 ? 0xffffff : 0x000000) with labels textcolor rgb variable "
+                    << "font ',12' notitle, "
+                    << "keyentry with boxes fillcolor rgb '#c6dbef' title 'allowed (j <= i): 0 added, score kept', "
+                    << "keyentry with boxes fillcolor rgb '#4d4d4d' title 'blocked (j > i): -inf added, weight 0'\n";
+                 return gp.str();
+               });
+}
+
 void draw_plots(attn::Plotter& plots, const std::vector<std::string>& words) {
   const arma::mat A = ch06::tired_cat_weights();
   side_by_side(plots, "ch06_tired_cat", "\"the tired cat finally slept\": illustrative weights, both views",
                ch06::tired_cat_words(), A, ch06::renormalize_causal(A));
 
-  arma::mat mask = attn::causal_mask(5);
-  mask.elem(arma::find_nonfinite(mask)).fill(kNan);
-  plots.heatmap({.name = "ch06_mask",
-                 .title = "The causal mask added to the scores (0: allowed, -inf: future)",
-                 .xlabel = "key (source position)",
-                 .ylabel = "query (receiving position)",
-                 .col_labels = ch06::tired_cat_words(),
-                 .row_labels = ch06::tired_cat_words(),
-                 .values = mask,
-                 .precision = 0,
-                 .cbrange = std::make_pair(0.0, 1.0),
-                 .nan_label = "-inf"});
+  mask_key(plots, ch06::tired_cat_words());
 
   const arma::mat X = attn::toy_embeddings().lookup(words);
   std::ostringstream title;  // (a stream: GCC 12 misreads a chain of string + here as an overflow)
