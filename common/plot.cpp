@@ -185,6 +185,11 @@ void Plotter::bars(const BarChart& chart) {
                                 std::to_string(chart.series.size()) + " series");
   }
   if (!enabled_) return;
+  const std::string dat = write_data(chart.name + ".dat", bar_chart_data(chart));
+  draw(chart.name, bar_chart_commands(chart, dat));
+}
+
+std::string bar_chart_data(const BarChart& chart) {
   std::ostringstream data;
   data << "# " << chart.title << "\n# category";
   for (const auto& s : chart.series) data << '\t' << s;
@@ -194,17 +199,20 @@ void Plotter::bars(const BarChart& chart) {
     for (arma::uword c = 0; c < chart.values.n_cols; ++c) data << '\t' << number(chart.values(r, c));
     data << '\n';
   }
-  const std::string dat = write_data(chart.name + ".dat", data.str());
+  return data.str();
+}
 
-  const double lo = std::min(0.0, chart.values.min()), hi = std::max(0.0, chart.values.max());
+std::string bar_chart_commands(const BarChart& chart, const std::string& dat, int label_font) {
+  const double lo = chart.values.is_empty() ? 0.0 : std::min(0.0, chart.values.min());
+  const double hi = chart.values.is_empty() ? 1.0 : std::max(0.0, chart.values.max());
   // Bars start at 0: room below is added only for negative bars (and their labels).
   const auto yr = chart.yrange.value_or(std::make_pair(lo < 0.0 ? lo - 0.12 * (hi - lo) : 0.0, hi + 0.15 * (hi - lo)));
   const double n_series = static_cast<double>(chart.series.size());
   std::ostringstream gp;
   gp << axis_labels(chart.title, chart.xlabel, chart.ylabel)
      << "set style data histograms\nset style histogram clustered gap 1\n"
-        "set style fill solid 0.85 border -1\nset boxwidth 0.9\nset grid ytics\nset key top left\n"
-     << "set yrange " << range(yr) << "\nset xtics nomirror\nset xzeroaxis\n"
+        "set style fill solid 0.85 border -1\nset boxwidth 0.9\nset grid ytics\n"
+     << "set key " << chart.key << "\nset yrange " << range(yr) << "\nset xtics nomirror\nset xzeroaxis\n"
      << "plot ";
   for (std::size_t s = 0; s < chart.series.size(); ++s) {
     gp << (s ? ", " : "") << dat << " using " << s + 2 << (s == 0 ? ":xtic(1)" : "") << " title "
@@ -214,10 +222,10 @@ void Plotter::bars(const BarChart& chart) {
     for (std::size_t s = 0; s < chart.series.size(); ++s) {
       const double offset = (static_cast<double>(s) - (n_series - 1) / 2) / (n_series + 1);
       gp << ", " << dat << " using ($0 + " << number(offset) << "):" << s + 2 << ":(sprintf('%." << chart.precision
-         << "f', $" << s + 2 << ")) with labels offset 0, 0.7 font ',9' notitle";
+         << "f', $" << s + 2 << ")) with labels offset 0, 0.7 font '," << label_font << "' notitle";
     }
   }
-  draw(chart.name, gp.str());
+  return gp.str() + "\n";
 }
 
 void Plotter::lines(const LineChart& chart) {

@@ -36,6 +36,7 @@ struct BarChart {
   std::optional<std::pair<double, double>> yrange{};  ///< fixed y range, else from 0 (or the lowest value, if negative)
   bool value_labels = true;             ///< print each bar's value above it
   int precision = 2;                    ///< digits of the value labels
+  std::string key = "top left";         ///< where the legend goes: gnuplot `set key` arguments
 };
 
 /// Lines (with points) against a shared x.
@@ -125,6 +126,16 @@ class Plotter {
 
 /// True if `path` is a complete PNG: the 8-byte signature, an IHDR chunk first and an IEND chunk last.
 bool is_valid_png(const std::filesystem::path& path);
+
+/// The data file of a bar chart: a comment with the title and series, then one line per category
+/// (quoted label, then one value per series, 17 significant digits).
+std::string bar_chart_data(const BarChart& chart);
+
+/// gnuplot commands that draw `chart` as clustered bars from `dat` (a gnuplot-quoted file path):
+/// its title, axis labels, y range (from 0 unless a bar is negative), one histogram per series
+/// and, if asked, each bar's value in a font of `label_font` points. Shared by Plotter::bars and
+/// the multi-panel figures of panels.hpp.
+std::string bar_chart_commands(const BarChart& chart, const std::string& dat, int label_font = 9);
 
 /// Quotes text for a gnuplot command: "it's" -> "\"it's\"" with backslashes and quotes escaped.
 std::string gnuplot_quote(const std::string& text);

@@ -221,7 +221,8 @@ void draw_plots(attn::Plotter& plots, const attn::OneHeadModel& model, const std
                 .categories = {"0", "1", "2", "3", "4", "5", "6", "7", "8"},
                 .series = {"Wq* (true)", "Wq (learned)", "Wv* (true)", "Wv (learned)"},
                 .values = norms,
-                .value_labels = false});
+                .value_labels = false,
+                .key = "top right"});  // the distractor features 6-8 leave that corner empty
   }
   if (!biased.empty()) {
     arma::vec weights(biased.size());
