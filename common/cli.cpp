@@ -3,8 +3,8 @@
 #include "common/cli.hpp"
 
 #include <cmath>
-#include <sstream>
 #include <iostream>
+#include <sstream>
 
 namespace attn::cli {
 
