@@ -54,10 +54,16 @@ double bounded(const std::string& flag, double value, double limit) {
   if (!std::isfinite(value) || std::abs(value) > limit) {
     std::ostringstream message;
     message << flag << " must be a finite number between " << -limit << " and " << limit;
-    if (std::isfinite(value)) message << " (got " << value << ")";
+    if (std::isfinite(value)) message << " (got " << quoted_number(value) << ")";
     throw UsageError(message.str());
   }
   return value;
+}
+
+std::string quoted_number(double value) {
+  std::ostringstream out;
+  out << value;
+  return out.str();
 }
 
 std::string printable(const std::string& text, std::size_t max_chars) {

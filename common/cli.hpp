@@ -56,6 +56,10 @@ inline constexpr double kLargestInput = 1e6;
 /// Throws UsageError naming `flag` unless `value` is finite and |value| <= `limit`; returns it.
 double bounded(const std::string& flag, double value, double limit = kLargestInput);
 
+/// `value` as an error message quotes it: 6 significant digits, in scientific notation when very
+/// large or small ("1e+308", "-1", "0.001"), never hundreds of fixed-point digits.
+std::string quoted_number(double value);
+
 /// `text` made safe to echo in a one-line error: bytes that are not printable ASCII become '?',
 /// and anything past `max_chars` is cut and marked with "...".
 std::string printable(const std::string& text, std::size_t max_chars = 40);

@@ -29,12 +29,12 @@ arma::mat causal_mask(arma::uword n_q, arma::uword n_kv, arma::uword offset) {
 HeadPass cross_attention(const arma::mat& Xq, const arma::mat& Xkv, const arma::mat& Wq, const arma::mat& Wk,
                          const arma::mat& Wv, const CrossOptions& options) {
   if (Xq.is_empty() || Xkv.is_empty()) {
-    throw std::invalid_argument("cross_attention: Xq is " + shape(Xq) + " and Xkv is " + shape(Xkv) +
+    throw std::invalid_argument("cross-attention: Xq is " + shape(Xq) + " and Xkv is " + shape(Xkv) +
                                 " (neither may be empty)");
   }
   const auto need_rows = [](const arma::mat& X, const char* xname, const arma::mat& W, const char* wname) {
     if (W.n_rows != X.n_cols || W.n_cols == 0) {
-      throw std::invalid_argument(std::string("cross_attention: ") + xname + " is " + shape(X) + " but " + wname +
+      throw std::invalid_argument(std::string("cross-attention: ") + xname + " is " + shape(X) + " but " + wname +
                                   " is " + shape(W) + " (" + wname + " needs " + std::to_string(X.n_cols) +
                                   " rows, one per input coordinate)");
     }
@@ -43,22 +43,22 @@ HeadPass cross_attention(const arma::mat& Xq, const arma::mat& Xkv, const arma::
   need_rows(Xkv, "Xkv", Wk, "Wk");
   need_rows(Xkv, "Xkv", Wv, "Wv");
   if (Wq.n_cols != Wk.n_cols) {
-    throw std::invalid_argument("cross_attention: Wq is " + shape(Wq) + " but Wk is " + shape(Wk) +
+    throw std::invalid_argument("cross-attention: Wq is " + shape(Wq) + " but Wk is " + shape(Wk) +
                                 " (queries and keys need the same width d_k)");
   }
-  require_finite(Xq, "cross_attention: Xq");
-  require_finite(Xkv, "cross_attention: Xkv");
-  require_finite(Wq, "cross_attention: Wq");
-  require_finite(Wk, "cross_attention: Wk");
-  require_finite(Wv, "cross_attention: Wv");
+  require_finite(Xq, "cross-attention: Xq");
+  require_finite(Xkv, "cross-attention: Xkv");
+  require_finite(Wq, "cross-attention: Wq");
+  require_finite(Wk, "cross-attention: Wk");
+  require_finite(Wv, "cross-attention: Wv");
   if (!std::isfinite(options.score_multiplier)) {
-    throw std::invalid_argument("cross_attention: the score multiplier must be finite");
+    throw std::invalid_argument("cross-attention: the score multiplier must be finite");
   }
   if (options.offset && !options.causal) {
-    throw std::invalid_argument("cross_attention: an offset only applies to a causal mask");
+    throw std::invalid_argument("cross-attention: an offset only applies to a causal mask");
   }
   if (options.causal && !options.offset && Xq.n_rows != Xkv.n_rows) {
-    throw std::invalid_argument("cross_attention: a causal mask over " + std::to_string(Xq.n_rows) + " queries and " +
+    throw std::invalid_argument("cross-attention: a causal mask over " + std::to_string(Xq.n_rows) + " queries and " +
                                 std::to_string(Xkv.n_rows) +
                                 " keys needs an offset (the key position of query 0)");
   }

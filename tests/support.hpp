@@ -80,6 +80,15 @@ inline bool has_nan_word(const std::string& text) {
   return false;
 }
 
+/// Joins the parts into one string through a stream (GCC 12 warns falsely on long chains of
+/// std::string operator+).
+template <typename... Parts>
+std::string cat(const Parts&... parts) {
+  std::ostringstream out;
+  (out << ... << parts);
+  return out.str();
+}
+
 /// `text` with every run of spaces folded into one space (columns padded for alignment compare simply).
 inline std::string squeeze_spaces(const std::string& text) {
   std::string out;

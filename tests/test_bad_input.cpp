@@ -33,14 +33,7 @@ struct Case {
   const char* mentions;  ///< a word the error line must contain
 };
 
-/// Concatenates its arguments through a stream (GCC 12 raises a false -Wstringop-overflow on
-/// chains of std::string operator+ here).
-template <typename... Parts>
-std::string cat(const Parts&... parts) {
-  std::ostringstream out;
-  (out << ... << parts);
-  return out.str();
-}
+using attn::test::cat;
 
 }  // namespace
 
@@ -80,10 +73,15 @@ BOOST_AUTO_TEST_CASE(every_bad_input_is_one_line_and_exit_2) {
       {"ch08_induction", "--steps -5", "-5"},                                    // negative, not wrapped
       {"ch08_induction", "--lr 100", "lr"},                                      // learning rate out of range
       {"ch08_induction", "--heads 3", "multiple"},                               // width not divisible
+      {"ch08_induction", "--width 256 --steps 100000", "at most 4e7"},          // hours of training
       {"ch01_mixing", "--scale 1e308", "between -1000 and 1000"},                // huge finite number
       {"ch04_scaling", "--scores 1e308,1e308", "between -1e+06 and 1e+06"},      // huge finite scores
       {"ch04_scaling", "--scores '1,,2'", "empty entry"},                        // empty list entry
       {"ch02_swap_query", "--wq '1e308 0 0; 0 1 0; 0 0 1; 1 1 1'", "--wq"},      // huge matrix entry
+      {"ch05_training", "--lr 1e308", "got 1e+308"},                             // huge number, quoted short
+      {"ch05_training", "--walkthrough --passes 5", "--passes"},                 // flag outside its mode
+      {"ch05_training", "--bench --plots /tmp/attn-bench", "no plots"},         // plots where none are drawn
+      {"ch01_mixing", "--sentence \"$(printf 'the\\001bank')\"", "'the?bank'"},   // control byte in a word
       {"ch01_mixing", "--sentence \"$(printf 'bank %.0s' $(seq 100))\"", "at most 64"},  // too long
   };
   BOOST_TEST(cases.size() >= 20u);

@@ -237,6 +237,19 @@ BOOST_AUTO_TEST_CASE(own_scores_replace_4_2_0) {
   BOOST_TEST(!contains(r.out, "[scale_07]"));
 }
 
+BOOST_AUTO_TEST_CASE(one_score_or_far_apart_scores_still_draw_every_plot) {
+  // One score: softmax is 1 whatever c is, so |J| = 0 everywhere (no log axis possible).
+  // Far-apart scores: |J| falls towards 1e-300 as c grows.
+  for (const std::string scores : {"5", "100,0"}) {
+    const std::filesystem::path dir = std::filesystem::path(TEST_PLOTS) / ("scores-" + scores);
+    std::filesystem::remove_all(dir);
+    const attn::test::Run r = attn::test::run(attn::test::cat(CHAPTER_EXE, " --samples 100 --scores ", scores, " --plots ",
+                                                                attn::test::quote(dir.string())));
+    BOOST_TEST(r.code == 0, scores << ": " << r.err);
+    BOOST_TEST(attn::is_valid_png(dir / "ch04_jacobian_norm.png"), scores);
+  }
+}
+
 BOOST_AUTO_TEST_CASE(help_exits_zero) {
   const attn::test::Run r = attn::test::run(std::string(CHAPTER_EXE) + " --help");
   BOOST_TEST(r.code == 0);

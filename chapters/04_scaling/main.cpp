@@ -271,17 +271,23 @@ void draw_plots(attn::Plotter& plots, const std::vector<ch04::VarianceEstimate>&
 
   const arma::vec norms = ch04::jacobian_norm_sweep(scores, cs);
   const arma::vec positive = norms.elem(arma::find(norms > 0.0));  // equal scores keep J constant; huge ones reach 0
-  std::optional<std::pair<double, double>> norm_range;
-  if (!positive.is_empty()) norm_range = std::make_pair(positive.min() / 10.0, positive.max() * 30.0);
+  // A log axis needs a positive value: with one score (or all equal to a higher precision than the
+  // sweep resolves) |J| is 0 throughout, drawn on a linear axis. Far-apart scores drive |J| towards
+  // 1e-300; the axis stops eight decades below the peak, where the curve has long been "zero".
+  const bool log_norms = !positive.is_empty();
+  std::optional<std::pair<double, double>> norm_range = std::make_pair(0.0, 1.0);
+  if (log_norms) {
+    norm_range = std::make_pair(std::max(positive.min() / 10.0, positive.max() * 1e-8), positive.max() * 30.0);
+  }
   plots.lines({.name = "ch04_jacobian_norm",
                .title = "Size of the softmax Jacobian diag(a) - a^T a at c x " + format_vector(scores, 2),
                .xlabel = "score multiplier c (log scale)",
-               .ylabel = "Frobenius norm of J (log scale)",
+               .ylabel = log_norms ? "Frobenius norm of J (log scale)" : "Frobenius norm of J",
                .x = cs,
                .y = arma::mat(norms),
                .series = {"|J|, J = d a / d s"},
                .logx = true,
-               .logy = true,
+               .logy = log_norms,
                .x_marks = marks,
                .yrange = norm_range});
 

@@ -294,13 +294,19 @@ int main(int argc, char** argv) {
     std::optional<double> lr;
     if (vm.count("lr")) {
       lr = attn::cli::finite("--lr", vm["lr"].as<double>());
-      if (!(*lr > 0 && *lr <= 10)) throw attn::cli::UsageError("--lr must be in (0, 10], got " + format_number(*lr, 6));
+      if (!(*lr > 0 && *lr <= 10)) throw attn::cli::UsageError("--lr must be in (0, 10], got " + attn::cli::quoted_number(*lr));
     }
     if (walk && bench) throw attn::cli::UsageError("--walkthrough and --bench are separate modes");
     for (const char* flag : {"init", "save", "loss-log", "no-companions"}) {
       if ((walk || bench) && vm.count(flag)) {
         throw attn::cli::UsageError(std::string("--") + flag + " applies to training, not to --" + (walk ? "walkthrough" : "bench"));
       }
+    }
+    if (walk && !vm["passes"].defaulted()) {
+      throw attn::cli::UsageError("--passes applies to training and --bench; the walkthrough counts --updates");
+    }
+    if ((walk || bench) && vm.count("plots")) {
+      throw attn::cli::UsageError(std::string("--") + (walk ? "walkthrough" : "bench") + " draws no plots, so --plots has nothing to write");
     }
     if (!walk && (vm.count("pause") || !vm["updates"].defaulted())) {
       throw attn::cli::UsageError("--updates and --pause need --walkthrough");

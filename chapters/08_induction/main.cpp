@@ -210,7 +210,7 @@ int main(int argc, char** argv) {
         ("seed", po::value<long long>()->value_name("N")->default_value(1), "seeds weights, batches and held-out set")
         ("steps", po::value<long long>()->value_name("N"), "Adam steps (default 1000; 700 with --quick)")
         ("heads", po::value<long long>()->value_name("N")->default_value(2), "heads per layer (d_k = width / heads)")
-        ("width", po::value<long long>()->value_name("D")->default_value(32), "residual stream width")
+        ("width", po::value<long long>()->value_name("D")->default_value(32), "residual stream width (1 to 256; steps x width^2 at most 4e7)")
         ("lr", po::value<double>()->value_name("RATE")->default_value(1e-2), "Adam learning rate")
         ("fixed-offset", "every block has the same length and position (the control of claim ind_04)")
         ("quick", "a shorter run for tests and the docs");
@@ -236,10 +236,16 @@ int main(int argc, char** argv) {
     o.seed = in_range("--seed", 0, std::numeric_limits<long long>::max(), 1);
     o.steps = in_range("--steps", 1, 1000000, quick ? 700 : 1000);
     o.lr = attn::cli::finite("--lr", vm["lr"].as<double>());
-    if (!(o.lr > 0 && o.lr <= 1)) throw attn::cli::UsageError("--lr must be in (0, 1], got " + format_number(o.lr, 6));
+    if (!(o.lr > 0 && o.lr <= 1)) throw attn::cli::UsageError("--lr must be in (0, 1], got " + attn::cli::quoted_number(o.lr));
     o.data.fixed_offset = fixed;
     o.held_out = quick ? 128 : 256;
-    const arma::uword heads = in_range("--heads", 1, 64, 2), width = in_range("--width", 1, 1024, 32);
+    const arma::uword heads = in_range("--heads", 1, 64, 2), width = in_range("--width", 1, 256, 32);
+    // A step costs about width^2: the default 1000 x 32^2 takes some 8 s, so this budget is about 5 minutes.
+    constexpr double kWorkBudget = 4e7;
+    if (static_cast<double>(o.steps) * static_cast<double>(width * width) > kWorkBudget) {
+      throw attn::cli::UsageError("--steps x --width^2 must be at most 4e7 (about 5 minutes of training), got " +
+                                  std::to_string(o.steps) + " x " + std::to_string(width) + "^2");
+    }
     if (width % heads != 0) {
       throw attn::cli::UsageError("--width must be a multiple of --heads (d_k = width / heads), got " +
                                   std::to_string(width) + " and " + std::to_string(heads));
