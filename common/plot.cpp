@@ -248,6 +248,8 @@ void Plotter::lines(const LineChart& chart) {
 
   std::ostringstream gp;
   gp << axis_labels(chart.title, chart.xlabel, chart.ylabel) << "set grid\nset key " << chart.key << "\n";
+  // A legend below the plot gets a line of space between it and the x label (gnuplot packs them tight).
+  if (chart.key.rfind("below", 0) == 0) gp << "set key height 1.5\n";
   if (chart.logx) gp << "set logscale x\n";
   if (chart.x.n_elem > 1) gp << "set xrange " << range({chart.x.min(), chart.x.max()}) << "\n";
   if (chart.logy) gp << "set logscale y\n";
