@@ -78,6 +78,7 @@ BOOST_AUTO_TEST_CASE(every_bad_input_is_one_line_and_exit_2) {
       {"ch04_scaling", "--scores 1e308,1e308", "between -1e+06 and 1e+06"},      // huge finite scores
       {"ch04_scaling", "--scores '1,,2'", "empty entry"},                        // empty list entry
       {"ch02_swap_query", "--wq '1e308 0 0; 0 1 0; 0 0 1; 1 1 1'", "--wq"},      // huge matrix entry
+      {"ch05_training", "--init ''", "non-empty path"},                          // empty path
       {"ch05_training", "--lr 1e308", "got 1e+308"},                             // huge number, quoted short
       {"ch05_training", "--walkthrough --passes 5", "--passes"},                 // flag outside its mode
       {"ch05_training", "--bench --plots /tmp/attn-bench", "no plots"},         // plots where none are drawn

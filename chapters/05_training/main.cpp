@@ -345,6 +345,9 @@ int main(int argc, char** argv) {
     if (vm.count("init")) init_dir = vm["init"].as<std::string>();
     if (vm.count("save")) save_dir = vm["save"].as<std::string>();
     if (vm.count("loss-log")) loss_log = vm["loss-log"].as<std::string>();
+    for (const auto& [flag, path] : {std::pair{"--init", &init_dir}, {"--save", &save_dir}, {"--loss-log", &loss_log}}) {
+      if (*path && (*path)->empty()) throw attn::cli::UsageError(std::string(flag) + " needs a non-empty path");
+    }
     const std::vector<ch05::Example> data = ch05::article_examples();
     attn::OneHeadModel model = init_dir ? ch05::load_model(*init_dir, ch05::vocabulary().size(), 2)
                                         : ch05::initial_model(ch05::vocabulary().size(), settings);
