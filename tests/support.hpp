@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <initializer_list>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -87,6 +88,17 @@ std::string cat(const Parts&... parts) {
   std::ostringstream out;
   (out << ... << parts);
   return out.str();
+}
+
+/// Runs `command` with `--plots DIR` into an emptied `dir`, as a reader's full run that draws every plot.
+inline Run run_with_plots(const std::string& command, const std::filesystem::path& dir) {
+  std::filesystem::remove_all(dir);
+  return run(cat(command, " --plots ", quote(dir.string())));
+}
+
+/// Checks that `text` holds each of `parts` (printed values the article states), naming any it lacks.
+inline void check_contains(const std::string& text, std::initializer_list<const char*> parts) {
+  for (const char* part : parts) BOOST_TEST(text.find(part) != std::string::npos, "output lacks " << part);
 }
 
 /// `text` with every run of spaces folded into one space (columns padded for alignment compare simply).

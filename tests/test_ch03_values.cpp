@@ -203,17 +203,15 @@ const std::string exe = CHAPTER_EXE;
 
 BOOST_AUTO_TEST_CASE(runs_prints_the_article_numbers_and_draws_three_plots) {
   const std::filesystem::path dir = TEST_PLOTS;
-  std::filesystem::remove_all(dir);
-  const attn::test::Run r = attn::test::run(exe + " --plots " + attn::test::quote(dir.string()));
+  const attn::test::Run r = attn::test::run_with_plots(exe, dir);
   BOOST_TEST(r.code == 0);
   BOOST_TEST(r.err == "");
-  for (const char* expected :
-       {"6 learned Q/K/V projection matrices", "6 computed Q/K/V matrices", "18 computed vectors", "[heads_01]",
-        "3Nh = 6 Q/K/V projection matrices and N = 1 output", "[heads_02]", "Concat(H(1), H(2)) 3 x 6",
-        "Wo 6 x 4", "Y = X + Delta 3 x 4   [heads_03]", "[0.2483, 0.5035, 0.2483]", "[0.5035, 0.2483]  [val_01] [val_02]",
-        "exactly as they were", "0.5035 to 0.3349   [val_03]", "= [1.2483, 0.5035]   [val_04]"}) {
-    BOOST_TEST(r.out.find(expected) != std::string::npos, "output lacks " << expected);
-  }
+  attn::test::check_contains(
+      r.out,
+      {"6 learned Q/K/V projection matrices", "6 computed Q/K/V matrices", "18 computed vectors", "[heads_01]",
+       "3Nh = 6 Q/K/V projection matrices and N = 1 output", "[heads_02]", "Concat(H(1), H(2)) 3 x 6", "Wo 6 x 4",
+       "Y = X + Delta 3 x 4   [heads_03]", "[0.2483, 0.5035, 0.2483]", "[0.5035, 0.2483]  [val_01] [val_02]",
+       "exactly as they were", "0.5035 to 0.3349   [val_03]", "= [1.2483, 0.5035]   [val_04]"});
   BOOST_TEST(!attn::test::has_nan_word(r.out));
   for (const char* name : {"ch03_query_value_combos", "ch03_head1_weights", "ch03_head2_weights"}) {
     BOOST_TEST(attn::is_valid_png(dir / (std::string(name) + ".png")), name);

@@ -330,14 +330,11 @@ BOOST_AUTO_TEST_SUITE(program)
 
 BOOST_AUTO_TEST_CASE(runs_prints_the_claims_and_draws_the_plots) {
   const std::filesystem::path dir = std::filesystem::path(TEST_PLOTS) / "run";
-  std::filesystem::remove_all(dir);
-  const attn::test::Run r = attn::test::run(std::string(CHAPTER_EXE) + " --plots " + attn::test::quote(dir.string()));
+  const attn::test::Run r = attn::test::run_with_plots(CHAPTER_EXE, dir);
   BOOST_TEST(r.code == 0);
   BOOST_TEST(r.err == "");
-  for (const char* expected : {"trainable parameters: 242", "4 of 4 predictions right   [train_02]",
-                               "6 of 6 assignments fitted   [bias_01]", "[feat_01]", "wall time"}) {
-    BOOST_TEST(r.out.find(expected) != std::string::npos, "output lacks " << expected);
-  }
+  attn::test::check_contains(r.out, {"trainable parameters: 242", "4 of 4 predictions right   [train_02]",
+                                     "6 of 6 assignments fitted   [bias_01]", "[feat_01]", "wall time"});
   BOOST_TEST(!attn::test::has_nan_word(r.out));
   for (const char* name : {"ch05_loss", "ch05_bank_attention_river", "ch05_bank_attention_money", "ch05_final_attention",
                            "ch05_feature_recovery", "ch05_biased_attention"}) {

@@ -156,14 +156,11 @@ BOOST_AUTO_TEST_SUITE(program)
 
 BOOST_AUTO_TEST_CASE(runs_prints_every_claim_and_draws_the_memory) {
   const std::filesystem::path dir = TEST_PLOTS;
-  std::filesystem::remove_all(dir);
-  const attn::test::Run r = attn::test::run(kExe + " --plots " + attn::test::quote(dir.string()));
+  const attn::test::Run r = attn::test::run_with_plots(kExe, dir);
   BOOST_TEST(r.code == 0);
   BOOST_TEST(r.err == "");
-  for (const char* expected : {"rank(M) = 2 <= d_k = 2", "[mem_01]", "[mem_02]", "[mem_03]", "[mem_04]",
-                               "S holds 32768 bytes, the cache 16777216 bytes   [mem_05]", "run with --bench"}) {
-    BOOST_TEST(r.out.find(expected) != std::string::npos, "output lacks " << expected);
-  }
+  attn::test::check_contains(r.out, {"rank(M) = 2 <= d_k = 2", "[mem_01]", "[mem_02]", "[mem_03]", "[mem_04]",
+                                     "S holds 32768 bytes, the cache 16777216 bytes   [mem_05]", "run with --bench"});
   BOOST_TEST(!attn::test::has_nan_word(r.out));
   BOOST_TEST(attn::is_valid_png(dir / "ch07_memory.png"));
   BOOST_TEST(std::filesystem::exists(dir / "ch07_memory.dat"));
