@@ -52,8 +52,8 @@ void Adam::step(const std::vector<Param>& params) {
   ++t_;
   const double correction1 = 1.0 - std::pow(beta1_, static_cast<double>(t_));
   const double correction2 = 1.0 - std::pow(beta2_, static_cast<double>(t_));
-  const double step_size = lr_ / correction1;    // lr m_hat = (lr / (1 - b1^t)) m
-  const double v_scale = 1.0 / correction2;      // v_hat = v / (1 - b2^t)
+  const double step_size = lr_ / correction1;  // lr m_hat = (lr / (1 - b1^t)) m
+  const double v_scale = 1.0 / correction2;    // v_hat = v / (1 - b2^t)
   for (std::size_t i = 0; i < params.size(); ++i) {
     const Param& p = params[i];
     check_pair(p);
@@ -69,7 +69,8 @@ void Adam::step(const std::vector<Param>& params) {
     for (arma::uword k = 0; k < p.value->n_elem; ++k) {
       m[k] = beta1_ * m[k] + (1.0 - beta1_) * g[k];         // m <- b1 m + (1 - b1) g
       v[k] = beta2_ * v[k] + (1.0 - beta2_) * g[k] * g[k];  // v <- b2 v + (1 - b2) g^2
-      theta[k] -= step_size * m[k] / (std::sqrt(v[k] * v_scale) + eps_);  // theta <- theta - lr m_hat / (sqrt(v_hat) + eps)
+      // theta <- theta - lr m_hat / (sqrt(v_hat) + eps)
+      theta[k] -= step_size * m[k] / (std::sqrt(v[k] * v_scale) + eps_);
     }
   }
 }
