@@ -101,6 +101,16 @@ inline void check_contains(const std::string& text, std::initializer_list<const 
   for (const char* part : parts) BOOST_TEST(text.find(part) != std::string::npos, "output lacks " << part);
 }
 
+/// Checks the error rule on one bad command line: exit code 2, one stderr line that starts with
+/// "<program>: error: ", and nothing on stdout.
+inline void check_usage_error(const std::string& command, const std::string& program) {
+  const Run r = run(command);
+  BOOST_TEST(r.code == 2, command);
+  BOOST_TEST(line_count(r.err) == 1u, command << ": " << r.err);
+  BOOST_TEST(r.err.rfind(program + ": error: ", 0) == 0u, command << ": " << r.err);
+  BOOST_TEST(r.out == "", command);
+}
+
 /// `text` with every run of spaces folded into one space (columns padded for alignment compare simply).
 inline std::string squeeze_spaces(const std::string& text) {
   std::string out;

@@ -276,11 +276,7 @@ BOOST_AUTO_TEST_CASE(bad_input_is_one_line_and_exit_2) {
         "--width -5", "--width abc", "--width 1e3", "--width 10000000", "--dk 0", "--dk 5000",
         "--width 100000 --dk 2000", "--sentence ''", "--sentence 'the lake'", "--plots /dev/null/x",
         "--no-plots --plots /tmp/x", "stray"}) {
-    const attn::test::Run r = attn::test::run(exe + " --no-plots " + args);
-    BOOST_TEST(r.code == 2, args);
-    BOOST_TEST(attn::test::line_count(r.err) == 1u, args << ": " << r.err);
-    BOOST_TEST(r.err.rfind("ch02_swap_query: error: ", 0) == 0u, args << ": " << r.err);
-    BOOST_TEST(r.out == "", args);
+    attn::test::check_usage_error(attn::test::cat(exe, " --no-plots ", args), "ch02_swap_query");
   }
 }
 

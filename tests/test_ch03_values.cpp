@@ -253,11 +253,7 @@ BOOST_AUTO_TEST_CASE(bad_input_is_one_line_and_exit_2) {
         "--tokens 2.5", "--tokens 99999999999", "--heads 0", "--heads 5000", "--blocks 0", "--blocks -1",
         "--blocks 1e9", "--sentence ''", "--sentence 'the lake'", "--plots /dev/null/x", "--no-plots --plots /tmp/x",
         "stray"}) {
-    const attn::test::Run r = attn::test::run(exe + " --no-plots " + args);
-    BOOST_TEST(r.code == 2, args);
-    BOOST_TEST(attn::test::line_count(r.err) == 1u, args << ": " << r.err);
-    BOOST_TEST(r.err.rfind("ch03_values: error: ", 0) == 0u, args << ": " << r.err);
-    BOOST_TEST(r.out == "", args);
+    attn::test::check_usage_error(attn::test::cat(exe, " --no-plots ", args), "ch03_values");
   }
 }
 

@@ -262,11 +262,7 @@ BOOST_AUTO_TEST_CASE(bad_input_is_one_line_and_exit_2) {
         "--samples 99999999", "--seed=-1", "--seed x", "--scores ''", "--scores 'a,b'", "--scores '1,nan'",
         "--scores '1,2x'", "--scores 1,2,3,4,5,6,7,8,9,10,11", "--plots /dev/null/x", "--no-plots --plots /tmp/x",
         "stray"}) {
-    const attn::test::Run r = attn::test::run(exe + " --no-plots " + args);
-    BOOST_TEST(r.code == 2, args);
-    BOOST_TEST(attn::test::line_count(r.err) == 1u, args << ": " << r.err);
-    BOOST_TEST(r.err.rfind("ch04_scaling: error: ", 0) == 0u, args << ": " << r.err);
-    BOOST_TEST(r.out == "", args);
+    attn::test::check_usage_error(attn::test::cat(exe, " --no-plots ", args), "ch04_scaling");
   }
 }
 

@@ -188,11 +188,7 @@ BOOST_AUTO_TEST_CASE(bad_input_is_one_line_and_exit_2) {
   for (const std::string args : {"--bogus", "--seed", "--seed abc", "--bench-max 0", "--bench-max 99999999",
                                  "--bench-max x", "--bench=1", "--plots /dev/null/x", "--no-plots --plots /tmp/x",
                                  "stray"}) {
-    const attn::test::Run r = attn::test::run(kExe + " --no-plots " + args);
-    BOOST_TEST(r.code == 2, args);
-    BOOST_TEST(attn::test::line_count(r.err) == 1u, args << ": " << r.err);
-    BOOST_TEST(r.err.rfind("ch07_linear_memory: error: ", 0) == 0u, args << ": " << r.err);
-    BOOST_TEST(r.out == "", args);
+    attn::test::check_usage_error(attn::test::cat(kExe, " --no-plots ", args), "ch07_linear_memory");
   }
 }
 
