@@ -6,17 +6,9 @@
 #include <limits>
 #include <stdexcept>
 
+#include "common/cross_attention.hpp"
+
 namespace attn {
-
-std::string shape(const arma::mat& M) {
-  return std::to_string(M.n_rows) + " x " + std::to_string(M.n_cols);
-}
-
-void require_finite(const arma::mat& M, const std::string& what) {
-  if (!M.is_finite()) {
-    throw std::invalid_argument(what + " (" + shape(M) + ") has a non-finite entry (NaN or inf)");
-  }
-}
 
 arma::mat softmax_rows(const arma::mat& scores) {
   if (scores.is_empty()) {
@@ -66,37 +58,9 @@ arma::mat causal_mask(arma::uword n) {
 HeadPass attention(const arma::mat& X, const arma::mat& Wq, const arma::mat& Wk,
                    const arma::mat& Wv, const HeadOptions& options) {
   if (X.is_empty()) throw std::invalid_argument("attention: X is empty (" + shape(X) + ")");
-  const auto need_rows = [&](const arma::mat& W, const char* name) {
-    if (W.n_rows != X.n_cols || W.n_cols == 0) {
-      throw std::invalid_argument(std::string("attention: X is ") + shape(X) + " but " + name + " is " +
-                                  shape(W) + " (" + name + " needs " + std::to_string(X.n_cols) +
-                                  " rows, one per input coordinate)");
-    }
-  };
-  need_rows(Wq, "Wq");
-  need_rows(Wk, "Wk");
-  need_rows(Wv, "Wv");
-  if (Wq.n_cols != Wk.n_cols) {
-    throw std::invalid_argument("attention: Wq is " + shape(Wq) + " but Wk is " + shape(Wk) +
-                                " (queries and keys need the same width d_k)");
-  }
-  require_finite(X, "attention: X");
-  require_finite(Wq, "attention: Wq");
-  require_finite(Wk, "attention: Wk");
-  require_finite(Wv, "attention: Wv");
-  if (!std::isfinite(options.score_multiplier)) {
-    throw std::invalid_argument("attention: the score multiplier must be finite");
-  }
-
-  HeadPass pass;
-  pass.Q = X * Wq;  // n x d_k
-  pass.K = X * Wk;  // n x d_k
-  pass.V = X * Wv;  // n x d_v
-  pass.scores = options.score_multiplier * scaled_scores(pass.Q, pass.K);  // n x n
-  if (options.causal) pass.scores += causal_mask(X.n_rows);
-  pass.A = softmax_rows(pass.scores);  // n x n, rows sum to 1
-  pass.H = pass.A * pass.V;            // n x d_v
-  return pass;
+  // Self-attention is cross-attention with the same sequence on both sides.
+  return cross_attention(X, X, Wq, Wk, Wv, {.causal = options.causal, .score_multiplier = options.score_multiplier},
+                         {.who = "attention", .xq = "X", .xkv = "X"});
 }
 
 }  // namespace attn

@@ -8,13 +8,9 @@
 #include <armadillo>
 #include <string>
 
+#include "common/checks.hpp"
+
 namespace attn {
-
-/// "rows x cols" of a matrix, for error messages.
-std::string shape(const arma::mat& M);
-
-/// Throws std::invalid_argument naming `what` if M holds a NaN or an infinity.
-void require_finite(const arma::mat& M, const std::string& what);
 
 /// Row-wise, numerically stable softmax: each row has its own maximum subtracted before exp.
 ///

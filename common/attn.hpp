@@ -7,10 +7,15 @@
 /// `A = softmax(S)` are n x n with row i the distribution of receiving position i over source
 /// positions; the mixture `H = A V` is n x d_v. This is the article's notation (row vectors,
 /// NumPy's `X @ Wq`) and that of Vaswani et al. 2017, §3.2.1.
+///
+/// The library's layers, bottom to top: small checks (checks.hpp); the mathematics above them
+/// (attention.hpp, cross_attention.hpp, multihead.hpp, loss.hpp, optim.hpp, backprop.hpp,
+/// gradcheck.hpp, random.hpp); printing and plotting beside it (print.hpp, plot.hpp, panels.hpp);
+/// the command line on top (cli.hpp, included by the chapter programs only). This header gathers
+/// the mathematics, the toy tables, printing and plotting; it brings no command-line library.
 #pragma once
 
 #include "common/attention.hpp"
-#include "common/cli.hpp"
 #include "common/print.hpp"
 #include "common/plot.hpp"
 #include "common/toy.hpp"

@@ -3,13 +3,12 @@
 #include "common/backprop.hpp"
 
 #include <cmath>
-#include <numbers>
-#include <random>
 #include <stdexcept>
 #include <string>
 
 #include "common/attention.hpp"
 #include "common/loss.hpp"
+#include "common/random.hpp"
 
 namespace attn {
 namespace {
@@ -22,26 +21,6 @@ void require_rows(const arma::mat& M, const char* name, arma::uword rows, const 
   require(M.n_rows == rows, std::string("one-head model: ") + name + " is " + shape(M) + " but " + other_name +
                                 " is " + shape(other));
 }
-
-/// Uniform and normal numbers from std::mt19937_64, transformed by hand so that every standard
-/// library gives the same values (std::normal_distribution does not promise that).
-class Stream {
- public:
-  explicit Stream(std::uint64_t seed) : engine_(seed) {}
-  /// U[0, 1) from the top 53 bits.
-  double uniform() { return static_cast<double>(engine_() >> 11) * 0x1.0p-53; }
-  /// U[lo, hi).
-  double uniform(double lo, double hi) { return lo + (hi - lo) * uniform(); }
-  /// N(0, 1) by Box-Muller (one of the pair; simplicity over thrift).
-  double normal() {
-    const double u1 = 1.0 - uniform();  // (0, 1]: log is finite
-    const double u2 = uniform();
-    return std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * std::numbers::pi * u2);
-  }
-
- private:
-  std::mt19937_64 engine_;
-};
 
 }  // namespace
 
@@ -69,16 +48,13 @@ arma::uword parameter_count(const OneHeadModel& m) {
 OneHeadModel init_like_pytorch(arma::uword vocab, arma::uword d, arma::uword d_k, arma::uword d_v, arma::uword classes,
                                std::uint64_t seed) {
   require(vocab > 0 && d > 0 && d_k > 0 && d_v > 0 && classes > 0, "init_like_pytorch: every size must be > 0");
-  Stream rng(seed);
+  Random rng(seed);
   const auto uniform = [&](arma::uword rows, arma::uword cols, arma::uword fan_in) {
     const double bound = 1.0 / std::sqrt(static_cast<double>(fan_in));
-    arma::mat W(rows, cols);
-    W.imbue([&] { return rng.uniform(-bound, bound); });
-    return W;
+    return rng.uniform_matrix(rows, cols, -bound, bound);
   };
   OneHeadModel m;
-  m.E.set_size(vocab, d);
-  m.E.imbue([&] { return rng.normal(); });  // nn.Embedding: N(0, 1)
+  m.E = rng.normal_matrix(vocab, d);        // nn.Embedding: N(0, 1)
   m.Wq = uniform(d, d_k, d);                // nn.Linear(d, d_k, bias=False)
   m.Wk = uniform(d, d_k, d);
   m.Wv = uniform(d, d_v, d);

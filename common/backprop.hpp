@@ -46,8 +46,8 @@ arma::uword parameter_count(const OneHeadModel& model);
 
 /// A model initialized the way PyTorch initializes nn.Embedding and nn.Linear: every embedding
 /// entry N(0, 1); every linear weight and bias U(-1/sqrt(fan_in), 1/sqrt(fan_in)) with fan_in the
-/// layer's input width (d for Wq, Wk, Wv; d_v for Wc and bc). The random stream is std::mt19937_64
-/// seeded with `seed`, turned into uniforms (53 bits) and normals (Box-Muller) by hand, so the numbers
+/// layer's input width (d for Wq, Wk, Wv; d_v for Wc and bc). The random stream is attn::Random
+/// (common/random.hpp) seeded with `seed`: uniforms from 53 bits and normals by Box-Muller, so the numbers
 /// are the same with every standard library (but not PyTorch's own numbers).
 /// Throws std::invalid_argument if a size is 0.
 OneHeadModel init_like_pytorch(arma::uword vocab, arma::uword d, arma::uword d_k, arma::uword d_v,

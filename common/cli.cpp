@@ -66,15 +66,6 @@ std::string quoted_number(double value) {
   return out.str();
 }
 
-std::string printable(const std::string& text, std::size_t max_chars) {
-  std::string out;
-  for (std::size_t k = 0; k < text.size() && k < max_chars; ++k) {
-    const auto c = static_cast<unsigned char>(text[k]);
-    out += (c >= 0x20 && c < 0x7f) ? static_cast<char>(c) : '?';
-  }
-  return text.size() > max_chars ? out + "..." : out;
-}
-
 int run(const std::string& program, const std::function<int()>& body) {
   try {
     return body();

@@ -12,6 +12,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "common/checks.hpp"
 #include "common/plot.hpp"
 
 namespace attn::cli {
@@ -48,10 +49,8 @@ PlotSettings plot_settings(const boost::program_options::variables_map& vm);
 /// Throws UsageError naming `flag` if `value` is NaN or infinite; returns it otherwise.
 double finite(const std::string& flag, double value);
 
-/// The largest magnitude a chapter accepts for a number a reader types or a parameter file holds.
-/// No lesson needs more, and beyond it products of a few such numbers leave the range of a double
-/// (about 1.8e308), while printed arithmetic stops being readable.
-inline constexpr double kLargestInput = 1e6;
+/// The largest magnitude a chapter accepts (defined with the small checks, common/checks.hpp).
+using attn::kLargestInput;
 
 /// Throws UsageError naming `flag` unless `value` is finite and |value| <= `limit`; returns it.
 double bounded(const std::string& flag, double value, double limit = kLargestInput);
@@ -60,9 +59,8 @@ double bounded(const std::string& flag, double value, double limit = kLargestInp
 /// large or small ("1e+308", "-1", "0.001"), never hundreds of fixed-point digits.
 std::string quoted_number(double value);
 
-/// `text` made safe to echo in a one-line error: bytes that are not printable ASCII become '?',
-/// and anything past `max_chars` is cut and marked with "...".
-std::string printable(const std::string& text, std::size_t max_chars = 40);
+/// Text safe to echo in a one-line error (defined with the small checks, common/checks.hpp).
+using attn::printable;
 
 /// Runs a chapter's body and applies the error rule: UsageError, std::invalid_argument and
 /// PlotFolderError print "<program>: error: <message>" and return 2; any other std::exception

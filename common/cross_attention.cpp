@@ -32,35 +32,39 @@ HeadPass cross_attention(const arma::mat& Xq, const arma::mat& Xkv, const arma::
     throw std::invalid_argument("cross-attention: Xq is " + shape(Xq) + " and Xkv is " + shape(Xkv) +
                                 " (neither may be empty)");
   }
-  const auto need_rows = [](const arma::mat& X, const char* xname, const arma::mat& W, const char* wname) {
+  return cross_attention(Xq, Xkv, Wq, Wk, Wv, options, HeadNames{});
+}
+
+HeadPass cross_attention(const arma::mat& Xq, const arma::mat& Xkv, const arma::mat& Wq, const arma::mat& Wk,
+                         const arma::mat& Wv, const CrossOptions& options, const HeadNames& names) {
+  const std::string who = names.who + ": ";
+  const auto need_rows = [&](const arma::mat& X, const std::string& xname, const arma::mat& W, const char* wname) {
     if (W.n_rows != X.n_cols || W.n_cols == 0) {
-      throw std::invalid_argument(std::string("cross-attention: ") + xname + " is " + shape(X) + " but " + wname +
-                                  " is " + shape(W) + " (" + wname + " needs " + std::to_string(X.n_cols) +
-                                  " rows, one per input coordinate)");
+      throw std::invalid_argument(who + xname + " is " + shape(X) + " but " + wname + " is " + shape(W) + " (" +
+                                  wname + " needs " + std::to_string(X.n_cols) + " rows, one per input coordinate)");
     }
   };
-  need_rows(Xq, "Xq", Wq, "Wq");
-  need_rows(Xkv, "Xkv", Wk, "Wk");
-  need_rows(Xkv, "Xkv", Wv, "Wv");
+  need_rows(Xq, names.xq, Wq, "Wq");
+  need_rows(Xkv, names.xkv, Wk, "Wk");
+  need_rows(Xkv, names.xkv, Wv, "Wv");
   if (Wq.n_cols != Wk.n_cols) {
-    throw std::invalid_argument("cross-attention: Wq is " + shape(Wq) + " but Wk is " + shape(Wk) +
+    throw std::invalid_argument(who + "Wq is " + shape(Wq) + " but Wk is " + shape(Wk) +
                                 " (queries and keys need the same width d_k)");
   }
-  require_finite(Xq, "cross-attention: Xq");
-  require_finite(Xkv, "cross-attention: Xkv");
-  require_finite(Wq, "cross-attention: Wq");
-  require_finite(Wk, "cross-attention: Wk");
-  require_finite(Wv, "cross-attention: Wv");
+  require_finite(Xq, who + names.xq);
+  require_finite(Xkv, who + names.xkv);
+  require_finite(Wq, who + "Wq");
+  require_finite(Wk, who + "Wk");
+  require_finite(Wv, who + "Wv");
   if (!std::isfinite(options.score_multiplier)) {
-    throw std::invalid_argument("cross-attention: the score multiplier must be finite");
+    throw std::invalid_argument(who + "the score multiplier must be finite");
   }
   if (options.offset && !options.causal) {
-    throw std::invalid_argument("cross-attention: an offset only applies to a causal mask");
+    throw std::invalid_argument(who + "an offset only applies to a causal mask");
   }
   if (options.causal && !options.offset && Xq.n_rows != Xkv.n_rows) {
-    throw std::invalid_argument("cross-attention: a causal mask over " + std::to_string(Xq.n_rows) + " queries and " +
-                                std::to_string(Xkv.n_rows) +
-                                " keys needs an offset (the key position of query 0)");
+    throw std::invalid_argument(who + "a causal mask over " + std::to_string(Xq.n_rows) + " queries and " +
+                                std::to_string(Xkv.n_rows) + " keys needs an offset (the key position of query 0)");
   }
 
   HeadPass pass;

@@ -14,6 +14,7 @@
 
 #include <armadillo>
 #include <optional>
+#include <string>
 
 #include "common/attention.hpp"
 
@@ -47,5 +48,18 @@ struct CrossOptions {
 /// Source: Vaswani et al. 2017, §3.2.3; the article's `attention` with Q from a second sequence.
 HeadPass cross_attention(const arma::mat& Xq, const arma::mat& Xkv, const arma::mat& Wq, const arma::mat& Wk,
                          const arma::mat& Wv, const CrossOptions& options = {});
+
+/// How cross_attention()'s error messages name the caller and its two inputs. Self-attention
+/// (attention.hpp) is this head with one sequence on both sides, named "attention" and "X".
+struct HeadNames {
+  std::string who = "cross-attention";  ///< the message prefix
+  std::string xq = "Xq";                ///< the receiving sequence
+  std::string xkv = "Xkv";              ///< the source sequence
+};
+
+/// cross_attention() without the emptiness check, its messages naming `names`: the one forward
+/// pass every head in the library runs. Xq and Xkv must not be empty (the callers check it).
+HeadPass cross_attention(const arma::mat& Xq, const arma::mat& Xkv, const arma::mat& Wq, const arma::mat& Wk,
+                         const arma::mat& Wv, const CrossOptions& options, const HeadNames& names);
 
 }  // namespace attn

@@ -4,7 +4,7 @@
 
 #include <stdexcept>
 
-#include "common/attention.hpp"
+#include "common/checks.hpp"
 
 namespace attn {
 

@@ -5,7 +5,7 @@
 #include <cmath>
 #include <stdexcept>
 
-#include "common/attention.hpp"
+#include "common/checks.hpp"
 
 namespace attn {
 namespace {

@@ -5,8 +5,7 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "common/attention.hpp"
-#include "common/cli.hpp"
+#include "common/checks.hpp"
 
 namespace attn {
 
@@ -30,7 +29,7 @@ arma::uword EmbeddingTable::index(const std::string& word) const {
   for (std::size_t i = 0; i < words_.size(); ++i) {
     if (words_[i] == word) return i;
   }
-  throw std::invalid_argument("unknown word '" + cli::printable(word) + "' (the vocabulary is: " + vocabulary_list() + ")");
+  throw std::invalid_argument("unknown word '" + printable(word) + "' (the vocabulary is: " + vocabulary_list() + ")");
 }
 
 arma::rowvec EmbeddingTable::vector(const std::string& word) const { return E_.row(index(word)); }

@@ -8,6 +8,7 @@
 #include <iostream>
 
 #include "common/attn.hpp"
+#include "common/cli.hpp"
 #include "mixing.hpp"
 
 namespace po = boost::program_options;

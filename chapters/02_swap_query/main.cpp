@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "common/attn.hpp"
+#include "common/cli.hpp"
 #include "common/panels.hpp"
 #include "swap_query.hpp"
 

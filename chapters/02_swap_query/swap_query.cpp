@@ -7,7 +7,7 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "common/cli.hpp"
+#include "common/checks.hpp"
 #include "common/toy.hpp"
 
 namespace ch02 {
@@ -122,10 +122,10 @@ arma::mat parse_matrix(const std::string& text, arma::uword rows, arma::uword co
       char* end = nullptr;
       const double v = std::strtod(cell.c_str(), &end);
       if (end == cell.c_str() || *end != '\0') {
-        throw std::invalid_argument("matrix entry '" + attn::cli::printable(cell) + "' is not a number");
+        throw std::invalid_argument("matrix entry '" + attn::printable(cell) + "' is not a number");
       }
-      if (!std::isfinite(v) || std::abs(v) > attn::cli::kLargestInput) {
-        throw std::invalid_argument("matrix entry '" + attn::cli::printable(cell) + "' is not a finite number between -1e6 and 1e6");
+      if (!std::isfinite(v) || std::abs(v) > attn::kLargestInput) {
+        throw std::invalid_argument("matrix entry '" + attn::printable(cell) + "' is not a finite number between -1e6 and 1e6");
       }
       values.push_back(v);
     }

@@ -82,7 +82,7 @@ arma::mat fixed_wk();
 /// Parses a custom Wq written as rows separated by ';', entries by spaces or commas:
 /// "0 0 0; 0 0 0; 0 3.75 0; 0 0 0". Returns rows x cols.
 /// Throws std::invalid_argument if the shape is not rows x cols or an entry is not a number within
-/// +-attn::cli::kLargestInput (1e6).
+/// +-attn::kLargestInput (1e6).
 arma::mat parse_matrix(const std::string& text, arma::uword rows, arma::uword cols);
 
 /// One receiving token's matching table: every token's query and key, and the receiver's scores and weights.

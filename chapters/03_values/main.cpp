@@ -8,6 +8,7 @@
 #include <iostream>
 
 #include "common/attn.hpp"
+#include "common/cli.hpp"
 #include "common/multihead.hpp"
 #include "common/panels.hpp"
 #include "values.hpp"

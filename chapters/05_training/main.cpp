@@ -18,6 +18,7 @@
 #include <string>
 
 #include "common/attn.hpp"
+#include "common/cli.hpp"
 #include "common/backprop.hpp"
 #include "features.hpp"
 #include "training.hpp"

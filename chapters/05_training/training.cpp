@@ -12,7 +12,7 @@
 #include <stdexcept>
 
 #include "common/attention.hpp"
-#include "common/cli.hpp"
+#include "common/checks.hpp"
 
 namespace ch05 {
 
@@ -165,10 +165,10 @@ arma::mat read_matrix(const std::filesystem::path& file) {
       double x = 0.0;
       const auto [end, ec] = std::from_chars(token.data(), token.data() + token.size(), x);
       if (ec != std::errc() || end != token.data() + token.size()) {
-        throw std::invalid_argument(file.string() + ": '" + attn::cli::printable(token) + "' is not a number");
+        throw std::invalid_argument(file.string() + ": '" + attn::printable(token) + "' is not a number");
       }
-      if (!std::isfinite(x) || std::abs(x) > attn::cli::kLargestInput) {
-        throw std::invalid_argument(file.string() + ": entry '" + attn::cli::printable(token) +
+      if (!std::isfinite(x) || std::abs(x) > attn::kLargestInput) {
+        throw std::invalid_argument(file.string() + ": entry '" + attn::printable(token) +
                                     "' is not a finite number between -1e6 and 1e6");
       }
       row.push_back(x);

@@ -109,7 +109,7 @@ void save_model(const attn::OneHeadModel& model, const std::filesystem::path& di
 /// Reads the six files written by save_model (bc.txt may hold its C values on one line or one per
 /// line). d is taken from E.txt's width; E.txt must have `vocab` rows, Wq/Wk/Wv must be d x d,
 /// Wc d x `classes`. Throws std::invalid_argument naming the file and the shapes if a file is
-/// missing or unreadable, ragged, not numeric, beyond +-1e6 (attn::cli::kLargestInput), or of the wrong shape.
+/// missing or unreadable, ragged, not numeric, beyond +-1e6 (attn::kLargestInput), or of the wrong shape.
 attn::OneHeadModel load_model(const std::filesystem::path& dir, arma::uword vocab, arma::uword classes);
 
 /// Writes one line per pass: the pass's mean loss with 17 significant digits ("6.2429412345678901e-01").

@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "common/attn.hpp"
+#include "common/cli.hpp"
 #include "common/cross_attention.hpp"
 #include "masking.hpp"
 

@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "common/attn.hpp"
+#include "common/cli.hpp"
 #include "linear_memory.hpp"
 
 namespace po = boost::program_options;

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "common/attn.hpp"
+#include "common/cli.hpp"
 #include "lab.hpp"
 
 namespace po = boost::program_options;

@@ -1,0 +1,41 @@
+/// \file random.hpp
+/// \brief One portable random stream: seeded explicitly, passed by reference, the same numbers with
+/// every standard library.
+///
+/// The engine is std::mt19937_64, whose output the C++ standard fixes bit for bit. The standard's
+/// distributions (std::normal_distribution, std::uniform_real_distribution) are not fixed and differ
+/// between libraries, so the draws below turn the engine's 64-bit words into numbers by hand.
+/// Nothing here touches Armadillo's global generator: a caller owns its stream and hands it on.
+#pragma once
+
+#include <armadillo>
+#include <cstdint>
+#include <random>
+
+namespace attn {
+
+/// A seeded stream of uniform and normal numbers (see the file's description).
+class Random {
+ public:
+  /// Seeds the Mersenne twister with `seed`.
+  explicit Random(std::uint64_t seed) : engine_(seed) {}
+
+  /// U[0, 1) from the top 53 bits of one engine word (every double step 2^-53 equally likely).
+  double uniform() { return static_cast<double>(engine_() >> 11) * 0x1.0p-53; }
+  /// U[lo, hi).
+  double uniform(double lo, double hi) { return lo + (hi - lo) * uniform(); }
+  /// N(0, 1) by Box-Muller from two uniforms, keeping one of the pair (simplicity over thrift).
+  double normal();
+  /// A uniform integer in [0, n) (engine word modulo n; bias below 2^-50 for n <= 2^14).
+  /// Throws std::invalid_argument if n is 0.
+  arma::uword below(arma::uword n);
+  /// rows x cols of independent U[lo, hi) draws, filled column by column.
+  arma::mat uniform_matrix(arma::uword rows, arma::uword cols, double lo, double hi);
+  /// rows x cols of independent N(0, std^2) draws, filled column by column.
+  arma::mat normal_matrix(arma::uword rows, arma::uword cols, double std = 1.0);
+
+ private:
+  std::mt19937_64 engine_;
+};
+
+}  // namespace attn
