@@ -17,49 +17,60 @@ void require(bool ok, const std::string& message) {
   if (!ok) throw std::invalid_argument(message);
 }
 
-void require_rows(const arma::mat& M, const char* name, arma::uword rows, const arma::mat& other, const char* other_name) {
-  require(M.n_rows == rows, std::string("one-head model: ") + name + " is " + shape(M) + " but " + other_name +
-                                " is " + shape(other));
-}
-
 }  // namespace
 
+arma::uword OneHeadSizes::operator[](Dim dim) const {
+  switch (dim) {
+    case Dim::vocab: return vocab;
+    case Dim::d: return d;
+    case Dim::d_k: return d_k;
+    case Dim::d_v: return d_v;
+    case Dim::classes: return classes;
+    case Dim::one: return 1;
+  }
+  return 0;
+}
+
+OneHeadSizes sizes_of(const OneHeadModel& m) {
+  return {.vocab = m.E.n_rows, .d = m.E.n_cols, .d_k = m.Wq.n_cols, .d_v = m.Wv.n_cols, .classes = m.Wc.n_cols};
+}
+
 void check_model(const OneHeadModel& m) {
-  for (const auto* M : {&m.E, &m.Wq, &m.Wk, &m.Wv, &m.Wc, &m.bc}) require(!M->is_empty(), "one-head model: empty parameter");
-  require_rows(m.Wq, "Wq", m.E.n_cols, m.E, "E");
-  require_rows(m.Wk, "Wk", m.E.n_cols, m.E, "E");
-  require_rows(m.Wv, "Wv", m.E.n_cols, m.E, "E");
-  require(m.Wk.n_cols == m.Wq.n_cols, "one-head model: Wq is " + shape(m.Wq) + " but Wk is " + shape(m.Wk));
-  require_rows(m.Wc, "Wc", m.Wv.n_cols, m.Wv, "Wv");
-  require(m.bc.n_rows == 1 && m.bc.n_cols == m.Wc.n_cols,
-          "one-head model: bc is " + shape(m.bc) + " but Wc is " + shape(m.Wc) + " (bc must be 1 x C)");
-  require_finite(m.E, "one-head model: E");
-  require_finite(m.Wq, "one-head model: Wq");
-  require_finite(m.Wk, "one-head model: Wk");
-  require_finite(m.Wv, "one-head model: Wv");
-  require_finite(m.Wc, "one-head model: Wc");
-  require_finite(m.bc, "one-head model: bc");
+  for (const auto& group : kOneHeadGroups) require(!(m.*group.value).is_empty(), "one-head model: empty parameter");
+  const OneHeadSizes sizes = sizes_of(m);
+  const char* names[] = {"vocab", "d", "d_k", "d_v", "C", "1"};
+  for (const auto& group : kOneHeadGroups) {
+    const arma::mat& M = m.*group.value;
+    const arma::uword rows = sizes[group.rows], cols = sizes[group.cols];
+    require(M.n_rows == rows && M.n_cols == cols,
+            std::string("one-head model: ") + group.name + " is " + shape(M) + " but must be " + std::to_string(rows) +
+                " x " + std::to_string(cols) + " (" + names[static_cast<int>(group.rows)] + " x " +
+                names[static_cast<int>(group.cols)] + ", the sizes read from E, Wq, Wv and Wc)");
+  }
+  for (const auto& group : kOneHeadGroups) require_finite(m.*group.value, std::string("one-head model: ") + group.name);
 }
 
 arma::uword parameter_count(const OneHeadModel& m) {
-  return m.E.n_elem + m.Wq.n_elem + m.Wk.n_elem + m.Wv.n_elem + m.Wc.n_elem + m.bc.n_elem;
+  arma::uword count = 0;
+  for (const auto& group : kOneHeadGroups) count += (m.*group.value).n_elem;
+  return count;
 }
 
 OneHeadModel init_like_pytorch(arma::uword vocab, arma::uword d, arma::uword d_k, arma::uword d_v, arma::uword classes,
                                std::uint64_t seed) {
   require(vocab > 0 && d > 0 && d_k > 0 && d_v > 0 && classes > 0, "init_like_pytorch: every size must be > 0");
+  const OneHeadSizes sizes{.vocab = vocab, .d = d, .d_k = d_k, .d_v = d_v, .classes = classes};
   Random rng(seed);
-  const auto uniform = [&](arma::uword rows, arma::uword cols, arma::uword fan_in) {
-    const double bound = 1.0 / std::sqrt(static_cast<double>(fan_in));
-    return rng.uniform_matrix(rows, cols, -bound, bound);
-  };
   OneHeadModel m;
-  m.E = rng.normal_matrix(vocab, d);        // nn.Embedding: N(0, 1)
-  m.Wq = uniform(d, d_k, d);                // nn.Linear(d, d_k, bias=False)
-  m.Wk = uniform(d, d_k, d);
-  m.Wv = uniform(d, d_v, d);
-  m.Wc = uniform(d_v, classes, d_v);  // nn.Linear(d_v, C): weight and bias share the bound
-  m.bc = uniform(1, classes, d_v);
+  for (const auto& group : kOneHeadGroups) {  // in table order: the draws follow E, Wq, Wk, Wv, Wc, bc
+    const arma::uword rows = sizes[group.rows], cols = sizes[group.cols];
+    if (group.init == Init::normal) {
+      m.*group.value = rng.normal_matrix(rows, cols);  // nn.Embedding: N(0, 1)
+    } else {                                            // nn.Linear: weight and bias share the bound
+      const double bound = 1.0 / std::sqrt(static_cast<double>(sizes[group.fan_in]));
+      m.*group.value = rng.uniform_matrix(rows, cols, -bound, bound);
+    }
+  }
   return m;
 }
 
@@ -155,8 +166,9 @@ OneHeadGrads one_head_backward(const OneHeadModel& model, const OneHeadPass& pas
 }
 
 std::vector<Param> parameter_groups(OneHeadModel& m, const OneHeadGrads& g) {
-  return {{"E", &m.E, &g.E},    {"Wq", &m.Wq, &g.Wq}, {"Wk", &m.Wk, &g.Wk},
-          {"Wv", &m.Wv, &g.Wv}, {"Wc", &m.Wc, &g.Wc}, {"bc", &m.bc, &g.bc}};
+  std::vector<Param> params;
+  for (const auto& group : kOneHeadGroups) params.push_back({group.name, &(m.*group.value), &(g.*group.grad)});
+  return params;
 }
 
 }  // namespace attn

@@ -36,6 +36,23 @@ struct OneHeadModel {
   arma::mat bc;  ///< 1 x C classifier bias
 };
 
+/// The sizes the groups' shapes are written in.
+enum class Dim { vocab, d, d_k, d_v, classes, one };
+
+/// The five sizes of a one-head model (one = 1 needs no field).
+struct OneHeadSizes {
+  arma::uword vocab = 0;    ///< vocabulary size (rows of E)
+  arma::uword d = 0;        ///< embedding width
+  arma::uword d_k = 0;      ///< query/key width
+  arma::uword d_v = 0;      ///< value width
+  arma::uword classes = 0;  ///< C, the number of classes
+  /// The size `dim` stands for.
+  arma::uword operator[](Dim dim) const;
+};
+
+/// The sizes a model's groups imply: vocab and d from E, d_k from Wq, d_v from Wv, C from Wc.
+OneHeadSizes sizes_of(const OneHeadModel& model);
+
 /// Throws std::invalid_argument (naming both shapes) unless the groups fit together:
 /// E vocab x d, Wq and Wk d x d_k, Wv d x d_v, Wc d_v x C, bc 1 x C, every size > 0, entries finite.
 void check_model(const OneHeadModel& model);
@@ -110,7 +127,35 @@ void one_head_backward(const OneHeadModel& model, const OneHeadPass& pass, OneHe
 /// The backward pass, returned by value.
 OneHeadGrads one_head_backward(const OneHeadModel& model, const OneHeadPass& pass);
 
-/// The six groups paired with their gradients, in the order E, Wq, Wk, Wv, Wc, bc, for Sgd and Adam.
+/// How a group starts in init_like_pytorch: nn.Embedding's N(0, 1), or nn.Linear's
+/// U(-1/sqrt(fan_in), 1/sqrt(fan_in)).
+enum class Init { normal, linear };
+
+/// One parameter group of the one-head classifier: the row of the table that drives the shape
+/// check, the count, the initialization, saving and loading, printing and the gradient checks
+/// (after llm.c's ParameterTensors, param_sizes[] and ptrs[]).
+struct ParameterGroup {
+  const char* name;                 ///< "E", "Wq", ...: its printed name and file stem
+  const char* label;                ///< how the model table prints it, e.g. "E (embedding)"
+  Dim rows;                         ///< its rows, as a size of the model
+  Dim cols;                         ///< its columns
+  Init init;                        ///< how init_like_pytorch draws it
+  Dim fan_in;                       ///< the input width of its layer (for Init::linear)
+  arma::mat OneHeadModel::*value;   ///< where it lives in a model
+  arma::mat OneHeadGrads::*grad;    ///< where its gradient lives
+};
+
+/// The six groups in order: E, Wq, Wk, Wv, Wc, bc.
+inline constexpr ParameterGroup kOneHeadGroups[] = {
+    {"E", "E (embedding)", Dim::vocab, Dim::d, Init::normal, Dim::d, &OneHeadModel::E, &OneHeadGrads::E},
+    {"Wq", "Wq", Dim::d, Dim::d_k, Init::linear, Dim::d, &OneHeadModel::Wq, &OneHeadGrads::Wq},
+    {"Wk", "Wk", Dim::d, Dim::d_k, Init::linear, Dim::d, &OneHeadModel::Wk, &OneHeadGrads::Wk},
+    {"Wv", "Wv", Dim::d, Dim::d_v, Init::linear, Dim::d, &OneHeadModel::Wv, &OneHeadGrads::Wv},
+    {"Wc", "Wc", Dim::d_v, Dim::classes, Init::linear, Dim::d_v, &OneHeadModel::Wc, &OneHeadGrads::Wc},
+    {"bc", "bc", Dim::one, Dim::classes, Init::linear, Dim::d_v, &OneHeadModel::bc, &OneHeadGrads::bc},
+};
+
+/// The six groups paired with their gradients, in the table's order, for Sgd and Adam.
 std::vector<Param> parameter_groups(OneHeadModel& model, const OneHeadGrads& grads);
 
 }  // namespace attn

@@ -23,12 +23,9 @@ namespace {
 void check_all_groups(attn::OneHeadModel model, const arma::uvec& ids, arma::uword label, const std::string& what) {
   const attn::OneHeadGrads g = attn::one_head_backward(model, attn::one_head_forward(model, ids, label));
   const auto loss = [&] { return attn::one_head_forward(model, ids, label).loss; };
-  const std::pair<arma::mat*, const arma::mat*> groups[] = {{&model.E, &g.E},   {&model.Wq, &g.Wq}, {&model.Wk, &g.Wk},
-                                                            {&model.Wv, &g.Wv}, {&model.Wc, &g.Wc}, {&model.bc, &g.bc}};
-  const char* names[] = {"E", "Wq", "Wk", "Wv", "Wc", "bc"};
-  for (int k = 0; k < 6; ++k) {
-    const double err = attn::check_gradient(loss, *groups[k].first, *groups[k].second).max_relative_error;
-    BOOST_TEST(err < 1e-6, what << ", group " << names[k] << ": relative error " << err);
+  for (const auto& group : attn::kOneHeadGroups) {
+    const double err = attn::check_gradient(loss, model.*group.value, g.*group.grad).max_relative_error;
+    BOOST_TEST(err < 1e-6, what << ", group " << group.name << ": relative error " << err);
   }
 }
 
@@ -194,6 +191,28 @@ BOOST_AUTO_TEST_CASE(forward_and_model_checks_refuse_bad_input) {
   m.Wk = arma::mat(3, 3, arma::fill::ones);
   BOOST_CHECK_THROW(attn::check_model(m), std::invalid_argument);
   BOOST_CHECK_THROW(attn::init_like_pytorch(4, 0, 2, 2, 2, 0), std::invalid_argument);
+}
+
+BOOST_AUTO_TEST_CASE(the_parameter_table_checks_every_group_and_names_its_shape) {
+  const attn::OneHeadModel good = attn::init_like_pytorch(4, 3, 2, 5, 2, 1);  // d_k != d_v: no transpose hides
+  arma::uword total = 0;
+  for (const auto& group : attn::kOneHeadGroups) {
+    total += (good.*group.value).n_elem;
+    attn::OneHeadModel bad = good;
+    arma::mat& M = bad.*group.value;
+    M = arma::mat(M.n_rows + 1, M.n_cols, arma::fill::zeros);  // one row too many
+    try {
+      attn::check_model(bad);
+      // E decides vocab (its extra row only adds a word), so only E may pass with a new row.
+      const bool decides_its_rows = group.rows == attn::Dim::vocab;
+      BOOST_TEST(decides_its_rows, group.name << " with an extra row was accepted");
+    } catch (const std::invalid_argument& e) {
+      const std::string message = e.what();
+      BOOST_TEST(message.find(std::string(group.name) + " is " + attn::shape(M)) != std::string::npos, message);
+    }
+  }
+  BOOST_TEST(attn::parameter_count(good) == total);
+  BOOST_TEST(total == 4u * 3 + 3u * 2 * 2 + 3u * 5 + 5u * 2 + 2);
 }
 
 BOOST_AUTO_TEST_CASE(init_follows_pytorch_bounds) {

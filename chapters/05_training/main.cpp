@@ -44,9 +44,10 @@ void describe_model(const attn::OneHeadModel& m, const std::string& origin) {
   std::cout << "  vocabulary: the, river, money, bank;  classes: water (0), finance (1);  d = " << m.E.n_cols
             << ";  parameters " << origin << "\n";
   attn::Table t({"group", "shape", "parameters"});
-  const std::pair<const char*, const arma::mat*> groups[] = {{"E (embedding)", &m.E}, {"Wq", &m.Wq}, {"Wk", &m.Wk},
-                                                             {"Wv", &m.Wv},           {"Wc", &m.Wc}, {"bc", &m.bc}};
-  for (const auto& [name, M] : groups) t.add({name, attn::shape(*M), std::to_string(M->n_elem)});
+  for (const auto& group : attn::kOneHeadGroups) {
+    const arma::mat& M = m.*group.value;
+    t.add({group.label, attn::shape(M), std::to_string(M.n_elem)});
+  }
   t.add({"total", "", std::to_string(attn::parameter_count(m))});
   t.print(std::cout);
   std::cout << "  trainable parameters: " << attn::parameter_count(m)
@@ -104,9 +105,9 @@ void heads_and_blocks(const attn::OneHeadModel& model, const ch05::Example& e) {
   std::cout << "  (the first update of training, from the initial parameters)\n";
   const attn::OneHeadGrads g = attn::one_head_backward(model, attn::one_head_forward(model, e.ids, e.label));
   std::cout << "  gradient sizes (Frobenius norms) from the loss of \"" << attn::join_words(e.words) << "\":\n   ";
-  const std::pair<const char*, const arma::mat*> groups[] = {{"E", &g.E}, {"Wq", &g.Wq}, {"Wk", &g.Wk},
-                                                             {"Wv", &g.Wv}, {"Wc", &g.Wc}, {"bc", &g.bc}};
-  for (const auto& [name, M] : groups) std::cout << ' ' << name << ' ' << attn::format_number(arma::norm(*M, "fro"), 4);
+  for (const auto& group : attn::kOneHeadGroups) {
+    std::cout << ' ' << group.name << ' ' << attn::format_number(arma::norm(g.*group.grad, "fro"), 4);
+  }
   std::cout << "\n  Backpropagation carries one loss through the classifier, the mixture, softmax, the scores, all\n"
                "  three projections and back to the embedding rows of the words present; one optimizer step\n"
                "  updates them together. A full transformer does the same across all heads of all blocks.\n";

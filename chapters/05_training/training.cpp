@@ -138,8 +138,6 @@ double microseconds_per_step(const TrainSettings& settings, int repeats) {
 
 namespace {
 
-const char* const kFiles[] = {"E.txt", "Wq.txt", "Wk.txt", "Wv.txt", "Wc.txt", "bc.txt"};
-
 void write_matrix(const arma::mat& M, const std::filesystem::path& file) {
   std::ofstream out(file);
   if (!out) throw std::invalid_argument("cannot write " + file.string());
@@ -204,30 +202,32 @@ void save_model(const attn::OneHeadModel& m, const std::filesystem::path& dir) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec || !std::filesystem::is_directory(dir)) throw std::invalid_argument("cannot create folder " + dir.string());
-  const arma::mat* groups[] = {&m.E, &m.Wq, &m.Wk, &m.Wv, &m.Wc, &m.bc};
-  for (std::size_t k = 0; k < 6; ++k) write_matrix(*groups[k], dir / kFiles[k]);
+  for (const auto& group : attn::kOneHeadGroups) write_matrix(m.*group.value, dir / (std::string(group.name) + ".txt"));
 }
 
 attn::OneHeadModel load_model(const std::filesystem::path& dir, arma::uword vocab, arma::uword classes) {
   attn::OneHeadModel m;
-  m.E = read_matrix(dir / "E.txt");
-  const arma::uword d = m.E.n_cols;
-  const std::string dd = "d x d, d = " + std::to_string(d) + " from E.txt";
-  require_shape(m.E, dir / "E.txt", vocab, d, "one row per vocabulary word");
-  m.Wq = read_matrix(dir / "Wq.txt");
-  require_shape(m.Wq, dir / "Wq.txt", d, d, dd);
-  m.Wk = read_matrix(dir / "Wk.txt");
-  require_shape(m.Wk, dir / "Wk.txt", d, d, dd);
-  m.Wv = read_matrix(dir / "Wv.txt");
-  require_shape(m.Wv, dir / "Wv.txt", d, d, dd);
-  m.Wc = read_matrix(dir / "Wc.txt");
-  require_shape(m.Wc, dir / "Wc.txt", d, classes, "d x classes, d = " + std::to_string(d) + " from E.txt");
-  m.bc = read_matrix(dir / "bc.txt");
-  if (m.bc.n_elem != classes || (m.bc.n_rows != 1 && m.bc.n_cols != 1)) {
-    throw std::invalid_argument((dir / "bc.txt").string() + " is " + attn::shape(m.bc) + " but must hold " +
-                                std::to_string(classes) + " values, on one line or one per line");
+  attn::OneHeadSizes sizes{.vocab = vocab, .classes = classes};  // d from E.txt; this chapter has d_k = d_v = d
+  for (const auto& group : attn::kOneHeadGroups) {
+    const std::filesystem::path file = dir / (std::string(group.name) + ".txt");
+    arma::mat& M = m.*group.value;
+    M = read_matrix(file);
+    if (group.rows == attn::Dim::vocab) sizes.d = sizes.d_k = sizes.d_v = M.n_cols;
+    const arma::uword rows = sizes[group.rows], cols = sizes[group.cols];
+    if (group.rows == attn::Dim::one) {  // a bias: its C values on one line or one per line
+      if (M.n_elem != cols || (M.n_rows != 1 && M.n_cols != 1)) {
+        throw std::invalid_argument(file.string() + " is " + attn::shape(M) + " but must hold " +
+                                    std::to_string(cols) + " values, on one line or one per line");
+      }
+      M.reshape(1, cols);  // a column of values becomes the 1 x C row
+    } else {
+      const auto dim = [](attn::Dim x) { return x == attn::Dim::classes ? "classes" : "d"; };
+      require_shape(M, file, rows, cols,
+                    group.rows == attn::Dim::vocab ? std::string("one row per vocabulary word")
+                                                   : std::string(dim(group.rows)) + " x " + dim(group.cols) +
+                                                         ", d = " + std::to_string(sizes.d) + " from E.txt");
+    }
   }
-  m.bc.reshape(1, classes);  // a column of values becomes the 1 x C row
   attn::check_model(m);
   return m;
 }
