@@ -31,4 +31,18 @@ void bar_panels(Plotter& plots, const std::string& name, const std::string& titl
   });
 }
 
+void heatmap_panels(Plotter& plots, const std::string& name, const std::string& title,
+                    const std::vector<Heatmap>& panels) {
+  if (panels.empty()) throw std::invalid_argument("heatmap_panels(" + name + "): no panels");
+  std::vector<std::string> data;
+  for (const Heatmap& map : panels) data.push_back(heatmap_data(map));  // checks each panel's shape
+  plots.figure(name, title, data, [&](const std::vector<std::string>& dat) {
+    std::ostringstream gp;
+    gp << "unset title\nset multiplot layout 1," << panels.size() << " title " << gnuplot_quote(title) << "\n";
+    for (std::size_t k = 0; k < panels.size(); ++k) gp << heatmap_commands(panels[k], dat[k], 10);
+    gp << "unset multiplot\n";
+    return gp.str();
+  });
+}
+
 }  // namespace attn

@@ -6,7 +6,9 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <gnuplot-iostream.h>
@@ -267,39 +269,94 @@ void Plotter::lines(const LineChart& chart) {
   draw(chart.name, gp.str());
 }
 
-void Plotter::heatmap(const Heatmap& map) {
+namespace {
+
+void check_heatmap(const Heatmap& map) {
   if (map.values.n_rows != map.row_labels.size() || map.values.n_cols != map.col_labels.size()) {
     throw std::invalid_argument("Plotter::heatmap(" + map.name + "): values are " + std::to_string(map.values.n_rows) +
                                 " x " + std::to_string(map.values.n_cols) + " for " +
                                 std::to_string(map.row_labels.size()) + " row labels x " +
                                 std::to_string(map.col_labels.size()) + " column labels");
   }
-  if (!enabled_) return;
+  for (const double k : map.values) {
+    if (!map.kinds.empty() && !(k >= 0 && k < static_cast<double>(map.kinds.size()) && k == std::floor(k))) {
+      throw std::invalid_argument("Plotter::heatmap(" + map.name + "): a cell holds " + format_number(k, 3) +
+                                  ", not one of the " + std::to_string(map.kinds.size()) + " kinds");
+    }
+  }
+}
+
+/// "0xffffff" for "white", "0x000000" for anything else (the two label colours kinds use).
+std::string rgb_number(const std::string& colour) { return colour == "white" ? "0xffffff" : "0x000000"; }
+
+}  // namespace
+
+std::string heatmap_data(const Heatmap& map) {
+  check_heatmap(map);
   std::ostringstream data;
-  data << "# " << map.title << "\n# column\trow\tvalue (NaN: " << map.nan_label << ")\tlabel\n";
+  if (map.kinds.empty()) {
+    data << "# " << map.title << "\n# column\trow\tvalue (NaN: " << map.nan_label << ")\tlabel\n";
+  } else {
+    data << "# " << map.title << "\n# column\trow\tkind\tlabel\tlabel colour\n";
+  }
   for (arma::uword r = 0; r < map.values.n_rows; ++r) {
     for (arma::uword c = 0; c < map.values.n_cols; ++c) {
+      const double x = map.values(r, c);
+      if (!map.kinds.empty()) {
+        const CellKind& kind = map.kinds[static_cast<std::size_t>(x)];
+        data << c << '\t' << r << '\t' << x << '\t' << gnuplot_quote(kind.label) << '\t'
+             << rgb_number(kind.text_colour) << '\n';
+        continue;
+      }
       // The cell's text is written out here: gnuplot 5.4 compares NaN equal to itself, so it
       // cannot tell a masked cell from the value column alone.
-      const double x = map.values(r, c);
       data << c << '\t' << r << '\t' << (std::isnan(x) ? "NaN" : number(x)) << '\t'
            << gnuplot_quote(std::isnan(x) ? map.nan_label : format_number(x, map.precision)) << '\n';
     }
     data << '\n';
   }
-  const std::string dat = write_data(map.name + ".dat", data.str());
+  return data.str();
+}
 
+std::string heatmap_commands(const Heatmap& map, const std::string& dat, int label_font) {
   const double rows = static_cast<double>(map.values.n_rows), cols = static_cast<double>(map.values.n_cols);
+  const std::string font = " font '," + std::to_string(label_font) + "'";
   std::ostringstream gp;
   gp << axis_labels(map.title, map.xlabel, map.ylabel) << "set size ratio " << number(rows / cols) << "\n"
      << "set xrange [-0.5:" << number(cols - 0.5) << "]\nset yrange [" << number(rows - 0.5) << ":-0.5]\n"  // row 0 at the top
-     << "set xtics " << tics(map.col_labels) << " nomirror\nset ytics " << tics(map.row_labels) << " nomirror\n"
-     << "set palette defined (0 '#f7fbff', 1 '#9ecae1', 2 '#4292c6')\nunset key\n"
+     << "set xtics " << tics(map.col_labels) << " nomirror"
+     << (map.xtics_rotation != 0 ? " rotate by " + std::to_string(map.xtics_rotation) : std::string()) << "\n"
+     << "set ytics " << tics(map.row_labels) << " nomirror\n";
+  if (!map.kinds.empty()) {
+    gp << "set palette defined (";
+    for (std::size_t k = 0; k < map.kinds.size(); ++k) gp << (k ? ", " : "") << k << ' ' << gnuplot_quote(map.kinds[k].colour);
+    gp << ")\nset cbrange [0:" << std::max<std::size_t>(map.kinds.size() - 1, 1) << "]\nunset colorbox\n"
+       << "set key outside right top vertical Left reverse samplen 2 spacing 1.8 box\n"
+       << "set style fill solid 1.0 border rgb 'white'\n"
+       << "plot " << dat << " using 1:2:(0.5):(0.5):3 with boxxyerror fillcolor palette notitle";
+    if (map.cell_labels) gp << ", " << dat << " using 1:2:4:5 with labels textcolor rgb variable" << font << " notitle";
+    for (const CellKind& kind : map.kinds) {
+      gp << ", keyentry with boxes fillcolor rgb " << gnuplot_quote(kind.colour) << " title " << gnuplot_quote(kind.key);
+    }
+    gp << "\n";
+    return gp.str();
+  }
+  gp << "set palette defined (0 '#f7fbff', 1 '#9ecae1', 2 '#4292c6')\nunset key\n"
      << "set object 1 rectangle from -0.5, -0.5 to " << number(cols - 0.5) << ", " << number(rows - 0.5)
      << " behind fillcolor rgb 'gray75' fillstyle solid noborder\n";
   if (map.cbrange) gp << "set cbrange " << range(*map.cbrange) << "\n";
-  gp << "plot " << dat << " using 1:2:3 with image, " << dat << " using 1:2:4 with labels font ',11'\n";
-  draw(map.name, gp.str());
+  if (!map.colorbox) gp << "unset colorbox\n";
+  gp << "plot " << dat << " using 1:2:3 with image";
+  if (map.cell_labels) gp << ", " << dat << " using 1:2:4 with labels" << font;
+  gp << "\n";
+  return gp.str();
+}
+
+void Plotter::heatmap(const Heatmap& map) {
+  check_heatmap(map);
+  if (!enabled_) return;
+  const std::string dat = write_data(map.name + ".dat", heatmap_data(map));
+  draw(map.name, heatmap_commands(map, dat));
 }
 
 void Plotter::figure(const std::string& name, const std::string& title, const std::vector<std::string>& data,

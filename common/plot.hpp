@@ -56,8 +56,18 @@ struct LineChart {
   std::string key = "below";  ///< where the legend goes: gnuplot `set key` arguments, e.g. "top left"
 };
 
+/// One kind of cell in a Heatmap drawn as labelled boxes (see Heatmap::kinds).
+struct CellKind {
+  std::string label{};                ///< text printed in every cell of this kind, e.g. "-inf"
+  std::string colour{};               ///< the box's fill, a gnuplot colour such as "#4d4d4d"
+  std::string text_colour = "black";  ///< the label's colour ("black" or "white")
+  std::string key{};                  ///< its legend entry
+};
+
 /// A matrix drawn as coloured cells, row 0 at the top, each cell's value printed in it.
 /// Cells holding NaN are drawn grey and labelled with `nan_label` (for masked entries).
+/// With `kinds`, the cells are categories instead of numbers: values(r, c) = k draws a box
+/// filled with kinds[k].colour and labelled kinds[k].label, and a key lists the kinds.
 struct Heatmap {
   std::string name{};  ///< file stem: writes `NAME.png` and `NAME.dat`
   std::string title{};   ///< plot title
@@ -69,6 +79,10 @@ struct Heatmap {
   int precision = 2;  ///< digits printed in each cell
   std::optional<std::pair<double, double>> cbrange{};  ///< colour range, e.g. {0, 1} for weights
   std::string nan_label = "masked";  ///< text shown in NaN cells
+  bool cell_labels = true;           ///< print each cell's value (or its kind's label) in it
+  bool colorbox = true;              ///< draw the colour scale (never drawn with kinds)
+  int xtics_rotation = 0;            ///< degrees to turn the column labels by (e.g. -30 for long words)
+  std::vector<CellKind> kinds{};     ///< non-empty: values are kind indices 0 .. kinds.size() - 1
 };
 
 /// Where plots go, and whether they can be drawn at all.
@@ -136,6 +150,15 @@ std::string bar_chart_data(const BarChart& chart);
 /// and, if asked, each bar's value in a font of `label_font` points. Shared by Plotter::bars and
 /// the multi-panel figures of panels.hpp.
 std::string bar_chart_commands(const BarChart& chart, const std::string& dat, int label_font = 9);
+
+/// The data file of a heatmap: a comment with the title, then one line per cell (column, row,
+/// value or kind, its printed label; with kinds also the label's colour as 0xRRGGBB), rows
+/// separated by blank lines. Throws std::invalid_argument if the labels or kinds do not fit the values.
+std::string heatmap_data(const Heatmap& map);
+
+/// gnuplot commands that draw `map` from `dat` (a gnuplot-quoted file path): its title, axes,
+/// cells and labels in a font of `label_font` points. Shared by Plotter::heatmap and heatmap_panels.
+std::string heatmap_commands(const Heatmap& map, const std::string& dat, int label_font = 11);
 
 /// Quotes text for a gnuplot command: "it's" -> "\"it's\"" with backslashes and quotes escaped.
 std::string gnuplot_quote(const std::string& text);

@@ -18,6 +18,12 @@ std::string format_number(double x, int precision) {
   return s.str();
 }
 
+std::string format_plain(double x) {
+  std::ostringstream s;
+  s << (x == 0.0 ? 0.0 : x);
+  return s.str();
+}
+
 std::string format_vector(const arma::vec& v, int precision) {
   std::string out = "[";
   for (arma::uword i = 0; i < v.n_elem; ++i) out += (i ? ", " : "") + format_number(v(i), precision);

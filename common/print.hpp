@@ -13,6 +13,10 @@ namespace attn {
 /// a minus sign ("0.00", never "-0.00"). Non-finite values print as "nan", "inf" or "-inf".
 std::string format_number(double x, int precision);
 
+/// The shortest decimal form of `x` at 6 significant digits, as a stream prints it: 0.125, 1, 12.5,
+/// 1e+06; zero prints as "0" (never "-0").
+std::string format_plain(double x);
+
 /// A vector the way the article prints it: "[0.26, 0.31, 0.43]". v: any length (row or column).
 std::string format_vector(const arma::vec& v, int precision);
 /// Row-vector overload of format_vector.

@@ -292,4 +292,24 @@ BOOST_AUTO_TEST_CASE(bars_write_a_valid_png_and_its_data) {
   std::filesystem::remove_all(dir);
 }
 
+BOOST_AUTO_TEST_CASE(heatmap_kinds_draw_labelled_boxes_and_labels_can_be_hidden) {
+  const attn::Heatmap mask{.title = "mask", .col_labels = {"a", "b"}, .row_labels = {"a", "b"},
+                           .values = arma::mat{{0, 1}, {0, 0}},
+                           .kinds = {{.label = "0", .colour = "#c6dbef", .key = "allowed"},
+                                     {.label = "-inf", .colour = "#4d4d4d", .text_colour = "white", .key = "blocked"}}};
+  const std::string data = attn::heatmap_data(mask);
+  BOOST_TEST(data.find("1\t0\t1\t\"-inf\"\t0xffffff") != std::string::npos, data);  // column 1, row 0: blocked
+  const std::string commands = attn::heatmap_commands(mask, "'m.dat'");
+  BOOST_TEST(commands.find("keyentry with boxes fillcolor rgb \"#4d4d4d\" title \"blocked\"") != std::string::npos);
+  BOOST_TEST(commands.find("unset colorbox") != std::string::npos);
+  attn::Heatmap bad = mask;
+  bad.values(0, 0) = 2;  // no third kind
+  BOOST_CHECK_THROW(attn::heatmap_data(bad), std::invalid_argument);
+
+  attn::Heatmap quiet{.col_labels = {"a"}, .row_labels = {"b"}, .values = arma::mat(1, 1, arma::fill::value(0.5)), .cell_labels = false};
+  BOOST_TEST(attn::heatmap_commands(quiet, "'q.dat'").find("with labels") == std::string::npos);
+  quiet.cell_labels = true;
+  BOOST_TEST(attn::heatmap_commands(quiet, "'q.dat'").find("with labels") != std::string::npos);
+}
+
 BOOST_AUTO_TEST_SUITE_END()

@@ -11,6 +11,7 @@
 
 #include "common/attn.hpp"
 #include "common/cli.hpp"
+#include "figures.hpp"
 #include "scaling.hpp"
 
 namespace po = boost::program_options;
@@ -22,13 +23,6 @@ namespace {
 constexpr arma::uword kMaxSamples = 200000;  // 512-wide pairs: about a second and a half of draws at most
 constexpr double kMaxLength = 1000.0;        // keeps the explorer's picture readable
 constexpr std::size_t kMaxScores = 10;
-
-/// The shortest decimal form that round-trips 6 significant digits: 0.125, 1, 12.5.
-std::string plain(double x) {
-  std::ostringstream s;
-  s << (x == 0.0 ? 0.0 : x);
-  return s.str();
-}
 
 /// "a" and 3 -> "a3" (built by appending: GCC 12 misreports "literal" + std::string as an overflow).
 std::string numbered(std::string prefix, arma::uword n) {
@@ -98,7 +92,7 @@ void dot_versus_cosine() {
   const std::pair<arma::vec, arma::vec> pairs[] = {
       {{1, 0}, {1, 0}}, {{10, 0}, {10, 0}}, {{1, 0}, {0, 1}}, {{1, 0}, {-1, 0}}};
   for (const auto& [q, k] : pairs) {
-    t.add({format_vector(q, 0), format_vector(k, 0), plain(ch04::dot(q, k)), plain(ch04::cosine_similarity(q, k)),
+    t.add({format_vector(q, 0), format_vector(k, 0), attn::format_plain(ch04::dot(q, k)), attn::format_plain(ch04::cosine_similarity(q, k)),
            "[scale_01]"});
   }
   t.print(std::cout);
@@ -108,10 +102,10 @@ void dot_versus_cosine() {
 /// Section 2: the explorer, "Rotate a. Watch its shadow."
 void explorer(const ch04::Shadow& s) {
   attn::print_heading(std::cout, "2. Rotate a. Watch its shadow. (a at " + format_number(s.angle_degrees, 2) +
-                                     " degrees, length " + plain(s.length) + "; b = (1, 0))");
+                                     " degrees, length " + attn::format_plain(s.length) + "; b = (1, 0))");
   const bool article = s.angle_degrees == 20.0 && s.length == 10.0;
   const std::string tag = article ? "   [scale_02]" : "";
-  std::cout << "  a = " << format_vector(s.a, 2) << ", |a| = " << plain(s.length) << ";   b = "
+  std::cout << "  a = " << format_vector(s.a, 2) << ", |a| = " << attn::format_plain(s.length) << ";   b = "
             << format_vector(s.b, 0) << ", |b| = 1\n"
             << "  signed projection  |a| cos(theta)      = " << format_number(s.projection, 2) << tag << '\n'
             << "  dot product        projection x |b|    = " << format_number(s.dot, 2) << tag << '\n'
@@ -123,7 +117,7 @@ void explorer(const ch04::Shadow& s) {
   attn::Table t({"|a|", "dot product", "cosine"});
   for (double length : {1.0, 5.0, 10.0}) {
     const ch04::Shadow other = ch04::shadow_of(s.angle_degrees, length);
-    t.add({plain(length), format_number(other.dot, 2), format_number(*other.cosine, 2)});
+    t.add({attn::format_plain(length), format_number(other.dot, 2), format_number(*other.cosine, 2)});
   }
   t.print(std::cout);
   std::cout << "  Length multiplies the angle's signed contribution: positive dots grow, negative dots fall,\n"
@@ -134,10 +128,10 @@ void explorer(const ch04::Shadow& s) {
 void fixed_divisor() {
   attn::print_heading(std::cout, "3. Scaling keeps the lengths: a head with d_k = 64 divides every dot product by 8");
   attn::Table t({"dot product", "scaled dot product", ""});
-  for (double d : {1.0, 8.0, 40.0, 100.0}) t.add({plain(d), plain(ch04::scaled_dot(d, 64)), "[scale_03]"});
+  for (double d : {1.0, 8.0, 40.0, 100.0}) t.add({attn::format_plain(d), attn::format_plain(ch04::scaled_dot(d, 64)), "[scale_03]"});
   t.print(std::cout);
   std::cout << "  Make one vector ten times longer: 40 becomes 400 and its scaled score 5 becomes "
-            << plain(ch04::scaled_dot(10 * 40.0, 64)) << ".\n"
+            << attn::format_plain(ch04::scaled_dot(10 * 40.0, 64)) << ".\n"
                "  One positive divisor keeps the order of the scores; it does not bound them to [-1, 1].\n";
 }
 
@@ -208,7 +202,7 @@ void learning_signal(const arma::rowvec& scores, bool article) {
   header.push_back("|J| (Frobenius)");
   attn::Table t(header);
   for (arma::uword r = 0; r < cs.n_elem; ++r) {
-    std::vector<std::string> row{plain(cs(r))};
+    std::vector<std::string> row{attn::format_plain(cs(r))};
     for (arma::uword j = 0; j < scores.n_elem; ++j) row.push_back(format_number(W(r, j), 4));
     row.push_back(format_number(W.row(r).max(), 4));
     row.push_back(small(norms(r)));
@@ -230,107 +224,6 @@ void learning_signal(const arma::rowvec& scores, bool article) {
   std::cout
             << "  Small derivatives weaken the learning signal through the weights; the sqrt(d_k) divisor keeps\n"
                "  wide heads from starting there. It does not stop training from learning sharp attention.\n";
-}
-
-void draw_plots(attn::Plotter& plots, const std::vector<ch04::VarianceEstimate>& estimates, const ch04::Shadow& s,
-                const arma::rowvec& scores) {
-  {
-    std::ostringstream data;
-    data << "# Var(q.k) and Var(q.k / sqrt(d_k)) by Monte Carlo\n# d_k\tvar_raw\tse_raw\tvar_scaled\tse_scaled\n";
-    data.precision(10);
-    for (const auto& e : estimates) {
-      data << e.d_k << '\t' << e.var_raw << '\t' << e.se_raw << '\t' << e.var_scaled << '\t' << e.se_scaled << '\n';
-    }
-    plots.figure("ch04_variance", "Spread of q . k as the query/key width grows (Monte Carlo, +-3 SE bars)",
-                 {data.str()}, [](const std::vector<std::string>& dat) {
-                   return "set xlabel 'd_k (log scale)'\nset ylabel 'variance (log scale)'\n"
-                          "set logscale xy 2\nset xrange [0.7:730]\nset yrange [0.25:1024]\nset grid\n"
-                          "set key top left box opaque\n"
-                          "plot x with lines dashtype 2 linewidth 2 linecolor rgb '#1f77b4' title 'd_k (theory for q . k)', " +
-                          dat[0] + " using 1:2:(3*$3) with yerrorbars pointtype 7 pointsize 1.2 linecolor rgb '#1f77b4' "
-                                   "title 'measured Var(q . k)', "
-                                   "1 with lines dashtype 2 linewidth 2 linecolor rgb '#d62728' title '1 (theory for q . k / sqrt(d_k))', " +
-                          dat[0] + " using 1:4:(3*$5) with yerrorbars pointtype 5 pointsize 1.2 linecolor rgb '#d62728' "
-                                   "title 'measured Var(q . k / sqrt(d_k))'\n";
-                 });
-  }
-
-  const arma::vec cs = arma::logspace(std::log10(0.05), std::log10(20.0), 161);
-  std::vector<std::string> keys;
-  for (arma::uword j = 0; j < scores.n_elem; ++j) keys.push_back(numbered("key ", j + 1) + " (score " + plain(scores(j)) + ")");
-  const std::vector<std::pair<double, std::string>> marks{{0.5, "c = 1/2"}, {1.0, "c = 1"}};
-  plots.lines({.name = "ch04_softmax_sharpness",
-               .title = "Weights of softmax(c x " + format_vector(scores, 2) + ") as c grows",
-               .xlabel = "score multiplier c (log scale)",
-               .ylabel = "weight",
-               .x = cs,
-               .y = ch04::sharpness_sweep(scores, cs),
-               .series = keys,
-               .logx = true,
-               .x_marks = marks,
-               .yrange = std::make_pair(0.0, 1.0)});
-
-  const arma::vec norms = ch04::jacobian_norm_sweep(scores, cs);
-  const arma::vec positive = norms.elem(arma::find(norms > 0.0));  // equal scores keep J constant; huge ones reach 0
-  // A log axis needs a positive value: with one score (or all equal to a higher precision than the
-  // sweep resolves) |J| is 0 throughout, drawn on a linear axis. Far-apart scores drive |J| towards
-  // 1e-300; the axis stops eight decades below the peak, where the curve has long been "zero".
-  const bool log_norms = !positive.is_empty();
-  std::optional<std::pair<double, double>> norm_range = std::make_pair(0.0, 1.0);
-  if (log_norms) {
-    norm_range = std::make_pair(std::max(positive.min() / 10.0, positive.max() * 1e-8), positive.max() * 30.0);
-  }
-  plots.lines({.name = "ch04_jacobian_norm",
-               .title = "Size of the softmax Jacobian diag(a) - a^T a at c x " + format_vector(scores, 2),
-               .xlabel = "score multiplier c (log scale)",
-               .ylabel = log_norms ? "Frobenius norm of J (log scale)" : "Frobenius norm of J",
-               .x = cs,
-               .y = arma::mat(norms),
-               .series = {"|J|, J = d a / d s"},
-               .logx = true,
-               .logy = log_norms,
-               .x_marks = marks,
-               .yrange = norm_range});
-
-  const arma::vec angles = arma::linspace(0.0, 360.0, 361);
-  arma::mat dots(angles.n_elem, 3);
-  const double lengths[3] = {1, 5, 10};
-  for (arma::uword i = 0; i < angles.n_elem; ++i) {
-    for (int j = 0; j < 3; ++j) dots(i, j) = ch04::shadow_of(angles(i), lengths[j]).dot;
-  }
-  double shown = std::fmod(s.angle_degrees, 360.0);
-  if (shown < 0) shown += 360.0;
-  plots.lines({.name = "ch04_dot_vs_angle",
-               .title = "Dot product of a with the unit vector b as a rotates",
-               .xlabel = "angle between a and b (degrees)",
-               .ylabel = "a . b = |a| cos(angle)",
-               .x = angles,
-               .y = dots,
-               .series = {"|a| = 1", "|a| = 5", "|a| = 10"},
-               .x_marks = {{shown, "your angle"}},
-               .yrange = std::make_pair(-11.0, 11.0)});
-
-  {
-    const double reach = std::max(s.length, 1.0) * 1.15, below = -0.12 * std::max(s.length, 1.0);
-    std::ostringstream data;
-    data.precision(10);
-    data << "# x\ty\tdx\tdy\t(rows: a; its projection on b's line; b, drawn below the line)\n"
-         << "0\t0\t" << s.a(0) << '\t' << s.a(1) << "\n0\t0\t" << s.projection << "\t0\n0\t" << below << "\t1\t0\n";
-    const std::string title = "At " + format_number(s.angle_degrees, 2) + " degrees, a has length " + plain(s.length) +
-                              " and signed projection " + format_number(s.projection, 2);
-    plots.figure("ch04_shadow", title, {data.str()}, [&](const std::vector<std::string>& dat) {
-      std::ostringstream gp;
-      gp << "set xlabel 'b direction'\nset ylabel 'perpendicular to b'\nset size ratio -1\nset grid\n"
-         << "set xrange [" << -reach << ":" << reach << "]\nset yrange [" << std::min(-reach, 2 * below) << ":"
-         << reach << "]\nset xzeroaxis linetype -1\nset key outside right top vertical Left reverse\n"
-         << "set arrow from " << s.a(0) << "," << s.a(1) << " to " << s.projection
-         << ",0 nohead dashtype 2 linecolor rgb 'gray50'\n"
-         << "plot " << dat[0] << " every ::0::0 using 1:2:3:4 with vectors head filled linewidth 3 linecolor rgb '#1f77b4' title 'vector a', "
-         << dat[0] << " every ::1::1 using 1:2:3:4 with vectors head filled linewidth 3 linecolor rgb '#2ca02c' title 'projection on b (signed)', "
-         << dat[0] << " every ::2::2 using 1:2:3:4 with vectors head filled linewidth 3 linecolor rgb '#ff7f0e' title 'unit vector b (drawn below the line)'\n";
-      return gp.str();
-    });
-  }
 }
 
 }  // namespace
@@ -380,7 +273,10 @@ int main(int argc, char** argv) {
     learning_signal(scores, !own_scores);
 
     std::cout << '\n';
-    draw_plots(plots, estimates, shadow, scores);
+    ch04::draw_variance(plots, estimates);
+    ch04::draw_softmax_sweeps(plots, scores);
+    ch04::draw_dot_vs_angle(plots, shadow);
+    ch04::draw_shadow(plots, shadow);
     plots.report(std::cout);
     return 0;
   });

@@ -12,6 +12,7 @@
 
 #include "common/attn.hpp"
 #include "common/cli.hpp"
+#include "common/panels.hpp"
 #include "common/cross_attention.hpp"
 #include "masking.hpp"
 
@@ -149,80 +150,43 @@ arma::mat mark_future(arma::mat A) {
   return A;
 }
 
-std::string cells(const arma::mat& M) {
-  std::ostringstream out;
-  out << "# column\trow\tweight (NaN: masked)\n";
-  for (arma::uword r = 0; r < M.n_rows; ++r) {
-    for (arma::uword c = 0; c < M.n_cols; ++c) {
-      out << c << '\t' << r << '\t';
-      if (std::isnan(M(r, c))) out << "NaN\n"; else out << M(r, c) << '\n';
-    }
-    out << '\n';
-  }
-  return out.str();
-}
-
-std::string tics(const std::vector<std::string>& labels) {
-  std::string out = "(";
-  for (std::size_t i = 0; i < labels.size(); ++i) out += (i ? ", " : "") + attn::gnuplot_quote(labels[i]) + " " + std::to_string(i);
-  return out + ")";
-}
-
 /// Two weight heatmaps side by side: bidirectional on the left, causal (masked cells grey) on the right.
 void side_by_side(attn::Plotter& plots, const std::string& name, const std::string& title,
                   const std::vector<std::string>& words, const arma::mat& open, const arma::mat& causal) {
-  const double n = static_cast<double>(words.size());
-  plots.figure(name, title, {cells(open), cells(mark_future(causal))}, [&](const std::vector<std::string>& dat) {
-    std::ostringstream gp;
-    gp << "unset title\nset multiplot layout 1,2 title " << attn::gnuplot_quote(title) << "\n"
-       << "set size ratio 1\nset xrange [-0.5:" << n - 0.5 << "]\nset yrange [" << n - 0.5 << ":-0.5]\n"
-       << "set xtics " << tics(words) << " nomirror rotate by -30\nset ytics " << tics(words) << " nomirror\n"
-       << "set xlabel 'key (source position)'\nset ylabel 'query (receiving position)'\n"
-       << "set palette defined (0 '#f7fbff', 1 '#9ecae1', 2 '#4292c6')\nset cbrange [0:1]\nunset colorbox\nunset key\n"
-       << "set object 1 rectangle from -0.5,-0.5 to " << n - 0.5 << "," << n - 0.5
-       << " behind fillcolor rgb 'gray70' fillstyle solid noborder\n";
-    const char* panel[2] = {"bidirectional", "causal (grey: masked, weight 0)"};
-    for (int k = 0; k < 2; ++k) {
-      gp << "set title " << attn::gnuplot_quote(panel[k]) << "\nplot " << dat[k] << " using 1:2:3 with image, " << dat[k]
-         << " using 1:2:(valid(3) ? sprintf('%.2f', $3) : 'masked') with labels font ',10'\n";
-    }
-    gp << "unset multiplot\n";
-    return gp.str();
-  });
+  const auto panel = [&](const std::string& view, const arma::mat& A) {
+    return attn::Heatmap{.title = view,
+                         .xlabel = "key (source position)",
+                         .ylabel = "query (receiving position)",
+                         .col_labels = words,
+                         .row_labels = words,
+                         .values = A,
+                         .cbrange = std::make_pair(0.0, 1.0),
+                         .colorbox = false,
+                         .xtics_rotation = -30};
+  };
+  attn::heatmap_panels(plots, name, title, {panel("bidirectional", open), panel("causal (grey: masked, weight 0)",
+                                                                                   mark_future(causal))});
 }
 
 /// The causal mask as two kinds of cell with a key: allowed (0 added, the score is kept) and
 /// blocked (-inf added, the weight becomes exactly 0). A mask has no scale, so no colour bar.
 void mask_key(attn::Plotter& plots, const std::vector<std::string>& words) {
   const arma::mat mask = attn::causal_mask(words.size());
-  std::ostringstream data;
-  data << "# key j\tquery i\tblocked (1: -inf added)\tmask value\n";
-  for (arma::uword i = 0; i < mask.n_rows; ++i) {
-    for (arma::uword j = 0; j < mask.n_cols; ++j) {
-      const bool blocked = std::isinf(mask(i, j));
-      data << j << '\t' << i << '\t' << blocked << '\t' << (blocked ? "\"-inf\"" : "\"0\"") << '\n';
-    }
-  }
+  const arma::mat blocked = arma::conv_to<arma::mat>::from(mask == -arma::datum::inf);  // kind 1: -inf added
   std::vector<std::string> positions;  // "the (0)": the key's j / the query's i
   for (std::size_t k = 0; k < words.size(); ++k) positions.push_back(words[k] + " (" + std::to_string(k) + ")");
-  const double n = static_cast<double>(words.size());
-  plots.figure("ch06_mask", "The causal mask added to the scores before softmax", {data.str()},
-               [&](const std::vector<std::string>& dat) {
-                 std::ostringstream gp;
-                 gp << "set size ratio 1\nset xrange [-0.5:" << n - 0.5 << "]\nset yrange [" << n - 0.5 << ":-0.5]\n"
-                    << "set xtics " << tics(positions) << " nomirror\nset ytics " << tics(positions) << " nomirror\n"
-                    << "set xlabel 'key j (column: the position being read)'\n"
-                    << "set ylabel 'query i (row: the position reading)'\n"
-                    << "set palette defined (0 '#c6dbef', 1 '#4d4d4d')\nset cbrange [0:1]\nunset colorbox\n"
-                    << "set key outside right top vertical Left reverse samplen 2 spacing 1.8 box\n"
-                    << "set style fill solid 1.0 border rgb 'white'\n"
-                    << "plot " << dat[0] << " using 1:2:(0.5):(0.5):3 with boxxyerror fillcolor palette notitle, "
-                    << dat[0] << " using 1:2:4:($3 > 0.5 ? 0xffffff : 0x000000) with labels textcolor rgb variable "
-                    << "font ',12' notitle, "
-                    << "keyentry with boxes fillcolor rgb '#c6dbef' title 'allowed (j <= i): 0 added, score kept', "
-                    << "keyentry with boxes fillcolor rgb '#4d4d4d' title 'blocked (j > i): -inf added, weight 0'\n";
-                 return gp.str();
-               });
+  plots.heatmap({.name = "ch06_mask",
+                 .title = "The causal mask added to the scores before softmax",
+                 .xlabel = "key j (column: the position being read)",
+                 .ylabel = "query i (row: the position reading)",
+                 .col_labels = positions,
+                 .row_labels = positions,
+                 .values = blocked,
+                 .kinds = {{.label = "0", .colour = "#c6dbef", .key = "allowed (j <= i): 0 added, score kept"},
+                           {.label = "-inf",
+                            .colour = "#4d4d4d",
+                            .text_colour = "white",
+                            .key = "blocked (j > i): -inf added, weight 0"}}});
 }
 
 void draw_plots(attn::Plotter& plots, const std::vector<std::string>& words) {

@@ -1,0 +1,26 @@
+/// \file figures.hpp
+/// \brief Chapter 02's figures that need more than the common charts: the three-dimensional
+/// matching space and the preset panels. The plotting code lives here, beside the lesson's
+/// results, so the program only calls it.
+#pragma once
+
+#include <armadillo>
+#include <string>
+#include <vector>
+
+#include "common/plot.hpp"
+#include "swap_query.hpp"
+
+namespace ch02 {
+
+/// The matching space (ch02_matching_space): every vocabulary word's key (Wk fixed, 4 x 3) as a
+/// point, those in `words` highlighted, and the last word's query direction under `Wq` (4 x 3)
+/// as an arrow rescaled to length 1. `label` names the query in the title.
+void draw_matching_space(attn::Plotter& plots, const std::string& label, const arma::mat& Wq,
+                         const std::vector<std::string>& words);
+
+/// bank's weights under the three hand-set presets, in both article sentences, as two panels
+/// (ch02_bank_presets).
+void draw_bank_presets(attn::Plotter& plots);
+
+}  // namespace ch02
