@@ -81,7 +81,8 @@ FeatureLoss feature_loss(const arma::mat& Wq, const arma::mat& Wv, const Feature
 }
 // [feature_loss]
 
-FeatureRecovery recover_features(arma::uword n_train, arma::uword n_test, int steps, double lr, std::uint64_t seed) {
+FeatureRecovery recover_features(const FeatureSettings& settings) {
+  const auto [n_train, n_test, steps, lr, seed] = settings;
   if (n_train == 0 || n_test == 0 || steps < 1) throw std::invalid_argument("recover_features: sizes and steps must be >= 1");
   const FeatureData train = make_feature_data(n_train, seed);
   const FeatureData test = make_feature_data(n_test, seed + 1);
@@ -114,6 +115,33 @@ FeatureRecovery recover_features(arma::uword n_train, arma::uword n_test, int st
     r.source_effect(f) = arma::mean(arma::sqrt(arma::sum(arma::square(feature_head(r.Wq, r.Wv, test.Xq, Xs) - base), 1)));
   }
   return r;
+}
+
+arma::mat feature_row_norms(const FeatureRecovery& r) {
+  const arma::mat tq = true_Wq(), tv = true_Wv();
+  arma::mat norms(FeatureLayout::features, 4);
+  for (arma::uword f = 0; f < FeatureLayout::features; ++f) {
+    norms.row(f) = arma::rowvec{arma::norm(tq.row(f)), arma::norm(r.Wq.row(f)), arma::norm(tv.row(f)), arma::norm(r.Wv.row(f))};
+  }
+  return norms;
+}
+
+bool features_recovered(const FeatureRecovery& r, std::string* why) {
+  const auto fail = [&](const std::string& reason) {
+    if (why != nullptr) *why = reason;
+    return false;
+  };
+  if (!(r.heldout_error < 1e-3)) return fail("held-out error " + std::to_string(r.heldout_error));
+  if (!(r.Wq_error < 1e-2)) return fail("Wq error " + std::to_string(r.Wq_error));
+  if (!(r.Wv_error < 1e-2)) return fail("Wv error " + std::to_string(r.Wv_error));
+  for (arma::uword f = 0; f < FeatureLayout::features; ++f) {
+    const bool query_relevant = f < 3, value_relevant = f >= 3 && f < 6;
+    const bool query_ok = query_relevant ? r.query_effect(f) > kRelevantEffect : r.query_effect(f) < kIrrelevantEffect;
+    const bool source_ok = value_relevant ? r.source_effect(f) > kRelevantEffect : r.source_effect(f) < kIrrelevantEffect;
+    if (!query_ok) return fail("query intervention on feature " + std::to_string(f));
+    if (!source_ok) return fail("source intervention on feature " + std::to_string(f));
+  }
+  return true;
 }
 
 }  // namespace ch05

@@ -19,6 +19,7 @@
 
 #include <armadillo>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "common/optim.hpp"
@@ -76,9 +77,34 @@ struct FeatureRecovery {
   arma::vec source_effect;       ///< 9: mean |change of y| when every source token moves +1 along feature r
 };
 
-/// Trains Wq and Wv (Adam, learning rate `lr`, full batch, `steps` steps, small random start) on
-/// `n_train` examples and evaluates on `n_test` fresh ones, with interventions on the held-out set.
+/// The article's settings of the feature-recovery companion.
+struct FeatureSettings {
+  arma::uword n_train = 256;  ///< training examples
+  arma::uword n_test = 256;   ///< fresh held-out examples
+  int steps = 1500;           ///< full-batch Adam steps
+  double lr = 0.02;           ///< Adam's learning rate
+  std::uint64_t seed = 0;     ///< data from seed and seed + 1, the start from seed + 2
+};
+
+/// Trains Wq and Wv (Adam, full batch, small random start) on `settings.n_train` examples and
+/// evaluates on `settings.n_test` fresh ones, with interventions on the held-out set.
 /// Throws std::invalid_argument for zero sizes or steps < 1.
-FeatureRecovery recover_features(arma::uword n_train, arma::uword n_test, int steps, double lr, std::uint64_t seed);
+FeatureRecovery recover_features(const FeatureSettings& settings = {});
+
+/// Row norms of the true and learned maps, one row per input feature: 9 x 4, columns |Wq* row|,
+/// |Wq row|, |Wv* row|, |Wv row| (the table and the bar chart of the companion).
+arma::mat feature_row_norms(const FeatureRecovery& r);
+
+/// What "an intervention barely moves the output" means: a mean change below this (and a
+/// relevant feature moves it by more than kRelevantEffect).
+inline constexpr double kIrrelevantEffect = 1e-2;
+/// A relevant feature's intervention moves the output by more than this.
+inline constexpr double kRelevantEffect = 0.1;
+
+/// Claim feat_01, checked on a run: held-out error below 1e-3, both maps within 1e-2 (relative)
+/// of the true ones, and every intervention on the right side of the thresholds above (query
+/// features 0-2 move the output through the query, value features 3-5 through the sources, the
+/// distractors 6-8 through neither). Returns whether it holds; `why` (if given) names the first failure.
+bool features_recovered(const FeatureRecovery& r, std::string* why = nullptr);
 
 }  // namespace ch05

@@ -74,21 +74,17 @@ ch05::TrainLog train_article_model(attn::OneHeadModel& model, const std::vector<
 }
 
 /// Section 3: predictions and attention rows.
-void report_predictions(const attn::OneHeadModel& model, const std::vector<ch05::Example>& data) {
+void report_predictions(const std::vector<ch05::Prediction>& predictions) {
   attn::print_heading(std::cout, "3. What the trained model does");
   int right = 0;
-  for (const auto& e : data) {
-    const attn::OneHeadPass p = attn::one_head_forward(model, e.ids, e.label);
-    const arma::uword predicted = p.logits.index_max();
+  for (const auto& [e, predicted, weights] : predictions) {
     right += predicted == e.label;
     std::string quoted = "\"";
     quoted.append(attn::join_words(e.words)).push_back('"');
     std::cout << "  " << std::left << std::setw(18) << quoted << std::right
               << " target " << e.label << "  prediction " << predicted << " " << std::left << std::setw(10)
               << ("(" + ch05::class_names()[predicted] + ")") << std::right << " bank attends to";
-    for (arma::uword j = 0; j < e.words.size(); ++j) {
-      std::cout << ' ' << e.words[j] << ' ' << format_number(p.A(p.A.n_rows - 1, j), 2);
-    }
+    for (arma::uword j = 0; j < e.words.size(); ++j) std::cout << ' ' << e.words[j] << ' ' << format_number(weights(j), 2);
     std::cout << "   [train_03]\n";
   }
   std::cout << "  " << right << " of 4 predictions right   [train_02]\n"
@@ -116,7 +112,7 @@ void heads_and_blocks(const attn::OneHeadModel& model, const ch05::Example& e) {
 /// Section 5: feature recovery.
 ch05::FeatureRecovery feature_recovery() {
   attn::print_heading(std::cout, "5. Companion: can two small matrices recover identifiable features?");
-  const ch05::FeatureRecovery r = ch05::recover_features(256, 256, 1500, 0.02, 0);
+  const ch05::FeatureRecovery r = ch05::recover_features();
   std::cout << "  Only Wq and Wv (each 9 x 3) are trained; the four keys and the 3-d output space are fixed.\n"
                "  The data come from known maps: Wq* reads query features 0-2, Wv* reads source features 3-5,\n"
                "  features 6-8 are distractors read by neither. 256 training and 256 held-out examples.\n";
@@ -125,18 +121,18 @@ ch05::FeatureRecovery feature_recovery() {
             << "  recovery |W - W*| / |W*|: Wq " << format_number(r.Wq_error, 6) << ", Wv "
             << format_number(r.Wv_error, 6) << "   [feat_01]\n";
   attn::Table t({"feature", "role", "|Wq* row|", "|Wq row|", "|Wv* row|", "|Wv row|", "query move", "source move"});
-  const arma::mat tq = ch05::true_Wq(), tv = ch05::true_Wv();
-  for (arma::uword f = 0; f < 9; ++f) {
+  const arma::mat norms = ch05::feature_row_norms(r);
+  for (arma::uword f = 0; f < norms.n_rows; ++f) {
     const char* role = f < 3 ? "query" : f < 6 ? "value" : "distractor";
-    t.add({std::to_string(f), role, format_number(arma::norm(tq.row(f)), 3), format_number(arma::norm(r.Wq.row(f)), 3),
-           format_number(arma::norm(tv.row(f)), 3), format_number(arma::norm(r.Wv.row(f)), 3),
-           format_number(r.query_effect(f), 4), format_number(r.source_effect(f), 4)});
+    t.add({std::to_string(f), role, format_number(norms(f, 0), 3), format_number(norms(f, 1), 3),
+           format_number(norms(f, 2), 3), format_number(norms(f, 3), 3), format_number(r.query_effect(f), 4),
+           format_number(r.source_effect(f), 4)});
   }
   t.print(std::cout);
   std::cout << "  Interventions on held-out examples move one feature by +1 (of the query token, or of every source\n"
                "  token) and report the mean change of the output. Relevant directions move it; the others move it\n"
                "  by less than "
-            << format_number(1e-2, 2)
+            << format_number(ch05::kIrrelevantEffect, 2)
             << ", the tolerance the tests assert.   [feat_01]\n"
                "  The fixed keys and targets are what make the features identifiable here; a freely trained\n"
                "  model could spread the same function over rotated, unnamed coordinates.\n";
@@ -165,9 +161,8 @@ std::vector<ch05::BiasedRow> biased_dataset(const ch05::TrainSettings& settings)
   return rows;
 }
 
-void draw_plots(attn::Plotter& plots, const attn::OneHeadModel& model, const std::vector<ch05::Example>& data,
-                const ch05::TrainLog& log, const ch05::FeatureRecovery* features,
-                const std::vector<ch05::BiasedRow>& biased) {
+/// The training figures: the loss, bank's weights during training, bank's weights after it.
+void draw_training(attn::Plotter& plots, const std::vector<ch05::Prediction>& predictions, const ch05::TrainLog& log) {
   const arma::uword passes = log.pass_loss.n_elem;
   plots.lines({.name = "ch05_loss",
                .title = "Mean training loss per pass (Adam, one step per example)",
@@ -180,7 +175,7 @@ void draw_plots(attn::Plotter& plots, const attn::OneHeadModel& model, const std
   arma::vec passes_axis = arma::regspace(0, double(passes));
   passes_axis(0) = 0.5;  // "before training" on a log axis
   for (std::size_t k = 0; k < 2; ++k) {
-    const ch05::Example& e = data[k];
+    const ch05::Example& e = predictions[k].example;
     plots.lines({.name = std::string("ch05_bank_attention_") + e.words[1],
                  .title = "bank's attention weights during training, \"" + attn::join_words(e.words) + "\"",
                  .xlabel = "passes completed (log scale; the first point, at 0.5, is before training)",
@@ -192,30 +187,24 @@ void draw_plots(attn::Plotter& plots, const attn::OneHeadModel& model, const std
                  .yrange = std::make_pair(0.0, 1.0)});
   }
   const auto& vocab = ch05::vocabulary();
-  arma::mat rows(data.size(), vocab.size());
-  rows.fill(arma::datum::nan);
   std::vector<std::string> labels;
-  for (std::size_t i = 0; i < data.size(); ++i) {
-    const attn::OneHeadPass p = attn::one_head_forward(model, data[i].ids, data[i].label);
-    for (arma::uword j = 0; j < data[i].ids.n_elem; ++j) rows(i, data[i].ids(j)) = p.A(p.A.n_rows - 1, j);
-    labels.push_back(attn::join_words(data[i].words));
-  }
+  for (const auto& p : predictions) labels.push_back(attn::join_words(p.example.words));
   plots.heatmap({.name = "ch05_final_attention",
                  .title = "bank's attention after training, one row per example",
                  .xlabel = "source word",
                  .ylabel = "example",
                  .col_labels = vocab,
                  .row_labels = labels,
-                 .values = rows,
+                 .values = ch05::weights_by_word(predictions, vocab.size()),
                  .cbrange = std::make_pair(0.0, 1.0),
                  .nan_label = "absent"});
+}
+
+/// The companions' figures: feature recovery (if run) and the biased dataset (if run).
+void draw_companions(attn::Plotter& plots, const ch05::FeatureRecovery* features,
+                     const std::vector<ch05::BiasedRow>& biased) {
   if (features != nullptr) {
-    const arma::mat tq = ch05::true_Wq(), tv = ch05::true_Wv();
-    arma::mat norms(9, 4);
-    for (arma::uword f = 0; f < 9; ++f) {
-      norms.row(f) = arma::rowvec{arma::norm(tq.row(f)), arma::norm(features->Wq.row(f)), arma::norm(tv.row(f)),
-                                  arma::norm(features->Wv.row(f))};
-    }
+    const arma::mat norms = ch05::feature_row_norms(*features);
     plots.bars({.name = "ch05_feature_recovery",
                 .title = "Weight each map puts on each input feature: true vs learned",
                 .xlabel = "input feature (0-2 query-relevant, 3-5 value-relevant, 6-8 distractors)",
@@ -376,7 +365,8 @@ int main(int argc, char** argv) {
       ch05::save_model(model, *save_dir);
       std::cout << "  trained parameters written to " << *save_dir << " (E, Wq, Wk, Wv, Wc, bc .txt)\n";
     }
-    report_predictions(model, data);
+    const std::vector<ch05::Prediction> predictions = ch05::predictions(model, data);
+    report_predictions(predictions);
     heads_and_blocks(initial, data[0]);
 
     std::optional<ch05::FeatureRecovery> features;
@@ -389,7 +379,8 @@ int main(int argc, char** argv) {
     }
 
     std::cout << '\n';
-    draw_plots(plots, model, data, log, features ? &*features : nullptr, biased);
+    draw_training(plots, predictions, log);
+    draw_companions(plots, features ? &*features : nullptr, biased);
     plots.report(std::cout);
     return 0;
   });

@@ -112,6 +112,25 @@ arma::uword predict(const attn::OneHeadModel& model, const Example& example) {
   return attn::one_head_forward(model, example.ids, example.label).logits.index_max();
 }
 
+std::vector<Prediction> predictions(const attn::OneHeadModel& model, const std::vector<Example>& data) {
+  std::vector<Prediction> out;
+  for (const Example& e : data) {
+    const attn::OneHeadPass p = attn::one_head_forward(model, e.ids, e.label);
+    out.push_back({.example = e, .predicted = p.logits.index_max(), .weights = p.A.row(p.A.n_rows - 1)});
+  }
+  return out;
+}
+
+arma::mat weights_by_word(const std::vector<Prediction>& predictions, arma::uword vocab) {
+  arma::mat rows(predictions.size(), vocab);
+  rows.fill(arma::datum::nan);
+  for (std::size_t i = 0; i < predictions.size(); ++i) {
+    const arma::uvec& ids = predictions[i].example.ids;
+    for (arma::uword j = 0; j < ids.n_elem; ++j) rows(i, ids(j)) = predictions[i].weights(j);
+  }
+  return rows;
+}
+
 double mean_loss(const attn::OneHeadModel& model, const std::vector<Example>& data) {
   double total = 0.0;
   for (const Example& e : data) total += attn::one_head_forward(model, e.ids, e.label).loss;

@@ -91,6 +91,20 @@ TrainLog train(attn::OneHeadModel& model, const std::vector<Example>& data, int 
 /// The predicted class (argmax of the logits) of one example.
 arma::uword predict(const attn::OneHeadModel& model, const Example& example);
 
+/// What a model does with one example: its class and the receiving (last) position's weights.
+struct Prediction {
+  Example example;          ///< the sentence and its target
+  arma::uword predicted = 0;  ///< argmax of the logits
+  arma::rowvec weights;     ///< 1 x n: the last row of A, how bank shares its attention
+};
+
+/// predict() and the last row of A for every example, from one forward pass each.
+std::vector<Prediction> predictions(const attn::OneHeadModel& model, const std::vector<Example>& data);
+
+/// The last position's weights spread over the vocabulary: examples x vocab, entry (i, r) the
+/// weight example i's last word gives word r (its last position if r repeats), NaN where r is absent.
+arma::mat weights_by_word(const std::vector<Prediction>& predictions, arma::uword vocab);
+
 /// Mean loss over `data` without updating anything.
 double mean_loss(const attn::OneHeadModel& model, const std::vector<Example>& data);
 
