@@ -17,61 +17,64 @@ namespace {
 
 arma::mat sentence(const std::string& words) { return attn::toy_embeddings().lookup(attn::split_sentence(words)); }
 
+ch01::ForwardPassSection forward() { return ch01::one_forward_pass(attn::toy_embeddings()); }
+
 }  // namespace
 
 BOOST_AUTO_TEST_SUITE(claims)
 
+// Claims mix_01 to mix_11 are asserted on the section results the program prints.
+
 BOOST_AUTO_TEST_CASE(claim_mix_01_river_bank_weights) {
-  attn::test::check_printed(ch01::identity_head(sentence("the river bank")).A.row(2), {0.26, 0.31, 0.43}, 0.005);
+  attn::test::check_printed(forward().river.weights(), {0.26, 0.31, 0.43}, 0.005);
 }
 
 BOOST_AUTO_TEST_CASE(claim_mix_02_river_bank_mixture) {
-  attn::test::check_printed(ch01::identity_head(sentence("the river bank")).H.row(2), {0.21, 0.52, 0.34, 0.41}, 0.005);
+  attn::test::check_printed(forward().river.mixture(), {0.21, 0.52, 0.34, 0.41}, 0.005);
 }
 
 BOOST_AUTO_TEST_CASE(claim_mix_03_money_bank_weights_identical) {
-  const arma::rowvec money = ch01::identity_head(sentence("the money bank")).A.row(2);
-  const arma::rowvec river = ch01::identity_head(sentence("the river bank")).A.row(2);
+  const arma::rowvec money = forward().money.weights(), river = forward().river.weights();
   attn::test::check_printed(money, {0.26, 0.31, 0.43}, 0.005);
   BOOST_TEST(arma::abs(money - river).max() < 1e-15);
 }
 
 BOOST_AUTO_TEST_CASE(claim_mix_04_money_bank_mixture) {
-  attn::test::check_printed(ch01::identity_head(sentence("the money bank")).H.row(2), {0.52, 0.21, 0.34, 0.41}, 0.005);
+  attn::test::check_printed(forward().money.mixture(), {0.52, 0.21, 0.34, 0.41}, 0.005);
 }
 
 BOOST_AUTO_TEST_CASE(claim_mix_05_residual_preview_river) {
-  const arma::mat X = sentence("the river bank");
-  attn::test::check_printed(X.row(2) + ch01::identity_head(X).H.row(2), {0.71, 1.02, 1.14, 0.61}, 0.005);
+  attn::test::check_printed(forward().river.residual(), {0.71, 1.02, 1.14, 0.61}, 0.005);
 }
 
 BOOST_AUTO_TEST_CASE(claim_mix_06_residual_preview_money) {
-  const arma::mat X = sentence("the money bank");
-  attn::test::check_printed(X.row(2) + ch01::identity_head(X).H.row(2), {1.02, 0.71, 1.14, 0.61}, 0.005);
+  attn::test::check_printed(forward().money.residual(), {1.02, 0.71, 1.14, 0.61}, 0.005);
 }
 
 BOOST_AUTO_TEST_CASE(claim_mix_07_plain_average) {
-  const arma::rowvec mean = ch01::plain_average(sentence("the river bank"));
+  const arma::rowvec mean = forward().mean;
   BOOST_TEST(std::abs(mean(1) - 0.50) <= 0.005);  // water
   BOOST_TEST(std::abs(mean(0) - 0.17) <= 0.005);  // finance
 }
 
 BOOST_AUTO_TEST_CASE(claim_mix_08_unscaled_dot_products) {
-  attn::test::check_printed(ch01::trace_row(sentence("the river bank"), 2).dots, {0.20, 0.54, 1.18}, 0.005);
+  attn::test::check_printed(ch01::why_it_mixed(attn::toy_embeddings()).trace.dots, {0.20, 0.54, 1.18}, 0.005);
 }
 
 BOOST_AUTO_TEST_CASE(claim_mix_09_divided_by_sqrt_4) {
-  attn::test::check_printed(ch01::trace_row(sentence("the river bank"), 2).scaled, {0.10, 0.27, 0.59}, 0.005);
+  attn::test::check_printed(ch01::why_it_mixed(attn::toy_embeddings()).trace.scaled, {0.10, 0.27, 0.59}, 0.005);
 }
 
 BOOST_AUTO_TEST_CASE(claim_mix_10_times_5_sharpens_toward_bank) {
-  const arma::rowvec w = ch01::trace_row(sentence("the river bank"), 2, 5.0).weights;
-  BOOST_TEST(w(2) > 0.43);
+  const ch01::ScoreScaleSection scale = ch01::score_scale(attn::toy_embeddings());
+  const arma::rowvec w = scale.at(5.0);
+  BOOST_TEST(w(2) > scale.at(1.0)(2));
+  BOOST_TEST(std::abs(scale.at(1.0)(2) - 0.43) <= 0.005);
   BOOST_TEST(w.index_max() == 2u);
 }
 
 BOOST_AUTO_TEST_CASE(claim_mix_11_times_0_1_nearly_uniform) {
-  const arma::rowvec w = ch01::trace_row(sentence("the river bank"), 2, 0.1).weights;
+  const arma::rowvec w = ch01::score_scale(attn::toy_embeddings()).at(0.1);
   for (double x : w) BOOST_TEST(std::abs(x - 1.0 / 3.0) <= 0.02);
 }
 

@@ -5,6 +5,7 @@
 /// "Try the score scale". Run `ch01_mixing --help` for the flags.
 #include <armadillo>
 #include <cmath>
+#include <iomanip>
 #include <iostream>
 
 #include "common/attn.hpp"
@@ -31,144 +32,157 @@ void print_table(const attn::EmbeddingTable& table) {
   t.print(std::cout);
 }
 
+std::string joined(const std::vector<std::string>& words) {
+  std::string out;
+  for (const auto& w : words) out += (out.empty() ? "" : ", ") + w;
+  return out;
+}
+
+/// "sqrt(4)": the divisor of an identity head over d-wide vectors.
+std::string sqrt_d(const arma::mat& X) { return "sqrt(" + std::to_string(X.n_cols) + ")"; }
+
 /// Section 1: both sentences, bank's weights and mixture; the residual preview; a plain average.
-void one_forward_pass(const attn::EmbeddingTable& table) {
-  attn::print_heading(std::cout, "1. One forward pass, no training (Wq = Wk = Wv = I, d_k = 4)");
+void print_forward_pass(const ch01::ForwardPassSection& f, const std::vector<std::string>& axes) {
+  attn::print_heading(std::cout, "1. One forward pass, no training (Wq = Wk = Wv = I, d_k = " +
+                                     std::to_string(f.river.X.n_cols) + ")");
   std::cout << "Every token's vector is its own query, key and value. bank is the last row.\n";
-  arma::rowvec mixtures[2];
-  const char* sentences[2] = {"the river bank", "the money bank"};
-  for (int s = 0; s < 2; ++s) {
-    const auto words = attn::split_sentence(sentences[s]);
-    const arma::mat X = table.lookup(words);  // 3 x 4
-    const attn::HeadPass pass = ch01::identity_head(X);
-    std::cout << "\n  \"" << sentences[s] << "\"\n";
-    std::cout << "    bank input: " << format_vector(arma::rowvec(X.row(2)), kPrecision) << '\n';
-    std::cout << "    weights:    " << format_vector(arma::rowvec(pass.A.row(2)), kPrecision) << "  over (the, "
-              << words[1] << ", bank)   [mix_0" << (s == 0 ? 1 : 3) << "]\n";
-    std::cout << "    mixture:    " << format_vector(arma::rowvec(pass.H.row(2)), kPrecision)
-              << "  (finance, water, structure, generic)   [mix_0" << (s == 0 ? 2 : 4) << "]\n";
-    mixtures[s] = pass.H.row(2);
+  const ch01::SentencePass* sentences[2] = {&f.river, &f.money};
+  const char* tags[2][2] = {{"mix_01", "mix_02"}, {"mix_03", "mix_04"}};
+  for (int k = 0; k < 2; ++k) {
+    const ch01::SentencePass& s = *sentences[k];
+    std::cout << "\n  \"" << attn::join_words(s.words) << "\"\n";
+    std::cout << "    bank input: " << format_vector(arma::rowvec(s.X.row(s.receiver)), kPrecision) << '\n';
+    std::cout << "    weights:    " << format_vector(s.weights(), kPrecision) << "  over (" << joined(s.words)
+              << ")   [" << tags[k][0] << "]\n";
+    std::cout << "    mixture:    " << format_vector(s.mixture(), kPrecision) << "  (" << joined(axes) << ")   ["
+              << tags[k][1] << "]\n";
   }
   std::cout << "\n  The weights are the same in both sentences: river and money have the same length and\n"
                "  the same dot product with bank. The mixtures differ because the vectors being mixed differ:\n"
                "  river brings water, money brings finance.\n";
 
   std::cout << "\n  Residual preview (identity output projection): bank input + mixture\n";
-  const arma::rowvec bank = table.vector("bank");
-  std::cout << "    river sentence: " << format_vector(arma::rowvec(bank + mixtures[0]), kPrecision) << "   [mix_05]\n";
-  std::cout << "    money sentence: " << format_vector(arma::rowvec(bank + mixtures[1]), kPrecision) << "   [mix_06]\n";
+  std::cout << "    river sentence: " << format_vector(f.river.residual(), kPrecision) << "   [mix_05]\n";
+  std::cout << "    money sentence: " << format_vector(f.money.residual(), kPrecision) << "   [mix_06]\n";
 
-  const arma::rowvec mean = ch01::plain_average(table.lookup(attn::split_sentence("the river bank")));
-  std::cout << "\n  A plain average separates the sentences too. The mean of \"the river bank\":\n"
-            << "    water " << format_number(mean(1), kPrecision) << ", finance " << format_number(mean(0), kPrecision)
+  std::cout << "\n  A plain average separates the sentences too. The mean of \"" << attn::join_words(f.river.words)
+            << "\":\n"
+            << "    water " << format_number(f.mean(1), kPrecision) << ", finance " << format_number(f.mean(0), kPrecision)
             << "   [mix_07]\n"
                "  So this experiment shows information mixing, not a task that needs selective weights.\n";
 }
 
 /// Section 2: bank's row step by step, then every row at once.
-void why_it_mixed(const attn::EmbeddingTable& table) {
-  attn::print_heading(std::cout, "2. Why it mixed at all: bank's row in \"the river bank\"");
-  const auto words = attn::split_sentence("the river bank");
-  const arma::mat X = table.lookup(words);
-  const ch01::RowTrace t = ch01::trace_row(X, 2);
-  std::cout << "  dot products with the, river, bank: " << format_vector(t.dots, kPrecision) << "   [mix_08]\n"
-            << "  divided by sqrt(4) = 2:             " << format_vector(t.scaled, kPrecision) << "   [mix_09]\n"
+void print_why_it_mixed(const ch01::WhyItMixedSection& w) {
+  const ch01::SentencePass& s = w.sentence;
+  const ch01::RowTrace& t = w.trace;
+  const std::string root = sqrt_d(s.X);
+  const std::string divisor = root + " = " + format_number(std::sqrt(static_cast<double>(s.X.n_cols)), 0) + ":";
+  attn::print_heading(std::cout, "2. Why it mixed at all: bank's row in \"" + attn::join_words(s.words) + "\"");
+  const std::string dots_label = "  dot products with " + joined(s.words) + ": ";
+  std::cout << dots_label << format_vector(t.dots, kPrecision) << "   [mix_08]\n"
+            << std::left << std::setw(static_cast<int>(dots_label.size())) << "  divided by " + divisor << std::right
+            << format_vector(t.scaled, kPrecision)
+            << "   [mix_09]\n"
             << "  softmax (exp, then divide by sum):  " << format_vector(t.weights, kPrecision) << "   [mix_01]\n"
-            << "  mixture = " << format_number(t.weights(0), kPrecision) << " x the + "
-            << format_number(t.weights(1), kPrecision) << " x river + " << format_number(t.weights(2), kPrecision)
-            << " x bank\n          = " << format_vector(t.mixture, kPrecision)
-            << "   (printed rounded; computed in full precision)\n";
+            << "  mixture = " << format_number(t.weights(0), kPrecision) << " x " << s.words[0] << " + "
+            << format_number(t.weights(1), kPrecision) << " x " << s.words[1] << " + "
+            << format_number(t.weights(2), kPrecision) << " x " << s.words[2] << "\n          = "
+            << format_vector(t.mixture, kPrecision) << "   (printed rounded; computed in full precision)\n";
 
-  const attn::HeadPass pass = ch01::identity_head(X);
-  std::cout << "\n  Every row at once: scores = X X^T / sqrt(4) is " << attn::shape(pass.scores)
+  const attn::HeadPass& pass = s.pass;
+  std::cout << "\n  Every row at once: scores = X X^T / " << root << " is " << attn::shape(pass.scores)
             << ",\n  A = softmax(scores) is " << attn::shape(pass.A) << ", H = A X is " << attn::shape(pass.H)
             << "   [mix_12]\n"
             << "  A (row i: how receiving position i shares its attention over the sources):\n";
-  attn::print_matrix(std::cout, words, pass.A, kPrecision);
+  attn::print_matrix(std::cout, s.words, pass.A, kPrecision);
   std::cout << "  row sums: " << format_vector(arma::rowvec(arma::sum(pass.A, 1).t()), 12) << '\n';
   std::cout << "  H (row i: the mixture received at position i):\n";
-  attn::print_matrix(std::cout, words, pass.H, kPrecision);
+  attn::print_matrix(std::cout, s.words, pass.H, kPrecision);
   std::cout << "  A[i, j] is a distribution over source positions, not over next-token choices.\n";
 }
 
 /// Section 3: the score multiplier.
-void score_scale(const attn::EmbeddingTable& table) {
+void print_score_scale(const ch01::ScoreScaleSection& sc) {
   attn::print_heading(std::cout, "3. Try the score scale: multiply the scores before softmax");
-  const arma::mat X = table.lookup(attn::split_sentence("the river bank"));
-  attn::Table t({"multiplier", "the", "river", "bank", "largest"});
-  const char* names[3] = {"the", "river", "bank"};
-  for (double c : {0.1, 1.0, 5.0}) {
-    const arma::rowvec w = ch01::trace_row(X, 2, c).weights;
-    t.add({format_number(c, 1), format_number(w(0), 2), format_number(w(1), 2), format_number(w(2), 2),
-           names[w.index_max()]});
+  std::vector<std::string> header{"multiplier"};
+  header.insert(header.end(), sc.words.begin(), sc.words.end());
+  header.push_back("largest");
+  attn::Table t(header);
+  for (arma::uword r = 0; r < sc.multipliers.n_elem; ++r) {
+    const arma::rowvec w = sc.weights.row(r);
+    std::vector<std::string> row{format_number(sc.multipliers(r), 1)};
+    for (const double x : w) row.push_back(format_number(x, 2));
+    row.push_back(sc.words[w.index_max()]);
+    t.add(row);
   }
   t.print(std::cout);
-  const arma::rowvec sharp = ch01::trace_row(X, 2, 5.0).weights, flat = ch01::trace_row(X, 2, 0.1).weights;
-  std::cout << "  x5: bank's own weight grows from 0.43 to " << format_number(sharp(2), 2)
-            << " and stays the largest   [mix_10]\n"
+  const arma::rowvec sharp = sc.at(5.0), plain = sc.at(1.0), flat = sc.at(0.1);
+  const arma::uword bank = sc.words.size() - 1;
+  std::cout << "  x5: bank's own weight grows from " << format_number(plain(bank), 2) << " to "
+            << format_number(sharp(bank), 2) << " and stays the largest   [mix_10]\n"
             << "      (the largest score wins a larger share)\n"
-            << "  x0.1: every weight is within " << format_number(arma::abs(flat - 1.0 / 3.0).max(), 3)
-            << " of 1/3, close to a plain average   [mix_11]\n"
+            << "  x0.1: every weight is within "
+            << format_number(arma::abs(flat - 1.0 / static_cast<double>(flat.n_elem)).max(), 3) << " of 1/"
+            << flat.n_elem << ", close to a plain average   [mix_11]\n"
             << "  The sqrt(d_k) divisor sets the scale of the scores as d_k changes; it does not choose\n"
                "  which token wins (chapter 04 explains why).\n";
 }
 
 /// The reader's own experiment: --sentence and --scale.
-void your_experiment(const attn::EmbeddingTable& table, const std::vector<std::string>& words, double multiplier) {
-  attn::print_heading(std::cout, "Your experiment: \"" + attn::join_words(words) + "\", scores x " +
-                                     format_number(multiplier, 3));
-  const arma::mat X = table.lookup(words);
-  const arma::uword last = X.n_rows - 1;
-  const ch01::RowTrace t = ch01::trace_row(X, last, multiplier);
-  std::cout << "  receiving token: " << words[last] << " (the last word), input "
-            << format_vector(arma::rowvec(X.row(last)), kPrecision) << "\n";
+void print_experiment(const ch01::Experiment& e, const std::vector<std::string>& axes) {
+  const ch01::SentencePass& s = e.sentence;
+  const ch01::RowTrace& t = e.trace;
+  attn::print_heading(std::cout, "Your experiment: \"" + attn::join_words(s.words) + "\", scores x " +
+                                     format_number(e.multiplier, 3));
+  std::cout << "  receiving token: " << s.words[s.receiver] << " (the last word), input "
+            << format_vector(arma::rowvec(s.X.row(s.receiver)), kPrecision) << "\n";
   const std::size_t width = 14;
   attn::print_vector(std::cout, "dot products", t.dots, kPrecision, width);
-  attn::print_vector(std::cout, "/ sqrt(4)", t.scaled, kPrecision, width);
-  attn::print_vector(std::cout, "x " + format_number(multiplier, 3), t.scores, kPrecision, width);
+  attn::print_vector(std::cout, "/ " + sqrt_d(s.X), t.scaled, kPrecision, width);
+  attn::print_vector(std::cout, "x " + format_number(e.multiplier, 3), t.scores, kPrecision, width);
   attn::print_vector(std::cout, "weights", t.weights, kPrecision, width);
   attn::print_vector(std::cout, "mixture", t.mixture, kPrecision, width);
-  attn::print_vector(std::cout, "residual", arma::rowvec(X.row(last) + t.mixture), kPrecision, width);
-  std::cout << "  (weights over: " << attn::join_words(words) << "; mixture and residual over: finance, water, "
-            << "structure, generic)\n";
+  attn::print_vector(std::cout, "residual", s.residual(), kPrecision, width);
+  std::cout << "  (weights over: " << attn::join_words(s.words) << "; mixture and residual over: " << joined(axes)
+            << ")\n";
 }
 
-void draw_plots(attn::Plotter& plots, const attn::EmbeddingTable& table, const std::vector<std::string>& words,
-                double multiplier) {
-  const arma::mat river = table.lookup(attn::split_sentence("the river bank"));
-  const arma::mat money = table.lookup(attn::split_sentence("the money bank"));
-  const attn::HeadPass r = ch01::identity_head(river), m = ch01::identity_head(money);
-
+void draw_plots(attn::Plotter& plots, const ch01::ForwardPassSection& f, const ch01::Experiment& e,
+                const std::vector<std::string>& axes) {
+  std::vector<std::string> sources = f.river.words;  // "the", "river / money", "bank"
+  sources[1] += " / " + f.money.words[1];
   plots.bars({.name = "ch01_bank_weights",
               .title = "bank's attention weights: identical in both sentences",
               .xlabel = "source position",
               .ylabel = "weight a_bank,j",
-              .categories = {"the", "river / money", "bank"},
-              .series = {"the river bank", "the money bank"},
-              .values = arma::join_rows(arma::vec(r.A.row(2).t()), arma::vec(m.A.row(2).t())),
+              .categories = sources,
+              .series = {attn::join_words(f.river.words), attn::join_words(f.money.words)},
+              .values = arma::join_rows(arma::vec(f.river.weights().t()), arma::vec(f.money.weights().t())),
               .yrange = std::make_pair(0.0, 0.6)});
 
   plots.bars({.name = "ch01_mixtures",
               .title = "bank's input and the two mixtures it receives",
               .xlabel = "coordinate",
               .ylabel = "value",
-              .categories = table.axes(),
-              .series = {"bank input", "mixture in the river bank", "mixture in the money bank"},
-              .values = arma::join_rows(arma::vec(river.row(2).t()), arma::vec(r.H.row(2).t()), arma::vec(m.H.row(2).t())),
+              .categories = axes,
+              .series = {"bank input", "mixture in " + attn::join_words(f.river.words),
+                         "mixture in " + attn::join_words(f.money.words)},
+              .values = arma::join_rows(arma::vec(f.river.X.row(f.river.receiver).t()), arma::vec(f.river.mixture().t()),
+                                        arma::vec(f.money.mixture().t())),
               .yrange = std::make_pair(0.0, 1.0)});
 
-  const arma::mat X = table.lookup(words);
-  const arma::vec multipliers = arma::logspace(std::log10(0.05), 1.0, 121);  // 0.05 .. 10
+  const std::vector<std::string>& words = e.sentence.words;
   std::vector<std::pair<double, std::string>> marks{{0.1, "x0.1"}, {1.0, "x1"}, {5.0, "x5"}};
-  const bool marked = multiplier == 0.1 || multiplier == 1.0 || multiplier == 5.0;
-  if (!marked && multiplier >= 0.05 && multiplier <= 10) marks.emplace_back(multiplier, "yours");
+  const bool marked = e.multiplier == 0.1 || e.multiplier == 1.0 || e.multiplier == 5.0;
+  if (!marked && e.multiplier >= e.sweep.min() && e.multiplier <= e.sweep.max()) marks.emplace_back(e.multiplier, "yours");
   plots.lines({.name = "ch01_scale_sweep",
-               .title = "Weights received by '" + words.back() + "' in \"" + attn::join_words(words) +
+               .title = "Weights received by '" + words[e.sentence.receiver] + "' in \"" + attn::join_words(words) +
                         "\" as the scores are multiplied",
                .xlabel = "score multiplier (log scale)",
                .ylabel = "weight",
-               .x = multipliers,
-               .y = ch01::multiplier_sweep(X, X.n_rows - 1, multipliers),
+               .x = e.sweep,
+               .y = e.sweep_weights,
                .series = words,
                .logx = true,
                .x_marks = marks,
@@ -199,19 +213,23 @@ int main(int argc, char** argv) {
     const bool custom = vm.count("sentence") > 0 || !vm["scale"].defaulted();
     const std::vector<std::string> words =
         attn::split_sentence(vm.count("sentence") ? vm["sentence"].as<std::string>() : "the river bank");
-    table.lookup(words);  // validate the words before printing anything
+    const ch01::Experiment yours = ch01::experiment(table, words, multiplier);  // refuses unknown words first
     attn::Plotter plots(attn::cli::plot_settings(vm));
+
+    const ch01::ForwardPassSection forward = ch01::one_forward_pass(table);
+    const ch01::WhyItMixedSection why = ch01::why_it_mixed(table);
+    const ch01::ScoreScaleSection scale = ch01::score_scale(table);
 
     std::cout << "Chapter 01 - Mixing: one forward pass, no training\n"
               << "\nThe toy embedding table (hand-set axes; tokens are rows):\n";
     print_table(table);
-    one_forward_pass(table);
-    why_it_mixed(table);
-    score_scale(table);
-    if (custom) your_experiment(table, words, multiplier);
+    print_forward_pass(forward, table.axes());
+    print_why_it_mixed(why);
+    print_score_scale(scale);
+    if (custom) print_experiment(yours, table.axes());
 
     std::cout << '\n';
-    draw_plots(plots, table, words, multiplier);
+    draw_plots(plots, forward, yours, table.axes());
     plots.report(std::cout);
     return 0;
   });

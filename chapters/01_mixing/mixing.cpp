@@ -38,4 +38,47 @@ arma::mat multiplier_sweep(const arma::mat& X, arma::uword i, const arma::vec& m
   return weights;
 }
 
+SentencePass sentence_pass(const attn::EmbeddingTable& table, const std::vector<std::string>& words,
+                           double multiplier) {
+  SentencePass s{.words = words, .X = table.lookup(words)};
+  s.pass = identity_head(s.X, multiplier);
+  s.receiver = s.X.n_rows - 1;
+  return s;
+}
+
+ForwardPassSection one_forward_pass(const attn::EmbeddingTable& table) {
+  ForwardPassSection f{.river = sentence_pass(table, attn::split_sentence("the river bank")),
+                       .money = sentence_pass(table, attn::split_sentence("the money bank"))};
+  f.mean = plain_average(f.river.X);
+  return f;
+}
+
+WhyItMixedSection why_it_mixed(const attn::EmbeddingTable& table) {
+  WhyItMixedSection w{.sentence = sentence_pass(table, attn::split_sentence("the river bank"))};
+  w.trace = trace_row(w.sentence.X, w.sentence.receiver);
+  return w;
+}
+
+arma::rowvec ScoreScaleSection::at(double m) const {
+  for (arma::uword r = 0; r < multipliers.n_elem; ++r) {
+    if (multipliers(r) == m) return weights.row(r);
+  }
+  throw std::invalid_argument("ScoreScaleSection: no row for multiplier " + std::to_string(m));
+}
+
+ScoreScaleSection score_scale(const attn::EmbeddingTable& table) {
+  ScoreScaleSection s{.words = attn::split_sentence("the river bank"), .multipliers = {0.1, 1.0, 5.0}};
+  const arma::mat X = table.lookup(s.words);
+  s.weights = multiplier_sweep(X, X.n_rows - 1, s.multipliers);
+  return s;
+}
+
+Experiment experiment(const attn::EmbeddingTable& table, const std::vector<std::string>& words, double multiplier) {
+  Experiment e{.sentence = sentence_pass(table, words, multiplier), .multiplier = multiplier};
+  e.trace = trace_row(e.sentence.X, e.sentence.receiver, multiplier);
+  e.sweep = arma::logspace(std::log10(0.05), 1.0, 121);  // 0.05 .. 10
+  e.sweep_weights = multiplier_sweep(e.sentence.X, e.sentence.receiver, e.sweep);
+  return e;
+}
+
 }  // namespace ch01

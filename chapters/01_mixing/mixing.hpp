@@ -6,8 +6,11 @@
 #pragma once
 
 #include <armadillo>
+#include <string>
+#include <vector>
 
 #include "common/attention.hpp"
+#include "common/toy.hpp"
 
 namespace ch01 {
 
@@ -33,5 +36,64 @@ arma::rowvec plain_average(const arma::mat& X);
 /// Row i's weights as the score multiplier varies: multipliers.n_elem x n, row m the weights
 /// under multipliers(m). X: n x d.
 arma::mat multiplier_sweep(const arma::mat& X, arma::uword i, const arma::vec& multipliers);
+
+/// One sentence through the identity head, with its receiving (last) position.
+struct SentencePass {
+  std::vector<std::string> words{};  ///< the sentence
+  arma::mat X{};                   ///< n x d, one embedding per row
+  attn::HeadPass pass{};             ///< the identity head on X
+  arma::uword receiver = 0;        ///< the receiving row: the last word
+  /// 1 x n: the receiver's weights over the sentence.
+  arma::rowvec weights() const { return pass.A.row(receiver); }
+  /// 1 x d: the mixture the receiver gets.
+  arma::rowvec mixture() const { return pass.H.row(receiver); }
+  /// 1 x d: the receiver's input plus its mixture (the residual preview, identity output projection).
+  arma::rowvec residual() const { return X.row(receiver) + pass.H.row(receiver); }
+};
+
+/// `words` (looked up in `table`) through the identity head with the scores multiplied by
+/// `multiplier`, received at the last word. Throws std::invalid_argument for an unknown word.
+SentencePass sentence_pass(const attn::EmbeddingTable& table, const std::vector<std::string>& words,
+                           double multiplier = 1.0);
+
+/// Section 1, "One forward pass, no training": both article sentences and a plain average.
+struct ForwardPassSection {
+  SentencePass river{};   ///< "the river bank"
+  SentencePass money{};   ///< "the money bank"
+  arma::rowvec mean{};    ///< 1 x d: the plain average of "the river bank"'s rows
+};
+/// Computes section 1 over the toy table.
+ForwardPassSection one_forward_pass(const attn::EmbeddingTable& table);
+
+/// Section 2, "Why it mixed at all": bank's row of "the river bank" step by step, and the whole head.
+struct WhyItMixedSection {
+  SentencePass sentence{};  ///< "the river bank"
+  RowTrace trace{};         ///< bank's row traced
+};
+/// Computes section 2 over the toy table.
+WhyItMixedSection why_it_mixed(const attn::EmbeddingTable& table);
+
+/// Section 3, "Try the score scale": bank's weights in "the river bank" under three multipliers.
+struct ScoreScaleSection {
+  std::vector<std::string> words{};  ///< the sentence's words (the table's columns)
+  arma::vec multipliers{};           ///< 0.1, 1, 5 (the article's rows)
+  arma::mat weights{};               ///< multipliers x n: bank's weights under each multiplier
+  /// 1 x n: the weights under multiplier m (one of `multipliers`; throws std::invalid_argument otherwise).
+  arma::rowvec at(double m) const;
+};
+/// Computes section 3 over the toy table.
+ScoreScaleSection score_scale(const attn::EmbeddingTable& table);
+
+/// The reader's experiment and the sweep plot: a sentence's last word traced at one multiplier,
+/// and its weights as the multiplier sweeps 0.05 .. 10 (121 points, log spaced).
+struct Experiment {
+  SentencePass sentence{};   ///< the sentence at the chosen multiplier
+  double multiplier = 1.0; ///< the chosen multiplier
+  RowTrace trace{};          ///< the last word traced
+  arma::vec sweep{};         ///< 121 multipliers, 0.05 .. 10
+  arma::mat sweep_weights{}; ///< 121 x n: the last word's weights under each
+};
+/// Computes the experiment. Throws std::invalid_argument for an unknown word.
+Experiment experiment(const attn::EmbeddingTable& table, const std::vector<std::string>& words, double multiplier);
 
 }  // namespace ch01
