@@ -99,6 +99,26 @@ BOOST_AUTO_TEST_CASE(claim_mem_05_memory_fixed_cache_grows) {
   BOOST_TEST(ch07::kv_cache_bytes(16384, 64, 64) / ch07::linear_memory_bytes(64, 64) == 512u);
 }
 
+BOOST_AUTO_TEST_CASE(claims_mem_01_to_mem_05_hold_on_the_program_sections) {
+  for (const unsigned seed : {7u, 3u}) {  // the default seed and the help's example
+    const ch07::RandomHead h = ch07::random_head(seed);
+    BOOST_TEST(std::abs(arma::det(h.R)) >= 0.1);
+    const ch07::BilinearSection b = ch07::learned_matching(h);
+    BOOST_TEST(b.largest_difference <= 1e-12, "seed " << seed);
+    BOOST_TEST(b.rank <= h.Wq.n_cols);
+    BOOST_TEST(b.asymmetry > 0.1);
+    BOOST_TEST(std::abs(b.S(0, 1) - b.S(1, 0)) > 1e-3, "seed " << seed);  // mem_01: s_01 != s_10
+    const ch07::FactorSection f = ch07::not_unique(h);
+    BOOST_TEST(f.factor_change > 0.1);       // mem_02: the factors moved ...
+    BOOST_TEST(f.score_change <= 1e-10);     // ... the scores did not
+    BOOST_TEST(ch07::kernel_view(h).largest_difference <= 1e-12);  // mem_03
+  }
+  const ch07::MemorySection m = ch07::running_memory(attn::toy_embeddings());
+  BOOST_TEST(arma::abs(m.masked - m.recurrent).max() <= 1e-12);  // mem_04
+  BOOST_REQUIRE(m.memories.size() == 4u);
+  for (const arma::mat& S : m.memories) BOOST_TEST(S.n_elem == 16u);  // mem_05: S stays 4 x 4
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 BOOST_AUTO_TEST_SUITE(lesson)

@@ -9,7 +9,11 @@
 
 #include <armadillo>
 #include <cstddef>
+#include <string>
 #include <vector>
+
+#include "common/attention.hpp"
+#include "common/toy.hpp"
 
 namespace ch07 {
 
@@ -68,5 +72,64 @@ std::vector<std::size_t> bench_positions(std::size_t max_position);
 /// Throws std::invalid_argument if a size is 0 or the batch time is not positive.
 std::vector<CostRow> benchmark_generation(std::size_t d_k, std::size_t d_v, std::size_t max_position,
                                           double seconds_per_batch);
+
+// ---- the program's sections, computed once --------------------------------------------------------
+
+/// The random head of sections 1-3 (d = 6, d_k = 2, d_v = 3, the article's setting for mem_01),
+/// with the invertible 2 x 2 matrix R of section 2, all drawn in one place.
+struct RandomHead {
+  arma::mat X{};   ///< 4 x 6: four tokens
+  arma::mat Wq{};  ///< 6 x 2
+  arma::mat Wk{};  ///< 6 x 2
+  arma::mat Wv{};  ///< 6 x 3
+  arma::mat R{};   ///< 2 x 2 with |det R| >= 0.1 (redrawn until it is)
+};
+
+/// The head drawn from Armadillo's generator after seeding it with `seed` once, in the order X,
+/// Wq, Wk, Wv, R. (The numbers are those of std::mt19937_64 through std::normal_distribution, which
+/// differ between standard libraries; the claims hold for any draw.)
+RandomHead random_head(unsigned seed);
+
+/// Section 1: the score as a learned bilinear form.
+struct BilinearSection {
+  arma::mat M{};                    ///< 6 x 6: M = Wq Wk^T
+  arma::mat S{};                    ///< 4 x 4: s_ij = X_i M X_j^T
+  double largest_difference = 0.0;  ///< max |X M X^T - (X Wq)(X Wk)^T|
+  arma::uword rank = 0;             ///< rank(M), at most d_k
+  double asymmetry = 0.0;           ///< max |M - M^T|
+};
+/// Computes section 1 on `head`.
+BilinearSection learned_matching(const RandomHead& head);
+
+/// Section 2: the factorization is not unique, Wq R and Wk R^-T give the same scores.
+struct FactorSection {
+  arma::mat Wq2{};             ///< Wq R
+  arma::mat Wk2{};             ///< Wk R^-T
+  double factor_change = 0.0;  ///< max |Wq R - Wq|: the factors moved
+  double score_change = 0.0;   ///< max |scores after - scores before|: the scores did not
+};
+/// Computes section 2 on `head` (with head.R).
+FactorSection not_unique(const RandomHead& head);
+
+/// Section 3: softmax attention as normalized exp-kernel smoothing.
+struct KernelSection {
+  attn::HeadPass pass{};            ///< the head on X
+  arma::mat smooth{};               ///< 4 x 3: kernel_smoothing(Q, K, V)
+  double largest_difference = 0.0;  ///< max |smooth - H|
+};
+/// Computes section 3 on `head`.
+KernelSection kernel_view(const RandomHead& head);
+
+/// Section 4: causal linear attention as a running memory, on "the river money bank" with
+/// identity projections (q = k = v = x, d_k = d_v = 4).
+struct MemorySection {
+  std::vector<std::string> words{};  ///< the sentence
+  arma::mat masked{};                ///< 4 x 4: tril(Q K^T) V
+  arma::mat recurrent{};             ///< 4 x 4: y_i = S_i q_i, token by token
+  std::vector<arma::mat> memories{}; ///< S_1 .. S_4, each 4 x 4
+  attn::HeadPass softmax{};          ///< the causal softmax head on the same sentence, for contrast
+};
+/// Computes section 4 over `table`.
+MemorySection running_memory(const attn::EmbeddingTable& table);
 
 }  // namespace ch07

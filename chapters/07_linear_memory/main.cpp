@@ -35,89 +35,66 @@ std::vector<std::string> numbered(const std::string& prefix, arma::uword n) {
   return labels;
 }
 
-/// A random head with d = 6, d_k = 2 (the article's setting for mem_01), from a fixed seed.
-struct RandomHead {
-  arma::mat X, Wq, Wk, Wv;
-};
-
-RandomHead random_head(unsigned seed) {
-  arma::arma_rng::set_seed(seed);
-  RandomHead h;
-  h.X = arma::randn(4, 6);   // 4 tokens, d = 6
-  h.Wq = arma::randn(6, 2);  // d_k = 2
-  h.Wk = arma::randn(6, 2);
-  h.Wv = arma::randn(6, 3);  // d_v = 3
-  return h;
-}
-
-void learned_matching(const RandomHead& h, unsigned seed) {
+void print_matching(const ch07::RandomHead& h, const ch07::BilinearSection& b, unsigned seed) {
   attn::print_heading(std::cout, "1. The score is a learned bilinear form (random head, seed " + std::to_string(seed) +
-                                     ", d = 6, d_k = 2)");
-  const arma::mat M = ch07::bilinear_matrix(h.Wq, h.Wk);
-  std::cout << "  M = Wq Wk^T (6 x 6):\n";
-  attn::print_matrix(std::cout, numbered("row ", 6), M, kPrecision);
-  const arma::mat S = ch07::bilinear_scores(h.X, M);
-  const arma::mat QK = (h.X * h.Wq) * (h.X * h.Wk).t();
-  std::cout << "  X M X^T equals (X Wq)(X Wk)^T: largest difference " << sci(arma::abs(S - QK).max()) << '\n'
-            << "  rank(M) = " << arma::rank(M) << " <= d_k = 2; largest |M - M^T| = "
-            << format_number(arma::abs(M - M.t()).max(), kPrecision) << " (not symmetric)\n"
-            << "  s_01 = " << format_number(S(0, 1), 4) << " but s_10 = " << format_number(S(1, 0), 4)
+                                     ", d = " + std::to_string(h.X.n_cols) + ", d_k = " + std::to_string(h.Wq.n_cols) +
+                                     ")");
+  std::cout << "  M = Wq Wk^T (" << attn::shape(b.M) << "):\n";
+  attn::print_matrix(std::cout, numbered("row ", b.M.n_rows), b.M, kPrecision);
+  std::cout << "  X M X^T equals (X Wq)(X Wk)^T: largest difference " << sci(b.largest_difference) << '\n'
+            << "  rank(M) = " << b.rank << " <= d_k = " << h.Wq.n_cols << "; largest |M - M^T| = "
+            << format_number(b.asymmetry, kPrecision) << " (not symmetric)\n"
+            << "  s_01 = " << format_number(b.S(0, 1), 4) << " but s_10 = " << format_number(b.S(1, 0), 4)
             << ": how token 0 matches token 1 is not how 1 matches 0   [mem_01]\n"
             << "  A bilinear compatibility, not a distance: it need not be symmetric or zero on the diagonal.\n";
 }
 
-void not_unique(const RandomHead& h) {
+void print_not_unique(const ch07::RandomHead& h, const ch07::FactorSection& f) {
   attn::print_heading(std::cout, "2. The factorization is not unique: Wq R and Wk R^-T");
-  arma::mat R;
-  do R = arma::randn(2, 2); while (std::abs(arma::det(R)) < 0.1);  // comfortably invertible
-  std::cout << "  R (2 x 2), det " << format_number(arma::det(R), 3) << ":\n";
-  attn::print_matrix(std::cout, {"", ""}, R, 3);
-  const arma::mat Wq2 = h.Wq * R, Wk2 = h.Wk * arma::inv(R).t();
-  const arma::mat before = (h.X * h.Wq) * (h.X * h.Wk).t(), after = (h.X * Wq2) * (h.X * Wk2).t();
-  std::cout << "  Wq changed by up to " << format_number(arma::abs(Wq2 - h.Wq).max(), kPrecision)
-            << ", yet the scores differ by at most " << sci(arma::abs(after - before).max()) << "   [mem_02]\n"
+  std::cout << "  R (" << attn::shape(h.R) << "), det " << format_number(arma::det(h.R), 3) << ":\n";
+  attn::print_matrix(std::cout, {"", ""}, h.R, 3);
+  std::cout << "  Wq changed by up to " << format_number(f.factor_change, kPrecision)
+            << ", yet the scores differ by at most " << sci(f.score_change) << "   [mem_02]\n"
             << "  (Wq R)(Wk R^-T)^T = Wq R R^-1 Wk^T = M: only M is pinned down, not its factors.\n";
 }
 
-void kernel_view(const RandomHead& h) {
+void print_kernel(const ch07::KernelSection& k) {
   attn::print_heading(std::cout, "3. Softmax attention is normalized exp-kernel smoothing of the values");
-  const attn::HeadPass pass = attn::attention(h.X, h.Wq, h.Wk, h.Wv);
-  const arma::mat smooth = ch07::kernel_smoothing(pass.Q, pass.K, pass.V);
-  std::cout << "  H = softmax(Q K^T / sqrt(2)) V (4 x 3):\n";
-  attn::print_matrix(std::cout, numbered("token ", 4), pass.H, 4);
-  std::cout << "  sum_j exp(q_i.k_j / sqrt(2)) v_j / sum_j exp(q_i.k_j / sqrt(2)): largest difference "
-            << sci(arma::abs(smooth - pass.H).max()) << "   [mem_03]\n";
+  const std::string root = "sqrt(" + std::to_string(k.pass.K.n_cols) + ")";
+  std::cout << "  H = softmax(Q K^T / " << root << ") V (" << attn::shape(k.pass.H) << "):\n";
+  attn::print_matrix(std::cout, numbered("token ", k.pass.H.n_rows), k.pass.H, 4);
+  std::cout << "  sum_j exp(q_i.k_j / " << root << ") v_j / sum_j exp(q_i.k_j / " << root << "): largest difference "
+            << sci(k.largest_difference) << "   [mem_03]\n";
 }
 
-void running_memory(const attn::EmbeddingTable& table) {
+void print_memory(const ch07::MemorySection& m) {
   attn::print_heading(std::cout, "4. Remove softmax: causal linear attention is a running memory");
-  const auto words = attn::split_sentence("the river money bank");
-  const arma::mat X = table.lookup(words);  // identity projections: q = k = v = x, d_k = d_v = 4
-  std::vector<arma::mat> memories;
-  const arma::mat masked = ch07::causal_linear_attention_masked(X, X, X);
-  const arma::mat recurrent = ch07::causal_linear_attention_recurrent(X, X, X, &memories);
-  std::cout << "  \"the river money bank\", Q = K = V = X (identity projections, d_k = d_v = 4)\n"
+  const auto& words = m.words;
+  const arma::uword d = m.masked.n_cols;
+  const std::string dims = std::to_string(d);
+  std::cout << "  \"" << attn::join_words(words) << "\", Q = K = V = X (identity projections, d_k = d_v = " << dims << ")\n"
             << "  tril(Q K^T) V, the masked product:\n";
-  attn::print_matrix(std::cout, words, masked, kPrecision);
+  attn::print_matrix(std::cout, words, m.masked, kPrecision);
   std::cout << "  y_i = S_i q_i with S_i = S_(i-1) + v_i k_i^T, token by token:\n";
-  attn::print_matrix(std::cout, words, recurrent, kPrecision);
-  std::cout << "  largest difference: " << sci(arma::abs(masked - recurrent).max()) << "   [mem_04]\n";
+  attn::print_matrix(std::cout, words, m.recurrent, kPrecision);
+  std::cout << "  largest difference: " << sci(arma::abs(m.masked - m.recurrent).max()) << "   [mem_04]\n";
 
   std::cout << "\n  What each method holds while generating (doubles):\n";
   attn::Table t({"step", "token", "S (d_v x d_k)", "numbers in S", "key/value cache", "numbers in cache"});
   for (std::size_t i = 0; i < words.size(); ++i) {
-    t.add({std::to_string(i + 1), words[i], std::to_string(memories[i].n_rows) + " x " + std::to_string(memories[i].n_cols),
-           std::to_string(memories[i].n_elem), std::to_string(i + 1) + " x (4 + 4)", std::to_string((i + 1) * 8)});
+    const arma::mat& S = m.memories[i];
+    t.add({std::to_string(i + 1), words[i], attn::shape(S), std::to_string(S.n_elem),
+           std::to_string(i + 1) + " x (" + dims + " + " + dims + ")", std::to_string((i + 1) * 2 * d)});
   }
   t.print(std::cout);
-  std::cout << "  S stays 4 x 4 while the cache grows by one key and one value per token   [mem_05]\n"
+  std::cout << "  S stays " << attn::shape(m.memories.back()) << " while the cache grows by one key and one value per token   [mem_05]\n"
             << "  At d_k = d_v = 64 and position 16384: S holds " << ch07::linear_memory_bytes(64, 64)
             << " bytes, the cache " << ch07::kv_cache_bytes(16384, 64, 64) << " bytes   [mem_05]\n";
 
-  const attn::HeadPass soft = attn::attention(X, arma::eye(4, 4), arma::eye(4, 4), arma::eye(4, 4), {.causal = true});
-  std::cout << "\n  Removing softmax changes the operation: the causal softmax head's bank row is\n  "
-            << format_vector(arma::rowvec(soft.H.row(3)), kPrecision) << " (a weighted average), the linear row is "
-            << format_vector(arma::rowvec(recurrent.row(3)), kPrecision)
+  const arma::uword last = m.recurrent.n_rows - 1;
+  std::cout << "\n  Removing softmax changes the operation: the causal softmax head's " << words[last] << " row is\n  "
+            << format_vector(arma::rowvec(m.softmax.H.row(last)), kPrecision) << " (a weighted average), the linear row is "
+            << format_vector(arma::rowvec(m.recurrent.row(last)), kPrecision)
             << "\n  (unnormalized sum). Softmax needs every past key at every step; only the linear form folds\n"
                "  them into S.\n";
 }
@@ -168,22 +145,20 @@ void bench(std::size_t max_position, attn::Plotter& plots) {
                .points = true});
 }
 
-void draw_memory(attn::Plotter& plots, const attn::EmbeddingTable& table) {
-  const arma::mat X = table.lookup(attn::split_sentence("the river money bank"));
-  std::vector<arma::mat> memories;
-  ch07::causal_linear_attention_recurrent(X, X, X, &memories);
+void draw_memory(attn::Plotter& plots, const ch07::MemorySection& m, const attn::EmbeddingTable& table) {
   std::vector<std::string> v_axes, k_axes;
   for (const auto& a : table.axes()) {
     v_axes.push_back("v " + a);
     k_axes.push_back("k " + a);
   }
   plots.heatmap({.name = "ch07_memory",
-                 .title = "The memory S after 4 tokens (\"the river money bank\"): S = sum of v_i k_i^T",
+                 .title = "The memory S after " + std::to_string(m.words.size()) + " tokens (\"" +
+                          attn::join_words(m.words) + "\"): S = sum of v_i k_i^T",
                  .xlabel = "key coordinate (read by q)",
                  .ylabel = "value coordinate (written out)",
                  .col_labels = k_axes,
                  .row_labels = v_axes,
-                 .values = memories.back(),
+                 .values = m.memories.back(),
                  .precision = 2});
 }
 
@@ -222,11 +197,15 @@ int main(int argc, char** argv) {
     attn::Plotter plots(attn::cli::plot_settings(vm));
 
     std::cout << "Chapter 07 - Learned matching, kernel smoothing, and memory\n";
-    const RandomHead h = random_head(seed);
-    learned_matching(h, seed);
-    not_unique(h);
-    kernel_view(h);
-    running_memory(attn::toy_embeddings());
+    const ch07::RandomHead head = ch07::random_head(seed);
+    const ch07::BilinearSection matching = ch07::learned_matching(head);
+    const ch07::FactorSection factors = ch07::not_unique(head);
+    const ch07::KernelSection kernel = ch07::kernel_view(head);
+    const ch07::MemorySection memory = ch07::running_memory(attn::toy_embeddings());
+    print_matching(head, matching, seed);
+    print_not_unique(head, factors);
+    print_kernel(kernel);
+    print_memory(memory);
     if (vm.count("bench")) {
       bench(bench_max, plots);
     } else {
@@ -234,7 +213,7 @@ int main(int argc, char** argv) {
     }
 
     std::cout << '\n';
-    draw_memory(plots, attn::toy_embeddings());
+    draw_memory(plots, memory, attn::toy_embeddings());
     plots.report(std::cout);
     return 0;
   });
