@@ -42,20 +42,18 @@ MultiHeadPass multi_head_self_attention(const arma::mat& X, const MultiHeadWeigh
 }
 // [multi_head_self_attention]
 
-MultiHeadWeights random_multi_head(arma::uword d, arma::uword h, arma::uword d_k, arma::uword d_v,
-                                   arma::arma_rng::seed_type seed) {
+MultiHeadWeights random_multi_head(arma::uword d, arma::uword h, arma::uword d_k, arma::uword d_v, Random& rng) {
   if (d == 0 || h == 0 || d_k == 0 || d_v == 0) {
     throw std::invalid_argument("random_multi_head: d, h, d_k and d_v must be positive (got " + std::to_string(d) +
                                 ", " + std::to_string(h) + ", " + std::to_string(d_k) + ", " + std::to_string(d_v) + ")");
   }
-  arma::arma_rng::set_seed(seed);
   const double s = 1.0 / std::sqrt(static_cast<double>(d));
   MultiHeadWeights w;
   for (arma::uword i = 0; i < h; ++i) {
-    w.heads.push_back({s * arma::randn<arma::mat>(d, d_k), s * arma::randn<arma::mat>(d, d_k),
-                       s * arma::randn<arma::mat>(d, d_v)});
+    arma::mat Wq = rng.normal_matrix(d, d_k, s), Wk = rng.normal_matrix(d, d_k, s);
+    w.heads.push_back({Wq, Wk, rng.normal_matrix(d, d_v, s)});  // drawn in the order Wq, Wk, Wv
   }
-  w.Wo = arma::randn<arma::mat>(h * d_v, d) / std::sqrt(static_cast<double>(h * d_v));
+  w.Wo = rng.normal_matrix(h * d_v, d, 1.0 / std::sqrt(static_cast<double>(h * d_v)));
   return w;
 }
 

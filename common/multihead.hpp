@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "common/attention.hpp"
+#include "common/random.hpp"
 
 namespace attn {
 
@@ -48,9 +49,8 @@ MultiHeadPass multi_head_self_attention(const arma::mat& X, const MultiHeadWeigh
                                         const HeadOptions& options = {});
 
 /// A random sublayer for experiments: h heads of Wq, Wk d x d_k and Wv d x d_v, and Wo (h d_v) x d,
-/// entries drawn from N(0, 1/d) (Wo: N(0, 1/(h d_v))) with Armadillo's generator seeded by `seed`.
+/// entries drawn from N(0, 1/d) (Wo: N(0, 1/(h d_v))) from `rng`, head by head (Wq, Wk, Wv), then Wo.
 /// Throws std::invalid_argument if any size is 0.
-MultiHeadWeights random_multi_head(arma::uword d, arma::uword h, arma::uword d_k, arma::uword d_v,
-                                   arma::arma_rng::seed_type seed);
+MultiHeadWeights random_multi_head(arma::uword d, arma::uword h, arma::uword d_k, arma::uword d_v, Random& rng);
 
 }  // namespace attn

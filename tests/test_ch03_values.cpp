@@ -12,6 +12,7 @@
 #include <cctype>
 
 #include "common/multihead.hpp"
+#include "common/random.hpp"
 #include "common/plot.hpp"
 #include "common/toy.hpp"
 #include "support.hpp"
@@ -73,8 +74,9 @@ BOOST_AUTO_TEST_CASE(claim_heads_01_three_tokens_two_heads) {
   BOOST_TEST(c.qkv_vectors_per_block == 18u);
   BOOST_TEST(c.queries_per_token == 2u);
   // The same counts, read off a built and run sublayer (d = 5, d_k = 2, d_v = 3).
-  const attn::MultiHeadWeights w = attn::random_multi_head(5, 2, 2, 3, 11);
-  const attn::MultiHeadPass p = attn::multi_head_self_attention(arma::randn<arma::mat>(3, 5), w);
+  attn::Random rng(11);
+  const attn::MultiHeadWeights w = attn::random_multi_head(5, 2, 2, 3, rng);
+  const attn::MultiHeadPass p = attn::multi_head_self_attention(rng.normal_matrix(3, 5), w);
   BOOST_TEST(3 * w.heads.size() == 6u);
   arma::uword vectors = 0;
   for (const auto& h : p.heads) vectors += h.Q.n_rows + h.K.n_rows + h.V.n_rows;
@@ -98,9 +100,9 @@ BOOST_AUTO_TEST_CASE(claim_heads_02_stack_of_blocks) {
 
 BOOST_AUTO_TEST_CASE(claim_heads_03_sublayer_shapes) {
   // n = 5 tokens, d = 7, h = 3 heads, d_k = 2, d_v = 4: Concat 5 x 12, Wo 12 x 7, Delta and Y 5 x 7.
-  arma::arma_rng::set_seed(5);
-  const arma::mat X = arma::randn<arma::mat>(5, 7);
-  const attn::MultiHeadWeights w = attn::random_multi_head(7, 3, 2, 4, 12);
+  attn::Random rng(5);
+  const arma::mat X = rng.normal_matrix(5, 7);
+  const attn::MultiHeadWeights w = attn::random_multi_head(7, 3, 2, 4, rng);
   BOOST_TEST(w.Wo.n_rows == 12u);
   BOOST_TEST(w.Wo.n_cols == 7u);
   BOOST_TEST(attn::concat_width(w) == 12u);
@@ -130,9 +132,9 @@ BOOST_AUTO_TEST_SUITE_END()
 BOOST_AUTO_TEST_SUITE(multihead)
 
 BOOST_AUTO_TEST_CASE(one_head_with_identity_output_is_the_head_plus_x) {
-  arma::arma_rng::set_seed(21);
-  const arma::mat X = arma::randn<arma::mat>(4, 6);
-  const arma::mat Wq = arma::randn<arma::mat>(6, 3), Wk = arma::randn<arma::mat>(6, 3), Wv = arma::randn<arma::mat>(6, 6);
+  attn::Random rng(21);
+  const arma::mat X = rng.normal_matrix(4, 6);
+  const arma::mat Wq = rng.normal_matrix(6, 3), Wk = rng.normal_matrix(6, 3), Wv = rng.normal_matrix(6, 6);
   const attn::MultiHeadPass p = attn::multi_head_self_attention(X, {.heads = {{Wq, Wk, Wv}}, .Wo = arma::eye(6, 6)});
   const attn::HeadPass single = attn::attention(X, Wq, Wk, Wv);
   BOOST_TEST(arma::abs(p.Y - (X + single.H)).max() < 1e-14);
@@ -141,9 +143,9 @@ BOOST_AUTO_TEST_CASE(one_head_with_identity_output_is_the_head_plus_x) {
 
 BOOST_AUTO_TEST_CASE(output_projection_blocks_act_per_head) {
   // Delta = Concat Wo = sum over heads of H(k) Wo(k), Wo(k) the k-th block of d_v rows.
-  arma::arma_rng::set_seed(22);
-  const arma::mat X = arma::randn<arma::mat>(3, 5);
-  const attn::MultiHeadWeights w = attn::random_multi_head(5, 3, 4, 2, 23);
+  attn::Random rng(22);
+  const arma::mat X = rng.normal_matrix(3, 5);
+  const attn::MultiHeadWeights w = attn::random_multi_head(5, 3, 4, 2, rng);
   const attn::MultiHeadPass p = attn::multi_head_self_attention(X, w);
   arma::mat delta(3, 5, arma::fill::zeros);
   for (arma::uword k = 0; k < 3; ++k) {
@@ -155,9 +157,9 @@ BOOST_AUTO_TEST_CASE(output_projection_blocks_act_per_head) {
 }
 
 BOOST_AUTO_TEST_CASE(causal_option_reaches_every_head) {
-  arma::arma_rng::set_seed(24);
-  const attn::MultiHeadPass p = attn::multi_head_self_attention(arma::randn<arma::mat>(4, 3),
-                                                                attn::random_multi_head(3, 2, 2, 2, 25), {.causal = true});
+  attn::Random rng(24);
+  const arma::mat X = rng.normal_matrix(4, 3);
+  const attn::MultiHeadPass p = attn::multi_head_self_attention(X, attn::random_multi_head(3, 2, 2, 2, rng), {.causal = true});
   for (const auto& h : p.heads) BOOST_TEST(h.A(0, 3) == 0.0);
 }
 
@@ -184,7 +186,8 @@ BOOST_AUTO_TEST_CASE(mismatches_throw) {
     BOOST_TEST(std::string(e.what()).find("head 2") != std::string::npos, e.what());
     BOOST_TEST(std::string(e.what()).find("4 x 2") != std::string::npos, e.what());
   }
-  BOOST_CHECK_THROW(attn::random_multi_head(4, 0, 2, 2, 1), std::invalid_argument);
+  attn::Random rng(1);
+  BOOST_CHECK_THROW(attn::random_multi_head(4, 0, 2, 2, rng), std::invalid_argument);
 }
 
 BOOST_AUTO_TEST_CASE(river_bank_sublayer_heads_ask_different_questions) {

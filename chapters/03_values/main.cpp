@@ -27,7 +27,8 @@ std::string row(const arma::mat& M, arma::uword r, int precision) {
 }
 
 /// Section 1: the counting table, the totals, and a sublayer built and run with those shapes.
-void counting(long long n, long long h, long long N, const std::vector<std::string>& words) {
+void counting(long long n, long long h, long long N, const std::optional<ch03::BuiltSublayer>& built,
+              const ch03::ExampleSublayer& example) {
   attn::print_heading(std::cout, "1. How many tables and vectors? " + std::to_string(n) + " tokens, " +
                                      std::to_string(h) + " heads, " + std::to_string(N) + " block(s)");
   attn::Table t({"object", "learned or computed", "how many", "shape of each"});
@@ -46,26 +47,21 @@ void counting(long long n, long long h, long long N, const std::vector<std::stri
             << "  (Logical matrices, no biases; implementations often pack several into one tensor.)\n";
 
   // A built sublayer with exactly these shapes, when small enough to run, confirms the counts.
-  if (n <= 64 && h <= 16) {
-    const arma::uword d = 8, d_k = 4, d_v = 2;
-    const attn::MultiHeadWeights w = attn::random_multi_head(d, static_cast<arma::uword>(h), d_k, d_v, 3);
-    arma::arma_rng::set_seed(4);
-    const arma::mat X = arma::randn<arma::mat>(static_cast<arma::uword>(n), d);
-    const attn::MultiHeadPass p = attn::multi_head_self_attention(X, w);
-    arma::uword rows = 0;
-    for (const auto& head : p.heads) rows += head.Q.n_rows + head.K.n_rows + head.V.n_rows;
-    std::cout << "  Built and run with d = " << d << ", d_k = " << d_k << ", d_v = " << d_v << ": " << 3 * w.heads.size()
-              << " projection matrices,\n  " << 3 * p.heads.size() << " Q/K/V matrices holding " << rows
-              << " rows; Concat " << attn::shape(p.concat) << ", Wo " << attn::shape(w.Wo) << ", Y "
-              << attn::shape(p.Y) << '\n';
+  if (built) {
+    const ch03::BuiltSublayer& b = *built;
+    std::cout << "  Built and run with d = " << b.d << ", d_k = " << b.d_k << ", d_v = " << b.d_v << ": "
+              << 3 * b.weights.heads.size() << " projection matrices,\n  " << 3 * b.pass.heads.size()
+              << " Q/K/V matrices holding " << b.qkv_rows << " rows; Concat " << attn::shape(b.pass.concat) << ", Wo "
+              << attn::shape(b.weights.Wo) << ", Y " << attn::shape(b.pass.Y) << '\n';
   }
 
-  std::cout << "\n  A hand-set example sublayer on \"" << attn::join_words(words)
+  std::cout << "\n  A hand-set example sublayer on \"" << attn::join_words(example.words)
             << "\": head 1 asks bank's water question, head 2 its finance question\n"
                "  (d = 4, d_k = d_v = 3, Wo adds half of each head's mixture back onto finance, water, structure):\n";
-  const arma::mat X = attn::toy_embeddings().lookup(words);
-  const attn::MultiHeadWeights w = ch03::river_bank_sublayer();
-  const attn::MultiHeadPass p = attn::multi_head_self_attention(X, w);
+  const std::vector<std::string>& words = example.words;
+  const arma::mat& X = example.X;
+  const attn::MultiHeadWeights& w = example.weights;
+  const attn::MultiHeadPass& p = example.pass;
   for (std::size_t k = 0; k < p.heads.size(); ++k) {
     std::cout << "  A(" << k + 1 << "), rows = receiving tokens:\n";
     attn::print_matrix(std::cout, words, p.heads[k].A, 2);
@@ -78,20 +74,17 @@ void counting(long long n, long long h, long long N, const std::vector<std::stri
 }
 
 /// Section 2: queries and keys choose the weights, values the content.
-void three_roles() {
+void three_roles(const std::vector<ch03::Combination>& combos) {
   attn::print_heading(std::cout, "2. Three roles: Q and K set the weights, V sets the content (receiving token: tower)");
   attn::Table t({"query", "values", "weights over (the, Eiffel, tower)", "mixture (structure, Paris identity)", "claims"});
-  for (const ch03::Choice q : {ch03::Choice::raw, ch03::Choice::swap}) {
-    for (const ch03::Choice v : {ch03::Choice::raw, ch03::Choice::swap}) {
-      const attn::HeadPass p = ch03::tower_head(q, v);
-      const bool both = q == ch03::Choice::swap && v == ch03::Choice::swap;
-      t.add({ch03::choice_name(q), ch03::choice_name(v), row(p.A, 2, kTeaching), row(p.H, 2, kTeaching),
-             both ? "[val_01] [val_02]" : "-"});
-    }
+  for (const auto& [q, v, p] : combos) {
+    const bool both = q == ch03::Choice::swap && v == ch03::Choice::swap;
+    t.add({ch03::choice_name(q), ch03::choice_name(v), row(p.A, 2, kTeaching), row(p.H, 2, kTeaching),
+           both ? "[val_01] [val_02]" : "-"});
   }
   t.print(std::cout);
-  const attn::HeadPass sq = ch03::tower_head(ch03::Choice::swap, ch03::Choice::raw);
-  const attn::HeadPass sv = ch03::tower_head(ch03::Choice::swap, ch03::Choice::swap);
+  const attn::HeadPass& sq = ch03::combination(combos, ch03::Choice::swap, ch03::Choice::raw);
+  const attn::HeadPass& sv = ch03::combination(combos, ch03::Choice::swap, ch03::Choice::swap);
   std::cout << "  Swapping the values leaves tower's weights "
             << (arma::approx_equal(sq.A, sv.A, "absdiff", 0.0) ? "exactly as they were" : "CHANGED")
             << " and swaps the mixture: " << row(sq.H, 2, kTeaching) << " -> " << row(sv.H, 2, kTeaching) << ".\n"
@@ -99,10 +92,10 @@ void three_roles() {
 }
 
 /// The reader's combination (--query, --values).
-void your_combination(ch03::Choice q, ch03::Choice v) {
+void your_combination(const std::vector<ch03::Combination>& combos, ch03::Choice q, ch03::Choice v) {
   attn::print_heading(std::cout, "Your combination: --query " + ch03::choice_name(q) + " --values " +
                                      ch03::choice_name(v));
-  const attn::HeadPass p = ch03::tower_head(q, v);
+  const attn::HeadPass& p = ch03::combination(combos, q, v);
   std::cout << "  tower's input x:   [1.0000, 0.0000]\n";
   for (arma::uword j = 0; j < 3; ++j) {
     std::cout << "  " << kEiffel[j] << std::string(7 - kEiffel[j].size(), ' ') << "weight "
@@ -128,28 +121,25 @@ void what_the_weight_measures() {
 }
 
 /// Section 4: the residual addition.
-void where_this_leaves_us() {
+void where_this_leaves_us(const std::vector<ch03::Combination>& combos) {
   attn::print_heading(std::cout, "4. Where this leaves us: add the contribution (identity output projection)");
   const arma::mat X2 = ch03::eiffel_sentence();
-  const attn::HeadPass p = ch03::tower_head(ch03::Choice::swap, ch03::Choice::raw);
+  const attn::HeadPass& p = ch03::combination(combos, ch03::Choice::swap, ch03::Choice::raw);
   std::cout << "  tower " << row(X2, 2, 0) << " + swap-query mixture " << row(p.H, 2, kTeaching) << " = "
             << format_vector(arma::rowvec(X2.row(2) + p.H.row(2)), kTeaching) << "   [val_04]\n"
             << "  The mixture is one contribution to an existing representation; a real block adds an output\n"
                "  projection, several heads, normalization and a feed-forward update.\n";
 }
 
-void draw_plots(attn::Plotter& plots, const std::vector<std::string>& words) {
-  arma::mat weights(3, 4), mixtures(2, 4);
+void draw_plots(attn::Plotter& plots, const std::vector<ch03::Combination>& combinations,
+                const ch03::ExampleSublayer& example) {
+  arma::mat weights(3, combinations.size()), mixtures(2, combinations.size());
   std::vector<std::string> combos;
-  arma::uword c = 0;
-  for (const ch03::Choice q : {ch03::Choice::raw, ch03::Choice::swap}) {
-    for (const ch03::Choice v : {ch03::Choice::raw, ch03::Choice::swap}) {
-      const attn::HeadPass p = ch03::tower_head(q, v);
-      weights.col(c) = p.A.row(2).t();
-      mixtures.col(c) = p.H.row(2).t();
-      combos.push_back(ch03::choice_name(q) + " query, " + ch03::choice_name(v) + " values");
-      ++c;
-    }
+  for (arma::uword c = 0; c < combinations.size(); ++c) {
+    const auto& [q, v, p] = combinations[c];
+    weights.col(c) = p.A.row(2).t();
+    mixtures.col(c) = p.H.row(2).t();
+    combos.push_back(ch03::choice_name(q) + " query, " + ch03::choice_name(v) + " values");
   }
   attn::bar_panels(plots, "ch03_query_value_combos",
                    "tower: the query chooses the weights, the values choose the content",
@@ -170,8 +160,8 @@ void draw_plots(attn::Plotter& plots, const std::vector<std::string>& words) {
                      .yrange = std::make_pair(0.0, 0.75),
                      .value_labels = false}});
 
-  const attn::MultiHeadPass p =
-      attn::multi_head_self_attention(attn::toy_embeddings().lookup(words), ch03::river_bank_sublayer());
+  const std::vector<std::string>& words = example.words;
+  const attn::MultiHeadPass& p = example.pass;
   const char* questions[2] = {"head 1 (bank asks for water)", "head 2 (bank asks for finance)"};
   for (std::size_t k = 0; k < 2; ++k) {
     plots.heatmap({.name = "ch03_head" + std::to_string(k + 1) + "_weights",
@@ -216,18 +206,21 @@ int main(int argc, char** argv) {
     const ch03::Choice v = ch03::parse_choice("--values", vm.count("values") ? vm["values"].as<std::string>() : "raw");
     const std::vector<std::string> words =
         attn::split_sentence(vm.count("sentence") ? vm["sentence"].as<std::string>() : "the river bank");
-    attn::toy_embeddings().lookup(words);
+    const ch03::ExampleSublayer example = ch03::example_sublayer(words);  // refuses unknown words first
     attn::Plotter plots(attn::cli::plot_settings(vm));
 
+    const std::optional<ch03::BuiltSublayer> built = ch03::build_sublayer(n, h);
+    const std::vector<ch03::Combination> combos = ch03::three_roles();
+
     std::cout << "Chapter 03 - Values: matching sets the weights, values carry the content\n";
-    counting(n, h, N, words);
-    three_roles();
-    if (custom) your_combination(q, v);
+    counting(n, h, N, built, example);
+    three_roles(combos);
+    if (custom) your_combination(combos, q, v);
     what_the_weight_measures();
-    where_this_leaves_us();
+    where_this_leaves_us(combos);
 
     std::cout << '\n';
-    draw_plots(plots, words);
+    draw_plots(plots, combos, example);
     plots.report(std::cout);
     return 0;
   });

@@ -117,4 +117,35 @@ attn::MultiHeadWeights river_bank_sublayer() {
 }
 // [river_bank_sublayer]
 
+std::vector<Combination> three_roles() {
+  std::vector<Combination> combos;
+  for (const Choice q : {Choice::raw, Choice::swap}) {
+    for (const Choice v : {Choice::raw, Choice::swap}) combos.push_back({.query = q, .values = v, .pass = tower_head(q, v)});
+  }
+  return combos;
+}
+
+const attn::HeadPass& combination(const std::vector<Combination>& combos, Choice query, Choice values) {
+  for (const Combination& c : combos) {
+    if (c.query == query && c.values == values) return c.pass;
+  }
+  throw std::invalid_argument("combination: no " + choice_name(query) + " query with " + choice_name(values) + " values");
+}
+
+ExampleSublayer example_sublayer(const std::vector<std::string>& words) {
+  ExampleSublayer e{.words = words, .X = attn::toy_embeddings().lookup(words), .weights = river_bank_sublayer()};
+  e.pass = attn::multi_head_self_attention(e.X, e.weights);
+  return e;
+}
+
+std::optional<BuiltSublayer> build_sublayer(long long n, long long h) {
+  if (n > 64 || h > 16) return std::nullopt;  // too large to run in a moment, and nothing more to learn
+  BuiltSublayer b;
+  attn::Random rng(3);
+  b.weights = attn::random_multi_head(b.d, static_cast<arma::uword>(h), b.d_k, b.d_v, rng);
+  b.pass = attn::multi_head_self_attention(rng.normal_matrix(static_cast<arma::uword>(n), b.d), b.weights);
+  for (const auto& head : b.pass.heads) b.qkv_rows += head.Q.n_rows + head.K.n_rows + head.V.n_rows;
+  return b;
+}
+
 }  // namespace ch03

@@ -9,6 +9,7 @@
 
 #include <armadillo>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -88,5 +89,41 @@ std::vector<CountRow> counting_table(long long n, long long h);
 /// finance question (Wq as chapter 02's presets, Wk = Wv keeping finance, water, structure; d_k = d_v = 3),
 /// and Wo (6 x 4) adds half of each head's mixture back onto finance, water and structure.
 attn::MultiHeadWeights river_bank_sublayer();
+
+// ---- the program's sections, computed once --------------------------------------------------------
+
+/// tower's head under one query/value choice (section 2 and its figure).
+struct Combination {
+  Choice query = Choice::raw;   ///< tower's query projection
+  Choice values = Choice::raw;  ///< the value projection
+  attn::HeadPass pass{};        ///< the head on "the Eiffel tower"
+};
+
+/// Section 2: the four combinations, in the order raw/raw, raw/swap, swap/raw, swap/swap.
+std::vector<Combination> three_roles();
+
+/// The pass of the combination (query, values) among `combos`.
+/// Throws std::invalid_argument if it is not there.
+const attn::HeadPass& combination(const std::vector<Combination>& combos, Choice query, Choice values);
+
+/// Section 1's hand-set two-head sublayer on a sentence (words from the toy table).
+struct ExampleSublayer {
+  std::vector<std::string> words{};  ///< the sentence
+  arma::mat X{};                     ///< n x 4
+  attn::MultiHeadWeights weights{};  ///< river_bank_sublayer()
+  attn::MultiHeadPass pass{};        ///< the sublayer on X
+};
+/// Runs river_bank_sublayer() on `words`. Throws std::invalid_argument for an unknown word.
+ExampleSublayer example_sublayer(const std::vector<std::string>& words);
+
+/// Section 1's random sublayer built with the counting table's n and h, run to confirm the counts.
+struct BuiltSublayer {
+  arma::uword d = 8, d_k = 4, d_v = 2;  ///< the widths it is built with
+  attn::MultiHeadWeights weights{};    ///< h random heads and Wo
+  attn::MultiHeadPass pass{};          ///< run on n random tokens
+  arma::uword qkv_rows = 0;            ///< rows of every head's Q, K and V together (3 n h)
+};
+/// Builds and runs it with attn::Random (seed 3) when n <= 64 and h <= 16; nothing when larger.
+std::optional<BuiltSublayer> build_sublayer(long long n, long long h);
 
 }  // namespace ch03
