@@ -16,10 +16,9 @@ namespace ch02 {
 using attn::format_number;
 using attn::format_vector;
 
-void draw_matching_space(attn::Plotter& plots, const std::string& label, const arma::mat& Wq,
-                         const std::vector<std::string>& words) {
+void draw_matching_space(attn::Plotter& plots, const std::string& label, const MatchTable& t) {
   // The matching space: every vocabulary word's key, the receiver's query direction.
-  const MatchTable t = match_last(words, Wq, fixed_wk());
+  const std::vector<std::string>& words = t.words;
   const auto& table = attn::toy_embeddings();
   const arma::mat keys = table.E() * fixed_wk();  // vocabulary x 3
   std::ostringstream in, out;

@@ -14,10 +14,9 @@
 namespace ch02 {
 
 /// The matching space (ch02_matching_space): every vocabulary word's key (Wk fixed, 4 x 3) as a
-/// point, those in `words` highlighted, and the last word's query direction under `Wq` (4 x 3)
-/// as an arrow rescaled to length 1. `label` names the query in the title.
-void draw_matching_space(attn::Plotter& plots, const std::string& label, const arma::mat& Wq,
-                         const std::vector<std::string>& words);
+/// point, those in the table's sentence highlighted, and the receiver's query direction from the
+/// table as an arrow rescaled to length 1. `label` names the query in the title.
+void draw_matching_space(attn::Plotter& plots, const std::string& label, const MatchTable& t);
 
 /// bank's weights under the three hand-set presets, in both article sentences, as two panels
 /// (ch02_bank_presets).

@@ -30,10 +30,11 @@ std::string row(const arma::mat& M, arma::uword r, int precision) {
 std::string column(const arma::vec& v, int precision) { return format_vector(v, precision); }
 
 /// Section 1: raw similarity in the teaching space.
-void raw_similarity(const arma::mat& X2) {
+void raw_similarity(const ch02::TeachingSection& teaching) {
+  const arma::mat& X2 = teaching.X2;
+  const attn::HeadPass& raw = teaching.raw;
   attn::print_heading(std::cout, "1. When raw similarity asks the wrong question (teaching space, Wq = Wk = Wv = I)");
   std::cout << "  Axes: structure, Paris identity. the = [0, 0] (a zero filler), Eiffel = [0, 1], tower = [1, 0].\n";
-  const attn::HeadPass raw = ch02::teaching_head(X2, arma::eye(2, 2));
   std::cout << "  tower . Eiffel = " << format_number(arma::dot(X2.row(2), X2.row(1)), 0)
             << ", tower . the = " << format_number(arma::dot(X2.row(2), X2.row(0)), 0)
             << ", tower . tower = " << format_number(arma::dot(X2.row(2), X2.row(2)), 0) << '\n'
@@ -46,10 +47,11 @@ void raw_similarity(const arma::mat& X2) {
 }
 
 /// Section 2: the swap query and the shapes of the objects involved.
-void producing_a_query(const arma::mat& X2) {
+void producing_a_query(const ch02::TeachingSection& teaching) {
   attn::print_heading(std::cout, "2. Producing a query: Wq = swap = [[0, 1], [1, 0]]");
+  const arma::mat& X2 = teaching.X2;
   const arma::mat swap = ch02::swap_matrix();
-  const attn::HeadPass pass = ch02::teaching_head(X2, swap);
+  const attn::HeadPass& pass = teaching.swapped;
   std::cout << "  tower's weights: " << row(pass.A, 2, kTeaching) << "   [swap_04]\n"
             << "  tower's mixture: " << row(pass.H, 2, kTeaching) << "   [swap_05]\n"
             << "  Queries Q = X2 swap, one row per token (the same matrix acts on every row):   [swap_06]\n";
@@ -113,17 +115,16 @@ void print_match(const ch02::MatchTable& t) {
 }
 
 /// Section 4: the matching widget, for both article sentences or the reader's own.
-void matching_directions(const std::string& label, const arma::mat& Wq, bool article_preset,
-                         const std::vector<std::vector<std::string>>& sentences) {
+void matching_directions(const std::string& label, const ch02::MatchingSection& m, bool article_preset) {
+  const arma::mat& Wq = m.Wq;
   attn::print_heading(std::cout, "4. What could this query match? Wq: " + label);
   std::cout << "  Wq (rows: input finance, water, structure, generic; columns: matching finance, water, structure):\n";
   attn::print_matrix(std::cout, attn::toy_embeddings().axes(), Wq, 2);
   std::cout << "  Wk keeps finance, water and structure and drops generic; it stays fixed.\n";
   arma::rowvec first_query;
-  for (const auto& words : sentences) {
-    const ch02::MatchTable t = ch02::match_last(words, Wq, ch02::fixed_wk());
+  for (const ch02::MatchTable& t : m.tables) {
     const arma::rowvec q = t.Q.row(t.receiver);
-    std::cout << "\n  \"" << attn::join_words(words) << "\", receiving token " << t.words[t.receiver] << ": q = "
+    std::cout << "\n  \"" << attn::join_words(t.words) << "\", receiving token " << t.words[t.receiver] << ": q = "
               << format_vector(q, 2) << (article_preset ? "   [qk_04]" : "") << '\n';
     print_match(t);
     if (article_preset) {
@@ -142,10 +143,10 @@ void matching_directions(const std::string& label, const arma::mat& Wq, bool art
                "  named questions, and a preset changing Wq is not a head choosing a new matrix per sentence.\n";
 }
 
-void draw_plots(attn::Plotter& plots, const arma::mat& X2, const std::string& label, const arma::mat& Wq,
-                const std::vector<std::string>& words) {
-  const attn::HeadPass raw = ch02::teaching_head(X2, arma::eye(2, 2));
-  const attn::HeadPass swapped = ch02::teaching_head(X2, ch02::swap_matrix());
+void draw_plots(attn::Plotter& plots, const ch02::TeachingSection& teaching, const std::string& label,
+                const ch02::MatchingSection& matching) {
+  const attn::HeadPass& raw = teaching.raw;
+  const attn::HeadPass& swapped = teaching.swapped;
   plots.bars({.name = "ch02_tower_weights",
               .title = "tower's weights: raw similarity ties Eiffel with the filler; the swap query picks Eiffel",
               .xlabel = "source position",
@@ -156,7 +157,7 @@ void draw_plots(attn::Plotter& plots, const arma::mat& X2, const std::string& la
               .yrange = std::make_pair(0.0, 0.65),
               .precision = 4});
 
-  ch02::draw_matching_space(plots, label, Wq, words);
+  ch02::draw_matching_space(plots, label, matching.tables.front());
   ch02::draw_bank_presets(plots);
 }
 
@@ -226,17 +227,18 @@ int main(int argc, char** argv) {
     }
     attn::Plotter plots(attn::cli::plot_settings(vm));
 
+    const ch02::TeachingSection teaching = ch02::teaching_section();
+    const ch02::MatchingSection matching = ch02::matching_section(Wq, sentences);
+
     std::cout << "Chapter 02 - Swap query: learned projections change what a token matches\n";
-    const arma::mat X2 = ch02::eiffel_sentence();
-    raw_similarity(X2);
-    producing_a_query(X2);
+    raw_similarity(teaching);
+    producing_a_query(teaching);
     null_space(width, d_k);
     const bool article_preset = !custom_wq && preset == ch02::Preset::water && !vm.count("sentence");
-    matching_directions(label + (custom_wq ? "" : " (" + ch02::preset_question(preset) + ")"), Wq, article_preset,
-                        sentences);
+    matching_directions(label + (custom_wq ? "" : " (" + ch02::preset_question(preset) + ")"), matching, article_preset);
 
     std::cout << '\n';
-    draw_plots(plots, X2, label, Wq, sentences[0]);
+    draw_plots(plots, teaching, label, matching);
     plots.report(std::cout);
     return 0;
   });

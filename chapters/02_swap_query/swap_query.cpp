@@ -157,4 +157,17 @@ MatchTable match_last(const std::vector<std::string>& words, const arma::mat& Wq
 }
 // [match_last]
 
+TeachingSection teaching_section() {
+  TeachingSection t{.X2 = eiffel_sentence()};
+  t.raw = teaching_head(t.X2, arma::eye(2, 2));
+  t.swapped = teaching_head(t.X2, swap_matrix());
+  return t;
+}
+
+MatchingSection matching_section(const arma::mat& Wq, const std::vector<std::vector<std::string>>& sentences) {
+  MatchingSection m{.Wq = Wq};
+  for (const auto& words : sentences) m.tables.push_back(match_last(words, Wq, fixed_wk()));
+  return m;
+}
+
 }  // namespace ch02

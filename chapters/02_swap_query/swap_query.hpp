@@ -99,4 +99,23 @@ struct MatchTable {
 /// Wq, Wk: 4 x d_k. Throws std::invalid_argument for an empty sentence, an unknown word or a bad shape.
 MatchTable match_last(const std::vector<std::string>& words, const arma::mat& Wq, const arma::mat& Wk);
 
+// ---- the program's sections, computed once --------------------------------------------------------
+
+/// Sections 1 and 2: "the Eiffel tower" in the teaching space under the raw and the swap query.
+struct TeachingSection {
+  arma::mat X2{};            ///< 3 x 2: eiffel_sentence()
+  attn::HeadPass raw{};      ///< Wq = I
+  attn::HeadPass swapped{};  ///< Wq = swap_matrix()
+};
+/// Computes both passes.
+TeachingSection teaching_section();
+
+/// Section 4: the matching widget's tables, one per sentence, under one query projection.
+struct MatchingSection {
+  arma::mat Wq{};                   ///< 4 x 3: the preset's or the reader's
+  std::vector<MatchTable> tables{};  ///< one per sentence, in order
+};
+/// match_last() of every sentence under `Wq` and fixed_wk(). Throws like match_last.
+MatchingSection matching_section(const arma::mat& Wq, const std::vector<std::vector<std::string>>& sentences);
+
 }  // namespace ch02
