@@ -18,6 +18,8 @@
 #include <string>
 #include <vector>
 
+#include "common/plot.hpp"
+
 namespace attn::test {
 
 /// What a program printed and how it exited.
@@ -109,6 +111,21 @@ inline void check_usage_error(const std::string& command, const std::string& pro
   BOOST_TEST(line_count(r.err) == 1u, command << ": " << r.err);
   BOOST_TEST(r.err.rfind(program + ": error: ", 0) == 0u, command << ": " << r.err);
   BOOST_TEST(r.out == "", command);
+}
+
+/// Checks that every figure in `names` was drawn into `dir`: NAME.png a complete PNG and its data
+/// NAME.dat beside it (how every chapter writes a plot).
+inline void check_plots(const std::filesystem::path& dir, std::initializer_list<const char*> names) {
+  for (const char* name : names) {
+    BOOST_TEST(attn::is_valid_png(dir / (std::string(name) + ".png")), name << ".png is missing or incomplete");
+    BOOST_TEST(std::filesystem::exists(dir / (std::string(name) + ".dat")), name << ".dat is missing");
+  }
+}
+
+/// Checks that every row of `A` is a distribution: no negative entry, and the row sums to 1 within `tolerance`.
+inline void check_distributions(const arma::mat& A, double tolerance = 1e-12) {
+  BOOST_TEST(A.min() >= 0.0, "a negative weight: " << A.min());
+  BOOST_TEST(arma::abs(arma::sum(A, 1) - 1.0).max() <= tolerance, "a row does not sum to 1");
 }
 
 /// `text` with every run of spaces folded into one space (columns padded for alignment compare simply).

@@ -86,8 +86,7 @@ BOOST_AUTO_TEST_CASE(claim_mix_12_shapes_and_row_sums) {
     BOOST_TEST(p.A.n_cols == X.n_rows);
     BOOST_TEST(p.H.n_rows == X.n_rows);
     BOOST_TEST(p.H.n_cols == X.n_cols);
-    BOOST_TEST(p.A.min() >= 0.0);
-    BOOST_TEST(arma::abs(arma::sum(p.A, 1) - 1.0).max() <= 1e-12);
+    attn::test::check_distributions(p.A);
   }
 }
 
@@ -122,10 +121,7 @@ BOOST_AUTO_TEST_CASE(runs_prints_the_article_numbers_and_draws_three_plots) {
   attn::test::check_contains(r.out, {"[0.26, 0.31, 0.43]", "[0.21, 0.52, 0.34, 0.41]", "[0.52, 0.21, 0.34, 0.41]",
                                      "[0.71, 1.02, 1.14, 0.61]", "[0.20, 0.54, 1.18]", "[0.10, 0.27, 0.59]"});
   BOOST_TEST(!attn::test::has_nan_word(r.out));
-  for (const char* name : {"ch01_bank_weights", "ch01_mixtures", "ch01_scale_sweep"}) {
-    BOOST_TEST(attn::is_valid_png(dir / (std::string(name) + ".png")), name);
-    BOOST_TEST(std::filesystem::exists(dir / (std::string(name) + ".dat")), name);
-  }
+  attn::test::check_plots(dir, {"ch01_bank_weights", "ch01_mixtures", "ch01_scale_sweep"});
 }
 
 BOOST_AUTO_TEST_CASE(flags_change_the_experiment) {

@@ -229,10 +229,7 @@ BOOST_AUTO_TEST_CASE(runs_prints_the_article_numbers_and_draws_three_plots) {
               "12288 - 128 = 12160   [qk_03]", "q = [0.00, 3.00, 0.00]   [qk_04]", "1.732   62.6%", "0.866   26.3%",
               "0.000   11.1%", "identical in both sentences", "[qk_08]"});
   BOOST_TEST(!attn::test::has_nan_word(r.out));
-  for (const char* name : {"ch02_tower_weights", "ch02_matching_space", "ch02_bank_presets"}) {
-    BOOST_TEST(attn::is_valid_png(dir / (std::string(name) + ".png")), name);
-    BOOST_TEST(std::filesystem::exists(dir / (std::string(name) + ".dat")), name);
-  }
+  attn::test::check_plots(dir, {"ch02_tower_weights", "ch02_matching_space", "ch02_bank_presets"});
 }
 
 BOOST_AUTO_TEST_CASE(presets_custom_wq_and_sentence) {

@@ -216,10 +216,7 @@ BOOST_AUTO_TEST_CASE(runs_prints_the_article_numbers_and_draws_three_plots) {
        "Y = X + Delta 3 x 4   [heads_03]", "[0.2483, 0.5035, 0.2483]", "[0.5035, 0.2483]  [val_01] [val_02]",
        "exactly as they were", "0.5035 to 0.3349   [val_03]", "= [1.2483, 0.5035]   [val_04]"});
   BOOST_TEST(!attn::test::has_nan_word(r.out));
-  for (const char* name : {"ch03_query_value_combos", "ch03_head1_weights", "ch03_head2_weights"}) {
-    BOOST_TEST(attn::is_valid_png(dir / (std::string(name) + ".png")), name);
-    BOOST_TEST(std::filesystem::exists(dir / (std::string(name) + ".dat")), name);
-  }
+  attn::test::check_plots(dir, {"ch03_query_value_combos", "ch03_head1_weights", "ch03_head2_weights"});
 }
 
 BOOST_AUTO_TEST_CASE(flags_change_the_counts_and_the_combination) {

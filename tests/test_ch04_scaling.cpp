@@ -185,7 +185,7 @@ BOOST_AUTO_TEST_CASE(sharpness_rows_are_distributions_and_sharpen) {
   const arma::mat W = ch04::sharpness_sweep({0.5, 2, -1, 1.5}, arma::vec{0.0, 1.0, 10.0});
   BOOST_TEST(W.n_rows == 3u);
   BOOST_TEST(W.n_cols == 4u);
-  BOOST_TEST(arma::abs(arma::sum(W, 1) - 1.0).max() <= 1e-12);
+  attn::test::check_distributions(W);
   BOOST_TEST(arma::abs(W.row(0) - 0.25).max() <= 1e-15);  // c = 0: uniform
   BOOST_TEST(W(2, 1) > W(1, 1));
   BOOST_TEST(W(2, 1) > 0.99);
@@ -206,11 +206,7 @@ BOOST_AUTO_TEST_CASE(runs_prints_the_article_numbers_and_draws_five_plots) {
   BOOST_TEST(contains(attn::test::squeeze_spaces(r.out), "[10, 0] [10, 0] 100 1 [scale_01]"));
   BOOST_TEST(!contains(r.out, "NO"));  // every width within 3 standard errors
   BOOST_TEST(!attn::test::has_nan_word(r.out));
-  for (const char* name :
-       {"ch04_variance", "ch04_softmax_sharpness", "ch04_jacobian_norm", "ch04_dot_vs_angle", "ch04_shadow"}) {
-    BOOST_TEST(attn::is_valid_png(dir / (std::string(name) + ".png")), name);
-    BOOST_TEST(std::filesystem::exists(dir / (std::string(name) + ".dat")), name);
-  }
+  attn::test::check_plots(dir, {"ch04_variance", "ch04_softmax_sharpness", "ch04_jacobian_norm", "ch04_dot_vs_angle", "ch04_shadow"});
 }
 
 BOOST_AUTO_TEST_CASE(explorer_flags_report_the_sign) {

@@ -352,11 +352,7 @@ BOOST_AUTO_TEST_CASE(runs_prints_the_claims_and_draws_the_plots) {
   attn::test::check_contains(r.out, {"trainable parameters: 242", "4 of 4 predictions right   [train_02]",
                                      "6 of 6 assignments fitted   [bias_01]", "[feat_01]", "wall time"});
   BOOST_TEST(!attn::test::has_nan_word(r.out));
-  for (const char* name : {"ch05_loss", "ch05_bank_attention_river", "ch05_bank_attention_money", "ch05_final_attention",
-                           "ch05_feature_recovery", "ch05_biased_attention"}) {
-    BOOST_TEST(attn::is_valid_png(dir / (std::string(name) + ".png")), name);
-    BOOST_TEST(std::filesystem::exists(dir / (std::string(name) + ".dat")), name);
-  }
+  attn::test::check_plots(dir, {"ch05_loss", "ch05_bank_attention_river", "ch05_bank_attention_money", "ch05_final_attention", "ch05_feature_recovery", "ch05_biased_attention"});
 }
 
 BOOST_AUTO_TEST_CASE(save_init_and_loss_log_flags) {
