@@ -63,15 +63,15 @@ void the_mask() {
 }
 
 /// Section 2: the article's illustrative five-token table, both views.
-void five_tokens() {
-  attn::print_heading(std::cout, "2. \"the tired cat finally slept\": the article's illustrative weights");
-  const auto& words = ch06::tired_cat_words();
-  const arma::mat A = ch06::tired_cat_weights();
+void five_tokens(const ch06::TiredCatSection& t) {
+  attn::print_heading(std::cout, "2. \"" + attn::join_words(t.words) + "\": the article's illustrative weights");
+  const auto& words = t.words;
+  const arma::mat& A = t.A;
   std::cout << "  Bidirectional (every row sums to 1; illustrative values, not from a model):\n";
   attn::print_matrix(std::cout, words, A, kPrecision);
   std::cout << "  row sums: " << format_vector(arma::vec(arma::sum(A, 1)), kPrecision) << "   [mask_05]\n";
-  const arma::mat renorm = ch06::renormalize_causal(A);
-  const arma::mat masked = ch06::mask_log_weights(A);
+  const arma::mat& renorm = t.renormalized;
+  const arma::mat& masked = t.masked;
   std::cout << "  Causal: keep keys j <= i and divide each row by what survives:\n";
   attn::print_matrix(std::cout, words, renorm, kPrecision);
   std::cout << "  tired: [0.05, 0.45] / 0.50 -> " << format_vector(row(renorm, 1), kPrecision) << "   [mask_05]\n"
@@ -126,19 +126,18 @@ void cross() {
 }
 
 /// The reader's sentence, in the chosen view(s).
-void your_sentence(const std::vector<std::string>& words, const Views& views) {
+void your_sentence(const ch06::BothViews& v, const Views& views) {
+  const auto& words = v.words;
   attn::print_heading(std::cout, "Your sentence: \"" + attn::join_words(words) + "\"");
-  const arma::mat X = attn::toy_embeddings().lookup(words);
   if (views.bidirectional) {
     std::cout << "  Bidirectional weights:\n";
-    attn::print_matrix(std::cout, words, ch06::identity_head(X, false).A, kPrecision);
+    attn::print_matrix(std::cout, words, v.open.A, kPrecision);
   }
   if (views.causal) {
-    const attn::HeadPass p = ch06::identity_head(X, true);
     std::cout << "  Causal weights (zero above the diagonal):\n";
-    attn::print_matrix(std::cout, words, p.A, kPrecision);
+    attn::print_matrix(std::cout, words, v.causal.A, kPrecision);
     std::cout << "  causal mixtures H (finance, water, structure, generic):\n";
-    attn::print_matrix(std::cout, words, p.H, kPrecision);
+    attn::print_matrix(std::cout, words, v.causal.H, kPrecision);
   }
 }
 
@@ -189,18 +188,16 @@ void mask_key(attn::Plotter& plots, const std::vector<std::string>& words) {
                             .key = "blocked (j > i): -inf added, weight 0"}}});
 }
 
-void draw_plots(attn::Plotter& plots, const std::vector<std::string>& words) {
-  const arma::mat A = ch06::tired_cat_weights();
-  side_by_side(plots, "ch06_tired_cat", "\"the tired cat finally slept\": illustrative weights, both views",
-               ch06::tired_cat_words(), A, ch06::renormalize_causal(A));
-
-  mask_key(plots, ch06::tired_cat_words());
-
-  const arma::mat X = attn::toy_embeddings().lookup(words);
+void draw_plots(attn::Plotter& plots, const ch06::TiredCatSection& cat, const ch06::BothViews& yours) {
   std::ostringstream title;  // (a stream: GCC 12 misreads a chain of string + here as an overflow)
-  title << '"' << attn::join_words(words) << "\": identity head, both views";
-  side_by_side(plots, "ch06_bank_river", title.str(), words,
-               ch06::identity_head(X, false).A, ch06::identity_head(X, true).A);
+  title << '"' << attn::join_words(cat.words) << "\": illustrative weights, both views";
+  side_by_side(plots, "ch06_tired_cat", title.str(), cat.words, cat.A, cat.renormalized);
+
+  mask_key(plots, cat.words);
+
+  std::ostringstream yours_title;
+  yours_title << '"' << attn::join_words(yours.words) << "\": identity head, both views";
+  side_by_side(plots, "ch06_bank_river", yours_title.str(), yours.words, yours.open.A, yours.causal.A);
 }
 
 }  // namespace
@@ -228,18 +225,19 @@ int main(int argc, char** argv) {
     const bool custom = vm.count("sentence") || vm.count("causal") || vm.count("bidirectional");
     const std::vector<std::string> words =
         attn::split_sentence(vm.count("sentence") ? vm["sentence"].as<std::string>() : "the bank river");
-    attn::toy_embeddings().lookup(words);  // validate the words before printing anything
+    const ch06::BothViews yours = ch06::both_views(words);  // refuses unknown words before printing anything
     attn::Plotter plots(attn::cli::plot_settings(vm));
+    const ch06::TiredCatSection cat = ch06::tired_cat_section();
 
     std::cout << "Chapter 06 - Causal masking: a decoder only looks left\n";
     the_mask();
-    five_tokens();
+    five_tokens(cat);
     bank_rows();
     cross();
-    if (custom) your_sentence(words, views);
+    if (custom) your_sentence(yours, views);
 
     std::cout << '\n';
-    draw_plots(plots, words);
+    draw_plots(plots, cat, yours);
     plots.report(std::cout);
     return 0;
   });

@@ -2,6 +2,8 @@
 /// \brief Chapter 06 computations (see masking.hpp).
 #include "masking.hpp"
 
+#include "common/toy.hpp"
+
 #include <stdexcept>
 
 namespace ch06 {
@@ -68,5 +70,17 @@ arma::mat mask_log_weights(const arma::mat& A) {
   return attn::softmax_rows(arma::log(A) + attn::causal_mask(A.n_rows));
 }
 // [mask_log_weights]
+
+TiredCatSection tired_cat_section() {
+  TiredCatSection t{.words = tired_cat_words(), .A = tired_cat_weights()};
+  t.renormalized = renormalize_causal(t.A);
+  t.masked = mask_log_weights(t.A);
+  return t;
+}
+
+BothViews both_views(const std::vector<std::string>& words) {
+  const arma::mat X = attn::toy_embeddings().lookup(words);
+  return {.words = words, .open = identity_head(X, false), .causal = identity_head(X, true)};
+}
 
 }  // namespace ch06

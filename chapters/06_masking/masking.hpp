@@ -44,4 +44,25 @@ arma::mat renormalize_causal(const arma::mat& A);
 /// Throws std::invalid_argument if A is not square or a row has no positive allowed weight.
 arma::mat mask_log_weights(const arma::mat& A);
 
+// ---- the program's sections, computed once --------------------------------------------------------
+
+/// The article's five-token table in both views (section 2 and its figure).
+struct TiredCatSection {
+  std::vector<std::string> words{};  ///< the tired cat finally slept
+  arma::mat A{};                     ///< 5 x 5 bidirectional weights (illustrative)
+  arma::mat renormalized{};          ///< renormalize_causal(A)
+  arma::mat masked{};                ///< mask_log_weights(A), the same rows by the mask
+};
+/// Computes section 2.
+TiredCatSection tired_cat_section();
+
+/// One sentence through the identity head in both views (the reader's sentence and its figure).
+struct BothViews {
+  std::vector<std::string> words{};  ///< the sentence
+  attn::HeadPass open{};             ///< bidirectional
+  attn::HeadPass causal{};           ///< causal
+};
+/// Both views of `words` (toy table). Throws std::invalid_argument for an unknown word.
+BothViews both_views(const std::vector<std::string>& words);
+
 }  // namespace ch06
