@@ -118,7 +118,9 @@ ExampleSublayer example_sublayer(const std::vector<std::string>& words);
 
 /// Section 1's random sublayer built with the counting table's n and h, run to confirm the counts.
 struct BuiltSublayer {
-  arma::uword d = 8, d_k = 4, d_v = 2;  ///< the widths it is built with
+  arma::uword d = 8;                 ///< the model width it is built with
+  arma::uword d_k = 4;               ///< its query/key width
+  arma::uword d_v = 2;               ///< its value width
   attn::MultiHeadWeights weights{};    ///< h random heads and Wo
   attn::MultiHeadPass pass{};          ///< run on n random tokens
   arma::uword qkv_rows = 0;            ///< rows of every head's Q, K and V together (3 n h)
