@@ -67,14 +67,24 @@ BOOST_AUTO_TEST_CASE(claim_scale_04_variances_within_3_standard_errors) {
   for (arma::uword d_k : {1u, 3u, 16u, 64u, 200u, 512u}) {
     const ch04::VarianceEstimate e = ch04::dot_product_variance(d_k, samples, 1234 + d_k);
     const double d = static_cast<double>(d_k), n = static_cast<double>(samples);
-    BOOST_TEST(std::abs(e.var_raw - d) <= 3 * e.se_raw, "d_k " << d_k << ": " << e.var_raw << " +- " << e.se_raw);
-    BOOST_TEST(std::abs(e.var_scaled - 1.0) <= 3 * e.se_scaled, "d_k " << d_k << ": " << e.var_scaled);
+    BOOST_TEST(ch04::within_three_standard_errors(e), "d_k " << d_k << ": " << e.var_raw << " +- " << e.se_raw);
     BOOST_TEST(std::abs(e.mean) <= 3 * std::sqrt(d / n), "d_k " << d_k << ": mean " << e.mean);
     // Independent derivation of the standard error: E[(q.k)^4] = 3 d^2 + 6 d (each q_r k_r has
     // fourth moment 9), so Var((q.k)^2) = 2 d^2 + 6 d and SE(var) ~ sqrt((2 d^2 + 6 d) / n).
     const double se_theory = std::sqrt((2 * d * d + 6 * d) / n);
     BOOST_TEST(e.se_raw == se_theory, tt::tolerance(0.25));
   }
+}
+
+BOOST_AUTO_TEST_CASE(claim_scale_04_the_program_table_is_within_3_standard_errors) {
+  // The program's own widths and default settings (10000 pairs, seed 4), as its table prints them.
+  for (const ch04::VarianceEstimate& e : ch04::variance_sweep(ch04::variance_widths(), 10000, 4)) {
+    BOOST_TEST(ch04::within_three_standard_errors(e), "d_k " << e.d_k);
+  }
+  // The predicate can fail: a variance off by 4 standard errors is caught.
+  ch04::VarianceEstimate off{.d_k = 64, .samples = 100, .var_raw = 64 + 4 * 9.0, .se_raw = 9.0, .var_scaled = 1.0,
+                             .se_scaled = 0.1};
+  BOOST_TEST(!ch04::within_three_standard_errors(off));
 }
 
 BOOST_AUTO_TEST_CASE(claim_scale_05_softmax_raw_and_scaled) {

@@ -136,18 +136,15 @@ void fixed_divisor() {
 }
 
 /// Section 4: the variance argument, measured by Monte Carlo.
-std::vector<ch04::VarianceEstimate> variance_argument(arma::uword samples, std::uint64_t seed) {
+void variance_argument(const std::vector<ch04::VarianceEstimate>& estimates, arma::uword samples, std::uint64_t seed) {
   attn::print_heading(std::cout, "4. Why divide by sqrt(d_k)? The spread of q . k, measured");
   std::cout << "  q, k: d_k independent components, mean 0, variance 1. Then Var(q_r k_r) = 1 and\n"
                "  Var(q . k) = d_k, SD = sqrt(d_k); Var(q . k / sqrt(d_k)) = d_k / d_k = 1.\n"
             << "  Monte Carlo: " << samples << " pairs per width, std::mt19937_64 seed " << seed
             << " (+ index); +- is one standard error.\n";
-  const std::vector<arma::uword> widths{1, 2, 4, 8, 16, 32, 64, 128, 256, 512};
-  const auto estimates = ch04::variance_sweep(widths, samples, seed);
   attn::Table t({"d_k", "mean of q.k", "Var(q.k)", "expected", "Var(q.k / sqrt(d_k))", "expected", "within 3 SE"});
   for (const auto& e : estimates) {
-    const bool ok = std::abs(e.var_raw - static_cast<double>(e.d_k)) <= 3 * e.se_raw &&
-                    std::abs(e.var_scaled - 1.0) <= 3 * e.se_scaled;
+    const bool ok = ch04::within_three_standard_errors(e);
     t.add({std::to_string(e.d_k), format_number(e.mean, 2),
            format_number(e.var_raw, 2) + " +- " + format_number(e.se_raw, 2), std::to_string(e.d_k),
            format_number(e.var_scaled, 3) + " +- " + format_number(e.se_scaled, 3), "1", ok ? "yes" : "NO"});
@@ -156,7 +153,6 @@ std::vector<ch04::VarianceEstimate> variance_argument(arma::uword samples, std::
   std::cout << "  The mean stays near 0; the spread grows like sqrt(d_k). At d_k = 64 the SD is 8, and dividing\n"
                "  by 8 brings it back to 1.   [scale_04]\n"
                "  (Vaswani et al. 2017, §3.2.1. Learned queries and keys need not stay independent or unit-variance.)\n";
-  return estimates;
 }
 
 /// Section 5: softmax responds to score differences.
@@ -263,12 +259,14 @@ int main(int argc, char** argv) {
     const arma::rowvec scores = own_scores ? parse_scores(vm["scores"].as<std::string>()) : arma::rowvec{4, 2, 0};
     const ch04::Shadow shadow = ch04::shadow_of(angle, length);
     attn::Plotter plots(attn::cli::plot_settings(vm));
+    const std::vector<ch04::VarianceEstimate> estimates =
+        ch04::variance_sweep(ch04::variance_widths(), static_cast<arma::uword>(samples), static_cast<std::uint64_t>(seed));
 
     std::cout << "Chapter 04 - Scaling: dot products, cosine similarity, and why divide by sqrt(d_k)\n";
     dot_versus_cosine();
     explorer(shadow);
     fixed_divisor();
-    const auto estimates = variance_argument(static_cast<arma::uword>(samples), static_cast<std::uint64_t>(seed));
+    variance_argument(estimates, static_cast<arma::uword>(samples), static_cast<std::uint64_t>(seed));
     softmax_sharpness();
     learning_signal(scores, !own_scores);
 

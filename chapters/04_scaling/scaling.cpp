@@ -86,6 +86,12 @@ VarianceEstimate dot_product_variance(arma::uword d_k, arma::uword samples, std:
 }
 // [dot_product_variance]
 
+bool within_three_standard_errors(const VarianceEstimate& e) {
+  return std::abs(e.var_raw - static_cast<double>(e.d_k)) <= 3 * e.se_raw && std::abs(e.var_scaled - 1.0) <= 3 * e.se_scaled;
+}
+
+std::vector<arma::uword> variance_widths() { return {1, 2, 4, 8, 16, 32, 64, 128, 256, 512}; }
+
 std::vector<VarianceEstimate> variance_sweep(const std::vector<arma::uword>& widths, arma::uword samples,
                                              std::uint64_t seed) {
   std::vector<VarianceEstimate> out;

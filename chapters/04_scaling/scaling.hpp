@@ -65,6 +65,13 @@ struct VarianceEstimate {
 /// §3.2.1, footnote 4.
 VarianceEstimate dot_product_variance(arma::uword d_k, arma::uword samples, std::uint64_t seed);
 
+/// Claim scale_04 on one estimate: the measured Var(q . k) lies within 3 standard errors of d_k,
+/// and Var(q . k / sqrt(d_k)) within 3 of 1.
+bool within_three_standard_errors(const VarianceEstimate& e);
+
+/// The widths the program's Monte Carlo table measures: 1, 2, 4, ..., 512.
+std::vector<arma::uword> variance_widths();
+
 /// dot_product_variance for each d_k in turn (seed + index, so each width has its own stream).
 /// Throws like dot_product_variance.
 std::vector<VarianceEstimate> variance_sweep(const std::vector<arma::uword>& widths, arma::uword samples,
