@@ -1,0 +1,62 @@
+/// \file faults.cpp
+/// \brief Reported runtime failures and the divergence rule (see faults.hpp).
+#include "common/faults.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <iostream>
+#include <sstream>
+
+namespace attn {
+namespace {
+
+std::string& name_storage() {
+  static std::string name = "attn";
+  return name;
+}
+std::atomic<int> g_failures{0};
+
+std::string nats(double x) {
+  std::ostringstream out;
+  out.precision(4);
+  out << x;
+  return out.str();
+}
+
+}  // namespace
+
+void set_program_name(const std::string& name) { name_storage() = name; }
+const std::string& program_name() { return name_storage(); }
+
+void report_failure(const std::string& message) {
+  ++g_failures;
+  std::cerr << program_name() << ": error: " << message << std::endl;
+}
+
+int failure_count() { return g_failures.load(); }
+
+std::optional<std::size_t> first_divergence(const std::vector<double>& losses) {
+  if (losses.empty()) throw std::invalid_argument("first_divergence: no losses");
+  const double limit = kDivergenceFactor * std::max(losses.front(), 1.0);
+  for (std::size_t k = 0; k < losses.size(); ++k) {
+    if (!std::isfinite(losses[k]) || losses[k] > limit) return k;
+  }
+  return std::nullopt;
+}
+
+void require_converging(const std::vector<double>& losses, const std::string& unit, double lr) {
+  const auto bad = first_divergence(losses);
+  if (!bad) return;
+  std::ostringstream message;
+  message << "training diverged at " << unit << " " << *bad + 1 << " of " << losses.size() << ": the loss is "
+          << nats(losses[*bad]) << " nats";
+  if (std::isfinite(losses[*bad])) {
+    message << ", past the limit of " << nats(kDivergenceFactor * std::max(losses.front(), 1.0))
+            << " (10 x max(first loss " << nats(losses.front()) << ", 1))";
+  }
+  message << "; try a smaller --lr (this run: " << nats(lr) << "); no results are reported for it";
+  throw TrainingDiverged(message.str());
+}
+
+}  // namespace attn
