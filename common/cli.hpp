@@ -95,8 +95,8 @@ double real_value(const std::string& flag, const std::string& text);
 void add_common_options(boost::program_options::options_description& options);
 
 /// Parses argv against `options` into `vm` (no positional arguments allowed).
-/// Every value of a numeric option (declared as po::value<double>, <int>, <long long>, <unsigned>,
-/// ...) is read by the number rule first, and its text as typed is kept for messages (typed_text).
+/// Every value of a numeric option (declared as `po::value<double>`, `<int>`, `<long long>`,
+/// `<unsigned>`, ...) is read by the number rule first, and its text as typed is kept for messages (typed_text).
 /// Returns false after printing help (the caller then exits 0).
 /// Throws UsageError for unknown flags, missing or malformed values, or stray arguments.
 bool parse(int argc, const char* const argv[], const boost::program_options::options_description& options,
@@ -133,7 +133,7 @@ double bounded(const std::string& flag, double value, double limit = kLargestInp
 /// the value as typed: "--scale must be between -1000 and 1000 (got '1000.0000001')".
 double real(const boost::program_options::variables_map& vm, const std::string& name, double lo, double hi);
 
-/// The whole-number flag `name` (declared po::value<int> or <long long>) checked to lie in [lo, hi].
+/// The whole-number flag `name` (declared `po::value<int>` or `po::value<long long>`) checked to lie in [lo, hi].
 long long integer(const boost::program_options::variables_map& vm, const std::string& name, long long lo,
                   long long hi);
 

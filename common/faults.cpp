@@ -45,17 +45,42 @@ std::optional<std::size_t> first_divergence(const std::vector<double>& losses) {
   return std::nullopt;
 }
 
+namespace {
+
+[[noreturn]] void diverged(const std::string& unit, long long at, long long of, double loss, double first, double lr) {
+  std::ostringstream message;
+  message << "training diverged at " << unit << " " << at;
+  if (of > 0) message << " of " << of;
+  message << ": the loss is " << nats(loss) << " nats";
+  if (std::isfinite(loss)) {
+    message << ", past the limit of " << nats(kDivergenceFactor * std::max(first, 1.0)) << " (10 x max(first loss "
+            << nats(first) << ", 1))";
+  }
+  message << "; try a smaller --lr (this run: " << nats(lr) << "); no results are reported for it";
+  throw TrainingDiverged(message.str());
+}
+
+}  // namespace
+
 void require_converging(const std::vector<double>& losses, const std::string& unit, double lr) {
   const auto bad = first_divergence(losses);
   if (!bad) return;
-  std::ostringstream message;
-  message << "training diverged at " << unit << " " << *bad + 1 << " of " << losses.size() << ": the loss is "
-          << nats(losses[*bad]) << " nats";
-  if (std::isfinite(losses[*bad])) {
-    message << ", past the limit of " << nats(kDivergenceFactor * std::max(losses.front(), 1.0))
-            << " (10 x max(first loss " << nats(losses.front()) << ", 1))";
+  diverged(unit, static_cast<long long>(*bad) + 1, static_cast<long long>(losses.size()), losses[*bad], losses.front(),
+           lr);
+}
+
+void DivergenceWatch::observe(long long step, double loss) {
+  if (!first_) first_ = loss;
+  last_step_ = step;
+  if (!std::isfinite(loss) || loss > kDivergenceFactor * std::max(*first_, 1.0)) {
+    diverged(unit_, step, 0, loss, std::isfinite(*first_) ? *first_ : loss, lr_);
   }
-  message << "; try a smaller --lr (this run: " << nats(lr) << "); no results are reported for it";
+}
+
+void DivergenceWatch::refused(const std::string& why) const {
+  std::ostringstream message;
+  message << "training diverged after " << unit_ << " " << last_step_ << " (" << why << "); try a smaller --lr (this run: "
+          << nats(lr_) << "); no results are reported for it";
   throw TrainingDiverged(message.str());
 }
 

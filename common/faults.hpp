@@ -43,7 +43,28 @@ std::optional<std::size_t> first_divergence(const std::vector<double>& losses);
 
 /// Throws TrainingDiverged if `losses` (one per `unit`, e.g. "step" or "pass", counted from 1)
 /// breaks the divergence rule. The message names the unit and its number, the loss there, the
-/// first loss, the learning rate `lr` and suggests a smaller --lr; claims are not evaluated on it.
+/// limit, the learning rate `lr` and suggests a smaller --lr; claims are not evaluated on it.
 void require_converging(const std::vector<double>& losses, const std::string& unit, double lr);
+
+/// The divergence rule applied while training runs, one loss at a time, so a run can stop at the
+/// first bad step: `observe(step, loss)` throws TrainingDiverged (as require_converging words it)
+/// once the loss breaks the rule against the first loss observed.
+class DivergenceWatch {
+ public:
+  /// `lr`: the learning rate the message quotes; `unit`: what a step is called ("step", "pass").
+  explicit DivergenceWatch(double lr, std::string unit = "step") : lr_(lr), unit_(std::move(unit)) {}
+  /// Records the loss at `step`; throws TrainingDiverged if it breaks the rule.
+  void observe(long long step, double loss);
+  /// For a non-finite value that a library function refused mid-training (softmax throws
+  /// std::invalid_argument on NaN scores): throws TrainingDiverged naming the last step observed
+  /// and `why`.
+  [[noreturn]] void refused(const std::string& why) const;
+
+ private:
+  double lr_;
+  std::string unit_;
+  std::optional<double> first_;
+  long long last_step_ = 0;
+};
 
 }  // namespace attn

@@ -95,7 +95,14 @@ std::string file_type(mode_t mode) {
 
 std::string os_reason(int error_number) { return std::strerror(error_number); }
 
-std::string quoted_path(const fs::path& path) { return cli::quoted(path.string()); }
+std::string quoted_path(const fs::path& path) {
+  const std::string text = path.string();
+  std::string shown = cli::printable(text, std::string::npos);
+  if (shown.size() > 160) {
+    shown = shown.substr(0, 60) + "..." + shown.substr(shown.size() - 80) + " (" + std::to_string(text.size()) + " bytes)";
+  }
+  return "'" + shown + "'";
+}
 
 void install_cleanup_handlers() {
   static std::once_flag once;
@@ -144,6 +151,7 @@ void TempPath::write_all(const std::string& text, const std::string& what) {
 }
 
 void TempPath::commit(const fs::path& target) {
+  if (const std::string problem = replace_problem(target); !problem.empty()) throw IoError(problem);
   if (::rename(path_.c_str(), target.c_str()) != 0) {
     const int e = errno;
     throw IoError("cannot put " + quoted_path(target) + " in place: " + os_reason(e));
@@ -157,6 +165,7 @@ AtomicFile::AtomicFile(fs::path target)
     : target_(std::move(target)), temp_(target_.parent_path(), safe_name_chars(target_.extension().string())
                                                                     ? target_.extension().string()
                                                                     : std::string()) {
+  if (const std::string problem = replace_problem(target_); !problem.empty()) throw IoError(problem);
   fd_ = ::open(temp_.path().c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
   if (fd_ < 0) {
     const int e = errno;
@@ -260,6 +269,14 @@ std::string read_input_file(const fs::path& path, std::size_t limit) {
     }
   }
   return bytes;
+}
+
+std::string replace_problem(const fs::path& target) {
+  struct stat st {};
+  if (::lstat(target.c_str(), &st) != 0) return {};
+  if (S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)) return {};
+  return "cannot write " + quoted_path(target) + ": it is " + file_type(st.st_mode) +
+         " (only a regular file or a link there is replaced)";
 }
 
 std::string folder_problem(const fs::path& folder, bool create) {

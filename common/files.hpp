@@ -42,8 +42,9 @@ class InputFileError : public std::invalid_argument {
 /// The operating system's text for an errno value, e.g. "No space left on device".
 std::string os_reason(int error_number);
 
-/// A path as error messages quote it: between single quotes, cut to about 60 characters, with
-/// non-printable bytes shown as escapes (see cli::printable, which this shares).
+/// A path as error messages quote it: between single quotes, non-printable bytes shown as escapes
+/// (cli::printable); a path longer than 160 characters keeps its first 60 and last 80 (where the
+/// file name is) around "...".
 std::string quoted_path(const std::filesystem::path& path);
 
 /// A generated temporary name in `folder`, `.attn-tmp-<pid>-<n><extension>`, registered for removal on
@@ -52,7 +53,9 @@ std::string quoted_path(const std::filesystem::path& path);
 /// `extension` (e.g. ".png") must hold only those characters too (std::invalid_argument otherwise).
 class TempPath {
  public:
+  /// Reserves the name in `folder` (nothing is created yet) and registers it for cleanup.
   TempPath(const std::filesystem::path& folder, const std::string& extension);
+  /// Removes the file unless committed, and unregisters the name.
   ~TempPath();
   TempPath(const TempPath&) = delete;
   TempPath& operator=(const TempPath&) = delete;
@@ -78,8 +81,10 @@ class TempPath {
 /// and `target` is left as it was.
 class AtomicFile {
  public:
-  /// Creates the temporary beside `target` (IoError if the folder refuses it).
+  /// Creates the temporary beside `target` (IoError if the folder refuses it, or replace_problem()
+  /// finds something at `target` that is not a regular file or a link).
   explicit AtomicFile(std::filesystem::path target);
+  /// Closes the file if still open; the temporary is removed unless committed.
   ~AtomicFile();
   AtomicFile(const AtomicFile&) = delete;
   AtomicFile& operator=(const AtomicFile&) = delete;
@@ -116,6 +121,11 @@ inline constexpr std::size_t kMaxInputFileBytes = std::size_t{1} << 20;
 /// (a FIFO, device, socket or folder is refused: open does not wait for a writer) of at most
 /// `limit` bytes. Throws InputFileError naming the path and the reason.
 std::string read_input_file(const std::filesystem::path& path, std::size_t limit = kMaxInputFileBytes);
+
+/// Why an output may not be written at `target`, or "" if it may: something other than a regular
+/// file or a symbolic link is there (a folder, a device such as /dev/full, a FIFO), which a rename
+/// would replace or fail on. Symbolic links are replaced by the new file, not followed.
+std::string replace_problem(const std::filesystem::path& target);
 
 /// Why files cannot be created in `folder` (creating it and its parents first if `create`), or an
 /// empty string if they can: a real file is created and removed there, so read-only folders and
