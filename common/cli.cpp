@@ -279,7 +279,6 @@ PlotSettings plot_settings(const po::variables_map& vm) {
   PlotSettings settings;
   settings.enabled = vm.count("no-plots") == 0;
   if (vm.count("plots")) {
-    if (!settings.enabled) throw UsageError("--plots and --no-plots contradict each other");
     settings.folder = vm["plots"].as<std::string>();
     if (settings.folder->empty()) throw UsageError("--plots needs a folder name");
     if (settings.folder->front() == '-') {
@@ -287,6 +286,7 @@ PlotSettings plot_settings(const po::variables_map& vm) {
                        " looks like a flag, not a folder (for a folder named so, write ./" +
                        printable(*settings.folder) + ")");
     }
+    if (!settings.enabled) throw UsageError("--plots and --no-plots contradict each other");
   }
   if (const char* env = std::getenv("ATTN_GNUPLOT_TIMEOUT"); env != nullptr) {
     const Parsed<double> p = parse_number(env);
