@@ -193,7 +193,7 @@ def cases():
                 continue  # paths: category D
             for v in hostile_values:
                 # The message must name the flag, the value, one of its words, or its number as read.
-                about = [flag, escaped(v)] + [escaped(w) for w in v.split()] + (["empty"] if not v.strip() else [])
+                about = [flag, escaped(v)] + [escaped(w) for w in v.split()] + (["empty", "''"] if not v.strip() else [])
                 try:
                     about.append("got %d" % int(v))
                 except ValueError:
