@@ -39,6 +39,7 @@ QUICK = {
 WORK = Path(tempfile.mkdtemp(prefix="attn-trial-"))
 MARKER = WORK / "OWNED"
 LIMIT = 60
+SIGNAL_OUTCOMES = []  # exit codes of the signal cases: -N killed by signal N mid-run, 0 finished first
 
 
 class Case:
@@ -77,6 +78,8 @@ def run(case):
             p.send_signal(sig)
         out, err = p.communicate(timeout=LIMIT)
         code = p.returncode
+        if case.signal_after:
+            SIGNAL_OUTCOMES.append(code)
     except subprocess.TimeoutExpired:
         p.kill()
         p.communicate()
@@ -400,6 +403,8 @@ def main():
         print("%-22s %6d %6d" % (category, total, bad))
     print("%-22s %6d %6d" % ("total", len(results), failed))
     print("problems by kind: " + ", ".join("%s %d" % kv for kv in kinds.items()))
+    print("signal cases: %d stopped by the signal mid-run, %d finished before it" %
+          (sum(1 for c in SIGNAL_OUTCOMES if c < 0), sum(1 for c in SIGNAL_OUTCOMES if c == 0)))
     left = [str(p) for p in WORK.rglob(".attn-tmp-*")]
     print("temporaries left anywhere after the trial: %d" % len(left))
     shutil.rmtree(WORK, ignore_errors=True)
