@@ -10,12 +10,15 @@
 ///
 /// The library's layers, bottom to top: small checks (checks.hpp); the mathematics above them
 /// (attention.hpp, cross_attention.hpp, multihead.hpp, loss.hpp, optim.hpp, backprop.hpp,
-/// gradcheck.hpp, random.hpp); printing and plotting beside it (print.hpp, plot.hpp, panels.hpp);
+/// gradcheck.hpp, random.hpp); printing, plotting and files beside it (print.hpp, plot.hpp, panels.hpp,
+/// files.hpp, process.hpp, faults.hpp);
 /// the command line on top (cli.hpp, included by the chapter programs only). This header gathers
 /// the mathematics, the toy tables, printing and plotting; it brings no command-line library.
 #pragma once
 
 #include "common/attention.hpp"
+#include "common/faults.hpp"
+#include "common/files.hpp"
 #include "common/print.hpp"
 #include "common/plot.hpp"
 #include "common/toy.hpp"

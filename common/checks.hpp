@@ -1,6 +1,6 @@
 /// \file checks.hpp
 /// \brief The bottom layer of common/: small checks every other part uses (shapes in messages,
-/// finite entries, the largest accepted input, text safe to echo in an error).
+/// finite entries, the largest accepted input, values quoted safely in an error).
 ///
 /// Nothing here knows about attention, plotting or the command line; everything else may include it.
 #pragma once
@@ -22,8 +22,19 @@ void require_finite(const arma::mat& M, const std::string& what);
 /// (about 1.8e308), while printed arithmetic stops being readable.
 inline constexpr double kLargestInput = 1e6;
 
-/// `text` made safe to echo in a one-line error: bytes that are not printable ASCII become '?',
-/// and anything past `max_chars` is cut and marked with "...".
-std::string printable(const std::string& text, std::size_t max_chars = 40);
+/// The longest piece of a user's value an error message echoes.
+inline constexpr std::size_t kQuoteChars = 60;
+
+/// `text` made safe to echo in a one-line error: printable ASCII is kept; ESC, newline, tab,
+/// carriage return and backslash become `\e`, `\n`, `\t`, `\r`, `\\`; every other byte (control
+/// bytes, bytes >= 0x80) becomes `\xHH`. The result is cut after `max_chars` characters and
+/// marked with "..." and the full length in bytes.
+std::string printable(const std::string& text, std::size_t max_chars = kQuoteChars);
+
+/// printable(text) between single quotes: how every message quotes a value, path or word.
+std::string quoted(const std::string& text);
+
+/// `value` in its shortest form that reads back exactly ("1000.0000001", "1e+308", "-0.0001").
+std::string quoted_number(double value);
 
 }  // namespace attn

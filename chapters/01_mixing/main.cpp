@@ -133,14 +133,15 @@ void print_score_scale(const ch01::ScoreScaleSection& sc) {
 void print_experiment(const ch01::Experiment& e, const std::vector<std::string>& axes) {
   const ch01::SentencePass& s = e.sentence;
   const ch01::RowTrace& t = e.trace;
-  attn::print_heading(std::cout, "Your experiment: \"" + attn::join_words(s.words) + "\", scores x " +
-                                     format_number(e.multiplier, 3));
+  // The multiplier as the shortest text that reads back exactly: -0.0001 is not shown as "0.000".
+  const std::string factor = attn::quoted_number(e.multiplier);
+  attn::print_heading(std::cout, "Your experiment: \"" + attn::join_words(s.words) + "\", scores x " + factor);
   std::cout << "  receiving token: " << s.words[s.receiver] << " (the last word), input "
             << format_vector(arma::rowvec(s.X.row(s.receiver)), kPrecision) << "\n";
   const std::size_t width = 14;
   attn::print_vector(std::cout, "dot products", t.dots, kPrecision, width);
   attn::print_vector(std::cout, "/ " + sqrt_d(s.X), t.scaled, kPrecision, width);
-  attn::print_vector(std::cout, "x " + format_number(e.multiplier, 3), t.scores, kPrecision, width);
+  attn::print_vector(std::cout, "x " + factor, t.scores, kPrecision, width);
   attn::print_vector(std::cout, "weights", t.weights, kPrecision, width);
   attn::print_vector(std::cout, "mixture", t.mixture, kPrecision, width);
   attn::print_vector(std::cout, "residual", s.residual(), kPrecision, width);

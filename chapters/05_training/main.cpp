@@ -20,6 +20,7 @@
 #include "common/attn.hpp"
 #include "common/cli.hpp"
 #include "common/backprop.hpp"
+#include "common/faults.hpp"
 #include "features.hpp"
 #include "training.hpp"
 
@@ -243,6 +244,43 @@ T in_range(const po::variables_map& vm, const std::string& flag, T lo, T hi) {
   return v;
 }
 
+/// Checks before training that `save_dir` (created if needed) and the folder of `loss_log` accept
+/// new files, that `loss_log` is not a folder, and that it is not one of the files --save writes.
+/// Throws attn::cli::UsageError (exit 2) naming the flag and the reason.
+void check_outputs(const std::optional<std::string>& save_dir, const std::optional<std::string>& loss_log) {
+  namespace fs = std::filesystem;
+  if (save_dir) {
+    if (const std::string problem = attn::folder_problem(*save_dir); !problem.empty()) {
+      throw attn::cli::UsageError("--save: " + problem);
+    }
+    for (const fs::path& f : ch05::model_files(*save_dir)) {
+      if (const std::string problem = attn::replace_problem(f); !problem.empty()) {
+        throw attn::cli::UsageError("--save: " + problem);
+      }
+    }
+  }
+  if (loss_log) {
+    const fs::path log(*loss_log);
+    std::error_code ec;
+    if (const std::string problem = attn::replace_problem(log); !problem.empty()) {
+      throw attn::cli::UsageError("--loss-log: " + problem);
+    }
+    if (const std::string problem = attn::folder_problem(log.parent_path(), false); !problem.empty()) {
+      throw attn::cli::UsageError("--loss-log: " + problem);
+    }
+    if (save_dir) {
+      const fs::path target = fs::weakly_canonical(log, ec);
+      for (const fs::path& f : ch05::model_files(*save_dir)) {
+        std::error_code ec2;
+        if (fs::weakly_canonical(f, ec2) == target) {
+          throw attn::cli::UsageError("--loss-log " + attn::quoted_path(log) + " is " + attn::quoted_path(f) +
+                                      ", one of the files --save writes");
+        }
+      }
+    }
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -285,7 +323,7 @@ int main(int argc, char** argv) {
     std::optional<double> lr;
     if (vm.count("lr")) {
       lr = attn::cli::finite("--lr", vm["lr"].as<double>());
-      if (!(*lr > 0 && *lr <= 10)) throw attn::cli::UsageError("--lr must be in (0, 10], got " + attn::cli::quoted_number(*lr));
+      if (!(*lr > 0 && *lr <= 10)) throw attn::cli::UsageError("--lr must be in (0, 10], got " + attn::cli::as_typed("--lr", *lr));
     }
     if (walk && bench) throw attn::cli::UsageError("--walkthrough and --bench are separate modes");
     for (const char* flag : {"init", "save", "loss-log", "no-companions"}) {
@@ -333,23 +371,15 @@ int main(int argc, char** argv) {
     }
 
     std::optional<std::string> init_dir, save_dir, loss_log;
-    if (vm.count("init")) init_dir = vm["init"].as<std::string>();
-    if (vm.count("save")) save_dir = vm["save"].as<std::string>();
-    if (vm.count("loss-log")) loss_log = vm["loss-log"].as<std::string>();
-    for (const auto& [flag, path] : {std::pair{"--init", &init_dir}, {"--save", &save_dir}, {"--loss-log", &loss_log}}) {
-      if (*path && (*path)->empty()) throw attn::cli::UsageError(std::string(flag) + " needs a non-empty path");
-    }
+    if (const auto p = attn::cli::path(vm, "init")) init_dir = p->string();
+    if (const auto p = attn::cli::path(vm, "save")) save_dir = p->string();
+    if (const auto p = attn::cli::path(vm, "loss-log")) loss_log = p->string();
+    // Fail before any work if the outputs cannot be written or would overwrite each other.
+    check_outputs(save_dir, loss_log);
     const std::vector<ch05::Example> data = ch05::article_examples();
     attn::OneHeadModel model = init_dir ? ch05::load_model(*init_dir, ch05::vocabulary().size(), 2)
                                         : ch05::initial_model(ch05::vocabulary().size(), settings);
     attn::Plotter plots(attn::cli::plot_settings(vm));
-    // Fail before printing anything if the outputs cannot be written.
-    if (loss_log && !std::ofstream(*loss_log)) throw attn::cli::UsageError("cannot write loss log " + *loss_log);
-    if (save_dir) {
-      std::error_code ec;
-      std::filesystem::create_directories(*save_dir, ec);
-      if (ec || !std::filesystem::is_directory(*save_dir)) throw attn::cli::UsageError("cannot create folder " + *save_dir);
-    }
     const attn::OneHeadModel initial = model;
 
     std::cout << "Chapter 05 - Training: one head learned by hand-written backpropagation and Adam\n";
@@ -357,6 +387,7 @@ int main(int argc, char** argv) {
                                    : "initialized as PyTorch does (embedding N(0,1), linear U(+-1/sqrt(fan_in))), seed " +
                                          std::to_string(seed));
     const ch05::TrainLog log = train_article_model(model, data, passes, settings.lr);
+    attn::require_converging(arma::conv_to<std::vector<double>>::from(log.pass_loss), "pass", settings.lr);
     if (loss_log) {
       ch05::write_loss_log(log.pass_loss, *loss_log);
       std::cout << "  per-pass mean losses written to " << *loss_log << '\n';

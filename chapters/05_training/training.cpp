@@ -8,11 +8,14 @@
 #include <fstream>
 #include <iomanip>
 #include <limits>
+#include <memory>
 #include <sstream>
 #include <stdexcept>
 
 #include "common/attention.hpp"
 #include "common/checks.hpp"
+#include "common/files.hpp"
+#include "common/numbers.hpp"
 
 namespace ch05 {
 
@@ -157,21 +160,22 @@ double microseconds_per_step(const TrainSettings& settings, int repeats) {
 
 namespace {
 
-void write_matrix(const arma::mat& M, const std::filesystem::path& file) {
-  std::ofstream out(file);
-  if (!out) throw std::invalid_argument("cannot write " + file.string());
+std::string matrix_text(const arma::mat& M) {
+  std::ostringstream out;
   out << std::setprecision(17);
   for (arma::uword r = 0; r < M.n_rows; ++r) {
     for (arma::uword c = 0; c < M.n_cols; ++c) out << (c ? " " : "") << M(r, c);
     out << '\n';
   }
-  if (!out.flush()) throw std::invalid_argument("cannot write " + file.string());
+  return out.str();
 }
 
-/// Reads a raw_ascii matrix: one row per non-blank line, entries separated by white space.
+/// Reads a raw_ascii matrix: one row per non-blank line, entries separated by white space, each
+/// by the number rule of common/cli.hpp. The file must be a regular file of at most
+/// attn::kMaxInputFileBytes (checked before reading: a FIFO or /dev/zero is refused).
 arma::mat read_matrix(const std::filesystem::path& file) {
-  std::ifstream in(file);
-  if (!in) throw std::invalid_argument("cannot read " + file.string());
+  std::istringstream in(attn::read_input_file(file));
+  const std::string name = attn::quoted_path(file);
   std::vector<std::vector<double>> rows;
   std::string line;
   while (std::getline(in, line)) {
@@ -179,27 +183,22 @@ arma::mat read_matrix(const std::filesystem::path& file) {
     std::vector<double> row;
     std::string token;
     while (words >> token) {
-      double x = 0.0;
-      const auto [end, ec] = std::from_chars(token.data(), token.data() + token.size(), x);
-      if (ec != std::errc() || end != token.data() + token.size()) {
-        throw std::invalid_argument(file.string() + ": '" + attn::printable(token) + "' is not a number");
+      const attn::Parsed<double> x = attn::parse_number(token);
+      if (!x.value) throw std::invalid_argument(name + ": entry " + attn::quoted(token) + " " + x.problem);
+      if (std::abs(*x.value) > attn::kLargestInput) {
+        throw std::invalid_argument(name + ": entry " + attn::quoted(token) + " is not between -1e6 and 1e6");
       }
-      if (!std::isfinite(x) || std::abs(x) > attn::kLargestInput) {
-        throw std::invalid_argument(file.string() + ": entry '" + attn::printable(token) +
-                                    "' is not a finite number between -1e6 and 1e6");
-      }
-      row.push_back(x);
+      row.push_back(*x.value);
     }
     if (row.empty()) continue;
     if (!rows.empty() && row.size() != rows.front().size()) {
-      throw std::invalid_argument(file.string() + ": row " + std::to_string(rows.size() + 1) + " has " +
+      throw std::invalid_argument(name + ": row " + std::to_string(rows.size() + 1) + " has " +
                                   std::to_string(row.size()) + " entries but row 1 has " +
                                   std::to_string(rows.front().size()));
     }
     rows.push_back(std::move(row));
   }
-  if (in.bad()) throw std::invalid_argument("cannot read " + file.string());
-  if (rows.empty()) throw std::invalid_argument(file.string() + " holds no numbers");
+  if (rows.empty()) throw std::invalid_argument(name + " holds no numbers");
   arma::mat M(rows.size(), rows.front().size());
   for (std::size_t r = 0; r < rows.size(); ++r) {
     for (std::size_t c = 0; c < rows[r].size(); ++c) M(r, c) = rows[r][c];
@@ -210,7 +209,7 @@ arma::mat read_matrix(const std::filesystem::path& file) {
 void require_shape(const arma::mat& M, const std::filesystem::path& file, arma::uword rows, arma::uword cols,
                    const std::string& meaning) {
   if (M.n_rows != rows || M.n_cols != cols) {
-    throw std::invalid_argument(file.string() + " is " + attn::shape(M) + " but must be " + std::to_string(rows) +
+    throw std::invalid_argument(attn::quoted_path(file) + " is " + attn::shape(M) + " but must be " + std::to_string(rows) +
                                 " x " + std::to_string(cols) + " (" + meaning + ")");
   }
 }
@@ -218,10 +217,23 @@ void require_shape(const arma::mat& M, const std::filesystem::path& file, arma::
 }  // namespace
 
 void save_model(const attn::OneHeadModel& m, const std::filesystem::path& dir) {
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  if (ec || !std::filesystem::is_directory(dir)) throw std::invalid_argument("cannot create folder " + dir.string());
-  for (const auto& group : attn::kOneHeadGroups) write_matrix(m.*group.value, dir / (std::string(group.name) + ".txt"));
+  if (const std::string problem = attn::folder_problem(dir); !problem.empty()) throw attn::IoError(problem);
+  // The six files are one parameter set: all are written in full before any replaces its old self.
+  const std::vector<std::filesystem::path> paths = model_files(dir);
+  std::vector<std::unique_ptr<attn::AtomicFile>> files;
+  for (std::size_t k = 0; k < paths.size(); ++k) {
+    files.push_back(std::make_unique<attn::AtomicFile>(paths[k]));
+    files.back()->write(matrix_text(m.*attn::kOneHeadGroups[k].value));
+  }
+  std::vector<attn::AtomicFile*> set;
+  for (auto& f : files) set.push_back(f.get());
+  attn::AtomicFile::commit_all(set);
+}
+
+std::vector<std::filesystem::path> model_files(const std::filesystem::path& dir) {
+  std::vector<std::filesystem::path> out;
+  for (const auto& group : attn::kOneHeadGroups) out.push_back(dir / (std::string(group.name) + ".txt"));
+  return out;
 }
 
 attn::OneHeadModel load_model(const std::filesystem::path& dir, arma::uword vocab, arma::uword classes) {
@@ -235,7 +247,7 @@ attn::OneHeadModel load_model(const std::filesystem::path& dir, arma::uword voca
     const arma::uword rows = sizes[group.rows], cols = sizes[group.cols];
     if (group.rows == attn::Dim::one) {  // a bias: its C values on one line or one per line
       if (M.n_elem != cols || (M.n_rows != 1 && M.n_cols != 1)) {
-        throw std::invalid_argument(file.string() + " is " + attn::shape(M) + " but must hold " +
+        throw std::invalid_argument(attn::quoted_path(file) + " is " + attn::shape(M) + " but must hold " +
                                     std::to_string(cols) + " values, on one line or one per line");
       }
       M.reshape(1, cols);  // a column of values becomes the 1 x C row
@@ -252,11 +264,10 @@ attn::OneHeadModel load_model(const std::filesystem::path& dir, arma::uword voca
 }
 
 void write_loss_log(const arma::vec& pass_loss, const std::filesystem::path& file) {
-  std::ofstream out(file);
-  if (!out) throw std::invalid_argument("cannot write loss log " + file.string());
+  std::ostringstream out;
   out << std::scientific << std::setprecision(16);  // 17 significant digits: exact when read back
   for (double loss : pass_loss) out << loss << '\n';
-  if (!out.flush()) throw std::invalid_argument("cannot write loss log " + file.string());
+  attn::write_file_atomically(file, out.str());
 }
 
 // ---- the step-through widget's model -------------------------------------------------------------
