@@ -7,6 +7,7 @@
 #include <cmath>
 #include <iomanip>
 #include <iostream>
+#include <optional>
 
 #include "common/attn.hpp"
 #include "common/cli.hpp"
@@ -190,32 +191,48 @@ void draw_plots(attn::Plotter& plots, const ch01::ForwardPassSection& f, const c
                .yrange = std::make_pair(0.0, 1.0)});
 }
 
+const attn::cli::ProgramInfo kProgram{
+    "ch01_mixing", "one attention head mixes the words of \"the river bank\" (identity projections)",
+    "\"One forward pass, no training\", \"Why it mixed at all\", \"Try the score scale\"",
+    "  ch01_mixing\n  ch01_mixing --scale 5\n  ch01_mixing --sentence \"the money river bank\" --scale 0.1\n"
+    "  ch01_mixing --no-plots"};
+
+/// What the reader asked for on the command line.
+struct Flags {
+  std::vector<std::string> words;  ///< --sentence (default "the river bank")
+  double multiplier = 1.0;         ///< --scale
+  bool experiment = false;         ///< print "Your experiment" (a flag of it was given)
+  attn::PlotSettings plots;        ///< --plots, --no-plots
+};
+
+/// The flags, or nothing after --help.
+std::optional<Flags> read_flags(int argc, char** argv) {
+  po::options_description options("Options");
+  attn::cli::add_common_options(options);
+  options.add_options()
+      ("sentence", po::value<std::string>()->value_name("WORDS"),
+       "also trace the last word of this sentence (words from: the, river, money, bank)")
+      ("scale", po::value<double>()->value_name("FACTOR")->default_value(1.0),
+       "multiply the scores by FACTOR before softmax in your experiment (-1000 to 1000)");
+  po::variables_map vm;
+  if (!attn::cli::parse(argc, argv, options, kProgram, vm)) return std::nullopt;
+  Flags f;
+  f.multiplier = attn::cli::real(vm, "scale", -1000.0, 1000.0);
+  f.experiment = vm.count("sentence") > 0 || !vm["scale"].defaulted();
+  f.words = attn::split_sentence(vm.count("sentence") ? vm["sentence"].as<std::string>() : "the river bank");
+  f.plots = attn::cli::plot_settings(vm);
+  return f;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  return attn::cli::run("ch01_mixing", [&] {
-    po::options_description options("Options");
-    attn::cli::add_common_options(options);
-    options.add_options()
-        ("sentence", po::value<std::string>()->value_name("WORDS"),
-         "also trace the last word of this sentence (words from: the, river, money, bank)")
-        ("scale", po::value<double>()->value_name("FACTOR")->default_value(1.0),
-         "multiply the scores by FACTOR before softmax in your experiment (-1000 to 1000)");
-    po::variables_map vm;
-    const attn::cli::ProgramInfo info{
-        "ch01_mixing", "one attention head mixes the words of \"the river bank\" (identity projections)",
-        "\"One forward pass, no training\", \"Why it mixed at all\", \"Try the score scale\"",
-        "  ch01_mixing\n  ch01_mixing --scale 5\n  ch01_mixing --sentence \"the money river bank\" --scale 0.1\n"
-        "  ch01_mixing --no-plots"};
-    if (!attn::cli::parse(argc, argv, options, info, vm)) return 0;
-
-    const double multiplier = attn::cli::bounded("--scale", vm["scale"].as<double>(), 1000.0);
+  return attn::cli::run(kProgram.name, [&] {
+    const std::optional<Flags> flags = read_flags(argc, argv);
+    if (!flags) return 0;
     const attn::EmbeddingTable& table = attn::toy_embeddings();
-    const bool custom = vm.count("sentence") > 0 || !vm["scale"].defaulted();
-    const std::vector<std::string> words =
-        attn::split_sentence(vm.count("sentence") ? vm["sentence"].as<std::string>() : "the river bank");
-    const ch01::Experiment yours = ch01::experiment(table, words, multiplier);  // refuses unknown words first
-    attn::Plotter plots(attn::cli::plot_settings(vm));
+    const ch01::Experiment yours = ch01::experiment(table, flags->words, flags->multiplier);  // refuses unknown words
+    attn::Plotter plots(flags->plots);
 
     const ch01::ForwardPassSection forward = ch01::one_forward_pass(table);
     const ch01::WhyItMixedSection why = ch01::why_it_mixed(table);
@@ -227,7 +244,7 @@ int main(int argc, char** argv) {
     print_forward_pass(forward, table.axes());
     print_why_it_mixed(why);
     print_score_scale(scale);
-    if (custom) print_experiment(yours, table.axes());
+    if (flags->experiment) print_experiment(yours, table.axes());
 
     std::cout << '\n';
     draw_plots(plots, forward, yours, table.axes());

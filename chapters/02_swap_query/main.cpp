@@ -7,6 +7,7 @@
 #include <armadillo>
 #include <cmath>
 #include <iostream>
+#include <optional>
 
 #include "common/attn.hpp"
 #include "common/cli.hpp"
@@ -161,15 +162,6 @@ void draw_plots(attn::Plotter& plots, const ch02::TeachingSection& teaching, con
   ch02::draw_bank_presets(plots);
 }
 
-arma::uword checked_size(const po::variables_map& vm, const char* flag, arma::uword max) {
-  const long long v = vm[flag].as<long long>();
-  if (v <= 0 || static_cast<unsigned long long>(v) > max) {
-    throw attn::cli::UsageError(std::string("--") + flag + " must be between 1 and " + std::to_string(max) +
-                                " (got " + std::to_string(v) + ")");
-  }
-  return static_cast<arma::uword>(v);
-}
-
 /// The reader's --wq as the 4 x 3 query matrix; a malformed one is a usage error naming the flag.
 arma::mat custom_query_matrix(const std::string& text) {
   try {
@@ -179,66 +171,95 @@ arma::mat custom_query_matrix(const std::string& text) {
   }
 }
 
+const attn::cli::ProgramInfo kProgram{
+    "ch02_swap_query", "a learned query asks a different question than raw similarity",
+    "\"When raw similarity asks the wrong question\", \"Producing a query\", \"What is query/key space\", "
+    "\"What information does the query map lose?\", \"Try three hypothetical matching directions\"",
+    "  ch02_swap_query\n  ch02_swap_query --preset finance\n"
+    "  ch02_swap_query --wq \"0 0 0; 0 0 0; 2 2 0; 0 0 0\" --sentence \"the money river bank\"\n"
+    "  ch02_swap_query --width 4096 --dk 64 --no-plots"};
+
+/// What the reader asked for on the command line.
+struct Flags {
+  ch02::Preset preset = ch02::Preset::water;       ///< --preset
+  std::optional<arma::mat> custom_wq;              ///< --wq (4 x 3), instead of the preset
+  std::vector<std::vector<std::string>> sentences; ///< --sentence, or both article sentences
+  bool own_sentence = false;                       ///< --sentence was given
+  arma::uword width = 12288;                       ///< --width
+  arma::uword d_k = 128;                           ///< --dk
+  attn::PlotSettings plots;                        ///< --plots, --no-plots
+  /// The query projection the matching widget uses.
+  arma::mat Wq() const { return custom_wq ? *custom_wq : ch02::preset_wq(preset); }
+  /// How the widget names it: "custom" or "find water evidence".
+  std::string label() const { return custom_wq ? "custom" : "find " + ch02::preset_name(preset) + " evidence"; }
+};
+
+po::options_description options() {
+  po::options_description options("Options");
+  attn::cli::add_common_options(options);
+  options.add_options()
+      ("preset", po::value<std::string>()->value_name("NAME")->default_value("water"),
+       "bank's hand-set query: water, finance or structure")
+      ("wq", po::value<std::string>()->value_name("ROWS"),
+       "a custom 4 x 3 Wq instead of a preset, rows separated by ';' (input finance, water, structure, generic), "
+       "e.g. \"0 0 0; 0 0 0; 0 3.75 0; 0 0 0\"")
+      ("sentence", po::value<std::string>()->value_name("WORDS"),
+       "match the last word of this sentence instead of bank in both article sentences "
+       "(words from: the, river, money, bank)")
+      ("width", po::value<long long>()->value_name("D")->default_value(12288),
+       "input width of the random query map in the null-space example")
+      ("dk", po::value<long long>()->value_name("D_K")->default_value(128),
+       "query width of the random query map in the null-space example");
+  return options;
+}
+
+/// The flags, or nothing after --help.
+std::optional<Flags> read_flags(int argc, char** argv) {
+  po::variables_map vm;
+  if (!attn::cli::parse(argc, argv, options(), kProgram, vm)) return std::nullopt;
+  Flags f;
+  f.width = static_cast<arma::uword>(attn::cli::integer(vm, "width", 1, kMaxWidth));
+  f.d_k = static_cast<arma::uword>(attn::cli::integer(vm, "dk", 1, kMaxDk));
+  if (f.width * f.d_k > kMaxEntries) {
+    throw attn::cli::UsageError("--width x --dk must be at most " + std::to_string(kMaxEntries) + " entries (got " +
+                                std::to_string(f.width * f.d_k) + ")");
+  }
+  f.preset = ch02::parse_preset(attn::cli::choice(vm, "preset", {"water", "finance", "structure"}));
+  if (vm.count("wq")) {
+    if (!vm["preset"].defaulted()) throw attn::cli::UsageError("give either --preset or --wq, not both");
+    f.custom_wq = custom_query_matrix(vm["wq"].as<std::string>());
+  }
+  f.own_sentence = vm.count("sentence") > 0;
+  if (f.own_sentence) {
+    f.sentences.push_back(attn::split_sentence(vm["sentence"].as<std::string>()));
+  } else {
+    f.sentences = {attn::split_sentence("the river bank"), attn::split_sentence("the money bank")};
+  }
+  f.plots = attn::cli::plot_settings(vm);
+  return f;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  return attn::cli::run("ch02_swap_query", [&] {
-    po::options_description options("Options");
-    attn::cli::add_common_options(options);
-    options.add_options()
-        ("preset", po::value<std::string>()->value_name("NAME")->default_value("water"),
-         "bank's hand-set query: water, finance or structure")
-        ("wq", po::value<std::string>()->value_name("ROWS"),
-         "a custom 4 x 3 Wq instead of a preset, rows separated by ';' (input finance, water, structure, generic), "
-         "e.g. \"0 0 0; 0 0 0; 0 3.75 0; 0 0 0\"")
-        ("sentence", po::value<std::string>()->value_name("WORDS"),
-         "match the last word of this sentence instead of bank in both article sentences "
-         "(words from: the, river, money, bank)")
-        ("width", po::value<long long>()->value_name("D")->default_value(12288),
-         "input width of the random query map in the null-space example")
-        ("dk", po::value<long long>()->value_name("D_K")->default_value(128),
-         "query width of the random query map in the null-space example");
-    po::variables_map vm;
-    const attn::cli::ProgramInfo info{
-        "ch02_swap_query", "a learned query asks a different question than raw similarity",
-        "\"When raw similarity asks the wrong question\", \"Producing a query\", \"What is query/key space\", "
-        "\"What information does the query map lose?\", \"Try three hypothetical matching directions\"",
-        "  ch02_swap_query\n  ch02_swap_query --preset finance\n"
-        "  ch02_swap_query --wq \"0 0 0; 0 0 0; 2 2 0; 0 0 0\" --sentence \"the money river bank\"\n"
-        "  ch02_swap_query --width 4096 --dk 64 --no-plots"};
-    if (!attn::cli::parse(argc, argv, options, info, vm)) return 0;
-
-    const arma::uword width = checked_size(vm, "width", kMaxWidth), d_k = checked_size(vm, "dk", kMaxDk);
-    if (width * d_k > kMaxEntries) {
-      throw attn::cli::UsageError("--width x --dk must be at most " + std::to_string(kMaxEntries) + " entries (got " +
-                                  std::to_string(width * d_k) + ")");
-    }
-    const ch02::Preset preset = ch02::parse_preset(vm["preset"].as<std::string>());
-    const bool custom_wq = vm.count("wq") > 0;
-    if (custom_wq && !vm["preset"].defaulted()) throw attn::cli::UsageError("give either --preset or --wq, not both");
-    const arma::mat Wq = custom_wq ? custom_query_matrix(vm["wq"].as<std::string>()) : ch02::preset_wq(preset);
-    const std::string label = custom_wq ? "custom" : "find " + ch02::preset_name(preset) + " evidence";
-    std::vector<std::vector<std::string>> sentences;
-    if (vm.count("sentence")) {
-      sentences.push_back(attn::split_sentence(vm["sentence"].as<std::string>()));
-      attn::toy_embeddings().lookup(sentences[0]);  // validate the words before printing anything
-    } else {
-      sentences = {attn::split_sentence("the river bank"), attn::split_sentence("the money bank")};
-    }
-    attn::Plotter plots(attn::cli::plot_settings(vm));
-
+  return attn::cli::run(kProgram.name, [&] {
+    const std::optional<Flags> flags = read_flags(argc, argv);
+    if (!flags) return 0;
+    const ch02::MatchingSection matching = ch02::matching_section(flags->Wq(), flags->sentences);  // refuses unknown words
+    attn::Plotter plots(flags->plots);
     const ch02::TeachingSection teaching = ch02::teaching_section();
-    const ch02::MatchingSection matching = ch02::matching_section(Wq, sentences);
 
     std::cout << "Chapter 02 - Swap query: learned projections change what a token matches\n";
     raw_similarity(teaching);
     producing_a_query(teaching);
-    null_space(width, d_k);
-    const bool article_preset = !custom_wq && preset == ch02::Preset::water && !vm.count("sentence");
-    matching_directions(label + (custom_wq ? "" : " (" + ch02::preset_question(preset) + ")"), matching, article_preset);
+    null_space(flags->width, flags->d_k);
+    const bool custom = flags->custom_wq.has_value();
+    const bool article_preset = !custom && flags->preset == ch02::Preset::water && !flags->own_sentence;
+    matching_directions(flags->label() + (custom ? "" : " (" + ch02::preset_question(flags->preset) + ")"), matching,
+                        article_preset);
 
     std::cout << '\n';
-    draw_plots(plots, teaching, label, matching);
+    draw_plots(plots, teaching, flags->label(), matching);
     plots.report(std::cout);
     return 0;
   });

@@ -6,6 +6,7 @@
 /// Run `ch03_values --help` for the flags.
 #include <armadillo>
 #include <iostream>
+#include <optional>
 
 #include "common/attn.hpp"
 #include "common/cli.hpp"
@@ -176,38 +177,69 @@ void draw_plots(attn::Plotter& plots, const std::vector<ch03::Combination>& comb
   }
 }
 
+const attn::cli::ProgramInfo kProgram{
+    "ch03_values", "values carry the content while queries and keys set the weights; a multi-head sublayer",
+    "\"How many tables and vectors are there?\", \"Three roles: matching and carrying information\", "
+    "\"What the weight actually measures\", \"Where this leaves us\"",
+    "  ch03_values\n  ch03_values --query swap --values raw\n  ch03_values --tokens 5 --heads 12 --blocks 24\n"
+    "  ch03_values --sentence \"the money bank\" --no-plots"};
+
+/// The counting table's sizes.
+struct Sizes {
+  long long tokens = 3;  ///< --tokens: n
+  long long heads = 2;   ///< --heads: h
+  long long blocks = 1;  ///< --blocks: N
+};
+
+/// What the reader asked for on the command line.
+struct Flags {
+  Sizes sizes;                              ///< --tokens, --heads, --blocks
+  ch03::Choice query = ch03::Choice::raw;   ///< --query
+  ch03::Choice values = ch03::Choice::raw;  ///< --values
+  bool custom = false;                      ///< print "Your combination" (--query or --values given)
+  std::vector<std::string> words;           ///< --sentence (default "the river bank")
+  attn::PlotSettings plots;                 ///< --plots, --no-plots
+};
+
+po::options_description options() {
+  po::options_description options("Options");
+  attn::cli::add_common_options(options);
+  options.add_options()
+      ("query", po::value<std::string>()->value_name("raw|swap"), "tower's query projection in your combination")
+      ("values", po::value<std::string>()->value_name("raw|swap"), "the value projection in your combination")
+      ("tokens", po::value<long long>()->value_name("N")->default_value(3), "token positions n in the counting table")
+      ("heads", po::value<long long>()->value_name("H")->default_value(2), "heads h per sublayer")
+      ("blocks", po::value<long long>()->value_name("N")->default_value(1), "transformer blocks N in the stack")
+      ("sentence", po::value<std::string>()->value_name("WORDS"),
+       "run the two-head example sublayer on this sentence (words from: the, river, money, bank)");
+  return options;
+}
+
+/// The flags, or nothing after --help.
+std::optional<Flags> read_flags(int argc, char** argv) {
+  po::variables_map vm;
+  if (!attn::cli::parse(argc, argv, options(), kProgram, vm)) return std::nullopt;
+  Flags f;
+  f.sizes = {.tokens = attn::cli::integer(vm, "tokens", 1, ch03::kMaxTokens),
+             .heads = attn::cli::integer(vm, "heads", 1, ch03::kMaxHeads),
+             .blocks = attn::cli::integer(vm, "blocks", 1, ch03::kMaxBlocks)};
+  f.custom = vm.count("query") || vm.count("values");
+  if (vm.count("query")) f.query = ch03::parse_choice(attn::cli::choice(vm, "query", {"raw", "swap"}));
+  if (vm.count("values")) f.values = ch03::parse_choice(attn::cli::choice(vm, "values", {"raw", "swap"}));
+  f.words = attn::split_sentence(vm.count("sentence") ? vm["sentence"].as<std::string>() : "the river bank");
+  f.plots = attn::cli::plot_settings(vm);
+  return f;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  return attn::cli::run("ch03_values", [&] {
-    po::options_description options("Options");
-    attn::cli::add_common_options(options);
-    options.add_options()
-        ("query", po::value<std::string>()->value_name("raw|swap"), "tower's query projection in your combination")
-        ("values", po::value<std::string>()->value_name("raw|swap"), "the value projection in your combination")
-        ("tokens", po::value<long long>()->value_name("N")->default_value(3), "token positions n in the counting table")
-        ("heads", po::value<long long>()->value_name("H")->default_value(2), "heads h per sublayer")
-        ("blocks", po::value<long long>()->value_name("N")->default_value(1), "transformer blocks N in the stack")
-        ("sentence", po::value<std::string>()->value_name("WORDS"),
-         "run the two-head example sublayer on this sentence (words from: the, river, money, bank)");
-    po::variables_map vm;
-    const attn::cli::ProgramInfo info{
-        "ch03_values", "values carry the content while queries and keys set the weights; a multi-head sublayer",
-        "\"How many tables and vectors are there?\", \"Three roles: matching and carrying information\", "
-        "\"What the weight actually measures\", \"Where this leaves us\"",
-        "  ch03_values\n  ch03_values --query swap --values raw\n  ch03_values --tokens 5 --heads 12 --blocks 24\n"
-        "  ch03_values --sentence \"the money bank\" --no-plots"};
-    if (!attn::cli::parse(argc, argv, options, info, vm)) return 0;
-
-    const long long n = vm["tokens"].as<long long>(), h = vm["heads"].as<long long>(), N = vm["blocks"].as<long long>();
-    ch03::count_objects(n, h, N);  // validate the sizes before printing anything
-    const bool custom = vm.count("query") || vm.count("values");
-    const ch03::Choice q = ch03::parse_choice("--query", vm.count("query") ? vm["query"].as<std::string>() : "raw");
-    const ch03::Choice v = ch03::parse_choice("--values", vm.count("values") ? vm["values"].as<std::string>() : "raw");
-    const std::vector<std::string> words =
-        attn::split_sentence(vm.count("sentence") ? vm["sentence"].as<std::string>() : "the river bank");
-    const ch03::ExampleSublayer example = ch03::example_sublayer(words);  // refuses unknown words first
-    attn::Plotter plots(attn::cli::plot_settings(vm));
+  return attn::cli::run(kProgram.name, [&] {
+    const std::optional<Flags> flags = read_flags(argc, argv);
+    if (!flags) return 0;
+    const auto [n, h, N] = flags->sizes;
+    const ch03::ExampleSublayer example = ch03::example_sublayer(flags->words);  // refuses unknown words first
+    attn::Plotter plots(flags->plots);
 
     const std::optional<ch03::BuiltSublayer> built = ch03::build_sublayer(n, h);
     const std::vector<ch03::Combination> combos = ch03::three_roles();
@@ -215,7 +247,7 @@ int main(int argc, char** argv) {
     std::cout << "Chapter 03 - Values: matching sets the weights, values carry the content\n";
     counting(n, h, N, built, example);
     three_roles(combos);
-    if (custom) your_combination(combos, q, v);
+    if (flags->custom) your_combination(combos, flags->query, flags->values);
     what_the_weight_measures();
     where_this_leaves_us(combos);
 

@@ -10,10 +10,10 @@
 
 namespace ch03 {
 
-Choice parse_choice(const std::string& flag, const std::string& text) {
+Choice parse_choice(const std::string& text) {
   if (text == "raw") return Choice::raw;
   if (text == "swap") return Choice::swap;
-  throw std::invalid_argument(flag + " must be raw or swap (got " + attn::quoted(text) + ")");
+  throw std::invalid_argument("a choice must be raw or swap (got " + attn::quoted(text) + ")");
 }
 
 std::string choice_name(Choice choice) { return choice == Choice::raw ? "raw" : "swap"; }

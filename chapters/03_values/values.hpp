@@ -21,8 +21,8 @@ namespace ch03 {
 /// A projection in the two-dimensional teaching space: the identity (raw) or the swap [[0, 1], [1, 0]].
 enum class Choice { raw, swap };
 
-/// "raw" -> Choice::raw, "swap" -> Choice::swap; throws std::invalid_argument naming `flag` otherwise.
-Choice parse_choice(const std::string& flag, const std::string& text);
+/// "raw" or "swap" as a Choice. Throws std::invalid_argument naming the text otherwise.
+Choice parse_choice(const std::string& text);
 /// "raw" or "swap".
 std::string choice_name(Choice choice);
 /// The 2 x 2 matrix of a choice: I or swap.

@@ -7,6 +7,8 @@
 #include <cmath>
 #include <cstdio>
 #include <iostream>
+#include <limits>
+#include <optional>
 #include <sstream>
 
 #include "common/attn.hpp"
@@ -217,57 +219,77 @@ void learning_signal(const arma::rowvec& scores, bool article) {
                "  wide heads from starting there. It does not stop training from learning sharp attention.\n";
 }
 
+const attn::cli::ProgramInfo kProgram{
+    "ch04_scaling", "dot products, cosine similarity, and why attention divides scores by sqrt(d_k)",
+    "\"Dot products, cosine similarity, and scaling\" and its subsections",
+    "  ch04_scaling\n  ch04_scaling --angle 120 --length 5\n  ch04_scaling --angle=-90\n"
+    "  ch04_scaling --scores \"3,1,1,0\"\n  ch04_scaling --samples 50000 --seed 7 --no-plots"};
+
+/// What the reader asked for on the command line.
+struct Flags {
+  double angle = 20.0;                  ///< --angle, degrees
+  double length = 10.0;                 ///< --length
+  arma::rowvec scores{4, 2, 0};         ///< --scores (default the article's 4, 2, 0)
+  bool own_scores = false;              ///< --scores was given
+  arma::uword samples = 10000;          ///< --samples
+  std::uint64_t seed = 4;               ///< --seed
+  attn::PlotSettings plots;             ///< --plots, --no-plots
+};
+
+po::options_description options() {
+  po::options_description options("Options");
+  attn::cli::add_common_options(options);
+  options.add_options()
+      ("angle", po::value<double>()->value_name("DEG")->default_value(20.0),
+       "explorer: the angle of a from b, in degrees (-360 to 360)")
+      ("length", po::value<double>()->value_name("L")->default_value(10.0),
+       "explorer: the length of a (0 to 1000)")
+      ("scores", po::value<std::string>()->value_name("LIST"),
+       "softmax sections: your own scores instead of 4,2,0 (1 to 10 numbers, e.g. \"3,1,1,0\")")
+      ("samples", po::value<long long>()->value_name("N")->default_value(10000),
+       "Monte Carlo: (q, k) pairs per width (100 to 200000)")
+      ("seed", po::value<long long>()->value_name("S")->default_value(4),
+       "Monte Carlo: seed of std::mt19937_64 (>= 0)");
+  return options;
+}
+
+/// The flags, or nothing after --help.
+std::optional<Flags> read_flags(int argc, char** argv) {
+  po::variables_map vm;
+  if (!attn::cli::parse(argc, argv, options(), kProgram, vm)) return std::nullopt;
+  Flags f;
+  f.angle = attn::cli::real(vm, "angle", -360.0, 360.0);
+  f.length = attn::cli::real(vm, "length", 0.0, kMaxLength);
+  f.samples = static_cast<arma::uword>(attn::cli::integer(vm, "samples", 100, static_cast<long long>(kMaxSamples)));
+  f.seed = attn::cli::seed(vm, "seed", std::numeric_limits<long long>::max());
+  f.own_scores = vm.count("scores") > 0;
+  if (f.own_scores) f.scores = parse_scores(vm["scores"].as<std::string>());
+  f.plots = attn::cli::plot_settings(vm);
+  return f;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  return attn::cli::run("ch04_scaling", [&] {
-    po::options_description options("Options");
-    attn::cli::add_common_options(options);
-    options.add_options()
-        ("angle", po::value<double>()->value_name("DEG")->default_value(20.0),
-         "explorer: the angle of a from b, in degrees (-360 to 360)")
-        ("length", po::value<double>()->value_name("L")->default_value(10.0),
-         "explorer: the length of a (0 to 1000)")
-        ("scores", po::value<std::string>()->value_name("LIST"),
-         "softmax sections: your own scores instead of 4,2,0 (1 to 10 numbers, e.g. \"3,1,1,0\")")
-        ("samples", po::value<long long>()->value_name("N")->default_value(10000),
-         "Monte Carlo: (q, k) pairs per width (100 to 200000)")
-        ("seed", po::value<long long>()->value_name("S")->default_value(4),
-         "Monte Carlo: seed of std::mt19937_64 (>= 0)");
-    po::variables_map vm;
-    const attn::cli::ProgramInfo info{
-        "ch04_scaling", "dot products, cosine similarity, and why attention divides scores by sqrt(d_k)",
-        "\"Dot products, cosine similarity, and scaling\" and its subsections",
-        "  ch04_scaling\n  ch04_scaling --angle 120 --length 5\n  ch04_scaling --angle=-90\n"
-        "  ch04_scaling --scores \"3,1,1,0\"\n  ch04_scaling --samples 50000 --seed 7 --no-plots"};
-    if (!attn::cli::parse(argc, argv, options, info, vm)) return 0;
-
-    const double angle = attn::cli::bounded("--angle", vm["angle"].as<double>(), 360.0);
-    const double length = attn::cli::finite("--length", vm["length"].as<double>());
-    if (length < 0.0 || length > kMaxLength) throw attn::cli::UsageError("--length must be between 0 and 1000");
-    const long long samples = vm["samples"].as<long long>(), seed = vm["seed"].as<long long>();
-    if (samples < 100 || samples > static_cast<long long>(kMaxSamples)) {
-      throw attn::cli::UsageError("--samples must be between 100 and " + std::to_string(kMaxSamples));
-    }
-    if (seed < 0) throw attn::cli::UsageError("--seed must be >= 0");
-    const bool own_scores = vm.count("scores") > 0;
-    const arma::rowvec scores = own_scores ? parse_scores(vm["scores"].as<std::string>()) : arma::rowvec{4, 2, 0};
-    const ch04::Shadow shadow = ch04::shadow_of(angle, length);
-    attn::Plotter plots(attn::cli::plot_settings(vm));
+  return attn::cli::run(kProgram.name, [&] {
+    const std::optional<Flags> flags = read_flags(argc, argv);
+    if (!flags) return 0;
+    const ch04::Shadow shadow = ch04::shadow_of(flags->angle, flags->length);
+    attn::Plotter plots(flags->plots);
     const std::vector<ch04::VarianceEstimate> estimates =
-        ch04::variance_sweep(ch04::variance_widths(), static_cast<arma::uword>(samples), static_cast<std::uint64_t>(seed));
+        ch04::variance_sweep(ch04::variance_widths(), flags->samples, flags->seed);
 
     std::cout << "Chapter 04 - Scaling: dot products, cosine similarity, and why divide by sqrt(d_k)\n";
     dot_versus_cosine();
     explorer(shadow);
     fixed_divisor();
-    variance_argument(estimates, static_cast<arma::uword>(samples), static_cast<std::uint64_t>(seed));
+    variance_argument(estimates, flags->samples, flags->seed);
     softmax_sharpness();
-    learning_signal(scores, !own_scores);
+    learning_signal(flags->scores, !flags->own_scores);
 
     std::cout << '\n';
     ch04::draw_variance(plots, estimates);
-    ch04::draw_softmax_sweeps(plots, scores);
+    ch04::draw_softmax_sweeps(plots, flags->scores);
     ch04::draw_dot_vs_angle(plots, shadow);
     ch04::draw_shadow(plots, shadow);
     plots.report(std::cout);

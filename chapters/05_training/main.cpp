@@ -13,6 +13,7 @@
 #include <iostream>
 #include <fstream>
 #include <iomanip>
+#include <limits>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -234,16 +235,6 @@ void draw_companions(attn::Plotter& plots, const ch05::FeatureRecovery* features
   }
 }
 
-template <typename T>
-T in_range(const po::variables_map& vm, const std::string& flag, T lo, T hi) {
-  const T v = vm[flag].as<T>();
-  if (v < lo || v > hi) {
-    throw attn::cli::UsageError("--" + flag + " must be between " + std::to_string(lo) + " and " + std::to_string(hi) +
-                                ", got " + std::to_string(v));
-  }
-  return v;
-}
-
 /// Checks before training that `save_dir` (created if needed) and the folder of `loss_log` accept
 /// new files, that `loss_log` is not a folder, and that it is not one of the files --save writes.
 /// Throws attn::cli::UsageError (exit 2) naming the flag and the reason.
@@ -281,138 +272,193 @@ void check_outputs(const std::optional<std::string>& save_dir, const std::option
   }
 }
 
+const attn::cli::ProgramInfo kProgram{
+    "ch05_training",
+    "train one attention head with a hand-written backward pass and Adam; the article's companions",
+    "\"Make it learn\", \"Follow one sentence through training\", \"Heads and blocks train together\",\n"
+    "  \"Can two small matrices recover identifiable features?\", \"Attention learns the data, not the world\"",
+    "  ch05_training\n  ch05_training --seed 3 --passes 100 --loss-log loss.txt --save trained\n"
+    "  ch05_training --init trained --passes 1\n  ch05_training --walkthrough --updates 20\n"
+    "  ch05_training --walkthrough --pause\n  ch05_training --bench"};
+
+/// What the program does: train (the article's sections), step through one update, or time steps.
+enum class Mode { train, walkthrough, bench };
+
+/// What the reader asked for on the command line.
+struct Flags {
+  Mode mode = Mode::train;                ///< --walkthrough, --bench, or neither
+  std::uint64_t seed = 0;                 ///< --seed
+  int passes = 300;                       ///< --passes
+  int updates = 0;                        ///< --updates (walkthrough)
+  std::optional<double> lr;               ///< --lr (the mode's default otherwise)
+  bool pause = false;                     ///< --pause (walkthrough)
+  bool companions = true;                 ///< not --no-companions
+  std::optional<std::string> init_dir;    ///< --init
+  std::optional<std::string> save_dir;    ///< --save
+  std::optional<std::string> loss_log;    ///< --loss-log
+  attn::PlotSettings plots;               ///< --plots, --no-plots
+};
+
+po::options_description options() {
+  po::options_description options("Options");
+  attn::cli::add_common_options(options);
+  options.add_options()
+      ("seed", po::value<long long>()->value_name("N")->default_value(0), "seed of the initial parameters (>= 0)")
+      ("passes", po::value<int>()->value_name("N")->default_value(300), "passes over the four examples (1..100000)")
+      ("lr", po::value<double>()->value_name("RATE"),
+       "learning rate: Adam's (default 0.05), or SGD's in --walkthrough (default 0.3); in (0, 10]")
+      ("init", po::value<std::string>()->value_name("DIR"),
+       "start from E.txt, Wq.txt, Wk.txt, Wv.txt, Wc.txt, bc.txt in DIR (Armadillo raw_ascii)")
+      ("save", po::value<std::string>()->value_name("DIR"), "write the trained parameters into DIR, same format")
+      ("loss-log", po::value<std::string>()->value_name("FILE"),
+       "write each pass's mean loss to FILE, one line per pass, 17 significant digits")
+      ("no-companions", "skip the feature-recovery and biased-dataset companions")
+      ("walkthrough", "the step-through widget: one update of the 2-d model in eight stages, every number")
+      ("updates", po::value<int>()->value_name("N")->default_value(0),
+       "with --walkthrough: continue for N more updates (0..100000)")
+      ("pause", "with --walkthrough on a terminal: wait for Enter between stages")
+      ("bench", "time the optimizer steps of the article's training and compare with its PyTorch script");
+  return options;
+}
+
+/// Which flags belong to which mode: refuses a flag the chosen mode does not use.
+void check_mode(const po::variables_map& vm, Mode mode) {
+  using attn::cli::UsageError;
+  const bool walk = mode == Mode::walkthrough, bench = mode == Mode::bench;
+  const std::string name = walk ? "walkthrough" : "bench";
+  for (const char* flag : {"init", "save", "loss-log", "no-companions"}) {
+    if ((walk || bench) && vm.count(flag)) {
+      throw UsageError(std::string("--") + flag + " applies to training, not to --" + name);
+    }
+  }
+  if (walk && !vm["passes"].defaulted()) {
+    throw UsageError("--passes applies to training and --bench; the walkthrough counts --updates");
+  }
+  if ((walk || bench) && vm.count("plots")) throw UsageError("--" + name + " draws no plots, so --plots has nothing to write");
+  if (!walk && (vm.count("pause") || !vm["updates"].defaulted())) {
+    throw UsageError("--updates and --pause need --walkthrough");
+  }
+}
+
+/// The flags, or nothing after --help.
+std::optional<Flags> read_flags(int argc, char** argv) {
+  po::variables_map vm;
+  if (!attn::cli::parse(argc, argv, options(), kProgram, vm)) return std::nullopt;
+  Flags f;
+  f.seed = attn::cli::seed(vm, "seed", std::numeric_limits<long long>::max());
+  f.passes = static_cast<int>(attn::cli::integer(vm, "passes", 1, 100000));
+  f.updates = static_cast<int>(attn::cli::integer(vm, "updates", 0, 100000));
+  if (vm.count("lr")) {
+    f.lr = attn::cli::finite("--lr", vm["lr"].as<double>());
+    if (!(*f.lr > 0 && *f.lr <= 10)) {
+      throw attn::cli::UsageError("--lr must be in (0, 10], got " + attn::cli::as_typed("--lr", *f.lr));
+    }
+  }
+  const bool walk = vm.count("walkthrough") > 0, bench = vm.count("bench") > 0;
+  if (walk && bench) throw attn::cli::UsageError("--walkthrough and --bench are separate modes");
+  f.mode = walk ? Mode::walkthrough : bench ? Mode::bench : Mode::train;
+  check_mode(vm, f.mode);
+  f.pause = vm.count("pause") > 0;
+  f.companions = vm.count("no-companions") == 0;
+  if (const auto p = attn::cli::path(vm, "init")) f.init_dir = p->string();
+  if (const auto p = attn::cli::path(vm, "save")) f.save_dir = p->string();
+  if (const auto p = attn::cli::path(vm, "loss-log")) f.loss_log = p->string();
+  if (f.mode == Mode::train) f.plots = attn::cli::plot_settings(vm);  // the other modes draw nothing
+  return f;
+}
+
+/// --walkthrough: one update in eight stages, waiting for Enter between them with --pause on a terminal.
+void run_walkthrough(const Flags& flags) {
+  const bool interactive = flags.pause && ::isatty(STDOUT_FILENO) && ::isatty(STDIN_FILENO);
+  const auto between = [&] {
+    if (!interactive) return;
+    std::cout << "  [Enter: next stage] " << std::flush;
+    std::string ignored;
+    std::getline(std::cin, ignored);
+  };
+  ch05::walkthrough(std::cout, flags.seed, flags.lr.value_or(0.3), flags.updates, between);
+}
+
+ch05::TrainSettings train_settings(const Flags& flags) {
+  ch05::TrainSettings settings;
+  settings.seed = flags.seed;
+  settings.passes = flags.passes;
+  settings.lr = flags.lr.value_or(0.05);
+  return settings;
+}
+
+/// --bench: the best of 20 timed runs of the article's training, against its PyTorch script.
+void run_bench(const Flags& flags) {
+  const ch05::TrainSettings settings = train_settings(flags);
+  std::cout << "Chapter 05 - benchmark: time per optimizer step of the article's training\n"
+            << "  (d = 8, 4 examples, " << settings.passes << " passes, forward + hand-written backward + Adam)\n";
+  ch05::microseconds_per_step(settings, 1);  // warm up caches and allocations
+  const double us = ch05::microseconds_per_step(settings, 20);
+  std::cout << "  best of 20 runs: " << format_number(us, 3) << " us per step\n"
+            << "  the article's PyTorch script: " << format_number(1e3 * kArticleMsPerStep, 0)
+            << " us per step (1,200 steps in 0.46 s)\n"
+            << "  ratio: " << format_number(1e3 * kArticleMsPerStep / us, 0) << "x faster (the target is 20x, under 20 us)\n";
+}
+
+/// Training writes its outputs (the loss log, the parameters) as soon as it is done.
+void write_outputs(const Flags& flags, const attn::OneHeadModel& model, const ch05::TrainLog& log) {
+  if (flags.loss_log) {
+    ch05::write_loss_log(log.pass_loss, *flags.loss_log);
+    std::cout << "  per-pass mean losses written to " << *flags.loss_log << '\n';
+  }
+  if (flags.save_dir) {
+    ch05::save_model(model, *flags.save_dir);
+    std::cout << "  trained parameters written to " << *flags.save_dir << " (E, Wq, Wk, Wv, Wc, bc .txt)\n";
+  }
+}
+
+/// The article's sections: the model, training, predictions, one loss for every group, the companions.
+void run_training(const Flags& flags) {
+  const ch05::TrainSettings settings = train_settings(flags);
+  check_outputs(flags.save_dir, flags.loss_log);  // fail before any work if the outputs cannot be written
+  const std::vector<ch05::Example> data = ch05::article_examples();
+  attn::OneHeadModel model = flags.init_dir ? ch05::load_model(*flags.init_dir, ch05::vocabulary().size(), 2)
+                                            : ch05::initial_model(ch05::vocabulary().size(), settings);
+  attn::Plotter plots(flags.plots);
+  const attn::OneHeadModel initial = model;
+
+  std::cout << "Chapter 05 - Training: one head learned by hand-written backpropagation and Adam\n";
+  describe_model(model, flags.init_dir ? "read from " + *flags.init_dir
+                                       : "initialized as PyTorch does (embedding N(0,1), linear U(+-1/sqrt(fan_in))), seed " +
+                                             std::to_string(flags.seed));
+  const ch05::TrainLog log = train_article_model(model, data, settings.passes, settings.lr);
+  attn::require_converging(arma::conv_to<std::vector<double>>::from(log.pass_loss), "pass", settings.lr);
+  write_outputs(flags, model, log);
+  const std::vector<ch05::Prediction> predictions = ch05::predictions(model, data);
+  report_predictions(predictions);
+  heads_and_blocks(initial, data[0]);
+
+  std::optional<ch05::FeatureRecovery> features;
+  std::vector<ch05::BiasedRow> biased;
+  if (flags.companions) {
+    features = feature_recovery();
+    ch05::TrainSettings article;  // the companion keeps the article's settings, with --seed
+    article.seed = flags.seed;
+    biased = biased_dataset(article);
+  }
+
+  std::cout << '\n';
+  draw_training(plots, predictions, log);
+  draw_companions(plots, features ? &*features : nullptr, biased);
+  plots.report(std::cout);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  return attn::cli::run("ch05_training", [&] {
-    po::options_description options("Options");
-    attn::cli::add_common_options(options);
-    options.add_options()
-        ("seed", po::value<long long>()->value_name("N")->default_value(0), "seed of the initial parameters (>= 0)")
-        ("passes", po::value<int>()->value_name("N")->default_value(300), "passes over the four examples (1..100000)")
-        ("lr", po::value<double>()->value_name("RATE"),
-         "learning rate: Adam's (default 0.05), or SGD's in --walkthrough (default 0.3); in (0, 10]")
-        ("init", po::value<std::string>()->value_name("DIR"),
-         "start from E.txt, Wq.txt, Wk.txt, Wv.txt, Wc.txt, bc.txt in DIR (Armadillo raw_ascii)")
-        ("save", po::value<std::string>()->value_name("DIR"), "write the trained parameters into DIR, same format")
-        ("loss-log", po::value<std::string>()->value_name("FILE"),
-         "write each pass's mean loss to FILE, one line per pass, 17 significant digits")
-        ("no-companions", "skip the feature-recovery and biased-dataset companions")
-        ("walkthrough", "the step-through widget: one update of the 2-d model in eight stages, every number")
-        ("updates", po::value<int>()->value_name("N")->default_value(0),
-         "with --walkthrough: continue for N more updates (0..100000)")
-        ("pause", "with --walkthrough on a terminal: wait for Enter between stages")
-        ("bench", "time the optimizer steps of the article's training and compare with its PyTorch script");
-    po::variables_map vm;
-    const attn::cli::ProgramInfo info{
-        "ch05_training",
-        "train one attention head with a hand-written backward pass and Adam; the article's companions",
-        "\"Make it learn\", \"Follow one sentence through training\", \"Heads and blocks train together\",\n"
-        "  \"Can two small matrices recover identifiable features?\", \"Attention learns the data, not the world\"",
-        "  ch05_training\n  ch05_training --seed 3 --passes 100 --loss-log loss.txt --save trained\n"
-        "  ch05_training --init trained --passes 1\n  ch05_training --walkthrough --updates 20\n"
-        "  ch05_training --walkthrough --pause\n  ch05_training --bench"};
-    if (!attn::cli::parse(argc, argv, options, info, vm)) return 0;
-
-    const long long seed_value = vm["seed"].as<long long>();
-    if (seed_value < 0) throw attn::cli::UsageError("--seed must be >= 0, got " + std::to_string(seed_value));
-    const auto seed = static_cast<std::uint64_t>(seed_value);
-    const int passes = in_range(vm, "passes", 1, 100000);
-    const int updates = in_range(vm, "updates", 0, 100000);
-    const bool walk = vm.count("walkthrough") > 0, bench = vm.count("bench") > 0;
-    std::optional<double> lr;
-    if (vm.count("lr")) {
-      lr = attn::cli::finite("--lr", vm["lr"].as<double>());
-      if (!(*lr > 0 && *lr <= 10)) throw attn::cli::UsageError("--lr must be in (0, 10], got " + attn::cli::as_typed("--lr", *lr));
+  return attn::cli::run(kProgram.name, [&] {
+    const std::optional<Flags> flags = read_flags(argc, argv);
+    if (!flags) return 0;
+    switch (flags->mode) {
+      case Mode::walkthrough: run_walkthrough(*flags); break;
+      case Mode::bench: run_bench(*flags); break;
+      case Mode::train: run_training(*flags); break;
     }
-    if (walk && bench) throw attn::cli::UsageError("--walkthrough and --bench are separate modes");
-    for (const char* flag : {"init", "save", "loss-log", "no-companions"}) {
-      if ((walk || bench) && vm.count(flag)) {
-        throw attn::cli::UsageError(std::string("--") + flag + " applies to training, not to --" + (walk ? "walkthrough" : "bench"));
-      }
-    }
-    if (walk && !vm["passes"].defaulted()) {
-      throw attn::cli::UsageError("--passes applies to training and --bench; the walkthrough counts --updates");
-    }
-    if ((walk || bench) && vm.count("plots")) {
-      throw attn::cli::UsageError(std::string("--") + (walk ? "walkthrough" : "bench") + " draws no plots, so --plots has nothing to write");
-    }
-    if (!walk && (vm.count("pause") || !vm["updates"].defaulted())) {
-      throw attn::cli::UsageError("--updates and --pause need --walkthrough");
-    }
-
-    if (walk) {
-      const bool interactive = vm.count("pause") && ::isatty(STDOUT_FILENO) && ::isatty(STDIN_FILENO);
-      const auto between = [&] {
-        if (!interactive) return;
-        std::cout << "  [Enter: next stage] " << std::flush;
-        std::string ignored;
-        std::getline(std::cin, ignored);
-      };
-      ch05::walkthrough(std::cout, seed, lr.value_or(0.3), updates, between);
-      return 0;
-    }
-
-    ch05::TrainSettings settings;
-    settings.seed = seed;
-    settings.passes = passes;
-    settings.lr = lr.value_or(0.05);
-
-    if (bench) {
-      std::cout << "Chapter 05 - benchmark: time per optimizer step of the article's training\n"
-                << "  (d = 8, 4 examples, " << passes << " passes, forward + hand-written backward + Adam)\n";
-      ch05::microseconds_per_step(settings, 1);  // warm up caches and allocations
-      const double us = ch05::microseconds_per_step(settings, 20);
-      std::cout << "  best of 20 runs: " << format_number(us, 3) << " us per step\n"
-                << "  the article's PyTorch script: " << format_number(1e3 * kArticleMsPerStep, 0)
-                << " us per step (1,200 steps in 0.46 s)\n"
-                << "  ratio: " << format_number(1e3 * kArticleMsPerStep / us, 0) << "x faster (the target is 20x, under 20 us)\n";
-      return 0;
-    }
-
-    std::optional<std::string> init_dir, save_dir, loss_log;
-    if (const auto p = attn::cli::path(vm, "init")) init_dir = p->string();
-    if (const auto p = attn::cli::path(vm, "save")) save_dir = p->string();
-    if (const auto p = attn::cli::path(vm, "loss-log")) loss_log = p->string();
-    // Fail before any work if the outputs cannot be written or would overwrite each other.
-    check_outputs(save_dir, loss_log);
-    const std::vector<ch05::Example> data = ch05::article_examples();
-    attn::OneHeadModel model = init_dir ? ch05::load_model(*init_dir, ch05::vocabulary().size(), 2)
-                                        : ch05::initial_model(ch05::vocabulary().size(), settings);
-    attn::Plotter plots(attn::cli::plot_settings(vm));
-    const attn::OneHeadModel initial = model;
-
-    std::cout << "Chapter 05 - Training: one head learned by hand-written backpropagation and Adam\n";
-    describe_model(model, init_dir ? "read from " + *init_dir
-                                   : "initialized as PyTorch does (embedding N(0,1), linear U(+-1/sqrt(fan_in))), seed " +
-                                         std::to_string(seed));
-    const ch05::TrainLog log = train_article_model(model, data, passes, settings.lr);
-    attn::require_converging(arma::conv_to<std::vector<double>>::from(log.pass_loss), "pass", settings.lr);
-    if (loss_log) {
-      ch05::write_loss_log(log.pass_loss, *loss_log);
-      std::cout << "  per-pass mean losses written to " << *loss_log << '\n';
-    }
-    if (save_dir) {
-      ch05::save_model(model, *save_dir);
-      std::cout << "  trained parameters written to " << *save_dir << " (E, Wq, Wk, Wv, Wc, bc .txt)\n";
-    }
-    const std::vector<ch05::Prediction> predictions = ch05::predictions(model, data);
-    report_predictions(predictions);
-    heads_and_blocks(initial, data[0]);
-
-    std::optional<ch05::FeatureRecovery> features;
-    std::vector<ch05::BiasedRow> biased;
-    if (!vm.count("no-companions")) {
-      features = feature_recovery();
-      ch05::TrainSettings article;  // the companion keeps the article's settings, with --seed
-      article.seed = seed;
-      biased = biased_dataset(article);
-    }
-
-    std::cout << '\n';
-    draw_training(plots, predictions, log);
-    draw_companions(plots, features ? &*features : nullptr, biased);
-    plots.report(std::cout);
     return 0;
   });
 }

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <iomanip>
 #include <iostream>
+#include <optional>
 #include <limits>
 #include <sstream>
 
@@ -200,33 +201,50 @@ void draw_plots(attn::Plotter& plots, const ch06::TiredCatSection& cat, const ch
   side_by_side(plots, "ch06_bank_river", yours_title.str(), yours.words, yours.open.A, yours.causal.A);
 }
 
+const attn::cli::ProgramInfo kProgram{
+    "ch06_masking", "the causal mask, why its fill is -inf, the causal view as renormalization, cross-attention",
+    "\"Causal masking: a decoder only looks left\"",
+    "  ch06_masking\n  ch06_masking --sentence \"the bank river\" --causal\n"
+    "  ch06_masking --sentence \"bank the money river\" --bidirectional\n  ch06_masking --no-plots"};
+
+/// What the reader asked for on the command line.
+struct Flags {
+  std::vector<std::string> words;  ///< --sentence (default "the bank river", the plotted one)
+  Views views;                     ///< --causal, --bidirectional (neither: both)
+  bool custom = false;             ///< print "Your sentence" (one of those flags was given)
+  attn::PlotSettings plots;        ///< --plots, --no-plots
+};
+
+/// The flags, or nothing after --help.
+std::optional<Flags> read_flags(int argc, char** argv) {
+  po::options_description options("Options");
+  attn::cli::add_common_options(options);
+  options.add_options()
+      ("sentence", po::value<std::string>()->value_name("WORDS"),
+       "show this sentence's weights (words from: the, river, money, bank); default plot: \"the bank river\"")
+      ("causal", "show only the causal view of --sentence")
+      ("bidirectional", "show only the bidirectional view of --sentence");
+  po::variables_map vm;
+  if (!attn::cli::parse(argc, argv, options, kProgram, vm)) return std::nullopt;
+  if (vm.count("causal") && vm.count("bidirectional")) {
+    throw attn::cli::UsageError("--causal and --bidirectional exclude each other (give neither to see both)");
+  }
+  Flags f;
+  f.views = {.bidirectional = vm.count("causal") == 0, .causal = vm.count("bidirectional") == 0};
+  f.custom = vm.count("sentence") || vm.count("causal") || vm.count("bidirectional");
+  f.words = attn::split_sentence(vm.count("sentence") ? vm["sentence"].as<std::string>() : "the bank river");
+  f.plots = attn::cli::plot_settings(vm);
+  return f;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  return attn::cli::run("ch06_masking", [&] {
-    po::options_description options("Options");
-    attn::cli::add_common_options(options);
-    options.add_options()
-        ("sentence", po::value<std::string>()->value_name("WORDS"),
-         "show this sentence's weights (words from: the, river, money, bank); default plot: \"the bank river\"")
-        ("causal", "show only the causal view of --sentence")
-        ("bidirectional", "show only the bidirectional view of --sentence");
-    po::variables_map vm;
-    const attn::cli::ProgramInfo info{
-        "ch06_masking", "the causal mask, why its fill is -inf, the causal view as renormalization, cross-attention",
-        "\"Causal masking: a decoder only looks left\"",
-        "  ch06_masking\n  ch06_masking --sentence \"the bank river\" --causal\n"
-        "  ch06_masking --sentence \"bank the money river\" --bidirectional\n  ch06_masking --no-plots"};
-    if (!attn::cli::parse(argc, argv, options, info, vm)) return 0;
-    if (vm.count("causal") && vm.count("bidirectional")) {
-      throw attn::cli::UsageError("--causal and --bidirectional exclude each other (give neither to see both)");
-    }
-    const Views views{.bidirectional = vm.count("causal") == 0, .causal = vm.count("bidirectional") == 0};
-    const bool custom = vm.count("sentence") || vm.count("causal") || vm.count("bidirectional");
-    const std::vector<std::string> words =
-        attn::split_sentence(vm.count("sentence") ? vm["sentence"].as<std::string>() : "the bank river");
-    const ch06::BothViews yours = ch06::both_views(words);  // refuses unknown words before printing anything
-    attn::Plotter plots(attn::cli::plot_settings(vm));
+  return attn::cli::run(kProgram.name, [&] {
+    const std::optional<Flags> flags = read_flags(argc, argv);
+    if (!flags) return 0;
+    const ch06::BothViews yours = ch06::both_views(flags->words);  // refuses unknown words before printing anything
+    attn::Plotter plots(flags->plots);
     const ch06::TiredCatSection cat = ch06::tired_cat_section();
 
     std::cout << "Chapter 06 - Causal masking: a decoder only looks left\n";
@@ -234,7 +252,7 @@ int main(int argc, char** argv) {
     five_tokens(cat);
     bank_rows();
     cross();
-    if (custom) your_sentence(yours, views);
+    if (flags->custom) your_sentence(yours, flags->views);
 
     std::cout << '\n';
     draw_plots(plots, cat, yours);

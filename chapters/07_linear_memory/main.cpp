@@ -8,6 +8,7 @@
 #include <cmath>
 #include <iomanip>
 #include <iostream>
+#include <optional>
 #include <sstream>
 
 #include "common/attn.hpp"
@@ -162,54 +163,64 @@ void draw_memory(attn::Plotter& plots, const ch07::MemorySection& m, const attn:
                  .precision = 2});
 }
 
+const attn::cli::ProgramInfo kProgram{
+    "ch07_linear_memory",
+    "the score as a bilinear form, attention as kernel smoothing, linear attention as a fixed-size memory",
+    "\"Learned matching, kernel smoothing, and memory\" (optional mathematics)",
+    "  ch07_linear_memory\n  ch07_linear_memory --seed 3\n  ch07_linear_memory --bench\n"
+    "  ch07_linear_memory --bench --bench-max 65536 --no-plots"};
+
+/// What the reader asked for on the command line.
+struct Flags {
+  unsigned seed = 7;               ///< --seed of the random head
+  bool bench = false;              ///< --bench
+  std::size_t bench_max = 16384;   ///< --bench-max
+  attn::PlotSettings plots;        ///< --plots, --no-plots
+};
+
+/// The flags, or nothing after --help.
+std::optional<Flags> read_flags(int argc, char** argv) {
+  po::options_description options("Options");
+  attn::cli::add_common_options(options);
+  options.add_options()
+      ("seed", po::value<long long>()->value_name("N")->default_value(7), "seed of the random head in sections 1-3")
+      ("bench", "measure the per-token cost of both mechanisms up to --bench-max positions")
+      ("bench-max", po::value<long long>()->value_name("POS")->default_value(16384),
+       "longest position the benchmark measures (1 .. 1048576)");
+  po::variables_map vm;
+  if (!attn::cli::parse(argc, argv, options, kProgram, vm)) return std::nullopt;
+  Flags f;
+  f.bench = vm.count("bench") > 0;
+  if (!vm["bench-max"].defaulted() && !f.bench) throw attn::cli::UsageError("--bench-max only applies with --bench");
+  f.bench_max = static_cast<std::size_t>(attn::cli::integer(vm, "bench-max", 1, 1LL << 20));
+  f.seed = static_cast<unsigned>(attn::cli::seed(vm, "seed"));
+  f.plots = attn::cli::plot_settings(vm);
+  return f;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  return attn::cli::run("ch07_linear_memory", [&] {
-    po::options_description options("Options");
-    attn::cli::add_common_options(options);
-    options.add_options()
-        ("seed", po::value<long long>()->value_name("N")->default_value(7), "seed of the random head in sections 1-3")
-        ("bench", "measure the per-token cost of both mechanisms up to --bench-max positions")
-        ("bench-max", po::value<long long>()->value_name("POS")->default_value(16384),
-         "longest position the benchmark measures (1 .. 1048576)");
-    po::variables_map vm;
-    const attn::cli::ProgramInfo info{
-        "ch07_linear_memory",
-        "the score as a bilinear form, attention as kernel smoothing, linear attention as a fixed-size memory",
-        "\"Learned matching, kernel smoothing, and memory\" (optional mathematics)",
-        "  ch07_linear_memory\n  ch07_linear_memory --seed 3\n  ch07_linear_memory --bench\n"
-        "  ch07_linear_memory --bench --bench-max 65536 --no-plots"};
-    if (!attn::cli::parse(argc, argv, options, info, vm)) return 0;
-    // Read signed, so that "-5" is reported as -5 rather than wrapping around.
-    const long long bench_max_arg = vm["bench-max"].as<long long>(), seed_arg = vm["seed"].as<long long>();
-    if (!vm["bench-max"].defaulted() && !vm.count("bench")) {
-      throw attn::cli::UsageError("--bench-max only applies with --bench");
-    }
-    if (bench_max_arg < 1 || bench_max_arg > (1LL << 20)) {
-      throw attn::cli::UsageError("--bench-max must be between 1 and 1048576, got " + std::to_string(bench_max_arg));
-    }
-    if (seed_arg < 0 || seed_arg > 4294967295LL) {
-      throw attn::cli::UsageError("--seed must be between 0 and 4294967295, got " + std::to_string(seed_arg));
-    }
-    const auto bench_max = static_cast<std::size_t>(bench_max_arg);
-    const auto seed = static_cast<unsigned>(seed_arg);
-    attn::Plotter plots(attn::cli::plot_settings(vm));
+  return attn::cli::run(kProgram.name, [&] {
+    const std::optional<Flags> flags = read_flags(argc, argv);
+    if (!flags) return 0;
+    attn::Plotter plots(flags->plots);
 
-    std::cout << "Chapter 07 - Learned matching, kernel smoothing, and memory\n";
-    const ch07::RandomHead head = ch07::random_head(seed);
+    const ch07::RandomHead head = ch07::random_head(flags->seed);
     const ch07::BilinearSection matching = ch07::learned_matching(head);
     const ch07::FactorSection factors = ch07::not_unique(head);
     const ch07::KernelSection kernel = ch07::kernel_view(head);
     const ch07::MemorySection memory = ch07::running_memory(attn::toy_embeddings());
-    print_matching(head, matching, seed);
+
+    std::cout << "Chapter 07 - Learned matching, kernel smoothing, and memory\n";
+    print_matching(head, matching, flags->seed);
     print_not_unique(head, factors);
     print_kernel(kernel);
     print_memory(memory);
-    if (vm.count("bench")) {
-      bench(bench_max, plots);
+    if (flags->bench) {
+      bench(flags->bench_max, plots);
     } else {
-      std::cout << "\n  (run with --bench to measure the per-token cost up to position " << bench_max << ")\n";
+      std::cout << "\n  (run with --bench to measure the per-token cost up to position " << flags->bench_max << ")\n";
     }
 
     std::cout << '\n';
