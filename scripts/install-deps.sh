@@ -5,13 +5,14 @@
 set -euo pipefail
 
 packages=(
-  build-essential cmake pkg-config
+  build-essential cmake pkg-config python3
   libarmadillo-dev libopenblas-dev liblapack-dev
   libboost-test-dev libboost-program-options-dev libboost-iostreams-dev
   libboost-filesystem-dev libboost-system-dev
   gnuplot-nox libgnuplot-iostream-dev fonts-dejavu-core
   doxygen libjs-mathjax
   libbenchmark-dev
+  clang-format clang-tidy   # scripts/check-format.sh, scripts/run-clang-tidy.sh
 )
 
 missing=()
