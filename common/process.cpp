@@ -57,6 +57,7 @@ std::string ProcessResult::last_stderr_line() const {
 }
 
 // long function: one spawn, poll and reap sequence whose steps share the pipes and the deadline (to be split)
+// NOLINTNEXTLINE(readability-function-size)
 ProcessResult run_process(const std::filesystem::path& program, const std::vector<std::string>& args,
                           const std::filesystem::path& working_dir, std::chrono::milliseconds limit) {
   ProcessResult result;

@@ -27,7 +27,6 @@
 
 namespace po = boost::program_options;
 using attn::format_number;
-using attn::format_vector;
 
 namespace {
 
