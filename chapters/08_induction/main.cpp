@@ -174,8 +174,13 @@ void draw_plots(attn::Plotter& plots, const ch08::LabResult& r, const ch08::Head
   };
   const auto [il, ih] = top(s.induction);
   pattern(il, ih, "Top induction score:", "ch08_induction_pattern");
+  // The head with the highest previous-token score, and plainly so when even that one is low.
   const auto [pl, ph] = top(s.previous_token);
-  pattern(pl, ph, "Top previous-token score:", "ch08_previous_token_pattern");
+  const double best_previous = s.previous_token(pl, ph);
+  pattern(pl, ph,
+          best_previous < 0.3 ? "No previous-token head (best score " + format_number(best_previous, 2) + "):"
+                              : "Top previous-token score " + format_number(best_previous, 2) + ":",
+          "ch08_previous_token_pattern");
   arma::uword key = 0;  // the first-layer head whose ablation raises the repeat loss most
   for (arma::uword h = 1; h < shape.heads; ++h) {
     if (ablations[h].losses.repeat > ablations[key].losses.repeat) key = h;
