@@ -1,8 +1,10 @@
 // The book in a real browser: copies the generated html/ into a fresh temporary folder, serves it
 // over HTTP on 127.0.0.1 (a free port), and loads every page in Debian's Chromium through
-// playwright-core, at 1280 px and at 400 px, as a reader would.
+// playwright-core, as a reader would: the book's pages at 1280 px and at 400 px, the API reference
+// pages at 1280 px (and at 400 px with --api-phone).
 //
 // Usage: node check_pages.mjs --html DIR [--chromium PATH] [--screenshots DIR] [--pages a.html,b.html]
+//                             [--api-phone] [--every-page]
 //
 // Every page, at both widths, fails on: a console error or uncaught exception, a request that
 // failed or returned an HTTP error, a reference to file: or to an absolute path, an image that did
@@ -59,8 +61,12 @@ const server = http.createServer((req, res) => {
     res.end("not found");
     return;
   }
-  res.writeHead(200, { "Content-Type": types[path.extname(file)] ?? "application/octet-stream" });
-  fs.createReadStream(file).pipe(res);
+  // Cacheable, as a static host would serve it: MathJax loads once per browser context.
+  // One write with its length: a streamed, chunked reply costs a delayed-ACK wait per file.
+  const body = fs.readFileSync(file);
+  res.writeHead(200, { "Content-Type": types[path.extname(file)] ?? "application/octet-stream",
+                       "Content-Length": body.length, "Cache-Control": "max-age=600" });
+  res.end(body);
 });
 await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
 const base = `http://127.0.0.1:${server.address().port}/`;
@@ -68,7 +74,11 @@ const base = `http://127.0.0.1:${server.address().port}/`;
 // The book's reading order is its previous/next chain; every other page is the API reference.
 const bookPage = (name) => /^(index|claims|bad_input|ch\d\d_[a-z0-9_]+)\.html$/.test(name);
 const allPages = fs.readdirSync(root).filter((f) => f.endsWith(".html")).sort();
-const pages = only ? allPages.filter((p) => only.split(",").includes(p)) : allPages;
+// Doxygen's generated listings (alphabetical member indexes, member lists, source listings, folder
+// pages) repeat what the reference pages say; --every-page includes them too.
+const listing = (name) => /-members\.html$|_source\.html$|^(functions|globals|namespacemembers)|^dir_/.test(name);
+const pages = only ? allPages.filter((p) => only.split(",").includes(p))
+                   : allPages.filter((p) => args.includes("--every-page") || !listing(p));
 
 const failures = [];
 let checks = 0;
@@ -156,9 +166,8 @@ function inspect(isBook) {
 
 const book = {};  // page -> what it looked like at 1280 px, for the cross-page checks
 const start = Date.now();
-async function visit(name, width) {
+async function visit(context, name, width) {
   const where = `${name} @${width}px`;
-  const context = await browser.newContext({ viewport: { width, height: 900 } });
   const page = await context.newPage();
   const problems = [];
   page.on("console", (m) => { if (m.type() === "error") problems.push(`console error: ${m.text()}`); });
@@ -216,13 +225,20 @@ async function visit(name, width) {
     fs.mkdirSync(screenshots, { recursive: true });
     await page.screenshot({ path: path.join(screenshots, `${name.replace(/\.html$/, "")}-${width}.png`), fullPage: true });
   }
-  await context.close();
+  await page.close();
 }
 
-// Two pages at a time: the machine has two cores.
-const queue = pages.flatMap((p) => [[p, 1280], [p, 400]]);
-await Promise.all([0, 1].map(async () => {
-  for (let job = queue.shift(); job; job = queue.shift()) await visit(...job);
+// Three pages at a time (the machine has two cores; a page spends part of its time waiting), each
+// worker with one browser context per width, so its cache keeps MathJax after the first page.
+// Book pages at both widths; the API reference (Doxygen's own layout) at 1280 px, and at 400 px too
+// with --api-phone, to keep the suite's run short.
+const apiPhone = args.includes("--api-phone");
+const queue = pages.flatMap((p) => (bookPage(p) || apiPhone ? [[p, 1280], [p, 400]] : [[p, 1280]]));
+await Promise.all([0, 1, 2].map(async () => {
+  const contexts = {};
+  for (const width of [1280, 400]) contexts[width] = await browser.newContext({ viewport: { width, height: 900 } });
+  for (let job = queue.shift(); job; job = queue.shift()) await visit(contexts[job[1]], ...job);
+  for (const c of Object.values(contexts)) await c.close();
 }));
 
 // Across pages: the map, the claim links, the reading order.
@@ -253,6 +269,7 @@ server.close();
 fs.rmSync(root, { recursive: true, force: true });
 const seconds = ((Date.now() - start) / 1000).toFixed(1);
 for (const f of failures) console.log(`FAIL ${f}`);
-console.log(`check_pages: ${pages.length} pages (${Object.keys(book).length} book pages) at 1280 and 400 px, ` +
+console.log(`check_pages: ${Object.keys(book).length} book pages at 1280 and 400 px, ` +
+            `${pages.length - Object.keys(book).length} API pages at 1280${apiPhone ? " and 400" : ""} px, ` +
             `${checks} checks, ${failures.length} failed, ${seconds} s` + (screenshots ? `; screenshots in ${screenshots}` : ""));
 process.exit(failures.length === 0 ? 0 : 1);
