@@ -7,11 +7,13 @@
 /// execute in a scratch folder (some save files) with `--no-plots`, as plots do not change the text.
 #include <boost/test/unit_test.hpp>
 
+#include <atomic>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <set>
 #include <sstream>
+#include <thread>
 
 #include "support.hpp"
 
@@ -74,16 +76,31 @@ BOOST_AUTO_TEST_CASE(every_printed_line_fits_in_100_characters) {
   BOOST_TEST(documented.size() > 20u);  // the book's "Try this" blocks were found
   runs.insert(runs.end(), documented.begin(), documented.end());
 
+  // Two runs at a time, each in its own scratch folder (some save files); assertions on this thread.
   const fs::path scratch = fs::temp_directory_path() / ("attn-width-" + std::to_string(::getpid()));
-  fs::create_directories(scratch);
-  for (const auto& [name, args] : runs) {
-    const bool help = args.find("--help") != std::string::npos;
-    const bool quiet = help || args.find("--no-plots") != std::string::npos;
-    const std::string command = "cd " + attn::test::quote(scratch.string()) + " && " +
-                                attn::test::quote(exe.at(name).first) + " " + args + (quiet ? "" : " --no-plots");
+  std::vector<attn::test::Run> results(runs.size());
+  std::atomic<std::size_t> next{0};
+  const auto worker = [&](int id) {
+    const fs::path folder = scratch / std::to_string(id);
+    fs::create_directories(folder);
+    for (std::size_t i = next++; i < runs.size(); i = next++) {
+      const auto& [name, args] = runs[i];
+      const bool quiet = args.find("--help") != std::string::npos || args.find("--no-plots") != std::string::npos;
+      // stderr joins stdout inside the subshell (its lines must fit too); the helper's own stderr
+      // file stays empty, so two threads sharing its name do not matter.
+      results[i] = attn::test::run("(cd " + attn::test::quote(folder.string()) + " && " +
+                                   attn::test::quote(exe.at(name).first) + " " + args +
+                                   (quiet ? "" : " --no-plots") + " 2>&1)");
+    }
+  };
+  {
+    std::jthread a(worker, 0), b(worker, 1);
+  }
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    const auto& [name, args] = runs[i];
+    const attn::test::Run& r = results[i];
     BOOST_TEST_CONTEXT(name << " " << args) {
-      const attn::test::Run r = attn::test::run(command);
-      BOOST_TEST(r.code == 0, "exit code " << r.code << ": " << r.err);
+      BOOST_TEST(r.code == 0, "exit code " << r.code << ": " << r.out.substr(r.out.rfind('\n', r.out.size() - 2) + 1));
       std::istringstream lines(r.out);
       std::size_t number = 0;
       for (std::string line; std::getline(lines, line);) {
