@@ -238,3 +238,16 @@ BOOST_AUTO_TEST_CASE(bad_flags_exit_2_with_one_line) {
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_CASE(causal_softmax_refuses_non_finite_scores_as_softmax_does) {
+  arma::mat S(3, 3, arma::fill::zeros), A(3, 3);
+  ch08::causal_softmax(S, A);
+  BOOST_TEST(A(2, 0) == 1.0 / 3.0, boost::test_tools::tolerance(1e-15));
+  S(2, 1) = arma::datum::nan;
+  BOOST_CHECK_THROW(ch08::causal_softmax(S, A), std::invalid_argument);
+  S(2, 1) = arma::datum::inf;
+  BOOST_CHECK_THROW(ch08::causal_softmax(S, A), std::invalid_argument);
+  S(2, 1) = 0.0;
+  S(0, 2) = arma::datum::nan;  // above the diagonal: masked, never read
+  BOOST_CHECK_NO_THROW(ch08::causal_softmax(S, A));
+}

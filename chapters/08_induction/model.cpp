@@ -96,6 +96,12 @@ void causal_softmax(const arma::mat& S, arma::mat& A) {
   for (arma::uword i = 0; i < T; ++i) {
     double top = S(i, 0);
     for (arma::uword j = 1; j <= i; ++j) top = std::max(top, S(i, j));
+    for (arma::uword j = 0; j <= i; ++j) {
+      if (!std::isfinite(S(i, j))) {  // as attn::softmax_rows: no silent NaN weights
+        throw std::invalid_argument("causal_softmax: score (" + std::to_string(i) + ", " + std::to_string(j) +
+                                    ") is not finite (NaN or inf)");
+      }
+    }
     double sum = 0.0;
     for (arma::uword j = 0; j <= i; ++j) sum += (A(i, j) = std::exp(S(i, j) - top));
     for (arma::uword j = 0; j <= i; ++j) A(i, j) /= sum;

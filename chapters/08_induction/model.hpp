@@ -143,6 +143,8 @@ void backward(const Model& model, const arma::umat& tokens, const ForwardPass& p
 /// Causal softmax of one T x T score block, written into A without allocating:
 /// A[i, j] = exp(S[i, j] - m_i) / sum_{j' <= i} exp(S[i, j'] - m_i) for j <= i, 0 for j > i.
 /// Equals attn::softmax_rows(S + attn::causal_mask(T)). S and A must be square and the same size.
+/// Throws std::invalid_argument if a score at or below the diagonal is NaN or infinite (as
+/// attn::softmax_rows refuses them), naming its row and column.
 void causal_softmax(const arma::mat& S, arma::mat& A);
 
 }  // namespace ch08
