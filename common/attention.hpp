@@ -31,6 +31,7 @@ arma::mat scaled_scores(const arma::mat& Q, const arma::mat& K);
 
 /// The causal mask for n positions: n x n, 0 on and below the diagonal, -inf above it
 /// (position i may read sources j <= i). Added to scores before softmax, -inf becomes weight 0.
+/// n = 0 gives an empty 0 x 0 mask; throws nothing (beyond std::bad_alloc).
 /// Source: the article, "Causal masking: a decoder only looks left".
 arma::mat causal_mask(arma::uword n);
 

@@ -11,10 +11,11 @@
 
 namespace attn {
 
-/// "rows x cols" of a matrix, for error messages.
+/// "rows x cols" of a matrix (any shape, empty included), for error messages. Throws nothing.
 std::string shape(const arma::mat& M);
 
-/// Throws std::invalid_argument naming `what` if M holds a NaN or an infinity.
+/// Checks every entry of M (any shape). Throws std::invalid_argument naming `what` if M holds a
+/// NaN or an infinity. Source: the project rule that bad input fails with one clear line.
 void require_finite(const arma::mat& M, const std::string& what);
 
 /// The largest magnitude a chapter accepts for a number a reader types or a parameter file holds.

@@ -146,7 +146,7 @@ void print_experiment(const ch01::Experiment& e, const std::vector<std::string>&
   attn::print_vector(std::cout, "weights", t.weights, kPrecision, width);
   attn::print_vector(std::cout, "mixture", t.mixture, kPrecision, width);
   attn::print_vector(std::cout, "residual", s.residual(), kPrecision, width);
-  std::cout << "  (weights over: " << attn::join_words(s.words) << "; mixture and residual over: " << joined(axes)
+  std::cout << "  (weights over: " << attn::join_words(s.words) << ";\n   mixture and residual over: " << joined(axes)
             << ")\n";
 }
 

@@ -41,10 +41,11 @@ void draw_matching_space(attn::Plotter& plots, const std::string& label, const M
   plots.figure("ch02_matching_space",
                "Matching space (" + label + "): keys, and " + t.words[t.receiver] + "'s query direction",
                {in.str(), out.str(), qd.str()}, [&](const std::vector<std::string>& dat) {
-                 return "set xlabel 'finance'\nset ylabel 'water'\nset zlabel 'structure' rotate parallel\n"
+                 return "set xlabel 'finance'\nset ylabel 'water'\nset zlabel 'structure' rotate parallel offset 2, 0\n"
                         "set xrange [" + lo + ":1.1]\nset yrange [" + lo + ":1.1]\nset zrange [" + lo +
                         ":1.1]\nset ticslevel 0\nset xyplane at 0\n"
-                        "set view 62, 35, 1, 1\nset grid\nset key top left\n"
+                        // Scaled up and lifted so the cube fills the canvas below the legend.
+                        "set view 62, 35, 1.12, 1.2\nset origin 0.03, 0.04\nset grid\nset key top left\n"
                         "splot " + dat[0] + " using 1:2:3 with impulses dashtype 3 linecolor rgb '#2b8cbe' notitle, " + dat[0] +
                         " using 1:2:3 with points pointtype 7 pointsize 2 linecolor rgb '#2b8cbe'"
                         " title 'keys in the sentence', " + dat[0] +

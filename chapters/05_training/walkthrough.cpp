@@ -152,7 +152,7 @@ void continue_updates(std::ostream& out, attn::OneHeadModel& model, const std::v
   for (const Example& x : data) {
     const attn::OneHeadPass q = attn::one_head_forward(model, x.ids, x.label);
     out << "    \"" << attn::join_words(x.words) << "\": p(water, finance) = " << attn::format_vector(arma::rowvec(q.probs), kDigits)
-        << ", predicted " << class_names()[q.logits.index_max()] << ", " << data[0].words.back() << "'s weights "
+        << ",\n      predicted " << class_names()[q.logits.index_max()] << ", " << data[0].words.back() << "'s weights "
         << attn::format_vector(arma::rowvec(q.A.row(q.A.n_rows - 1)), 2) << '\n';
   }
 }

@@ -64,7 +64,7 @@ void print_kernel(const ch07::KernelSection& k) {
   const std::string root = "sqrt(" + std::to_string(k.pass.K.n_cols) + ")";
   std::cout << "  H = softmax(Q K^T / " << root << ") V (" << attn::shape(k.pass.H) << "):\n";
   attn::print_matrix(std::cout, numbered("token ", k.pass.H.n_rows), k.pass.H, 4);
-  std::cout << "  sum_j exp(q_i.k_j / " << root << ") v_j / sum_j exp(q_i.k_j / " << root << "): largest difference "
+  std::cout << "  sum_j exp(q_i.k_j / " << root << ") v_j / sum_j exp(q_i.k_j / " << root << "):\n  largest difference "
             << sci(k.largest_difference) << "   [mem_03]\n";
 }
 
@@ -120,7 +120,7 @@ void bench(std::size_t max_position, attn::Plotter& plots) {
   const ch07::CostRow& last = rows.back();
   const auto ratio = [](double r) { return format_number(r, r < 10.0 ? 2 : 0); };
   std::cout << "  at position " << last.position << ": softmax with a cache takes "
-            << ratio(last.softmax_seconds / last.linear_seconds) << "x the linear memory's time per token and holds "
+            << ratio(last.softmax_seconds / last.linear_seconds) << "x the linear memory's time per token\n  and holds "
             << ratio(static_cast<double>(last.softmax_bytes) / static_cast<double>(last.linear_bytes))
             << "x its bytes\n  (times are wall clock on this machine and vary from run to run; the bytes do not)\n";
   plots.lines({.name = "ch07_cost_time",
