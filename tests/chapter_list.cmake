@@ -4,7 +4,7 @@
 # For each chapter chNN_name it checks:
 #   - chapters/NN_name/ and tests/test_chNN_name.cpp exist (the test is registered from the list);
 #   - docs/chNN_name.md exists and its navigation line links the previous and next chapters of the list
-#     (the first links back to the main page, the last forward to it);
+#     (the first links back to another page of the book, the last forward to one);
 #   - the main page, the claims page, the bad-input page and the README name it;
 #   - every claim ID the claims page gives the chapter has a test case claim_<id>_... in its test file.
 # The tour, the chapter tests, the bad-input loops and the docs captures read the list directly.
@@ -43,8 +43,8 @@ foreach(chapter IN LISTS CHAPTERS)
     file(READ ${page} text)
     math(EXPR prev "${index} - 1")
     math(EXPR next "${index} + 1")
-    set(prev_page mainpage)
-    set(next_page mainpage)
+    set(prev_page "[a-z0-9_]+")  # the first chapter goes back to a page of the book, the last on to one
+    set(next_page "[a-z0-9_]+")
     if(prev GREATER_EQUAL 0)
       list(GET CHAPTERS ${prev} prev_page)
     endif()
