@@ -14,6 +14,7 @@
 #include <cstring>
 #include <iostream>
 #include <map>
+#include <new>
 #include <sstream>
 #include <typeinfo>
 
@@ -387,6 +388,9 @@ int run(const std::string& program, const std::function<int()>& body) {
   } catch (const PlotFolderError& e) {
     say(e.what(), false);
     return usage;
+  } catch (const std::bad_alloc&) {
+    say("out of memory (the sizes asked for need more memory than this process may use; try smaller ones)", false);
+    return failure;
   } catch (const std::exception& e) {
     say(e.what(), false);
     return failure;
