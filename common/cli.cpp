@@ -358,7 +358,17 @@ int run(const std::string& program, const std::function<int()>& body) {
   const int closed = reserve_standard_descriptors();
   install_cleanup_handlers();
   std::cout.exceptions(std::ios::badbit);  // the first failed write to stdout stops the chapter
+  // ... but not after run() returns: the flush at exit must not throw (std::terminate) when an
+  // error path left output that cannot be written (a file-size limit on stdout too).
+  struct QuietAtExit {
+    ~QuietAtExit() {
+      std::cout.exceptions(std::ios::goodbit);
+      std::cout.clear();
+    }
+  } quiet_at_exit;
   const auto say = [&](const std::string& message, bool usage_hint) {
+    // std::cerr flushes std::cout first (tie); a failing stdout must not throw out of here.
+    std::cout.exceptions(std::ios::goodbit);
     std::cerr << program << ": error: " << one_line(message) << (usage_hint ? " (see --help)" : "") << "\n";
   };
   if (closed & 2) {  // nothing can be shown: do no work at all

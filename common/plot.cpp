@@ -158,10 +158,14 @@ std::string gnuplot_quote(const std::string& text) {
       out += c;
     } else if (c == '\n') {
       out += "\\n";
-    } else if (c == '`' || u < 0x20 || u == 0x7f) {
-      char octal[8];
-      std::snprintf(octal, sizeof octal, "\\%03o", u);  // gnuplot expands `...` even in double quotes
-      out += octal;
+    } else if (c == '`') {
+      out += "\\140";  // gnuplot expands `...` even in double quotes; the octal escape shows a backquote
+    } else if (c == '\t') {
+      out += ' ';
+    } else if (u < 0x20 || u == 0x7f) {
+      char shown[8];  // a control byte is drawn as its escape text (cairo would draw it as a black box)
+      std::snprintf(shown, sizeof shown, "\\\\x%02x", u);
+      out += shown;
     } else {
       out += c;
     }

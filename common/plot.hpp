@@ -173,8 +173,8 @@ std::string bar_chart_commands(const BarChart& chart, const std::string& dat, in
 
 /// Quotes text for a gnuplot command as a double-quoted string: backslashes and quotes escaped, a
 /// backquote written as \\140 (gnuplot runs `...` as a shell command, even inside double quotes),
-/// newlines as \\n and other control bytes as octal escapes, so the text can never end the command
-/// or run anything: "it's" -> "\"it's\"".
+/// newlines as \\n, a tab as a space and other control bytes as visible text (`\\x1b`), so the
+/// text can never end the command or run anything: "it's" -> "\"it's\"".
 std::string gnuplot_quote(const std::string& text);
 
 }  // namespace attn

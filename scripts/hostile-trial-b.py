@@ -2,6 +2,7 @@
 """A second trial of hostile cases (issue 13, the fresh helper's): what scripts/hostile-trial.py does not try.
 
 Usage: scripts/hostile-trial-b.py [BUILD_DIR] [--sanitize-dir DIR]   (default: build/release)
+       with --sanitize-dir build/sanitize: only a third of the cases, from the ASan + UBSan build
 
 Categories (each generated programmatically, checked like the first trial):
   words to gnuplot    hostile words in --sentence with plots on (backquotes, system(), @macros, quotes, newlines)
@@ -327,7 +328,8 @@ def sanitizer_cases(base):
 def main():
     import concurrent.futures as cf
     base = cases()
-    all_cases = base + sanitizer_cases(base)
+    # With --sanitize-dir, only the sanitizer sample runs (the release cases are a separate run).
+    all_cases = sanitizer_cases(base) if SAN else base
     print("trial b: %d generated cases, work folder %s" % (len(all_cases), WORK))
     results = []
     try:

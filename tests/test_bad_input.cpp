@@ -481,12 +481,15 @@ BOOST_AUTO_TEST_CASE(a_file_size_limit_is_reported_and_leaves_nothing_partial) {
   }
   fs::remove_all(dir);
   fs::create_directories(dir);
-  const attn::test::Run log = attn::test::run(cat("sh -c 'ulimit -f 2; exec \"$0\" \"$@\"' ", programs().at("ch05_training"),
+  // Standard output goes to a file under the same limit: the error path must not throw on it.
+  const attn::test::Run log = attn::test::run(cat("sh -c 'ulimit -f 1; exec \"$0\" \"$@\" >", (dir / "out.txt").string(), "' ",
+                                                  programs().at("ch05_training"),
                                                   " --no-plots --no-companions --loss-log ",
                                                   attn::test::quote((dir / "loss.txt").string()), " --save ",
                                                   attn::test::quote((dir / "save").string())));
   BOOST_TEST(log.code == 1, log.err);
   BOOST_TEST(log.err.find("File too large") != std::string::npos, log.err);
+  BOOST_TEST(log.err.find("terminate") == std::string::npos, log.err);
   BOOST_TEST(leftovers(dir).empty());
   BOOST_TEST(!fs::exists(dir / "loss.txt"));
 }
@@ -570,4 +573,6 @@ BOOST_AUTO_TEST_CASE(hostile_labels_run_nothing_in_gnuplot) {
     BOOST_TEST(std::count(line.begin(), line.end(), '"') == 2, line);
   }
   BOOST_TEST(rows == static_cast<int>(labels.size()));
+  // How the command text quotes them: backquote as an octal escape, control bytes as visible text.
+  BOOST_TEST(attn::gnuplot_quote("a`b\x1b\tc\n\"\\") == "\"a\\140b\\\\x1b c\\n\\\"\\\\\"");
 }
