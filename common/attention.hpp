@@ -10,10 +10,11 @@
 
 namespace attn {
 
-/// "rows x cols" of a matrix, for error messages.
+/// "rows x cols" of a matrix (any shape, empty included), for error messages. Throws nothing.
 std::string shape(const arma::mat& M);
 
-/// Throws std::invalid_argument naming `what` if M holds a NaN or an infinity.
+/// Checks every entry of M (any shape). Throws std::invalid_argument naming `what` if M holds a
+/// NaN or an infinity. Source: the project rule that bad input fails with one clear line.
 void require_finite(const arma::mat& M, const std::string& what);
 
 /// Row-wise, numerically stable softmax: each row has its own maximum subtracted before exp.
@@ -35,6 +36,7 @@ arma::mat scaled_scores(const arma::mat& Q, const arma::mat& K);
 
 /// The causal mask for n positions: n x n, 0 on and below the diagonal, -inf above it
 /// (position i may read sources j <= i). Added to scores before softmax, -inf becomes weight 0.
+/// n = 0 gives an empty 0 x 0 mask; throws nothing (beyond std::bad_alloc).
 /// Source: the article, "Causal masking: a decoder only looks left".
 arma::mat causal_mask(arma::uword n);
 

@@ -36,12 +36,15 @@ struct OneHeadModel {
   arma::mat bc;  ///< 1 x C classifier bias
 };
 
-/// Throws std::invalid_argument (naming both shapes) unless the groups fit together:
-/// E vocab x d, Wq and Wk d x d_k, Wv d x d_v, Wc d_v x C, bc 1 x C, every size > 0, entries finite.
+/// Checks that the six parameter groups fit together: E vocab x d, Wq and Wk d x d_k, Wv d x d_v,
+/// Wc d_v x C, bc 1 x C, every size > 0, every entry finite.
+/// Throws std::invalid_argument naming both shapes of the first group that does not fit (or the
+/// group holding a non-finite entry). Source: the shapes of the article's OneHeadSense ("Make it learn").
 void check_model(const OneHeadModel& model);
 
 /// Number of trainable scalars: vocab d + 2 d d_k + d d_v + d_v C + C. The article's model
-/// (vocab 4, d = d_k = d_v = 8, C = 2) has 4x8 + 3x8x8 + (8x2 + 2) = 242.
+/// (vocab 4, d = d_k = d_v = 8, C = 2) has 4x8 + 3x8x8 + (8x2 + 2) = 242 (claim train_01).
+/// Counts the groups as they are; throws nothing. Source: the article, "Make it learn".
 arma::uword parameter_count(const OneHeadModel& model);
 
 /// A model initialized the way PyTorch initializes nn.Embedding and nn.Linear: every embedding
@@ -49,7 +52,9 @@ arma::uword parameter_count(const OneHeadModel& model);
 /// layer's input width (d for Wq, Wk, Wv; d_v for Wc and bc). The random stream is std::mt19937_64
 /// seeded with `seed`, turned into uniforms (53 bits) and normals (Box-Muller) by hand, so the numbers
 /// are the same with every standard library (but not PyTorch's own numbers).
-/// Throws std::invalid_argument if a size is 0.
+/// Returns E vocab x d, Wq and Wk d x d_k, Wv d x d_v, Wc d_v x classes, bc 1 x classes.
+/// Throws std::invalid_argument if a size is 0. Source: PyTorch's nn.Embedding and nn.Linear
+/// reset_parameters (the article's script builds its model from these).
 OneHeadModel init_like_pytorch(arma::uword vocab, arma::uword d, arma::uword d_k, arma::uword d_v,
                                arma::uword classes, std::uint64_t seed);
 
@@ -71,11 +76,15 @@ struct OneHeadPass {
 };
 
 /// Runs the forward pass on token ids `ids` with target class `label`, writing into `pass`.
+/// ids: n token ids (n >= 1), one per position; label: the target class in [0, C). Fills every
+/// field of `pass` (shapes listed on OneHeadPass; A is n x n, logits 1 x C).
 /// Throws std::invalid_argument if ids is empty, an id is >= vocab, or label >= C (the model's
-/// shapes are assumed checked by check_model).
+/// shapes are assumed checked by check_model). Source: the article's OneHeadSense.forward
+/// ("Make it learn"); Vaswani et al. 2017, §3.2.1.
 void one_head_forward(const OneHeadModel& model, const arma::uvec& ids, arma::uword label, OneHeadPass& pass);
 
-/// The forward pass, returned by value (for printing and tests).
+/// The forward pass, returned by value (for printing and tests): the same shapes, errors and
+/// source as the overload that fills a pass.
 OneHeadPass one_head_forward(const OneHeadModel& model, const arma::uvec& ids, arma::uword label);
 
 /// Gradients of the loss for every parameter group (same shapes as OneHeadModel), and the
@@ -100,17 +109,34 @@ struct OneHeadGrads {
 /// Backward through a row-wise softmax: given A = softmax(S) (n x m) and dA = dL/dA (n x m),
 /// returns dL/dS (n x m). Each row uses the full Jacobian dA_i/dS_i = diag(a_i) - a_i^T a_i, not only
 /// its diagonal, which gives dS_i = a_i .* (dA_i - (dA_i . a_i)).
-/// Throws std::invalid_argument if the shapes differ.
+/// Throws std::invalid_argument if the shapes differ. Source: the softmax Jacobian (the article,
+/// "Scaling changes how sharply softmax chooses"); Goodfellow et al. 2016, §6.5.
 arma::mat softmax_rows_backward(const arma::mat& A, const arma::mat& dA);
 
 /// The hand-written backward pass of one example: fills `grads` from a pass computed by
 /// one_head_forward with the same model. Reusing `grads` across calls reuses its memory.
+///
+/// Shapes: model as in check_model; pass as one_head_forward left it (X n x d, A n x n, H n x d_v,
+/// logits 1 x C). Fills the parameter gradients with the shapes of their groups (E vocab x d, Wq and
+/// Wk d x d_k, Wv d x d_v, Wc d_v x C, bc 1 x C) and the activation gradients dlogits 1 x C,
+/// dH n x d_v, dA and dS n x n, dQ and dK n x d_k, dV n x d_v, dX n x d. Each stage differentiates one
+/// forward line, in reverse order (backprop.cpp quotes them): the loss, the classifier, H = A V, the
+/// row softmax (full Jacobian), S = Q K^T / sqrt(d_k), the three projections, the lookup.
+/// Throws only what the forward pass would have thrown for a mismatched model and pass (the label
+/// is checked again by cross_entropy: std::invalid_argument); it does not re-check the shapes, so
+/// the pass must come from one_head_forward with this model.
+/// Source: the article, "Follow one sentence through training" (its gradient stage); Goodfellow et
+/// al. 2016, §6.5; checked against central differences in tests/test_ch05_training.cpp (train_05).
 void one_head_backward(const OneHeadModel& model, const OneHeadPass& pass, OneHeadGrads& grads);
 
-/// The backward pass, returned by value.
+/// The backward pass, returned by value: the same shapes, errors and source as the overload that
+/// fills `grads`.
 OneHeadGrads one_head_backward(const OneHeadModel& model, const OneHeadPass& pass);
 
 /// The six groups paired with their gradients, in the order E, Wq, Wk, Wv, Wc, bc, for Sgd and Adam.
+/// Each Param points into `model` and `grads` (same shapes, as check_model lists them), so both must
+/// outlive the returned list. Throws nothing; the optimizers check the shapes.
+/// Source: llm.c's parameter table (one list drives every update).
 std::vector<Param> parameter_groups(OneHeadModel& model, const OneHeadGrads& grads);
 
 }  // namespace attn

@@ -28,6 +28,20 @@ namespace po = boost::program_options;
 
 namespace {
 
+/// `text` broken at spaces into lines of at most 100 characters, continuation lines indented by 2.
+std::string wrap(const std::string& text) {
+  std::istringstream words(text);
+  std::string out, line;
+  for (std::string word; words >> word;) {
+    if (!line.empty() && line.size() + 1 + word.size() > 100) {
+      out += line + "\n";
+      line = "  ";
+    }
+    line += (line.empty() || line == "  " ? "" : " ") + word;
+  }
+  return out + line;
+}
+
 std::map<std::string, std::string>& typed_values() {
   static std::map<std::string, std::string> values;
   return values;
@@ -235,7 +249,7 @@ bool parse(int argc, const char* const argv[], const po::options_description& op
                        " (every value follows its --flag)");
     }
     if (vm.count("help")) {
-      std::cout << info.name << " - " << info.summary << "\n\nFollows the article: " << info.article << "\n\n"
+      std::cout << wrap(info.name + " - " + info.summary) << "\n\n" << wrap("Follows the article: " + info.article) << "\n\n"
                 << options << "\nExamples:\n" << info.examples << "\n";
       return false;
     }

@@ -110,8 +110,8 @@ std::optional<std::string> typed_text(const std::string& flag);
 std::string as_typed(const std::string& flag, double value);
 
 /// The plot settings chosen by `--plots` and `--no-plots` (throws UsageError if both are given, if
-/// the folder is empty, or if it starts with '-', a flag that slipped into the value's place: write
-/// `./-name` for such a folder). The time limit comes from ATTN_GNUPLOT_TIMEOUT (seconds, 0.1 to
+/// the folder is empty, or if it starts with '-', a flag that slipped into the value's place:
+/// write ./-name for such a folder). The time limit comes from ATTN_GNUPLOT_TIMEOUT (seconds, 0.1 to
 /// 3600; UsageError otherwise) or PlotSettings::kDefaultGnuplotTimeout.
 PlotSettings plot_settings(const boost::program_options::variables_map& vm);
 

@@ -19,7 +19,9 @@ struct CrossEntropy {
 /// Source: the article's `nn.CrossEntropyLoss()`; Goodfellow et al. 2016, §6.2.2.3.
 CrossEntropy cross_entropy(const arma::mat& logits, const arma::uvec& labels);
 
-/// log(sum(exp(z))) without overflow: max(z) + log(sum(exp(z - max(z)))). z: any length, finite.
+/// log(sum(exp(z))) without overflow: max(z) + log(sum(exp(z - max(z)))).
+/// z: 1 x m, m >= 1, finite entries. An empty z makes Armadillo throw std::logic_error.
+/// Source: Goodfellow et al. 2016, §4.1 (the log-sum-exp trick).
 double log_sum_exp(const arma::rowvec& z);
 
 }  // namespace attn

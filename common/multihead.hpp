@@ -33,7 +33,9 @@ struct MultiHeadPass {
   arma::mat Y{};                  ///< n x d residual result, Y = X + Delta
 };
 
-/// Total width of the concatenated head mixtures, the sum of the heads' d_v (h d_v when they share d_v).
+/// Total width of the concatenated head mixtures, the sum of the heads' d_v (h d_v when they share d_v):
+/// the number of columns of Concat (n x sum d_v) and of rows of Wo. 0 for no heads; throws nothing.
+/// Source: Vaswani et al. 2017, §3.2.2.
 arma::uword concat_width(const MultiHeadWeights& weights);
 
 /// Runs one multi-head self-attention sublayer on X.

@@ -21,10 +21,12 @@ struct Param {
 class Sgd {
  public:
   /// lr: learning rate, finite and > 0 (throws std::invalid_argument otherwise).
+  /// Source: Goodfellow et al. 2016, §8.3.1 (Algorithm 8.1).
   explicit Sgd(double lr);
+  /// Updates every parameter (any shape) in place: theta <- theta - lr g, g of the same shape.
   /// Throws std::invalid_argument if a gradient's shape differs from its parameter's.
   void step(const std::vector<Param>& params) const;
-  /// The learning rate.
+  /// The learning rate given to the constructor (a scalar). Throws nothing.
   double lr() const { return lr_; }
 
  private:
@@ -40,11 +42,14 @@ class Adam {
  public:
   /// Defaults as in the paper and PyTorch: beta1 0.9, beta2 0.999, eps 1e-8.
   /// Throws std::invalid_argument unless lr > 0, 0 <= beta < 1 and eps > 0.
+  /// Source: Kingma & Ba 2015, Algorithm 1.
   explicit Adam(double lr, double beta1 = 0.9, double beta2 = 0.999, double eps = 1e-8);
-  /// One step on every group. Throws std::invalid_argument if the groups' number or shapes
-  /// change between calls, or a gradient's shape differs from its parameter's.
+  /// One step on every group (any shapes; each gradient matches its parameter). Throws
+  /// std::invalid_argument if the groups' number or shapes change between calls, or a gradient's
+  /// shape differs from its parameter's. Source: Kingma & Ba 2015, Algorithm 1.
   void step(const std::vector<Param>& params);
-  /// Optimizer steps taken so far.
+  /// Optimizer steps taken so far: the t of the bias correction (a count, not per parameter).
+  /// Throws nothing.
   long steps() const { return t_; }
 
  private:

@@ -361,9 +361,10 @@ void Plotter::lines(const LineChart& chart) {
   gp << axis_labels(chart.title, chart.xlabel, chart.ylabel) << "set grid\nset key " << chart.key << "\n";
   // A legend below the plot gets a line of space between it and the x label (gnuplot packs them tight).
   if (chart.key.rfind("below", 0) == 0) gp << "set key height 1.5\n";
-  if (chart.logx) gp << "set logscale x\n";
+  // Log axes label their decades as powers of ten (10^-8, not 0.000000010; the terminal is not enhanced, so no braces).
+  if (chart.logx) gp << "set logscale x\nset format x '10^%L'\n";
   if (chart.x.n_elem > 1) gp << "set xrange " << range({chart.x.min(), chart.x.max()}) << "\n";
-  if (chart.logy) gp << "set logscale y\n";
+  if (chart.logy) gp << "set logscale y\nset format y '10^%L'\n";
   if (chart.yrange) gp << "set yrange " << range(*chart.yrange) << "\n";
   for (const auto& [x, label] : chart.x_marks) {
     gp << "set arrow from " << number(x) << ", graph 0 to " << number(x)

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Install, only when missing, every Debian 12 package this project needs to build, test,
-# plot and document. Idempotent: with everything present it only asks dpkg and returns.
+# plot and document, and to check the book in a browser. Idempotent: with everything present it only asks dpkg and returns.
 # Runs as root directly, otherwise through sudo.
 set -euo pipefail
 
@@ -12,7 +12,12 @@ packages=(
   gnuplot-nox libgnuplot-iostream-dev fonts-dejavu-core
   doxygen libjs-mathjax
   libbenchmark-dev
+  chromium
 )
+# The browser test drives Chromium with playwright-core (npm ci, tests/browser/package-lock.json).
+# Node.js and npm come from Debian only when the machine has none (a NodeSource node ships its own npm).
+command -v node >/dev/null 2>&1 || packages+=(nodejs)
+command -v npm >/dev/null 2>&1 || packages+=(npm)
 
 missing=()
 for p in "${packages[@]}"; do

@@ -129,7 +129,7 @@ void your_experiment(const attn::EmbeddingTable& table, const std::vector<std::s
   attn::print_vector(std::cout, "weights", t.weights, kPrecision, width);
   attn::print_vector(std::cout, "mixture", t.mixture, kPrecision, width);
   attn::print_vector(std::cout, "residual", arma::rowvec(X.row(last) + t.mixture), kPrecision, width);
-  std::cout << "  (weights over: " << attn::join_words(words) << "; mixture and residual over: finance, water, "
+  std::cout << "  (weights over: " << attn::join_words(words) << ";\n   mixture and residual over: finance, water, "
             << "structure, generic)\n";
 }
 

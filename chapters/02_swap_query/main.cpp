@@ -41,7 +41,7 @@ void raw_similarity(const arma::mat& X2) {
             << "  tower's weights over (the, Eiffel, tower): " << row(raw.A, 2, kTeaching) << "   [swap_01]\n"
             << "  tower's mixture (structure, Paris identity): " << row(raw.H, 2, kTeaching) << "   [swap_02]\n"
             << "  weight(the) == weight(Eiffel): " << (raw.A(2, 0) == raw.A(2, 1) ? "exactly" : "NOT")
-            << " (both scores are 0): Eiffel ties with the zero filler   [swap_03]\n"
+            << " (both scores are 0):\n  Eiffel ties with the zero filler   [swap_03]\n"
             << "  Some Paris identity still arrives (softmax gives every position a share), but nothing in the\n"
                "  rule prefers Eiffel. The matching rule is at fault, not the weighted mixing.\n";
 }
@@ -80,8 +80,9 @@ void null_space(arma::uword width, arma::uword d_k) {
             << ", M (e + n) = " << column(M * (e + n), 0) << "   [qk_02]\n"
             << "  M (e + 2.5 n) = " << column(M * (e + 2.5 * n), 0)
             << ": any multiple of n leaves the query unchanged.\n"
-            << "  The map cannot tell e from e + n: it loses how far the input lies along (1, 1, -1), not the third\n"
-            << "  coordinate (which feeds both sums). Other heads, keys, values and the residual stream still see it.\n";
+            << "  The map cannot tell e from e + n: it loses how far the input lies along (1, 1, -1), not the\n"
+            << "  third coordinate (which feeds both sums). Other heads, keys, values and the residual stream\n"
+            << "  still see it.\n";
 
   std::cout << "\n  The width example: a random " << width << " x " << d_k << " query projection (seed " << kSeed
             << ")\n";
@@ -97,7 +98,7 @@ void null_space(arma::uword width, arma::uword d_k) {
   std::cout << "  computed in " << format_number(w.seconds, 3) << " s (wall time)\n"
             << "  The query map reads " << w.rank << " independent input directions of " << width << "; ";
   if (w.nullity > 0) {
-    std::cout << "the other " << w.nullity << " are invisible to it.\n";
+    std::cout << "the other " << w.nullity << " are invisible.\n";
   } else {
     std::cout << "none is invisible (d_k = " << d_k << " >= width " << width << ").\n";
   }
@@ -116,7 +117,10 @@ void print_match(const ch02::MatchTable& t) {
 /// Section 4: the matching widget, for both article sentences or the reader's own.
 void matching_directions(const std::string& label, const arma::mat& Wq, bool article_preset,
                          const std::vector<std::vector<std::string>>& sentences) {
-  attn::print_heading(std::cout, "4. What could this query match? Wq: " + label);
+  // The heading names the preset; its question, when there is one, follows on its own line.
+  const std::size_t question = label.find(" (");
+  attn::print_heading(std::cout, "4. What could this query match? Wq: " + label.substr(0, question));
+  if (question != std::string::npos) std::cout << "  " << label.substr(question + 1) << '\n';
   std::cout << "  Wq (rows: input finance, water, structure, generic; columns: matching finance, water, structure):\n";
   attn::print_matrix(std::cout, attn::toy_embeddings().axes(), Wq, 2);
   std::cout << "  Wk keeps finance, water and structure and drops generic; it stays fixed.\n";
@@ -181,10 +185,11 @@ void draw_plots(attn::Plotter& plots, const arma::mat& X2, const std::string& la
   plots.figure("ch02_matching_space",
                "Matching space (" + label + "): keys, and " + t.words[t.receiver] + "'s query direction",
                {in.str(), out.str(), qd.str()}, [&](const std::vector<std::string>& dat) {
-                 return "set xlabel 'finance'\nset ylabel 'water'\nset zlabel 'structure' rotate parallel\n"
+                 return "set xlabel 'finance'\nset ylabel 'water'\nset zlabel 'structure' rotate parallel offset 2, 0\n"
                         "set xrange [" + lo + ":1.1]\nset yrange [" + lo + ":1.1]\nset zrange [" + lo +
                         ":1.1]\nset ticslevel 0\nset xyplane at 0\n"
-                        "set view 62, 35, 1, 1\nset grid\nset key top left\n"
+                        // Scaled up and lifted so the cube fills the canvas below the legend.
+                        "set view 62, 35, 1.12, 1.2\nset origin 0.03, 0.04\nset grid\nset key top left\n"
                         "splot " + dat[0] + " using 1:2:3 with impulses dashtype 3 linecolor rgb '#2b8cbe' notitle, " + dat[0] +
                         " using 1:2:3 with points pointtype 7 pointsize 2 linecolor rgb '#2b8cbe'"
                         " title 'keys in the sentence', " + dat[0] +

@@ -29,7 +29,7 @@ std::string row(const arma::mat& M, arma::uword r, int precision) {
 void counting(long long n, long long h, long long N, const std::vector<std::string>& words) {
   attn::print_heading(std::cout, "1. How many tables and vectors? " + std::to_string(n) + " tokens, " +
                                      std::to_string(h) + " heads, " + std::to_string(N) + " block(s)");
-  attn::Table t({"object", "learned or computed", "how many", "shape of each"});
+  attn::Table t({"object", "kind", "how many", "shape of each"});
   for (const ch03::CountRow& r : ch03::counting_table(n, h)) t.add({r.object, r.kind, r.count, r.shape});
   t.print(std::cout);
   const ch03::Counts c = ch03::count_objects(n, h, N);
@@ -39,7 +39,7 @@ void counting(long long n, long long h, long long N, const std::vector<std::stri
             << " computed vectors (3nh: " << n * h << " queries + " << n * h << " keys + " << n * h << " values)"
             << (article ? "   [heads_01]" : "") << "\n  Each token has " << c.queries_per_token << " queries, "
             << c.queries_per_token << " keys and " << c.queries_per_token << " values in a block.\n"
-            << "  A stack of N = " << N << " block(s): 3Nh = " << c.qkv_projections_in_stack
+            << "  A stack of N = " << N << " block(s):\n  3Nh = " << c.qkv_projections_in_stack
             << " Q/K/V projection matrices and N = " << c.output_projections_in_stack
             << " output projection(s)   [heads_02]\n"
             << "  (Logical matrices, no biases; implementations often pack several into one tensor.)\n";
@@ -60,7 +60,7 @@ void counting(long long n, long long h, long long N, const std::vector<std::stri
   }
 
   std::cout << "\n  A hand-set example sublayer on \"" << attn::join_words(words)
-            << "\": head 1 asks bank's water question, head 2 its finance question\n"
+            << "\":\n  head 1 asks bank's water question, head 2 its finance question\n"
                "  (d = 4, d_k = d_v = 3, Wo adds half of each head's mixture back onto finance, water, structure):\n";
   const arma::mat X = attn::toy_embeddings().lookup(words);
   const attn::MultiHeadWeights w = ch03::river_bank_sublayer();
@@ -79,7 +79,7 @@ void counting(long long n, long long h, long long N, const std::vector<std::stri
 /// Section 2: queries and keys choose the weights, values the content.
 void three_roles() {
   attn::print_heading(std::cout, "2. Three roles: Q and K set the weights, V sets the content (receiving token: tower)");
-  attn::Table t({"query", "values", "weights over (the, Eiffel, tower)", "mixture (structure, Paris identity)", "claims"});
+  attn::Table t({"query", "values", "weights (the, Eiffel, tower)", "mixture (structure, Paris id.)", "claims"});
   for (const ch03::Choice q : {ch03::Choice::raw, ch03::Choice::swap}) {
     for (const ch03::Choice v : {ch03::Choice::raw, ch03::Choice::swap}) {
       const attn::HeadPass p = ch03::tower_head(q, v);
@@ -93,7 +93,7 @@ void three_roles() {
   const attn::HeadPass sv = ch03::tower_head(ch03::Choice::swap, ch03::Choice::swap);
   std::cout << "  Swapping the values leaves tower's weights "
             << (arma::approx_equal(sq.A, sv.A, "absdiff", 0.0) ? "exactly as they were" : "CHANGED")
-            << " and swaps the mixture: " << row(sq.H, 2, kTeaching) << " -> " << row(sv.H, 2, kTeaching) << ".\n"
+            << "\n  and swaps the mixture: " << row(sq.H, 2, kTeaching) << " -> " << row(sv.H, 2, kTeaching) << ".\n"
             << "  A large weight on Eiffel does not say which way the output moves; Eiffel's value does.\n";
 }
 
@@ -123,7 +123,8 @@ void what_the_weight_measures() {
   std::cout << "  q_tower and k_Eiffel are unchanged; the new key joins the softmax denominator, so a(tower, Eiffel)\n"
                "  falls from " << format_number(k.weight_before, 4) << " to " << format_number(k.weight_after, 4)
             << "   [val_03]\n"
-               "  A weight compares one score with every other allowed score in its row; it is not a co-occurrence count.\n";
+               "  A weight compares one score with every other allowed score in its row;\n"
+               "  it is not a co-occurrence count.\n";
 }
 
 /// Section 4: the residual addition.

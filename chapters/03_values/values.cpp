@@ -85,7 +85,7 @@ std::vector<CountRow> counting_table(long long n, long long h) {
   std::string wo_shape = "(";
   wo_shape.append(hdv).append(") x d");
   return {
-      {"token embedding table E", "learned", "1 for the model, before the stack", "vocabulary size x d"},
+      {"token embedding table E", "learned", "1, before the stack", "vocabulary size x d"},
       {"input X", "computed", "1, shared by all heads", ns + " x d"},
       {"query projections Wq", "learned", per_head, "d x d_k"},
       {"key projections Wk", "learned", per_head, "d x d_k"},
@@ -98,7 +98,7 @@ std::vector<CountRow> counting_table(long long n, long long h) {
       {"head mixtures H", "computed", per_head, ns + " x d_v"},
       {"concatenated head outputs", "computed", "1", concat_shape},
       {"output projection Wo", "learned", "1 for this sublayer", wo_shape},
-      {"update Delta and result Y = X + Delta", "computed", "1 of each", ns + " x d"},
+      {"update Delta, result Y = X + Delta", "computed", "1 of each", ns + " x d"},
   };
 }
 

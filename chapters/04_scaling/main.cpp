@@ -155,7 +155,8 @@ std::vector<ch04::VarianceEstimate> variance_argument(arma::uword samples, std::
   t.print(std::cout);
   std::cout << "  The mean stays near 0; the spread grows like sqrt(d_k). At d_k = 64 the SD is 8, and dividing\n"
                "  by 8 brings it back to 1.   [scale_04]\n"
-               "  (Vaswani et al. 2017, §3.2.1. Learned queries and keys need not stay independent or unit-variance.)\n";
+               "  (Vaswani et al. 2017, §3.2.1. Learned queries and keys need not stay independent or\n"
+               "  unit-variance.)\n";
   return estimates;
 }
 

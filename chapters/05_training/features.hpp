@@ -61,7 +61,11 @@ struct FeatureLoss {
   arma::mat dWv;      ///< 9 x 3
 };
 
-/// Computes FeatureLoss on `data`.
+/// Computes FeatureLoss on `data`: Wq and Wv 9 x 3, data as FeatureData (N examples of a 1 x 9 query
+/// token and four 1 x 9 source tokens, targets 1 x 3). Returns the scalar loss and dWq, dWv (9 x 3).
+/// Does not check shapes: mismatched sizes make Armadillo throw std::logic_error. Source: the
+/// article's companion question "Can two small matrices recover identifiable features?"; the
+/// gradient is the chain rule through softmax (Goodfellow et al. 2016, §6.5).
 FeatureLoss feature_loss(const arma::mat& Wq, const arma::mat& Wv, const FeatureData& data);
 
 /// Result of the feature-recovery experiment.

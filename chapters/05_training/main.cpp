@@ -42,7 +42,7 @@ constexpr double kArticleMsPerStep = 0.38;  // the article's PyTorch script: 1,2
 void describe_model(const attn::OneHeadModel& m, const std::string& origin) {
   attn::print_heading(std::cout, "1. The model: lookup, one head, a classifier on the last position");
   std::cout << "  vocabulary: the, river, money, bank;  classes: water (0), finance (1);  d = " << m.E.n_cols
-            << ";  parameters " << origin << "\n";
+            << "\n  parameters " << origin << "\n";
   attn::Table t({"group", "shape", "parameters"});
   const std::pair<const char*, const arma::mat*> groups[] = {{"E (embedding)", &m.E}, {"Wq", &m.Wq}, {"Wk", &m.Wk},
                                                              {"Wv", &m.Wv},           {"Wc", &m.Wc}, {"bc", &m.bc}};
@@ -50,8 +50,8 @@ void describe_model(const attn::OneHeadModel& m, const std::string& origin) {
   t.add({"total", "", std::to_string(attn::parameter_count(m))});
   t.print(std::cout);
   std::cout << "  trainable parameters: " << attn::parameter_count(m)
-            << " (4x8 + 3x8x8 + (8x2 + 2) for d = 8). The weights A are recomputed from each input;\n"
-               "  they are activations, not parameters.   [train_01]\n";
+            << " (4x8 + 3x8x8 + (8x2 + 2) for d = 8).\n"
+               "  The weights A are recomputed from each input; they are activations, not parameters.   [train_01]\n";
 }
 
 /// Section 2: training, with a progress line every 50 passes.
@@ -59,7 +59,8 @@ ch05::TrainLog train_article_model(attn::OneHeadModel& model, const std::vector<
                                    double lr) {
   attn::print_heading(std::cout, "2. Training: Adam (lr " + format_number(lr, 3) + "), " + std::to_string(passes) +
                                      " passes over the four examples, one step per example");
-  std::cout << "  forward pass, hand-written backward pass (common/backprop.hpp), one Adam step, in the article's order\n";
+  std::cout << "  forward pass, hand-written backward pass (common/backprop.hpp), one Adam step,\n"
+               "  the examples in the article's order\n";
   const ch05::TrainLog log = ch05::train(model, data, passes, lr, {0, 1});
   for (int pass = 1; pass <= passes; ++pass) {
     if (pass == 1 || pass % 50 == 0 || pass == passes) {
@@ -75,6 +76,7 @@ ch05::TrainLog train_article_model(attn::OneHeadModel& model, const std::vector<
 /// Section 3: predictions and attention rows.
 void report_predictions(const attn::OneHeadModel& model, const std::vector<ch05::Example>& data) {
   attn::print_heading(std::cout, "3. What the trained model does");
+  std::cout << "  sentence          target -> prediction, and bank's attention row\n";
   int right = 0;
   for (const auto& e : data) {
     const attn::OneHeadPass p = attn::one_head_forward(model, e.ids, e.label);
@@ -82,13 +84,12 @@ void report_predictions(const attn::OneHeadModel& model, const std::vector<ch05:
     right += predicted == e.label;
     std::string quoted = "\"";
     quoted.append(attn::join_words(e.words)).push_back('"');
-    std::cout << "  " << std::left << std::setw(18) << quoted << std::right
-              << " target " << e.label << "  prediction " << predicted << " " << std::left << std::setw(10)
-              << ("(" + ch05::class_names()[predicted] + ")") << std::right << " bank attends to";
+    std::cout << "  " << std::left << std::setw(17) << quoted << " " << std::setw(7) << ch05::class_names()[e.label]
+              << " -> " << std::setw(7) << ch05::class_names()[predicted] << std::right << "  bank attends to";
     for (arma::uword j = 0; j < e.words.size(); ++j) {
       std::cout << ' ' << e.words[j] << ' ' << format_number(p.A(p.A.n_rows - 1, j), 2);
     }
-    std::cout << "   [train_03]\n";
+    std::cout << " [train_03]\n";
   }
   std::cout << "  " << right << " of 4 predictions right   [train_02]\n"
             << "  The attention rows are printed rounded and are one solution among many: the article's PyTorch\n"

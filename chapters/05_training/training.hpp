@@ -61,9 +61,12 @@ class Trainer {
   Trainer(attn::OneHeadModel& model, double lr);
   Trainer(const Trainer&) = delete;             ///< holds pointers into itself: not copyable
   Trainer& operator=(const Trainer&) = delete;  ///< not assignable
-  /// Forward pass, hand-written backward pass, one Adam step. Returns the example's loss before the step.
+  /// Forward pass, hand-written backward pass, one Adam step. Returns the example's loss before the
+  /// step (a scalar, nats). The example holds n >= 1 token ids and a class; throws
+  /// std::invalid_argument like attn::one_head_forward for an empty sentence, an id outside the
+  /// vocabulary or a class out of range. Source: the article's training loop ("Make it learn").
   double step(const Example& example);
-  /// Optimizer steps taken so far.
+  /// Optimizer steps taken so far (a count). Throws nothing.
   long steps() const { return adam_.steps(); }
 
  private:
@@ -89,14 +92,18 @@ struct TrainLog {
 TrainLog train(attn::OneHeadModel& model, const std::vector<Example>& data, int passes, double lr,
                const std::vector<std::size_t>& track = {});
 
-/// The predicted class (argmax of the logits) of one example.
+/// The predicted class (argmax of the 1 x C logits) of one example. Throws std::invalid_argument
+/// like attn::one_head_forward. Source: the article's `logits.argmax()`.
 arma::uword predict(const attn::OneHeadModel& model, const Example& example);
 
-/// Mean loss over `data` without updating anything.
+/// Mean cross-entropy (nats) over `data` without updating anything; NaN for empty data. Throws
+/// std::invalid_argument like attn::one_head_forward. Source: the article's loss (`nn.CrossEntropyLoss`).
 double mean_loss(const attn::OneHeadModel& model, const std::vector<Example>& data);
 
 /// Microseconds per optimizer step, measured over `repeats` full trainings from `settings`
-/// (the best of the repeats, to keep other processes' noise out). Used by `--bench`.
+/// (the best of the repeats, to keep other processes' noise out). Used by `--bench`. Wall clock, so
+/// not deterministic; repeats < 1 gives infinity. Throws std::invalid_argument like Trainer for bad
+/// settings. Source: the article's timing of its PyTorch script (1,200 steps in 0.46 s).
 double microseconds_per_step(const TrainSettings& settings, int repeats);
 
 // ---- parameters on disk -----------------------------------------------------------------------

@@ -128,7 +128,7 @@ void walkthrough(std::ostream& out, std::uint64_t seed, double lr, int updates, 
   for (const Example& x : data) {
     const attn::OneHeadPass q = attn::one_head_forward(model, x.ids, x.label);
     out << "    \"" << attn::join_words(x.words) << "\": p(water, finance) = " << attn::format_vector(arma::rowvec(q.probs), kDigits)
-        << ", predicted " << class_names()[q.logits.index_max()] << ", " << last << "'s weights "
+        << ",\n      predicted " << class_names()[q.logits.index_max()] << ", " << last << "'s weights "
         << attn::format_vector(arma::rowvec(q.A.row(q.A.n_rows - 1)), 2) << '\n';
   }
 }

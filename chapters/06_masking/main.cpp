@@ -47,7 +47,7 @@ void the_mask() {
   std::cout << "  Causal weights, softmax(scores + mask); exp(-inf) = 0 removes the future exactly:\n";
   attn::print_matrix(std::cout, words, causal.A, kPrecision);
   std::cout << "  above the diagonal: " << (arma::trimatu(causal.A, 1).max() == 0.0 ? "every entry exactly 0" : "NOT 0")
-            << "; row sums " << format_vector(arma::vec(arma::sum(causal.A, 1)), 12) << "; row 0 = "
+            << ";\n  row sums " << format_vector(arma::vec(arma::sum(causal.A, 1)), 12) << "; row 0 = "
             << format_vector(row(causal.A, 0), kPrecision) << "   [mask_01]\n";
 
   const arma::mat leaky = attn::softmax_rows(ch06::zero_fill(open.scores));
@@ -119,7 +119,10 @@ void cross() {
   try {
     attn::cross_attention(Xq, Xkv, I, I, I, {.causal = true});
   } catch (const std::invalid_argument& e) {
-    std::cout << "  Causal without an offset is refused: " << e.what() << "\n";
+    const std::string why = e.what();  // long: its parenthesis goes on a line of its own
+    const std::size_t cut = why.find(" (");
+    std::cout << "  Causal without an offset is refused:\n    " << why.substr(0, cut) << "\n"
+              << (cut == std::string::npos ? "" : "    " + why.substr(cut + 1) + "\n");
   }
 }
 

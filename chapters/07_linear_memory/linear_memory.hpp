@@ -43,7 +43,8 @@ arma::mat causal_linear_attention_masked(const arma::mat& Q, const arma::mat& K,
 arma::mat causal_linear_attention_recurrent(const arma::mat& Q, const arma::mat& K, const arma::mat& V,
                                             std::vector<arma::mat>* memories = nullptr);
 
-/// Bytes a key/value cache holds at `position` tokens (doubles): position x (d_k + d_v) x 8.
+/// Bytes a key/value cache holds at `position` tokens (doubles): position x (d_k + d_v) x 8, a count;
+/// throws nothing (no overflow check). Source: the article, "Learned matching, kernel smoothing, and memory".
 std::size_t kv_cache_bytes(std::size_t position, std::size_t d_k, std::size_t d_v);
 
 /// Bytes the linear memory S holds at any position (doubles): d_v x d_k x 8.

@@ -84,7 +84,7 @@ void kernel_view(const RandomHead& h) {
   const arma::mat smooth = ch07::kernel_smoothing(pass.Q, pass.K, pass.V);
   std::cout << "  H = softmax(Q K^T / sqrt(2)) V (4 x 3):\n";
   attn::print_matrix(std::cout, numbered("token ", 4), pass.H, 4);
-  std::cout << "  sum_j exp(q_i.k_j / sqrt(2)) v_j / sum_j exp(q_i.k_j / sqrt(2)): largest difference "
+  std::cout << "  sum_j exp(q_i.k_j / sqrt(2)) v_j / sum_j exp(q_i.k_j / sqrt(2)):\n  largest difference "
             << sci(arma::abs(smooth - pass.H).max()) << "   [mem_03]\n";
 }
 
@@ -141,7 +141,7 @@ void bench(std::size_t max_position, attn::Plotter& plots) {
   const ch07::CostRow& last = rows.back();
   const auto ratio = [](double r) { return format_number(r, r < 10.0 ? 2 : 0); };
   std::cout << "  at position " << last.position << ": softmax with a cache takes "
-            << ratio(last.softmax_seconds / last.linear_seconds) << "x the linear memory's time per token and holds "
+            << ratio(last.softmax_seconds / last.linear_seconds) << "x the linear memory's time per token\n  and holds "
             << ratio(static_cast<double>(last.softmax_bytes) / static_cast<double>(last.linear_bytes))
             << "x its bytes\n  (times are wall clock on this machine and vary from run to run; the bytes do not)\n";
   plots.lines({.name = "ch07_cost_time",

@@ -31,7 +31,7 @@ void print_losses(const ch08::LabResult& r) {
   t.add({"uniform guess, ln(vocab)", format_number(std::log(static_cast<double>(r.model.shape.vocab)), kPrecision)});
   t.print(std::cout);
   std::cout << "  repeat / first = " << format_number(last.repeat / last.first, kPrecision)
-            << " (the claim: the repeat is predicted far better, the ratio below one half: "
+            << "\n  (claim: the repeat is predicted far better, ratio below one half: "
             << yes_no(last.repeat < 0.5 * last.first) << ")   [ind_01]\n";
 }
 
@@ -56,11 +56,11 @@ void print_scores(const ch08::HeadScores& s, bool fixed) {
   if (!fixed) {
     std::cout << "  highest last-layer induction score " << format_number(top_last, kPrecision)
               << " vs highest first-layer " << format_number(top1, kPrecision)
-              << " (> 0.3 and above every first-layer head: " << yes_no(top_last > 0.3 && top_last > top1)
+              << "\n  (> 0.3 and above every first-layer head: " << yes_no(top_last > 0.3 && top_last > top1)
               << ")   [ind_02]\n";
   } else {
     std::cout << "  fixed offset: highest first-layer induction score " << format_number(top1, kPrecision)
-              << " (high, > 0.5: " << yes_no(top1 > 0.5) << "): position alone finds the copy   [ind_04]\n";
+              << " (high, > 0.5: " << yes_no(top1 > 0.5) << "):\n  position alone finds the copy   [ind_04]\n";
   }
 }
 
@@ -85,7 +85,7 @@ void print_ablations(const std::vector<ch08::Ablation>& ablations, const ch08::R
   const double last_layer = ablations[layers * heads + layers - 1].losses.repeat - base.repeat;
   std::cout << "  in-context advantage (first - repeat): " << format_number(gap, kPrecision) << " nats\n"
             << "  zeroing all of layer " << layers << " raises the repeat loss by "
-            << format_number(last_layer, kPrecision) << "; zeroing " << best_name << " (the first-layer head that matters most) by "
+            << format_number(last_layer, kPrecision) << ";\n  zeroing " << best_name << " (the first-layer head that matters most) by "
             << format_number(best_l1, kPrecision) << "\n";
   if (!fixed) {
     std::cout << "  both above half the advantage (" << format_number(gap / 2, kPrecision)
@@ -174,8 +174,13 @@ void draw_plots(attn::Plotter& plots, const ch08::LabResult& r, const ch08::Head
   };
   const auto [il, ih] = top(s.induction);
   pattern(il, ih, "Top induction score:", "ch08_induction_pattern");
+  // The head with the highest previous-token score, and plainly so when even that one is low.
   const auto [pl, ph] = top(s.previous_token);
-  pattern(pl, ph, "Top previous-token score:", "ch08_previous_token_pattern");
+  const double best_previous = s.previous_token(pl, ph);
+  pattern(pl, ph,
+          best_previous < 0.3 ? "No previous-token head (best score " + format_number(best_previous, 2) + "):"
+                              : "Top previous-token score " + format_number(best_previous, 2) + ":",
+          "ch08_previous_token_pattern");
   arma::uword key = 0;  // the first-layer head whose ablation raises the repeat loss most
   for (arma::uword h = 1; h < shape.heads; ++h) {
     if (ablations[h].losses.repeat > ablations[key].losses.repeat) key = h;
@@ -257,14 +262,14 @@ int main(int argc, char** argv) {
     attn::Plotter plots(attn::cli::plot_settings(vm));
 
     std::cout << "Chapter 08 - The induction-head lab: two attention-only layers, repeated blocks\n\n"
-              << "Data: " << o.data.context << " random tokens from a vocabulary of " << o.data.vocab << "; a block of "
+              << "Data: " << o.data.context << " random tokens from a vocabulary of " << o.data.vocab << ";\n  a block of "
               << (fixed ? "fixed length " + std::to_string(ch08::fixed_block(o.data).length) + " at fixed position " +
                               std::to_string(ch08::fixed_block(o.data).start)
                         : std::to_string(o.data.min_block) + " to " + std::to_string(o.data.max_block) +
                               " tokens at a random position")
               << " recurs right after itself.\n"
               << "Model: width " << width << ", " << o.shape.layers << " layers of " << heads << " heads (d_k = "
-              << o.shape.d_k << "), causal, no MLP. Adam, lr " << format_number(o.lr, 4) << ", " << o.steps
+              << o.shape.d_k << "), causal, no MLP.\n  Adam, lr " << format_number(o.lr, 4) << ", " << o.steps
               << " steps of " << o.batch << " fresh sequences; " << o.held_out << " held-out sequences.\n\n";
     std::cout << "Training (held-out losses, nats):\n";
     attn::DivergenceWatch watch(o.lr);  // a diverging run stops with exit 1, its results unreported

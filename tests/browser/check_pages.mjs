@@ -1,0 +1,275 @@
+// The book in a real browser: copies the generated html/ into a fresh temporary folder, serves it
+// over HTTP on 127.0.0.1 (a free port), and loads every page in Debian's Chromium through
+// playwright-core, as a reader would: the book's pages at 1280 px and at 400 px, the API reference
+// pages at 1280 px (and at 400 px with --api-phone).
+//
+// Usage: node check_pages.mjs --html DIR [--chromium PATH] [--screenshots DIR] [--pages a.html,b.html]
+//                             [--api-phone] [--every-page]
+//
+// Every page, at both widths, fails on: a console error or uncaught exception, a request that
+// failed or returned an HTTP error, a reference to file: or to an absolute path, an image that did
+// not load or has no alt text, raw markup in the text (ilinebr, escaped or literal table tags,
+// Doxygen or TeX commands), a MathJax error or a formula left untypeset, and a page wider than the
+// window. The book pages (the main page, the chapters, claims, bad input) also fail on: a missing
+// previous/next link at the top or bottom, a plot without a caption, a printed-output block wider
+// than its column at 1280 px, a content column under 360 px at 400 px, a code or output box that
+// neither fits nor scrolls, a claim link without its row, and an article section of the main page's
+// map that does not lead to a section of its chapter with its own printed output.
+// With --screenshots, also saves a full-page screenshot of each book page at both widths.
+// Exit code 0 when every check passed, 1 otherwise (each failure is printed on its own line).
+import fs from "node:fs";
+import http from "node:http";
+import os from "node:os";
+import path from "node:path";
+import { chromium } from "playwright-core";
+
+const args = process.argv.slice(2);
+const option = (name, fallback) => {
+  const i = args.indexOf(name);
+  return i >= 0 && i + 1 < args.length ? args[i + 1] : fallback;
+};
+const source = option("--html");
+const executablePath = option("--chromium", "/usr/bin/chromium");
+const screenshots = option("--screenshots");
+const only = option("--pages");
+if (!source || !fs.existsSync(path.join(source, "index.html"))) {
+  console.error(`check_pages: error: --html must name a folder with index.html (got ${source})`);
+  process.exit(2);
+}
+if (!fs.existsSync(executablePath)) {
+  console.error(`check_pages: error: no Chromium at ${executablePath} (scripts/install-deps.sh installs chromium)`);
+  process.exit(2);
+}
+
+// A copy in another folder, so no page can lean on where the build left it.
+const root = fs.mkdtempSync(path.join(os.tmpdir(), "attn-book-"));
+fs.cpSync(source, root, { recursive: true });
+const sourceAbsolute = path.resolve(source);
+
+const types = { ".html": "text/html; charset=utf-8", ".css": "text/css", ".js": "text/javascript",
+                ".png": "image/png", ".svg": "image/svg+xml", ".woff": "font/woff", ".otf": "font/otf" };
+const server = http.createServer((req, res) => {
+  const url = new URL(req.url, "http://127.0.0.1");
+  if (url.pathname === "/favicon.ico") {  // asked for by the browser itself, not by a page
+    res.writeHead(204);
+    res.end();
+    return;
+  }
+  const file = path.join(root, decodeURIComponent(url.pathname));
+  if (!file.startsWith(root) || !fs.existsSync(file) || !fs.statSync(file).isFile()) {
+    res.writeHead(404);
+    res.end("not found");
+    return;
+  }
+  // Cacheable, as a static host would serve it: MathJax loads once per browser context.
+  // One write with its length: a streamed, chunked reply costs a delayed-ACK wait per file.
+  const body = fs.readFileSync(file);
+  res.writeHead(200, { "Content-Type": types[path.extname(file)] ?? "application/octet-stream",
+                       "Content-Length": body.length, "Cache-Control": "max-age=600" });
+  res.end(body);
+});
+await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+const base = `http://127.0.0.1:${server.address().port}/`;
+
+// The book's reading order is its previous/next chain; every other page is the API reference.
+const bookPage = (name) => /^(index|claims|bad_input|ch\d\d_[a-z0-9_]+)\.html$/.test(name);
+const allPages = fs.readdirSync(root).filter((f) => f.endsWith(".html")).sort();
+// Doxygen's generated listings (alphabetical member indexes, member lists, source listings, folder
+// pages) repeat what the reference pages say; --every-page includes them too.
+const listing = (name) => /-members\.html$|_source\.html$|^(functions|globals|namespacemembers)|^dir_/.test(name);
+const pages = only ? allPages.filter((p) => only.split(",").includes(p))
+                   : allPages.filter((p) => args.includes("--every-page") || !listing(p));
+
+const failures = [];
+let checks = 0;
+const check = (ok, where, what) => {
+  ++checks;
+  if (!ok) failures.push(`${where}: ${what}`);
+};
+
+const browser = await chromium.launch({
+  executablePath,
+  args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+         "--disable-component-update", "--disable-sync"],
+});
+
+// What a page looks like once loaded and typeset; runs inside the page.
+function inspect(isBook) {
+  const out = {};
+  const contents = document.querySelector("div.contents");
+  out.contentWidth = contents ? contents.clientWidth : 0;
+  out.pageWidth = document.documentElement.scrollWidth;
+  out.windowWidth = window.innerWidth;
+  // The element reaching furthest right, to name in a failure.
+  let widest = null, right = 0;
+  for (const e of document.body.querySelectorAll("*")) {
+    if (e.parentElement?.closest(".fragment, .MathJax_Display, table.markdownTable, div.memproto, table.memberdecls")) continue;
+    const r = e.getBoundingClientRect().right;
+    if (r > right + 0.5) { right = r; widest = e; }
+  }
+  out.widest = widest ? `${widest.tagName.toLowerCase()}.${widest.className} "${widest.textContent.trim().slice(0, 40)}"` : "";
+  // Text a reader sees outside code and output, where no markup or TeX may show.
+  const clone = document.body.cloneNode(true);
+  for (const n of clone.querySelectorAll("pre, code, div.fragment, script, style, .MathJax, .MathJax_Display, .MathJax_Preview"))
+    n.remove();
+  out.prose = clone.textContent;
+  const all = document.body.cloneNode(true);
+  for (const n of all.querySelectorAll("script, style")) n.remove();
+  out.text = all.textContent;
+  out.html = document.documentElement.outerHTML;
+  // Doxygen's search-box icons are decorative and rightly carry alt="".
+  out.images = [...document.querySelectorAll("img:not(#MSearchBox img)")].map((img) => ({
+    src: img.getAttribute("src"), loaded: img.complete && img.naturalWidth > 0, alt: img.getAttribute("alt") ?? "",
+    plot: /^ch\d\d_/.test(img.getAttribute("src") ?? ""),
+    caption: img.parentElement?.querySelector("div.caption")?.textContent.trim() ?? "",
+    width: img.getBoundingClientRect().width,
+  }));
+  out.mathErrors = document.querySelectorAll(".merror, .MathJax_Error, [class*='MathJax_Error']").length;
+  out.mathScripts = document.querySelectorAll("script[type^='math/tex']").length;
+  out.mathRendered = document.querySelectorAll("span.MathJax, div.MathJax_Display").length;
+  if (!isBook) return out;
+  const navs = [...document.querySelectorAll("div.book-nav")];
+  out.navs = navs.map((n) => ({
+    prev: [...n.querySelectorAll("a")].find((a) => /^Previous/.test(a.textContent.trim()))?.getAttribute("href") ?? null,
+    next: [...n.querySelectorAll("a")].find((a) => /^Next/.test(a.textContent.trim()))?.getAttribute("href") ?? null,
+    top: n.getBoundingClientRect().top + window.scrollY,
+  }));
+  out.pageHeight = document.documentElement.scrollHeight;
+  // Every code or output box either fits its column or scrolls sideways.
+  out.boxes = [...document.querySelectorAll("div.fragment, pre.fragment")].map((b) => {
+    const style = getComputedStyle(b);
+    return { output: b.tagName === "PRE", scrollWidth: b.scrollWidth, clientWidth: b.clientWidth,
+             scrolls: ["auto", "scroll"].includes(style.overflowX),
+             right: b.getBoundingClientRect().right, columnRight: contents.getBoundingClientRect().right,
+             text: b.textContent.slice(0, 60) };
+  });
+  out.claimLinks = [...document.querySelectorAll("a[href^='claims.html#']")].map((a) => a.getAttribute("href").split("#")[1]);
+  out.anchors = [...document.querySelectorAll("[id]")].map((e) => e.id);
+  // For each section heading: its title and whether it holds printed output before the next heading.
+  out.sections = {};
+  for (const h of document.querySelectorAll("div.contents h1, div.contents h2")) {
+    const anchor = h.querySelector("a.anchor");
+    if (!anchor) continue;
+    let output = 0, plots = 0;
+    for (let e = h.nextElementSibling; e && !/^H[12]$/.test(e.tagName); e = e.nextElementSibling) {
+      if (e.matches("pre.fragment")) ++output;
+      plots += e.querySelectorAll ? e.querySelectorAll("img").length : 0;
+    }
+    out.sections[anchor.id] = { title: h.textContent.trim(), output, plots };
+  }
+  // The main page's map: article section -> chapter section.
+  out.map = [...document.querySelectorAll("div.section-map td a.el")]
+    .filter((a) => a.getAttribute("href").includes("#"))
+    .map((a) => ({ text: a.textContent.trim(), href: a.getAttribute("href") }));
+  return out;
+}
+
+const book = {};  // page -> what it looked like at 1280 px, for the cross-page checks
+const start = Date.now();
+async function visit(context, name, width) {
+  const where = `${name} @${width}px`;
+  const page = await context.newPage();
+  const problems = [];
+  page.on("console", (m) => { if (m.type() === "error") problems.push(`console error: ${m.text()}`); });
+  page.on("pageerror", (e) => problems.push(`uncaught exception: ${e.message}`));
+  page.on("requestfailed", (r) => problems.push(`request failed: ${r.url()} (${r.failure()?.errorText})`));
+  page.on("response", (r) => { if (r.status() >= 400) problems.push(`HTTP ${r.status()}: ${r.url()}`); });
+  try {
+    await page.goto(base + name, { waitUntil: "load", timeout: 30000 });
+    // MathJax typesets after load; wait for its queue to drain when the page uses it.
+    await page.evaluate(() => new Promise((resolve) => {
+      if (!window.MathJax || !window.MathJax.Hub) { resolve(); return; }
+      window.MathJax.Hub.Queue(() => resolve());
+    }));
+    const isBook = bookPage(name);
+    const r = await page.evaluate(inspect, isBook);
+    check(problems.length === 0, where, problems.join("; "));
+    check(!/(src|href)=["']file:/.test(r.html), where, "refers to a file: URL");
+    check(!r.html.includes(sourceAbsolute) && !/(src|href)=["']\//.test(r.html), where, "refers to an absolute path");
+    for (const img of r.images) {
+      check(img.loaded, where, `image did not load: ${img.src}`);
+      check(img.alt.trim().length > 0, where, `image without alt text: ${img.src}`);
+      if (isBook && img.plot) check(img.caption.length > 0, where, `plot without a caption: ${img.src}`);
+    }
+    const markup = r.text.match(/\\?ilinebr|&lt;\/?t[dhr]|<\/?t[dhr][ >]|class="markdownTable/);
+    check(!markup, where, `raw table markup in the page: "${markup?.[0]}"`);
+    const raw = r.prose.match(/\\(ref|f\$|f\[|f\]|snippet|image|section|subsection|verbinclude|operatorname|lVert|frac|text)\b|\\_|\\\(|\\\[/);
+    check(!raw, where, `raw markup or untypeset TeX in the text: "${raw?.[0]}"`);
+    check(r.mathErrors === 0, where, `${r.mathErrors} MathJax error box(es)`);
+    check(r.mathRendered >= r.mathScripts, where, `${r.mathScripts - r.mathRendered} formula(s) not typeset`);
+    check(r.pageWidth <= r.windowWidth, where, `page is ${r.pageWidth} px wide in a ${r.windowWidth} px window (widest: ${r.widest})`);
+    if (isBook) {
+      if (width === 400) check(r.contentWidth >= 360, where, `content column ${r.contentWidth} px (under 360)`);
+      check(r.navs.length >= 2, where, `${r.navs.length} previous/next bar(s), want one at the top and one at the bottom`);
+      if (r.navs.length >= 2) {
+        const [top, bottom] = [r.navs[0], r.navs[r.navs.length - 1]];
+        check(top.top < 600, where, "the first previous/next bar is not at the top");
+        check(bottom.top > r.pageHeight - 1200, where, "the last previous/next bar is not at the bottom");
+        for (const n of [top, bottom]) {
+          check(n.prev !== null && allPages.includes(n.prev.split("#")[0]), where, `previous link missing or broken: ${n.prev}`);
+          check(n.next !== null && allPages.includes(n.next.split("#")[0]), where, `next link missing or broken: ${n.next}`);
+        }
+      }
+      for (const b of r.boxes) {
+        const fits = b.scrollWidth <= b.clientWidth + 1 && b.right <= b.columnRight + 1;
+        check(fits || b.scrolls, where, `a box neither fits nor scrolls: "${b.text}"`);
+        if (width === 1280 && b.output)
+          check(b.scrollWidth <= b.clientWidth + 1, where, `printed output wider than its column: "${b.text}"`);
+      }
+      if (width === 1280) book[name] = r;
+    }
+  } catch (e) {
+    check(false, where, `did not load: ${e.message}`);
+  }
+  if (screenshots && bookPage(name)) {
+    fs.mkdirSync(screenshots, { recursive: true });
+    await page.screenshot({ path: path.join(screenshots, `${name.replace(/\.html$/, "")}-${width}.png`), fullPage: true });
+  }
+  await page.close();
+}
+
+// Three pages at a time (the machine has two cores; a page spends part of its time waiting), each
+// worker with one browser context per width, so its cache keeps MathJax after the first page.
+// Book pages at both widths; the API reference (Doxygen's own layout) at 1280 px, and at 400 px too
+// with --api-phone, to keep the suite's run short.
+const apiPhone = args.includes("--api-phone");
+const queue = pages.flatMap((p) => (bookPage(p) || apiPhone ? [[p, 1280], [p, 400]] : [[p, 1280]]));
+await Promise.all([0, 1, 2].map(async () => {
+  const contexts = {};
+  for (const width of [1280, 400]) contexts[width] = await browser.newContext({ viewport: { width, height: 900 } });
+  for (let job = queue.shift(); job; job = queue.shift()) await visit(contexts[job[1]], ...job);
+  for (const c of Object.values(contexts)) await c.close();
+}));
+
+// Across pages: the map, the claim links, the reading order.
+const index = book["index.html"];
+if (index) {
+  check(index.map.length > 0, "index.html", "no section map (div.section-map) with links to chapter sections");
+  for (const { text, href } of index.map) {
+    const [file, anchor] = href.split("#");
+    const section = book[file]?.sections[anchor];
+    check(section !== undefined, "index.html", `map entry "${text}" leads to a missing section ${href}`);
+    if (!section) continue;
+    check(section.title === text, "index.html", `map entry "${text}" leads to a section titled "${section.title}"`);
+    check(section.output > 0, file, `section "${section.title}" (#${anchor}) has no printed output of its own`);
+  }
+}
+const claims = book["claims.html"];
+for (const [name, r] of Object.entries(claims ? book : {})) {
+  for (const id of new Set(r.claimLinks))
+    check(claims !== undefined && claims.anchors.includes(id), name, `claim link #${id} has no row on the claims page`);
+}
+const order = [];
+for (let at = "index.html"; at && !order.includes(at) && book[at]; at = book[at].navs[0]?.next?.split("#")[0]) order.push(at);
+const unreached = Object.keys(book).filter((p) => !order.includes(p));
+if (!only) check(unreached.length === 0, "reading order", `not reached by following Next from the main page: ${unreached.join(", ")}`);
+
+await browser.close();
+server.close();
+fs.rmSync(root, { recursive: true, force: true });
+const seconds = ((Date.now() - start) / 1000).toFixed(1);
+for (const f of failures) console.log(`FAIL ${f}`);
+console.log(`check_pages: ${Object.keys(book).length} book pages at 1280 and 400 px, ` +
+            `${pages.length - Object.keys(book).length} API pages at 1280${apiPhone ? " and 400" : ""} px, ` +
+            `${checks} checks, ${failures.length} failed, ${seconds} s` + (screenshots ? `; screenshots in ${screenshots}` : ""));
+process.exit(failures.length === 0 ? 0 : 1);

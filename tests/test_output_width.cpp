@@ -1,0 +1,116 @@
+/// \file test_output_width.cpp
+/// \brief Every line a chapter program prints fits in 100 characters, in every run a reader is
+/// pointed to: the default run, `--help`, the runs the book captures, and every command line of the
+/// book's "Try this" blocks (docs/ch*.md, indented lines that start with a chapter program).
+///
+/// Wider lines are clipped in a terminal and on the book's pages, hiding claim tags. The runs
+/// execute in a scratch folder (some save files) with `--no-plots`, as plots do not change the text.
+#include <boost/test/unit_test.hpp>
+
+#include <atomic>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <thread>
+
+#include "support.hpp"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr std::size_t kMaxWidth = 100;
+
+/// Chapter name -> program path and the book's flags for it, from the build's chapters.txt.
+std::map<std::string, std::pair<std::string, std::string>> programs() {
+  std::map<std::string, std::pair<std::string, std::string>> out;
+  std::ifstream in(CHAPTER_LIST);
+  for (std::string line; std::getline(in, line);) {
+    const std::size_t tab = line.find('\t');
+    const std::string path = line.substr(0, tab);
+    std::string flags = tab == std::string::npos ? "" : line.substr(tab + 1);
+    for (char& c : flags) c = c == '\t' ? ' ' : c;
+    out[fs::path(path).filename().string()] = {path, flags};
+  }
+  return out;
+}
+
+/// The command lines of the book's "Try this" blocks: indented lines starting with a program name,
+/// without their trailing comment.
+std::vector<std::pair<std::string, std::string>> documented_runs(const std::set<std::string>& names) {
+  std::vector<std::pair<std::string, std::string>> runs;
+  for (const auto& entry : fs::directory_iterator(DOCS_DIR)) {
+    if (entry.path().extension() != ".md") continue;
+    std::ifstream in(entry.path());
+    for (std::string line; std::getline(in, line);) {
+      if (line.rfind("    ", 0) != 0) continue;
+      std::istringstream words(line);
+      std::string program;
+      words >> program;
+      if (names.count(program) == 0) continue;
+      std::string args = line.substr(line.find(program) + program.size());
+      if (const std::size_t hash = args.find(" #"); hash != std::string::npos) args.resize(hash);
+      runs.emplace_back(program, args);
+    }
+  }
+  return runs;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(every_printed_line_fits_in_100_characters) {
+  const auto exe = programs();
+  BOOST_REQUIRE(!exe.empty());
+  std::set<std::string> names;
+  for (const auto& [name, _] : exe) names.insert(name);
+
+  std::vector<std::pair<std::string, std::string>> runs;
+  for (const auto& [name, program] : exe) {
+    runs.emplace_back(name, "");
+    runs.emplace_back(name, "--help");
+    if (!program.second.empty()) runs.emplace_back(name, program.second);
+  }
+  const auto documented = documented_runs(names);
+  BOOST_TEST(documented.size() > 20u);  // the book's "Try this" blocks were found
+  runs.insert(runs.end(), documented.begin(), documented.end());
+
+  // Two runs at a time, each in its own scratch folder (some save files); assertions on this thread.
+  const fs::path scratch = fs::temp_directory_path() / ("attn-width-" + std::to_string(::getpid()));
+  std::vector<attn::test::Run> results(runs.size());
+  std::atomic<std::size_t> next{0};
+  const auto worker = [&](int id) {
+    const fs::path folder = scratch / std::to_string(id);
+    fs::create_directories(folder);
+    for (std::size_t i = next++; i < runs.size(); i = next++) {
+      const auto& [name, args] = runs[i];
+      const bool quiet = args.find("--help") != std::string::npos || args.find("--no-plots") != std::string::npos;
+      // stderr joins stdout inside the subshell (its lines must fit too); the helper's own stderr
+      // file stays empty, so two threads sharing its name do not matter.
+      results[i] = attn::test::run("(cd " + attn::test::quote(folder.string()) + " && " +
+                                   attn::test::quote(exe.at(name).first) + " " + args +
+                                   (quiet ? "" : " --no-plots") + " 2>&1)");
+    }
+  };
+  {
+    std::jthread a(worker, 0), b(worker, 1);
+  }
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    const auto& [name, args] = runs[i];
+    const attn::test::Run& r = results[i];
+    BOOST_TEST_CONTEXT(name << " " << args) {
+      BOOST_TEST(r.code == 0, "exit code " << r.code << ": " << r.out.substr(r.out.rfind('\n', r.out.size() - 2) + 1));
+      std::istringstream lines(r.out);
+      std::size_t number = 0;
+      for (std::string line; std::getline(lines, line);) {
+        ++number;
+        // Width in characters, not bytes: UTF-8 continuation bytes do not count.
+        std::size_t width = 0;
+        for (unsigned char c : line) width += (c & 0xC0) != 0x80;
+        BOOST_TEST(width <= kMaxWidth, "line " << number << " has " << width << " characters: " << line);
+      }
+    }
+  }
+  fs::remove_all(scratch);
+}
