@@ -20,7 +20,11 @@ void set_program_name(const std::string& name);
 /// The name error lines start with ("attn" until set).
 const std::string& program_name();
 
-/// Prints "<program>: error: <message>" as one line on stderr and counts a runtime failure.
+/// `message` made one line for stderr: newline and ESC shown as `\\n` and `\\e`, other control
+/// bytes as `\\xHH`, cut after 300 characters with "...". Every error line goes through it.
+std::string one_line(const std::string& message);
+
+/// Prints "<program>: error: <message>" as one line (one_line) on stderr and counts a runtime failure.
 void report_failure(const std::string& message);
 /// How many runtime failures were reported so far.
 int failure_count();
