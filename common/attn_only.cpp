@@ -38,21 +38,63 @@ void gemm(char ta, char tb, arma::uword m, arma::uword n, arma::uword k, T alpha
   arma::blas::gemm<T>(&ta, &tb, &M, &N, &K, &alpha, A, &LA, B, &LB, &beta, C, &LC);
 }
 
-/// exp(x) for x <= 0. In float a polynomial that compilers vectorise (relative error about 2e-7,
-/// below float's own rounding of the result); in double the library's exp, for gradient checks.
+// Causal blocks: only the lower triangle of a T x T score or weight block is ever nonzero or read,
+// so each product below splits the block at h = T / 2 and skips the upper-right quarter
+// (a quarter of the attention arithmetic).
+
+/// S = alpha X Y^T on and below the diagonal (X, Y: n x d blocks, leading dimension ld; S: n x n,
+/// leading dimension n). The quarter S[0:h, h:n] is left unwritten: causal code never reads it.
 template <class T>
-inline T exp_nonpositive(T x) {
-  if constexpr (std::is_same_v<T, double>) {
-    return std::exp(x);
-  } else {
-    x = std::max(x, -87.0f);
-    const float k = (x * 1.44269504f + 12582912.0f) - 12582912.0f;  // round(x / ln 2)
-    const float r = x - k * 0.693145752f - k * 1.42860677e-6f;       // x - k ln 2, |r| <= ln 2 / 2
-    const float p =
-        1.0f + r * (1.0f + r * (0.5f + r * (1.0f / 6 + r * (1.0f / 24 + r * (1.0f / 120 + r * (1.0f / 720))))));
-    const auto bits = static_cast<std::int32_t>((static_cast<std::int32_t>(k) + 127) << 23);
-    return p * std::bit_cast<float>(bits);  // p 2^k
-  }
+void lower_scores(arma::uword n, arma::uword d, T alpha, const T* X, const T* Y, arma::uword ld, T* S) {
+  const arma::uword h = n / 2;
+  gemm<T>('N', 'T', h, h, d, alpha, X, ld, Y, ld, T(0), S, n);                   // S[0:h, 0:h]
+  gemm<T>('N', 'T', n - h, n, d, alpha, X + h, ld, Y, ld, T(0), S + h, n);       // S[h:n, 0:n]
+}
+
+/// C = alpha L B for a lower-triangular n x n block L (leading dimension n) and an n x d block B
+/// (C, B: leading dimension ld).
+template <class T>
+void lower_times(arma::uword n, arma::uword d, T alpha, const T* L, const T* B, arma::uword ld, T* C) {
+  const arma::uword h = n / 2;
+  gemm<T>('N', 'N', h, d, h, alpha, L, n, B, ld, T(0), C, ld);                   // C[0:h] = L[0:h, 0:h] B[0:h]
+  gemm<T>('N', 'N', n - h, d, n, alpha, L + h, n, B, ld, T(0), C + h, ld);       // C[h:n] = L[h:n, :] B
+}
+
+/// C = alpha L^T B for a lower-triangular n x n block L (leading dimension n) and an n x d block B.
+template <class T>
+void lower_transposed_times(arma::uword n, arma::uword d, T alpha, const T* L, const T* B, arma::uword ld, T* C) {
+  const arma::uword h = n / 2;
+  gemm<T>('T', 'N', h, d, n, alpha, L, n, B, ld, T(0), C, ld);                   // C[0:h] = L[:, 0:h]^T B
+  gemm<T>('T', 'N', n - h, d, n - h, alpha, L + h * n + h, n, B + h, ld, T(0), C + h, ld);  // L[h:n, h:n]^T B[h:n]
+}
+
+/// exp(x) for x <= 0 in float: a polynomial that compilers vectorise (relative error about 2e-7,
+/// below float's own rounding of the result).
+inline float exp_nonpositive(float x) {
+  x = std::max(x, -87.0f);
+  const float k = (x * 1.44269504f + 12582912.0f) - 12582912.0f;  // round(x / ln 2)
+  const float r = x - k * 0.693145752f - k * 1.42860677e-6f;       // x - k ln 2, |r| <= ln 2 / 2
+  const float p = 1.0f + r * (1.0f + r * (0.5f + r * (1.0f / 6 + r * (1.0f / 24 + r * (1.0f / 120 + r * (1.0f / 720))))));
+  const auto bits = static_cast<std::int32_t>((static_cast<std::int32_t>(k) + 127) << 23);
+  return p * std::bit_cast<float>(bits);  // p 2^k
+}
+
+/// In double the library's exp, for gradient checks.
+inline double exp_nonpositive(double x) { return std::exp(x); }
+
+/// e[i] = exp(z[i] - top[i]) and sum[i] += e[i] for i < n: the inner loop of every softmax here.
+/// The float version is compiled for AVX-512, AVX2 and plain x86-64, chosen when the program starts.
+template <class T>
+void exp_shifted(const T* __restrict z, const T* __restrict top, T* __restrict e, T* __restrict sum, arma::uword n) {
+  for (arma::uword i = 0; i < n; ++i) e[i] = exp_nonpositive(z[i] - top[i]);
+  for (arma::uword i = 0; i < n; ++i) sum[i] += e[i];
+}
+
+template <>
+__attribute__((target_clones("avx512f", "avx2", "default"))) void exp_shifted<float>(
+    const float* __restrict z, const float* __restrict top, float* __restrict e, float* __restrict sum, arma::uword n) {
+  for (arma::uword i = 0; i < n; ++i) e[i] = exp_nonpositive(z[i] - top[i]);
+  for (arma::uword i = 0; i < n; ++i) sum[i] += e[i];
 }
 
 /// A = softmax(S + causal) by rows, swept column by column over contiguous memory:
@@ -64,18 +106,19 @@ void causal_softmax(const arma::Mat<T>& S, T* A, arma::Col<T>& top, arma::Col<T>
   sum.zeros(n);
   for (arma::uword j = 1; j < n; ++j) {
     const T* s = S.colptr(j);
-    for (arma::uword i = j; i < n; ++i) top[i] = std::max(top[i], s[i]);
+    T* m = top.memptr();
+    for (arma::uword i = j; i < n; ++i) m[i] = std::max(m[i], s[i]);
   }
   for (arma::uword j = 0; j < n; ++j) {
-    const T* s = S.colptr(j);
     T* a = A + j * n;
     for (arma::uword i = 0; i < j; ++i) a[i] = T(0);  // causal: position i reads j <= i only
-    for (arma::uword i = j; i < n; ++i) sum[i] += (a[i] = exp_nonpositive<T>(s[i] - top[i]));
+    exp_shifted<T>(S.colptr(j) + j, top.memptr() + j, a + j, sum.memptr() + j, n - j);
   }
   for (arma::uword i = 0; i < n; ++i) sum[i] = T(1) / sum[i];
   for (arma::uword j = 0; j < n; ++j) {
     T* a = A + j * n;
-    for (arma::uword i = j; i < n; ++i) a[i] *= sum[i];
+    const T* inv = sum.memptr();
+    for (arma::uword i = j; i < n; ++i) a[i] *= inv[i];
   }
 }
 
@@ -247,11 +290,11 @@ void forward(const AttnOnlyModel<T>& model, const arma::umat& tokens, AttnOnlyPa
       for (arma::uword h = 0; h < s.heads; ++h) {
         const arma::uword at = h * dk * N + b * T_;  // head h's T x d_k block of sequence b, leading dimension N
         // S = Q K^T / sqrt(d_k)
-        gemm<T>('N', 'T', T_, T_, dk, scale, lp.Q.memptr() + at, N, lp.K.memptr() + at, N, T(0), pass.S.memptr(), T_);
+        lower_scores<T>(T_, dk, scale, lp.Q.memptr() + at, lp.K.memptr() + at, N, pass.S.memptr());
         T* A = lp.A.slice_memptr(b * s.heads + h);
         causal_softmax(pass.S, A, top, sum);  // A = softmax(S + causal)
         // H = keep A V, written straight into the head's columns of the concatenation
-        gemm<T>('N', 'N', T_, dk, T_, pass.keep(l, h), A, T_, lp.V.memptr() + at, N, T(0), lp.H.memptr() + at, N);
+        lower_times<T>(T_, dk, pass.keep(l, h), A, lp.V.memptr() + at, N, lp.H.memptr() + at);
       }
     }
     X += lp.H * layer.Wo;  // X_{l+1} = X_l + Concat(heads) Wo
@@ -298,11 +341,7 @@ double next_token_loss_sum(const AttnOnlyPass<T>& pass, const arma::umat& tokens
   if (dlogits != nullptr) dlogits->set_size(N, V);
   arma::Mat<T> scratch;
   arma::Mat<T>& p = dlogits != nullptr ? *dlogits : (scratch.set_size(N, V), scratch);
-  for (arma::uword v = 0; v < V; ++v) {
-    const T* z = pass.logits.colptr(v);
-    T* e = p.colptr(v);
-    for (arma::uword r = 0; r < N; ++r) sum[r] += (e[r] = exp_nonpositive<T>(z[r] - top[r]));
-  }
+  for (arma::uword v = 0; v < V; ++v) exp_shifted<T>(pass.logits.colptr(v), top.memptr(), p.colptr(v), sum.memptr(), N);
   double total = 0.0;
   for (arma::uword b = 0; b < B; ++b) {
     for (arma::uword t = 0; t + 1 < T_; ++t) {
@@ -392,13 +431,13 @@ void backward(const AttnOnlyModel<T>& model, const arma::umat& tokens, const Att
         const T keep = pass.keep(l, h);
         const arma::Mat<T>& A = lp.A.slice(b * s.heads + h);
         // forward: H = keep A V   =>   dA = keep dH V^T,  dV = keep A^T dH
-        gemm<T>('N', 'T', T_, T_, dk, keep, w.dH.memptr() + at, N, lp.V.memptr() + at, N, T(0), w.dA.memptr(), T_);
-        gemm<T>('T', 'N', T_, dk, T_, keep, A.memptr(), T_, w.dH.memptr() + at, N, T(0), w.dV.memptr() + at, N);
+        lower_scores<T>(T_, dk, keep, w.dH.memptr() + at, lp.V.memptr() + at, N, w.dA.memptr());  // only j <= i is read
+        lower_transposed_times<T>(T_, dk, keep, A.memptr(), w.dH.memptr() + at, N, w.dV.memptr() + at);
         // forward: A = softmax(S + causal) by rows   =>   dS_ij = A_ij (dA_ij - sum_m dA_im A_im)
         softmax_rows_backward(A, w.dA, w.dS, true);
         // forward: S = Q K^T / sqrt(d_k)   =>   dQ = dS K / sqrt(d_k),  dK = dS^T Q / sqrt(d_k)
-        gemm<T>('N', 'N', T_, dk, T_, scale, w.dS.memptr(), T_, lp.K.memptr() + at, N, T(0), w.dQ.memptr() + at, N);
-        gemm<T>('T', 'N', T_, dk, T_, scale, w.dS.memptr(), T_, lp.Q.memptr() + at, N, T(0), w.dK.memptr() + at, N);
+        lower_times<T>(T_, dk, scale, w.dS.memptr(), lp.K.memptr() + at, N, w.dQ.memptr() + at);
+        lower_transposed_times<T>(T_, dk, scale, w.dS.memptr(), lp.Q.memptr() + at, N, w.dK.memptr() + at);
       }
     }
     // forward: Q = X Wq, K = X Wk, V = X Wv   =>   dWq = X^T dQ (same for K, V),
