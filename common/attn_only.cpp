@@ -15,6 +15,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <thread>
+#include <atomic>
 
 #include "common/softmax_backward.hpp"
 
@@ -24,6 +25,7 @@ namespace {
 
 constexpr arma::uword kMaxSize = 4096;
 constexpr double kNormEps = 1e-5;
+constexpr arma::uword kShardRows = 4;  // sequences per shard of a training step
 
 std::string dims(arma::uword r, arma::uword c) { return std::to_string(r) + " x " + std::to_string(c); }
 
@@ -517,21 +519,26 @@ AttnOnlyTrainer<T>::AttnOnlyTrainer(double lr, unsigned threads)
 
 template <class T>
 double AttnOnlyTrainer<T>::step(AttnOnlyModel<T>& model, const arma::umat& tokens) {
-  const arma::uword B = tokens.n_rows, T_ = tokens.n_cols;
   check_tokens(model, tokens);  // here, not in the threads: an exception must not escape a thread
-  const arma::uword parts = std::min<arma::uword>(threads_, B);
+  const arma::uword B = tokens.n_rows, T_ = tokens.n_cols;
+  // Shards of a few sequences each, taken by whichever thread is free: a thread slowed down by
+  // another program on its core then simply takes fewer of them.
+  const arma::uword parts = std::min<arma::uword>(B, std::max<arma::uword>(threads_, (B + kShardRows - 1) / kShardRows));
   shards_.resize(parts);
   const double scale = 1.0 / static_cast<double>(B * (T_ - 1));  // gradient of the mean over the whole batch
-  const auto run = [&](arma::uword k) {
-    Shard& sh = shards_[k];
-    sh.tokens = tokens.rows(k * B / parts, (k + 1) * B / parts - 1);
-    forward(model, sh.tokens, sh.pass);
-    sh.loss_sum = next_token_loss_sum(sh.pass, sh.tokens, &sh.dlogits, scale);
-    backward(model, sh.tokens, sh.pass, sh.dlogits, sh.work);
+  std::atomic<arma::uword> next{0};
+  const auto work = [&] {
+    for (arma::uword k; (k = next.fetch_add(1)) < parts;) {
+      Shard& sh = shards_[k];
+      sh.tokens = tokens.rows(k * B / parts, (k + 1) * B / parts - 1);
+      forward(model, sh.tokens, sh.pass);
+      sh.loss_sum = next_token_loss_sum(sh.pass, sh.tokens, &sh.dlogits, scale);
+      backward(model, sh.tokens, sh.pass, sh.dlogits, sh.work);
+    }
   };
   std::vector<std::thread> pool;
-  for (arma::uword k = 1; k < parts; ++k) pool.emplace_back(run, k);
-  run(0);
+  for (unsigned t = 1; t < std::min<arma::uword>(threads_, parts); ++t) pool.emplace_back(work);
+  work();
   for (std::thread& t : pool) t.join();
   if (total_.layers.size() != model.layers.size() || total_.shape.final_norm != model.shape.final_norm) {
     total_ = zero_model<T>(model.shape);

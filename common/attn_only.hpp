@@ -215,10 +215,11 @@ class AttnOnlyAdam {
   std::vector<arma::Mat<T>> m_, v_;
 };
 
-/// One training step split over threads: the batch is cut into shards of whole sequences, each
-/// thread runs forward, loss and backward on its shard (sequences never interact in this model),
-/// their gradients are summed, and Adam takes one step. Threads: std::thread::hardware_concurrency(),
-/// at most one per sequence; BLAS is set to one thread (see use_one_blas_thread()).
+/// One training step split over threads: the batch is cut into shards of 4 whole sequences (at
+/// least one per thread), each free thread takes the next shard and runs forward, loss and backward
+/// on it (sequences never interact in this model), the shards' gradients are summed, and Adam takes
+/// one step. Threads: std::thread::hardware_concurrency() unless given; BLAS is set to one thread
+/// (see use_one_blas_thread()).
 template <class T>
 class AttnOnlyTrainer {
  public:

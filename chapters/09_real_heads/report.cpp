@@ -212,8 +212,6 @@ void print_report(std::ostream& out, const Report& r, const Run& run) {
   print_ablations(out, r);
   print_bank(out, r);
   print_names(out, r);
-  attn::print_heading(out, "Claims");
-  for (const Claim& c : r.claims) print_claim(out, c);
 }
 
 namespace {
@@ -294,7 +292,7 @@ void draw_ablations(attn::Plotter& plots, const Report& r) {
   arma::mat rise(r.ablations.size() - 1, 3);
   for (std::size_t i = 1; i < r.ablations.size(); ++i) {
     const Ablation& a = r.ablations[i];
-    names.push_back(a.name);
+    names.push_back(a.name.rfind("all of ", 0) == 0 ? a.name.substr(7) : a.name);  // "layer 1" fits under its bars
     rise.row(i - 1) = {a.held_out - base.held_out, a.random.repeat - base.random.repeat,
                        a.natural.repeat - base.natural.repeat};
   }
