@@ -12,6 +12,7 @@ packages=(
   gnuplot-nox libgnuplot-iostream-dev fonts-dejavu-core
   doxygen libjs-mathjax
   libbenchmark-dev
+  fortunes
 )
 
 missing=()

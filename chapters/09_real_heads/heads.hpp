@@ -58,7 +58,9 @@ HeadView head_view(const Model& model, const Vocabulary& vocab, const std::strin
 
 /// Section 3: where the largest weight and the largest contribution disagree.
 struct ContributionCase {
-  arma::uword layer = 0, head = 0, query = 0;  ///< the head and the receiving position
+  arma::uword layer = 0;         ///< the head's layer
+  arma::uword head = 0;          ///< the head within its layer
+  arma::uword query = 0;         ///< the receiving position
   arma::uword top_weight = 0;    ///< source with the largest weight a_ij
   arma::uword top_contribution = 0;  ///< source with the largest ||a_ij v_j W_O^h||
   arma::rowvec weights;          ///< a_ij over sources j <= query
