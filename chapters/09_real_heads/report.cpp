@@ -253,11 +253,11 @@ void draw_grid(attn::Plotter& plots, const std::string& name, const std::string&
   const double n = static_cast<double>(v.labels.size());
   plots.figure(name, title, data, [&](const std::vector<std::string>& dat) {
     std::ostringstream gp;
-    gp << "set terminal pngcairo noenhanced size " << 420 * v.heads << "," << 430 * v.layers + 40 << " font 'DejaVu Sans,9'\n"
+    gp << "set terminal pngcairo noenhanced size " << 300 * v.heads << "," << 310 * v.layers + 40 << " font 'DejaVu Sans,8'\n"
        << "set multiplot layout " << v.layers << "," << v.heads << " title " << attn::gnuplot_quote(title) << "\n"
        << "unset title\nset size ratio 1\nunset key\nset palette defined (0 '#f7fbff', 1 '#9ecae1', 2 '#08306b')\n"
        << "set xrange [-0.5:" << n - 0.5 << "]\nset yrange [" << n - 0.5 << ":-0.5]\n"
-       << "set xtics (" << tics.str() << ") font ',6' nomirror\nset ytics (" << tics.str() << ") font ',6' nomirror\n"
+       << "set xtics (" << tics.str() << ") font ',7' nomirror\nset ytics (" << tics.str() << ") font ',7' nomirror\n"
        << "set cblabel " << attn::gnuplot_quote(cblabel) << "\n";
     for (std::size_t k = 0; k < dat.size(); ++k) {
       gp << "set title " << attn::gnuplot_quote(head_name(k / v.heads, k % v.heads)) << "\n"
