@@ -283,23 +283,26 @@ void forward(const AttnOnlyModel<T>& model, const arma::umat& tokens, AttnOnlyPa
     const AttnLayer<T>& layer = model.layers[l];
     AttnLayerPass<T>& lp = pass.layers[l];
     lp.X = X;
-    lp.Q = X * layer.Wq;  // N x heads d_k: every sequence and head in one product
-    lp.K = X * layer.Wk;
-    lp.V = X * layer.Wv;
+    // [Q K V] = X [Wq Wk Wv]: N x 3 heads d_k, every sequence and head in one product
+    lp.QKV = X * arma::join_rows(layer.Wq, layer.Wk, layer.Wv);
+    const T* Q = lp.QKV.memptr();
+    const T* K = Q + hd * N;
+    const T* V = K + hd * N;
     lp.A.set_size(T_, T_, B * s.heads);
     lp.H.set_size(N, hd);
     for (arma::uword b = 0; b < B; ++b) {
       for (arma::uword h = 0; h < s.heads; ++h) {
         const arma::uword at = h * dk * N + b * T_;  // head h's T x d_k block of sequence b, leading dimension N
         // S = Q K^T / sqrt(d_k)
-        lower_scores<T>(T_, dk, scale, lp.Q.memptr() + at, lp.K.memptr() + at, N, pass.S.memptr());
+        lower_scores<T>(T_, dk, scale, Q + at, K + at, N, pass.S.memptr());
         T* A = lp.A.slice_memptr(b * s.heads + h);
         causal_softmax(pass.S, A, top, sum);  // A = softmax(S + causal)
         // H = keep A V, written straight into the head's columns of the concatenation
-        lower_times<T>(T_, dk, pass.keep(l, h), A, lp.V.memptr() + at, N, lp.H.memptr() + at);
+        lower_times<T>(T_, dk, pass.keep(l, h), A, V + at, N, lp.H.memptr() + at);
       }
     }
-    X += lp.H * layer.Wo;  // X_{l+1} = X_l + Concat(heads) Wo
+    // X_{l+1} = X_l + Concat(heads) Wo
+    gemm<T>('N', 'N', N, s.width, hd, T(1), lp.H.memptr(), N, layer.Wo.memptr(), hd, T(1), X.memptr(), N);
   }
   pass.X_out = std::move(X);
   if (s.final_norm) {
@@ -389,7 +392,7 @@ template <class T>
 void backward(const AttnOnlyModel<T>& model, const arma::umat& tokens, const AttnOnlyPass<T>& pass,
               const arma::Mat<T>& dlogits, AttnOnlyBackward<T>& w) {
   const AttnOnlyShape& s = model.shape;
-  const arma::uword B = pass.batch, T_ = s.context, N = B * T_, dk = s.d_k;
+  const arma::uword B = pass.batch, T_ = s.context, N = B * T_, dk = s.d_k, hd = s.heads * dk;
   const T scale = T(1) / std::sqrt(static_cast<T>(dk));
   if (w.grad.layers.size() != s.layers || arma::size(w.grad.E) != arma::size(model.E) ||
       w.grad.shape.final_norm != s.final_norm) {
@@ -423,9 +426,13 @@ void backward(const AttnOnlyModel<T>& model, const arma::umat& tokens, const Att
     // forward: X_{l+1} = X_l + H Wo   =>   dWo = H^T dX_{l+1},  dH = dX_{l+1} Wo^T,  dX_l = dX_{l+1} + ...
     g.Wo = lp.H.t() * w.dX;
     w.dH = w.dX * layer.Wo.t();
-    w.dQ.set_size(arma::size(lp.Q));
-    w.dK.set_size(arma::size(lp.K));
-    w.dV.set_size(arma::size(lp.V));
+    w.dQKV.set_size(N, 3 * hd);
+    const T* Q = lp.QKV.memptr();
+    const T* K = Q + hd * N;
+    const T* V = K + hd * N;
+    T* dQ = w.dQKV.memptr();
+    T* dK = dQ + hd * N;
+    T* dV = dK + hd * N;
     w.dA.set_size(T_, T_);
     for (arma::uword b = 0; b < B; ++b) {
       for (arma::uword h = 0; h < s.heads; ++h) {
@@ -433,21 +440,23 @@ void backward(const AttnOnlyModel<T>& model, const arma::umat& tokens, const Att
         const T keep = pass.keep(l, h);
         const arma::Mat<T>& A = lp.A.slice(b * s.heads + h);
         // forward: H = keep A V   =>   dA = keep dH V^T,  dV = keep A^T dH
-        lower_scores<T>(T_, dk, keep, w.dH.memptr() + at, lp.V.memptr() + at, N, w.dA.memptr());  // only j <= i is read
-        lower_transposed_times<T>(T_, dk, keep, A.memptr(), w.dH.memptr() + at, N, w.dV.memptr() + at);
+        lower_scores<T>(T_, dk, keep, w.dH.memptr() + at, V + at, N, w.dA.memptr());  // only j <= i is read
+        lower_transposed_times<T>(T_, dk, keep, A.memptr(), w.dH.memptr() + at, N, dV + at);
         // forward: A = softmax(S + causal) by rows   =>   dS_ij = A_ij (dA_ij - sum_m dA_im A_im)
         softmax_rows_backward(A, w.dA, w.dS, true);
         // forward: S = Q K^T / sqrt(d_k)   =>   dQ = dS K / sqrt(d_k),  dK = dS^T Q / sqrt(d_k)
-        lower_times<T>(T_, dk, scale, w.dS.memptr(), lp.K.memptr() + at, N, w.dQ.memptr() + at);
-        lower_transposed_times<T>(T_, dk, scale, w.dS.memptr(), lp.Q.memptr() + at, N, w.dK.memptr() + at);
+        lower_times<T>(T_, dk, scale, w.dS.memptr(), K + at, N, dQ + at);
+        lower_transposed_times<T>(T_, dk, scale, w.dS.memptr(), Q + at, N, dK + at);
       }
     }
-    // forward: Q = X Wq, K = X Wk, V = X Wv   =>   dWq = X^T dQ (same for K, V),
-    //                                              dX_l = dX_{l+1} + dQ Wq^T + dK Wk^T + dV Wv^T
-    g.Wq = lp.X.t() * w.dQ;
-    g.Wk = lp.X.t() * w.dK;
-    g.Wv = lp.X.t() * w.dV;
-    w.dX += w.dQ * layer.Wq.t() + w.dK * layer.Wk.t() + w.dV * layer.Wv.t();
+    // forward: [Q K V] = X [Wq Wk Wv]   =>   [dWq dWk dWv] = X^T [dQ dK dV],
+    //                                        dX_l = dX_{l+1} + [dQ dK dV] [Wq Wk Wv]^T
+    const arma::Mat<T> dW = lp.X.t() * w.dQKV;
+    g.Wq = dW.cols(0, hd - 1);
+    g.Wk = dW.cols(hd, 2 * hd - 1);
+    g.Wv = dW.cols(2 * hd, 3 * hd - 1);
+    const arma::Mat<T> W = arma::join_rows(layer.Wq, layer.Wk, layer.Wv);
+    gemm<T>('N', 'T', N, s.width, 3 * hd, T(1), w.dQKV.memptr(), N, W.memptr(), s.width, T(1), w.dX.memptr(), N);
   }
 
   // forward: X_0 = E[token] + P[position]   =>   each row of dX_0 adds into its token's row of dE
@@ -523,7 +532,9 @@ double AttnOnlyTrainer<T>::step(AttnOnlyModel<T>& model, const arma::umat& token
   const arma::uword B = tokens.n_rows, T_ = tokens.n_cols;
   // Shards of a few sequences each, taken by whichever thread is free: a thread slowed down by
   // another program on its core then simply takes fewer of them.
-  const arma::uword parts = std::min<arma::uword>(B, std::max<arma::uword>(threads_, (B + kShardRows - 1) / kShardRows));
+  // The shards depend on the batch only, not on the threads, so every machine sums the same
+  // partial gradients in the same order and a seed trains the same model everywhere.
+  const arma::uword parts = (B + kShardRows - 1) / kShardRows;
   shards_.resize(parts);
   const double scale = 1.0 / static_cast<double>(B * (T_ - 1));  // gradient of the mean over the whole batch
   std::atomic<arma::uword> next{0};

@@ -124,11 +124,15 @@ AttnOnlyModel<To> convert_model(const AttnOnlyModel<From>& model) {
 template <class T>
 struct AttnLayerPass {
   arma::Mat<T> X;   ///< N x width: the stream entering the layer
-  arma::Mat<T> Q;   ///< N x heads d_k queries, Q = X Wq
-  arma::Mat<T> K;   ///< N x heads d_k keys, K = X Wk
-  arma::Mat<T> V;   ///< N x heads d_k values, V = X Wv
+  arma::Mat<T> QKV; ///< N x 3 heads d_k: queries X Wq, keys X Wk and values X Wv side by side (one product)
   arma::Cube<T> A;  ///< T x T x (B heads): slice b heads + h is head h's weights in sequence b
   arma::Mat<T> H;   ///< N x heads d_k: Concat of the (kept) head mixtures keep A_bh V_bh
+
+  /// Q (part 0), K (part 1) or V (part 2) of every head: N x heads d_k, head h in columns h d_k ..
+  arma::Mat<T> part(arma::uword k) const {
+    const arma::uword hd = QKV.n_cols / 3;
+    return QKV.cols(k * hd, (k + 1) * hd - 1);
+  }
 };
 
 /// A forward pass over a batch (reused between calls of the same size: no reallocation).
@@ -182,9 +186,7 @@ struct AttnOnlyBackward {
   AttnOnlyModel<T> grad;  ///< d loss / d every parameter
   arma::Mat<T> dX;        ///< N x width: gradient of the stream being walked back
   arma::Mat<T> dH;        ///< N x heads d_k: gradient of the concatenated mixtures
-  arma::Mat<T> dQ;        ///< N x heads d_k
-  arma::Mat<T> dK;        ///< N x heads d_k
-  arma::Mat<T> dV;        ///< N x heads d_k
+  arma::Mat<T> dQKV;      ///< N x 3 heads d_k: gradients of Q, K and V side by side
   arma::Mat<T> dA;        ///< T x T: gradient of one block's weights
   arma::Mat<T> dS;        ///< T x T: gradient of one block's scores
 };
@@ -215,8 +217,8 @@ class AttnOnlyAdam {
   std::vector<arma::Mat<T>> m_, v_;
 };
 
-/// One training step split over threads: the batch is cut into shards of 4 whole sequences (at
-/// least one per thread), each free thread takes the next shard and runs forward, loss and backward
+/// One training step split over threads: the batch is cut into shards of 4 whole sequences (the
+/// same shards whatever the number of threads, so results do not depend on it), each free thread takes the next shard and runs forward, loss and backward
 /// on it (sequences never interact in this model), the shards' gradients are summed, and Adam takes
 /// one step. Threads: std::thread::hardware_concurrency() unless given; BLAS is set to one thread
 /// (see use_one_blas_thread()).

@@ -198,7 +198,7 @@ BOOST_AUTO_TEST_CASE(contribution_sizes_are_weights_times_value_sizes) {
   tokens.fill(vocab().token(' '));
   tokens.cols(0, 6) = vocab().encode("abc abd");
   attn::forward(m, tokens, pass);
-  const arma::mat V = arma::conv_to<arma::mat>::from(pass.layers[1].V), Wo = arma::conv_to<arma::mat>::from(m.layers[1].Wo);
+  const arma::mat V = arma::conv_to<arma::mat>::from(pass.layers[1].part(2)), Wo = arma::conv_to<arma::mat>::from(m.layers[1].Wo);
   const arma::mat A = arma::conv_to<arma::mat>::from(attn::attention_pattern(pass, 1, 1, 0));
   for (arma::uword j = 0; j <= 5; ++j) {
     const double size = arma::norm(V.submat(j, 4, j, 7) * Wo.rows(4, 7));

@@ -112,7 +112,7 @@ HeadView head_view(const Model& model, const Vocabulary& vocab, const std::strin
   HeadView view{sentence, {}, model.shape.layers, H, {}, {}};
   for (arma::uword t = 0; t < n; ++t) view.labels.push_back(vocab.label(tokens(0, t)));
   for (arma::uword l = 0; l < view.layers; ++l) {
-    const arma::mat V = arma::conv_to<arma::mat>::from(pass.layers[l].V);
+    const arma::mat V = arma::conv_to<arma::mat>::from(pass.layers[l].part(2));
     const arma::mat Wo = arma::conv_to<arma::mat>::from(model.layers[l].Wo);
     for (arma::uword h = 0; h < H; ++h) {
       const arma::mat A = pattern(pass, l, h, 0).submat(0, 0, n - 1, n - 1);

@@ -14,8 +14,9 @@ namespace ch09 {
 namespace fs = std::filesystem;
 
 TrainOptions quick_options(TrainOptions o) {
-  o.steps = 400;
-  o.eval_every = 100;
+  o.steps = 300;
+  o.batch = 16;
+  o.eval_every = 50;
   return o;
 }
 

@@ -31,12 +31,12 @@ struct TrainOptions {
   arma::uword steps = 4000;       ///< Adam steps
   arma::uword batch = 32;         ///< windows per step
   double lr = 3e-3;               ///< Adam learning rate
-  std::uint64_t seed = 0;         ///< seeds the initial weights and the training windows
+  std::uint64_t seed = 1;         ///< seeds the initial weights and the training windows (seed 0 forms the circuit later, after 6000 steps)
   arma::uword eval_every = 250;   ///< steps between held-out evaluations
 };
 
-/// The same options with the short settings of `--quick` (tests, the sanitizer pass, the tour):
-/// 400 steps.
+/// The same options with the short settings of `--quick` (the tour and the no-gnuplot test):
+/// 300 steps of 16 windows, a few seconds. Too short for the claims: it shows the program, not the circuit.
 TrainOptions quick_options(TrainOptions options);
 
 /// Throws std::invalid_argument for a bad shape or window spec, a context that differs between

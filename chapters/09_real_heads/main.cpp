@@ -36,8 +36,8 @@ po::options_description options() {
   po::options_description o("Options");
   attn::cli::add_common_options(o);
   o.add_options()
-      ("steps", po::value<long long>()->value_name("N"), "Adam steps (default 4000, about 1-3 minutes; 400 with --quick)")
-      ("seed", po::value<long long>()->value_name("N")->default_value(0), "seeds the weights and the training windows")
+      ("steps", po::value<long long>()->value_name("N"), "Adam steps (default 4000, about 1-3 minutes; 300 with --quick)")
+      ("seed", po::value<long long>()->value_name("N")->default_value(1), "seeds the weights and the training windows")
       ("repeat-share", po::value<double>()->value_name("P")->default_value(1.0),
        "share of training windows that hold a snippet followed by itself (0 = plain text)")
       ("lr", po::value<double>()->value_name("RATE")->default_value(3e-3), "Adam learning rate, in (0, 1]")
@@ -49,7 +49,7 @@ po::options_description options() {
        "load the model saved in DIR if there is one, else train and save it there (the book uses this)")
       ("corpus", po::value<std::string>()->value_name("DIR")->default_value(ch09::kFortuneFolder),
        "the folder of fortune files")
-      ("quick", "a short run (400 steps) for tests and the tour: a previous-token head, no induction head yet")
+      ("quick", "a short run (300 steps of 16 windows, seconds) for the tour: too short for the claims")
       ("bench", po::value<long long>()->value_name("N"), "time N training steps of the full model and stop");
   return o;
 }
