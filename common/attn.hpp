@@ -11,6 +11,8 @@
 
 #include "common/attention.hpp"
 #include "common/cli.hpp"
+#include "common/faults.hpp"
+#include "common/files.hpp"
 #include "common/print.hpp"
 #include "common/plot.hpp"
 #include "common/toy.hpp"

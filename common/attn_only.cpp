@@ -16,7 +16,9 @@
 #include <stdexcept>
 #include <thread>
 #include <atomic>
+#include <exception>
 
+#include "common/files.hpp"
 #include "common/softmax_backward.hpp"
 
 namespace attn {
@@ -116,7 +118,13 @@ void causal_softmax(const arma::Mat<T>& S, T* A, arma::Col<T>& top, arma::Col<T>
     for (arma::uword i = 0; i < j; ++i) a[i] = T(0);  // causal: position i reads j <= i only
     exp_shifted<T>(S.colptr(j) + j, top.memptr() + j, a + j, sum.memptr() + j, n - j);
   }
-  for (arma::uword i = 0; i < n; ++i) sum[i] = T(1) / sum[i];
+  for (arma::uword i = 0; i < n; ++i) {
+    // a NaN or infinite score makes its row's sum NaN: refuse it, as attn::softmax_rows does
+    if (!std::isfinite(sum[i])) {
+      throw std::invalid_argument("causal softmax: a score in row " + std::to_string(i) + " is not finite (NaN or inf)");
+    }
+    sum[i] = T(1) / sum[i];
+  }
   for (arma::uword j = 0; j < n; ++j) {
     T* a = A + j * n;
     const T* inv = sum.memptr();
@@ -538,19 +546,28 @@ double AttnOnlyTrainer<T>::step(AttnOnlyModel<T>& model, const arma::umat& token
   shards_.resize(parts);
   const double scale = 1.0 / static_cast<double>(B * (T_ - 1));  // gradient of the mean over the whole batch
   std::atomic<arma::uword> next{0};
-  const auto work = [&] {
-    for (arma::uword k; (k = next.fetch_add(1)) < parts;) {
-      Shard& sh = shards_[k];
-      sh.tokens = tokens.rows(k * B / parts, (k + 1) * B / parts - 1);
-      forward(model, sh.tokens, sh.pass);
-      sh.loss_sum = next_token_loss_sum(sh.pass, sh.tokens, &sh.dlogits, scale);
-      backward(model, sh.tokens, sh.pass, sh.dlogits, sh.work);
+  std::vector<std::exception_ptr> failed(threads_);
+  const auto work = [&](unsigned t) {
+    try {
+      for (arma::uword k; (k = next.fetch_add(1)) < parts;) {
+        Shard& sh = shards_[k];
+        sh.tokens = tokens.rows(k * B / parts, (k + 1) * B / parts - 1);
+        forward(model, sh.tokens, sh.pass);
+        sh.loss_sum = next_token_loss_sum(sh.pass, sh.tokens, &sh.dlogits, scale);
+        backward(model, sh.tokens, sh.pass, sh.dlogits, sh.work);
+      }
+    } catch (...) {
+      failed[t] = std::current_exception();  // rethrown below: an exception must not escape a thread
+      next = parts;
     }
   };
   std::vector<std::thread> pool;
-  for (unsigned t = 1; t < std::min<arma::uword>(threads_, parts); ++t) pool.emplace_back(work);
-  work();
+  for (unsigned t = 1; t < std::min<arma::uword>(threads_, parts); ++t) pool.emplace_back(work, t);
+  work(0);
   for (std::thread& t : pool) t.join();
+  for (const std::exception_ptr& e : failed) {
+    if (e) std::rethrow_exception(e);
+  }
   if (total_.layers.size() != model.layers.size() || total_.shape.final_norm != model.shape.final_norm) {
     total_ = zero_model<T>(model.shape);
   }
@@ -571,31 +588,21 @@ double AttnOnlyTrainer<T>::step(AttnOnlyModel<T>& model, const arma::umat& token
 template <class T>
 void save_model(const AttnOnlyModel<T>& model, const std::string& path) {
   check_shapes(model);
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp);
-    if (!out) throw std::runtime_error("cannot write " + tmp);
-    const AttnOnlyShape& s = model.shape;
-    out << "attn-only-model 1\nvocab " << s.vocab << " context " << s.context << " width " << s.width << " heads "
-        << s.heads << " d_k " << s.d_k << " layers " << s.layers << " final_norm " << (s.final_norm ? 1 : 0) << '\n';
-    out.precision(9);
-    const std::vector<ParamSpec> table = parameter_table(s);
-    const auto ptrs = parameter_ptrs(model);
-    for (std::size_t i = 0; i < table.size(); ++i) {
-      out << table[i].name << ' ' << table[i].rows << ' ' << table[i].cols << '\n';
-      for (arma::uword r = 0; r < table[i].rows; ++r) {
-        for (arma::uword c = 0; c < table[i].cols; ++c) out << (c ? " " : "") << (*ptrs[i])(r, c);
-        out << '\n';
-      }
+  std::ostringstream out;
+  const AttnOnlyShape& s = model.shape;
+  out << "attn-only-model 1\nvocab " << s.vocab << " context " << s.context << " width " << s.width << " heads "
+      << s.heads << " d_k " << s.d_k << " layers " << s.layers << " final_norm " << (s.final_norm ? 1 : 0) << '\n';
+  out.precision(9);
+  const std::vector<ParamSpec> table = parameter_table(s);
+  const auto ptrs = parameter_ptrs(model);
+  for (std::size_t i = 0; i < table.size(); ++i) {
+    out << table[i].name << ' ' << table[i].rows << ' ' << table[i].cols << '\n';
+    for (arma::uword r = 0; r < table[i].rows; ++r) {
+      for (arma::uword c = 0; c < table[i].cols; ++c) out << (c ? " " : "") << (*ptrs[i])(r, c);
+      out << '\n';
     }
-    if (!out.flush()) throw std::runtime_error("cannot write " + tmp);
   }
-  std::error_code ec;
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) {
-    std::filesystem::remove(tmp, ec);
-    throw std::runtime_error("cannot write " + path);
-  }
+  write_file_atomically(path, out.str());  // whole or not at all
 }
 
 template <class T>

@@ -152,7 +152,8 @@ struct AttnOnlyPass {
 /// Runs the model on `tokens` (B x T, row = sequence, entries < vocab, T = context) into `pass`.
 /// keep: optional layers x heads matrix multiplying each head's mixture before Wo (1 keeps a
 /// head, 0 ablates it); nullptr keeps every head. Throws std::invalid_argument for a wrong tokens
-/// shape, a token out of range or a wrong keep shape.
+/// shape, a token out of range, a wrong keep shape, or a score that is not finite (NaN or inf
+/// parameters: no silent NaN weights).
 template <class T>
 void forward(const AttnOnlyModel<T>& model, const arma::umat& tokens, AttnOnlyPass<T>& pass,
              const arma::mat* keep = nullptr);
@@ -228,6 +229,8 @@ class AttnOnlyTrainer {
   /// lr: Adam's learning rate (finite, > 0).
   AttnOnlyTrainer(double lr, unsigned threads = 0);
   /// Runs one step on `tokens` (B x T) and returns the batch's mean next-token loss before the update.
+  /// An exception in a thread (e.g. forward() refusing a non-finite score) is rethrown here, and
+  /// the model is then left unchanged.
   double step(AttnOnlyModel<T>& model, const arma::umat& tokens);
   /// Threads used.
   unsigned threads() const { return threads_; }
@@ -252,8 +255,8 @@ class AttnOnlyTrainer {
 void use_one_blas_thread();
 
 /// Writes the model as text (a header with the shape, then each table group: name, rows, cols and
-/// values with 9 significant digits, enough to read a float back exactly) to `path`, through a
-/// temporary file renamed into place. Throws std::runtime_error if it cannot be written.
+/// values with 9 significant digits, enough to read a float back exactly) to `path`, whole or not
+/// at all (attn::write_file_atomically). Throws attn::IoError (a std::runtime_error) if it cannot be written.
 template <class T>
 void save_model(const AttnOnlyModel<T>& model, const std::string& path);
 

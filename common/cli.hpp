@@ -1,16 +1,37 @@
 /// \file cli.hpp
-/// \brief Command lines for the chapter programs (Boost.Program_options) and their error rule.
+/// \brief Command lines for the chapter programs (Boost.Program_options): one number rule, flag
+/// readers, one way to quote values in errors, and the exit-code rule.
 ///
-/// The rule every chapter follows: bad input (unknown flag, missing or malformed value, non-finite
-/// number, unknown word, wrong shape, unwritable explicit plot folder) prints one line,
-/// `<program>: error: <what>`, to stderr and exits with code 2. Missing gnuplot is not an error:
-/// the arithmetic prints and a one-line note says why plots were skipped.
+/// Exit codes (every chapter):
+/// - 0: success;
+/// - 2: a usage error: an unknown flag, a missing or malformed value, a number out of range, an
+///   unknown word, a wrong shape, an unusable input file, an explicit output (--plots, --save,
+///   --loss-log) that cannot be written, found before any work is done. One line on stderr,
+///   `<program>: error: <what>`, nothing on stdout;
+/// - 1: a runtime failure: a write failed (disk full), gnuplot failed or timed out, training
+///   diverged, standard output could not be written. Also one line per failure.
+///
+/// Missing gnuplot is not an error: the arithmetic prints and a one-line note says why plots were
+/// skipped.
+///
+/// **The number rule** (parse_number), for every numeric flag and every parameter file entry:
+/// an optional sign (`+` or `-`), decimal digits with at most one `.`, an optional exponent
+/// (`e`/`E`, optional sign, digits); nothing before or after. Refused, each with its own reason:
+/// hexadecimal (`0x1p3`: write it in decimal), `inf`/`nan` (not finite), magnitudes beyond the
+/// largest double (`1e309`: out of range) and non-zero values so small they would round to 0
+/// (`1e-400`: out of range). Subnormal values (`4.9e-324`) are accepted: they are exact doubles.
+/// Whole-number flags take the same form without `.` or exponent, and must fit their type.
 #pragma once
 
 #include <boost/program_options.hpp>
+#include <cstdint>
+#include <filesystem>
 #include <functional>
+#include <optional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "common/plot.hpp"
 
@@ -33,17 +54,68 @@ struct ProgramInfo {
   std::string examples; ///< example invocations, one per line
 };
 
+// ---- quoting values in messages -----------------------------------------------------------------
+
+/// The longest piece of a user's value an error message echoes.
+inline constexpr std::size_t kQuoteChars = 60;
+
+/// `text` made safe to echo in a one-line error: printable ASCII is kept; ESC, newline, tab,
+/// carriage return and backslash become `\e`, `\n`, `\t`, `\r`, `\\`; every other byte (control
+/// bytes, bytes >= 0x80) becomes `\xHH`. The result is cut after `max_chars` characters and
+/// marked with "..." and the full length in bytes.
+std::string printable(const std::string& text, std::size_t max_chars = kQuoteChars);
+
+/// printable(text) between single quotes: how every message quotes a value, path or word.
+std::string quoted(const std::string& text);
+
+/// `value` in its shortest form that reads back exactly ("1000.0000001", "1e+308", "-0.0001").
+std::string quoted_number(double value);
+
+// ---- the number rule ----------------------------------------------------------------------------
+
+/// What parse_number() or parse_integer() made of a text: the value, or why it is not one.
+template <typename T>
+struct Parsed {
+  std::optional<T> value;  ///< set when the text follows the rule
+  std::string problem;     ///< otherwise: "is not a number", "is out of range (...)", ...
+};
+
+/// Reads a real number by the number rule above (no exception; see Parsed::problem).
+Parsed<double> parse_number(std::string_view text);
+
+/// Reads a whole number by the number rule, within [lo, hi] (the range of its type).
+Parsed<long long> parse_integer(std::string_view text, long long lo, long long hi);
+
+/// parse_number() for a flag's value: throws UsageError "<flag> 'TEXT' <problem>".
+double real_value(const std::string& flag, const std::string& text);
+
+// ---- the command line ---------------------------------------------------------------------------
+
 /// Adds `--help`, `--plots DIR` and `--no-plots` to a chapter's options.
 void add_common_options(boost::program_options::options_description& options);
 
 /// Parses argv against `options` into `vm` (no positional arguments allowed).
+/// Every value of a numeric option (declared as `po::value<double>`, `<int>`, `<long long>`,
+/// `<unsigned>`, ...) is read by the number rule first, and its text as typed is kept for messages (typed_text).
 /// Returns false after printing help (the caller then exits 0).
 /// Throws UsageError for unknown flags, missing or malformed values, or stray arguments.
 bool parse(int argc, const char* const argv[], const boost::program_options::options_description& options,
            const ProgramInfo& info, boost::program_options::variables_map& vm);
 
-/// The plot settings chosen by `--plots` and `--no-plots` (throws UsageError if both are given).
+/// The text a numeric flag's value was typed as ("1000.0000001"), if it was given on the
+/// command line; `flag` with or without its leading "--".
+std::optional<std::string> typed_text(const std::string& flag);
+
+/// `value` as a message quotes it: the typed text of `flag` if given, else quoted_number(value).
+std::string as_typed(const std::string& flag, double value);
+
+/// The plot settings chosen by `--plots` and `--no-plots` (throws UsageError if both are given, if
+/// the folder is empty, or if it starts with '-', a flag that slipped into the value's place: write
+/// `./-name` for such a folder). The time limit comes from ATTN_GNUPLOT_TIMEOUT (seconds, 0.1 to
+/// 3600; UsageError otherwise) or PlotSettings::kDefaultGnuplotTimeout.
 PlotSettings plot_settings(const boost::program_options::variables_map& vm);
+
+// ---- flag readers (for a chapter's Flags struct) -------------------------------------------------
 
 /// Throws UsageError naming `flag` if `value` is NaN or infinite; returns it otherwise.
 double finite(const std::string& flag, double value);
@@ -54,19 +126,36 @@ double finite(const std::string& flag, double value);
 inline constexpr double kLargestInput = 1e6;
 
 /// Throws UsageError naming `flag` unless `value` is finite and |value| <= `limit`; returns it.
+/// The error quotes the value as typed (typed_text).
 double bounded(const std::string& flag, double value, double limit = kLargestInput);
 
-/// `value` as an error message quotes it: 6 significant digits, in scientific notation when very
-/// large or small ("1e+308", "-1", "0.001"), never hundreds of fixed-point digits.
-std::string quoted_number(double value);
+/// The real flag `name` (declared po::value<double>) checked to lie in [lo, hi]; the error quotes
+/// the value as typed: "--scale must be between -1000 and 1000 (got '1000.0000001')".
+double real(const boost::program_options::variables_map& vm, const std::string& name, double lo, double hi);
 
-/// `text` made safe to echo in a one-line error: bytes that are not printable ASCII become '?',
-/// and anything past `max_chars` is cut and marked with "...".
-std::string printable(const std::string& text, std::size_t max_chars = 40);
+/// The whole-number flag `name` (declared `po::value<int>` or `po::value<long long>`) checked to lie in [lo, hi].
+long long integer(const boost::program_options::variables_map& vm, const std::string& name, long long lo,
+                  long long hi);
 
-/// Runs a chapter's body and applies the error rule: UsageError, std::invalid_argument and
+/// A seed flag (declared po::value<long long>): 0 .. `max` (default 2^32 - 1).
+std::uint64_t seed(const boost::program_options::variables_map& vm, const std::string& name = "seed",
+                   std::uint64_t max = 4294967295ULL);
+
+/// The string flag `name` checked to be one of `allowed`; the error lists them.
+std::string choice(const boost::program_options::variables_map& vm, const std::string& name,
+                   const std::vector<std::string>& allowed);
+
+/// The path flag `name`, if given: non-empty, not starting with '-' (a flag in the value's place).
+std::optional<std::filesystem::path> path(const boost::program_options::variables_map& vm, const std::string& name);
+
+// ---- running a chapter ----------------------------------------------------------------------------
+
+/// Runs a chapter's body and applies the exit-code rule: UsageError, std::invalid_argument and
 /// PlotFolderError print "<program>: error: <message>" and return 2; any other std::exception
-/// returns 1 with the same one-line form. Returns the body's own code otherwise.
+/// returns 1 with the same one-line form. Standard output is flushed and checked before returning:
+/// a write that failed (`>/dev/full`, a closed stdout) returns 1 with the system's reason. A body
+/// returning 0 after a reported runtime failure (attn::report_failure: a plot not drawn) returns 1.
+/// Every message is made one line (control bytes escaped, at most about 300 characters).
 int run(const std::string& program, const std::function<int()>& body);
 
 }  // namespace attn::cli

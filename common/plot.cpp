@@ -1,19 +1,20 @@
 /// \file plot.cpp
-/// \brief Plots through gnuplot-iostream (see plot.hpp).
-#include <armadillo>  // before gnuplot-iostream.h, which enables its Armadillo support only then
-
+/// \brief Plots through gnuplot, started directly with a time limit (see plot.hpp).
 #include "common/plot.hpp"
 
 #include <unistd.h>
 
-#include <array>
 #include <cstdio>
 #include <fstream>
-#include <gnuplot-iostream.h>
+#include <memory>
 #include <sstream>
 
-#include "common/print.hpp"
 #include "attn/config.hpp"
+#include "common/faults.hpp"
+#include "common/files.hpp"
+#include "common/print.hpp"
+#include "common/process.hpp"
+#include "common/cli.hpp"
 
 namespace attn {
 namespace {
@@ -26,45 +27,32 @@ std::optional<fs::path> find_on_path(const std::string& program) {
   std::istringstream dirs(path);
   for (std::string dir; std::getline(dirs, dir, ':');) {
     if (dir.empty()) continue;
-    const fs::path candidate = fs::path(dir) / program;
+    const fs::path candidate = fs::absolute(fs::path(dir) / program);
     if (::access(candidate.c_str(), X_OK) == 0 && !fs::is_directory(candidate)) return candidate;
   }
   return std::nullopt;
 }
 
-std::string shell_quote(const std::string& text) {
-  std::string out = "'";
-  for (char c : text) out += (c == '\'') ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
+bool safe_name(const std::string& name) {
+  if (name.empty() || name.front() == '.') return false;
+  for (char c : name) {
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
+                    c == '_' || c == '-';
+    if (!ok) return false;
+  }
+  return true;
 }
 
-/// Runs a shell command, returning its exit status and everything it printed.
-std::pair<int, std::string> run_capture(const std::string& command) {
-  std::string output;
-  FILE* pipe = ::popen((command + " 2>&1").c_str(), "r");
-  if (pipe == nullptr) return {-1, "could not start: " + command};
-  std::array<char, 256> buffer{};
-  while (std::fgets(buffer.data(), buffer.size(), pipe) != nullptr) output += buffer.data();
-  return {::pclose(pipe), output};
+/// Text for a `#` comment line of a data file: line breaks become spaces.
+std::string one_line(std::string text) {
+  for (char& c : text) {
+    if (c == '\n' || c == '\r') c = ' ';
+  }
+  return text;
 }
 
-/// Why `folder` cannot hold plots, or an empty string if it can.
-std::string folder_problem(const fs::path& folder) {
-  std::error_code ec;
-  if (fs::exists(folder, ec) && !fs::is_directory(folder, ec)) {
-    return "plot folder '" + folder.string() + "' is a file, not a folder";
-  }
-  fs::create_directories(folder, ec);
-  const std::string why = ec ? ": " + ec.message() : "";
-  if (!fs::is_directory(folder, ec)) return "cannot create plot folder '" + folder.string() + "'" + why;
-  const fs::path probe = folder / (".write-test-" + std::to_string(::getpid()));
-  {
-    std::ofstream out(probe);
-    if (!(out << "ok")) return "plot folder '" + folder.string() + "' is not writable";
-  }
-  fs::remove(probe, ec);
-  return {};
-}
+/// Text of gnuplot's or another program's message, made safe to echo in one error line.
+std::string cli_safe(const std::string& text) { return cli::printable(text, 200); }
 
 std::string axis_labels(const std::string& title, const std::string& xlabel, const std::string& ylabel) {
   return "set title " + gnuplot_quote(title) + "\nset xlabel " + gnuplot_quote(xlabel) + "\nset ylabel " +
@@ -93,8 +81,19 @@ std::string range(const std::pair<double, double>& r) { return "[" + number(r.fi
 std::string gnuplot_quote(const std::string& text) {
   std::string out = "\"";
   for (char c : text) {
-    if (c == '"' || c == '\\') out += '\\';
-    out += c;
+    const auto u = static_cast<unsigned char>(c);
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (c == '\n') {
+      out += "\\n";
+    } else if (c == '`' || u < 0x20 || u == 0x7f) {
+      char octal[8];
+      std::snprintf(octal, sizeof octal, "\\%03o", u);  // gnuplot expands `...` even in double quotes
+      out += octal;
+    } else {
+      out += c;
+    }
   }
   return out + "\"";
 }
@@ -108,7 +107,7 @@ bool is_valid_png(const std::filesystem::path& path) {
          bytes.compare(bytes.size() - 12, 12, iend) == 0;
 }
 
-Plotter::Plotter(const PlotSettings& settings) {
+Plotter::Plotter(const PlotSettings& settings) : timeout_(settings.timeout) {
   if (!settings.enabled) {
     reason_ = "--no-plots was given";
     return;
@@ -125,56 +124,81 @@ Plotter::Plotter(const PlotSettings& settings) {
     reason_ = "gnuplot is not on PATH (scripts/install-deps.sh installs it)";
     return;
   }
-  const auto [status, output] = run_capture(shell_quote(gnuplot->string()) + " -e 'set terminal pngcairo'");
-  if (status != 0 || !output.empty()) {
-    reason_ = "gnuplot has no pngcairo terminal (install gnuplot-nox)";
+  gnuplot_ = *gnuplot;
+  const ProcessResult probe = run_process(gnuplot_, {"gnuplot", "-e", "set terminal pngcairo"}, folder_, timeout_);
+  if (probe.ok() && probe.stderr_text.empty()) {
+    enabled_ = true;
     return;
   }
-  enabled_ = true;
+  const std::string said = probe.last_stderr_line();
+  if (probe.started && !probe.timed_out && probe.signal == 0 && said.find("terminal") != std::string::npos) {
+    reason_ = "gnuplot has no pngcairo terminal (install gnuplot-nox)";  // not an error: like gnuplot missing
+    return;
+  }
+  // Present but broken (crashed, hung, failed otherwise): skip the plots and fail the run.
+  reason_ = "gnuplot " + probe.describe(timeout_) + " when asked for its pngcairo terminal" +
+            (said.empty() ? std::string() : ": " + cli_safe(said));
+  report_failure(reason_ + "; plots are skipped");
 }
 
 void Plotter::report(std::ostream& out) const {
-  if (enabled_) {
+  if (enabled_ || failed_ > 0) {
     // Inside the repository, say "plots/" rather than an absolute path that differs per clone.
     const fs::path relative = folder_.lexically_relative(config::source_dir);
     const bool inside = !relative.empty() && *relative.begin() != "..";
-    out << "plots: " << written_.size() << " written into " << (inside ? relative : folder_).string() << "/\n";
+    out << "plots: " << written_.size() << " written into " << cli::printable((inside ? relative : folder_).string(), 200)
+        << "/";
+    if (failed_ > 0) out << " (" << failed_ << " not drawn: see the errors above)";
+    if (!enabled_) out << " (" << reason_ << ")";
+    out << "\n";
   } else {
     out << "plots: skipped (" << reason_ << ")\n";
   }
 }
 
-std::string Plotter::write_data(const std::string& file, const std::string& text) const {
-  const fs::path path = folder_ / file;
-  std::ofstream out(path);
-  if (!(out << text)) throw std::runtime_error("cannot write " + path.string());
-  return gnuplot_quote(path.string());
-}
-
-void Plotter::draw(const std::string& name, const std::string& script) {
-  const fs::path png = folder_ / (name + ".png");
-  const fs::path log =
-      fs::temp_directory_path() / ("attn-gnuplot-" + std::to_string(::getpid()) + "-" + name + ".log");
-  std::error_code ec;
-  fs::remove(png, ec);
-  {
-    // The PNG is complete only once gnuplot exits, which the Gnuplot destructor waits for.
-    Gnuplot gp("gnuplot 2>" + shell_quote(log.string()));
-    gp << "set terminal pngcairo noenhanced size 960,600 font 'DejaVu Sans,11'\n"
-       << "set output " << gnuplot_quote(png.string()) << "\n"
-       << script << "\nunset output\n";
+void Plotter::draw(const std::string& name, const std::vector<std::string>& data,
+                   const std::function<std::string(const std::vector<std::string>&)>& commands) {
+  if (!safe_name(name)) {
+    throw std::invalid_argument("Plotter: plot name '" + cli_safe(name) + "' may hold only A-Z a-z 0-9 _ . -");
   }
-  if (!is_valid_png(png)) {
-    std::ifstream in(log);
-    std::string message, line;
-    while (std::getline(in, line)) {
-      if (!line.empty()) message = line;  // gnuplot's last words name the error
+  if (!enabled_) return;
+  try {
+    // gnuplot runs in the plot folder and sees only generated names: nothing a user typed.
+    std::vector<std::unique_ptr<AtomicFile>> dats;
+    std::vector<std::string> names;
+    for (std::size_t i = 0; i < data.size(); ++i) {
+      const std::string file = name + (i ? "_" + std::to_string(i + 1) : "") + ".dat";
+      dats.push_back(std::make_unique<AtomicFile>(folder_ / file));
+      dats.back()->write(data[i]);
+      dats.back()->close();
+      names.push_back(gnuplot_quote(dats.back()->temp_path().filename().string()));
     }
-    fs::remove(log, ec);
-    throw std::runtime_error("gnuplot did not write a valid " + png.string() + (message.empty() ? "" : ": " + message));
+    TempPath png(folder_, ".png"), script(folder_, ".gp");
+    script.write_all("set terminal pngcairo noenhanced size 960,600 font 'DejaVu Sans,11'\nset output " +
+                         gnuplot_quote(png.name()) + "\n" + commands(names) + "\nunset output\n",
+                     "the gnuplot script for " + name);
+    const ProcessResult run = run_process(gnuplot_, {"gnuplot", script.name()}, folder_, timeout_);
+    if (!run.ok() || !is_valid_png(png.path())) {
+      ++failed_;
+      const std::string said = run.last_stderr_line();
+      std::string message = "plot " + name + " not drawn: gnuplot " +
+                            (run.ok() ? std::string("wrote no valid PNG") : run.describe(timeout_));
+      if (!said.empty() && !run.timed_out) message += ": " + cli_safe(said);
+      if (run.timed_out) {
+        enabled_ = false;  // a gnuplot that hangs once would hang on every plot
+        reason_ = "gnuplot timed out";
+        message += "; the remaining plots are skipped (ATTN_GNUPLOT_TIMEOUT sets the limit in seconds)";
+      }
+      report_failure(message);
+      return;
+    }
+    for (auto& dat : dats) dat->commit();
+    png.commit(folder_ / (name + ".png"));
+    written_.push_back(folder_ / (name + ".png"));
+  } catch (const IoError& e) {
+    ++failed_;
+    report_failure("plot " + name + " not drawn: " + e.what());
   }
-  fs::remove(log, ec);
-  written_.push_back(png);
 }
 
 void Plotter::bars(const BarChart& chart) {
@@ -184,15 +208,14 @@ void Plotter::bars(const BarChart& chart) {
                                 std::to_string(chart.categories.size()) + " categories x " +
                                 std::to_string(chart.series.size()) + " series");
   }
-  if (!enabled_) return;
-  const std::string dat = write_data(chart.name + ".dat", bar_chart_data(chart));
-  draw(chart.name, bar_chart_commands(chart, dat));
+  draw(chart.name, {bar_chart_data(chart)},
+       [&](const std::vector<std::string>& dat) { return bar_chart_commands(chart, dat[0]); });
 }
 
 std::string bar_chart_data(const BarChart& chart) {
   std::ostringstream data;
-  data << "# " << chart.title << "\n# category";
-  for (const auto& s : chart.series) data << '\t' << s;
+  data << "# " << one_line(chart.title) << "\n# category";
+  for (const auto& s : chart.series) data << '\t' << one_line(s);
   data << '\n';
   for (arma::uword r = 0; r < chart.values.n_rows; ++r) {
     data << gnuplot_quote(chart.categories[r]);
@@ -236,16 +259,16 @@ void Plotter::lines(const LineChart& chart) {
   }
   if (!enabled_) return;
   std::ostringstream data;
-  data << "# " << chart.title << "\n# " << chart.xlabel;
-  for (const auto& s : chart.series) data << '\t' << s;
+  data << "# " << one_line(chart.title) << "\n# " << one_line(chart.xlabel);
+  for (const auto& s : chart.series) data << '\t' << one_line(s);
   data << '\n';
   for (arma::uword r = 0; r < chart.x.n_elem; ++r) {
     data << number(chart.x(r));
     for (arma::uword c = 0; c < chart.y.n_cols; ++c) data << '\t' << number(chart.y(r, c));
     data << '\n';
   }
-  const std::string dat = write_data(chart.name + ".dat", data.str());
-
+  draw(chart.name, {data.str()}, [&](const std::vector<std::string>& dats) {
+  const std::string& dat = dats[0];
   std::ostringstream gp;
   gp << axis_labels(chart.title, chart.xlabel, chart.ylabel) << "set grid\nset key " << chart.key << "\n";
   // A legend below the plot gets a line of space between it and the x label (gnuplot packs them tight).
@@ -264,7 +287,8 @@ void Plotter::lines(const LineChart& chart) {
     gp << (s ? ", " : "") << dat << " using 1:" << s + 2 << " with " << (chart.points ? "linespoints" : "lines")
        << " linewidth 2 title " << gnuplot_quote(chart.series[s]);
   }
-  draw(chart.name, gp.str());
+  return gp.str();
+  });
 }
 
 void Plotter::heatmap(const Heatmap& map) {
@@ -276,7 +300,7 @@ void Plotter::heatmap(const Heatmap& map) {
   }
   if (!enabled_) return;
   std::ostringstream data;
-  data << "# " << map.title << "\n# column\trow\tvalue (NaN: " << map.nan_label << ")\tlabel\n";
+  data << "# " << one_line(map.title) << "\n# column\trow\tvalue (NaN: " << one_line(map.nan_label) << ")\tlabel\n";
   for (arma::uword r = 0; r < map.values.n_rows; ++r) {
     for (arma::uword c = 0; c < map.values.n_cols; ++c) {
       // The cell's text is written out here: gnuplot 5.4 compares NaN equal to itself, so it
@@ -287,8 +311,8 @@ void Plotter::heatmap(const Heatmap& map) {
     }
     data << '\n';
   }
-  const std::string dat = write_data(map.name + ".dat", data.str());
-
+  draw(map.name, {data.str()}, [&](const std::vector<std::string>& dats) {
+  const std::string& dat = dats[0];
   const double rows = static_cast<double>(map.values.n_rows), cols = static_cast<double>(map.values.n_cols);
   std::ostringstream gp;
   gp << axis_labels(map.title, map.xlabel, map.ylabel) << "set size ratio " << number(rows / cols) << "\n"
@@ -299,17 +323,16 @@ void Plotter::heatmap(const Heatmap& map) {
      << " behind fillcolor rgb 'gray75' fillstyle solid noborder\n";
   if (map.cbrange) gp << "set cbrange " << range(*map.cbrange) << "\n";
   gp << "plot " << dat << " using 1:2:3 with image, " << dat << " using 1:2:4 with labels font ',11'\n";
-  draw(map.name, gp.str());
+  return gp.str();
+  });
 }
 
 void Plotter::figure(const std::string& name, const std::string& title, const std::vector<std::string>& data,
                      const std::function<std::string(const std::vector<std::string>&)>& commands) {
   if (!enabled_) return;
-  std::vector<std::string> paths;
-  for (std::size_t i = 0; i < data.size(); ++i) {
-    paths.push_back(write_data(name + (i ? "_" + std::to_string(i + 1) : "") + ".dat", data[i]));
-  }
-  draw(name, "set title " + gnuplot_quote(title) + "\n" + commands(paths));
+  draw(name, data, [&](const std::vector<std::string>& dats) {
+    return "set title " + gnuplot_quote(title) + "\n" + commands(dats);
+  });
 }
 
 }  // namespace attn

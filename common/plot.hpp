@@ -1,13 +1,28 @@
 /// \file plot.hpp
-/// \brief Plots through gnuplot (gnuplot-iostream, PNG via pngcairo), each with its data beside it.
+/// \brief Plots through gnuplot (PNG via pngcairo), each with its data beside it.
 ///
 /// Every figure is written as `FOLDER/NAME.png` together with the data it plots, as
 /// `FOLDER/NAME.dat` (plain text, one header comment naming the columns), so a reader can
-/// re-plot it. The PNG is complete when the drawing call returns. When gnuplot or its pngcairo
-/// terminal is missing, the Plotter is disabled and says why; chapters print their arithmetic anyway.
+/// re-plot it. When gnuplot or its pngcairo terminal is missing, the Plotter is disabled and says
+/// why; chapters print their arithmetic anyway.
+///
+/// How gnuplot is run (no user text reaches it as code):
+/// - it is started directly (posix_spawn, process.hpp), never through a shell, in the plot folder,
+///   and reads a script naming only generated temporary files (`.attn-tmp-<pid>-<n>.dat/.png`);
+///   the folder's own name never appears in a script. Titles and labels are quoted with
+///   gnuplot_quote(), which leaves no backquote, newline or control byte in the command text;
+/// - each plot has a time limit (PlotSettings::timeout, 20 s unless ATTN_GNUPLOT_TIMEOUT says
+///   otherwise); past it gnuplot is killed, one error line says so, and the remaining plots are
+///   skipped;
+/// - the data files and the PNG are renamed into place only when gnuplot produced a valid PNG, so
+///   `NAME.png` and `NAME.dat` appear whole, together, or not at all, and concurrent runs into one
+///   folder never read each other's files;
+/// - a plot that cannot be drawn is reported by attn::report_failure (one line, exit code 1 at the
+///   end) and the chapter carries on.
 #pragma once
 
 #include <armadillo>
+#include <chrono>
 #include <filesystem>
 #include <functional>
 #include <optional>
@@ -75,6 +90,11 @@ struct Heatmap {
 struct PlotSettings {
   bool enabled = true;                  ///< false: --no-plots
   std::optional<std::string> folder{};    ///< explicit --plots DIR; empty: the repository's plots/
+  std::chrono::milliseconds timeout{kDefaultGnuplotTimeout};  ///< per gnuplot run (the probe, each plot)
+
+  /// gnuplot's time limit per plot unless the environment variable ATTN_GNUPLOT_TIMEOUT (seconds)
+  /// sets another: drawing one of these PNGs takes well under a second.
+  static constexpr std::chrono::milliseconds kDefaultGnuplotTimeout{20000};
 };
 
 /// Draws figures into one folder. Chapters make one Plotter after parsing flags.
@@ -83,7 +103,8 @@ class Plotter {
   /// Decides where plots go and whether gnuplot can draw them.
   /// An explicit folder that cannot be created or written throws PlotFolderError; the default
   /// folder failing, gnuplot missing from PATH, or gnuplot lacking pngcairo disable the Plotter
-  /// with a reason instead.
+  /// with a reason instead. A gnuplot that crashes, fails or hangs when probed disables it too, and
+  /// is reported as a runtime failure (attn::report_failure).
   explicit Plotter(const PlotSettings& settings);
 
   /// True if figures will be drawn.
@@ -96,8 +117,10 @@ class Plotter {
   const std::vector<std::filesystem::path>& written() const { return written_; }
 
   /// Draws a BarChart. Each drawing call writes `NAME.dat` and `NAME.png`, and does nothing when disabled.
-  /// Throws std::invalid_argument if the data's shape disagrees with its labels, and
-  /// std::runtime_error if gnuplot fails to produce a valid PNG (with gnuplot's message).
+  /// Throws std::invalid_argument if the data's shape disagrees with its labels or NAME holds
+  /// characters other than [A-Za-z0-9_.-]. If gnuplot fails, times out or a file cannot be written,
+  /// it reports one line (with gnuplot's or the system's reason) through attn::report_failure,
+  /// leaves no file behind, and returns.
   void bars(const BarChart& chart);
   /// Draws a LineChart (see bars() for what is written and thrown).
   void lines(const LineChart& chart);
@@ -106,7 +129,7 @@ class Plotter {
 
   /// Escape hatch for figures the helpers above do not cover (splot, several panels, ...).
   /// data: one text per data file, written to `NAME.dat`, `NAME_2.dat`, ...; `commands`
-  /// receives their quoted paths and returns gnuplot commands that draw the figure. The terminal,
+  /// receives their quoted (temporary, relative) names and returns gnuplot commands that draw the figure. The terminal,
   /// output and title are set before them.
   void figure(const std::string& name, const std::string& title, const std::vector<std::string>& data,
               const std::function<std::string(const std::vector<std::string>& dat_paths)>& commands);
@@ -115,13 +138,16 @@ class Plotter {
   void report(std::ostream& out) const;
 
  private:
-  void draw(const std::string& name, const std::string& script);
-  std::string write_data(const std::string& file, const std::string& text) const;
+  void draw(const std::string& name, const std::vector<std::string>& data,
+            const std::function<std::string(const std::vector<std::string>& dat_names)>& commands);
 
   bool enabled_ = false;
   std::string reason_;
   std::filesystem::path folder_;
+  std::filesystem::path gnuplot_;
+  std::chrono::milliseconds timeout_{PlotSettings::kDefaultGnuplotTimeout};
   std::vector<std::filesystem::path> written_;
+  int failed_ = 0;
 };
 
 /// True if `path` is a complete PNG: the 8-byte signature, an IHDR chunk first and an IEND chunk last.
@@ -137,7 +163,10 @@ std::string bar_chart_data(const BarChart& chart);
 /// the multi-panel figures of panels.hpp.
 std::string bar_chart_commands(const BarChart& chart, const std::string& dat, int label_font = 9);
 
-/// Quotes text for a gnuplot command: "it's" -> "\"it's\"" with backslashes and quotes escaped.
+/// Quotes text for a gnuplot command as a double-quoted string: backslashes and quotes escaped, a
+/// backquote written as \\140 (gnuplot runs `...` as a shell command, even inside double quotes),
+/// newlines as \\n and other control bytes as octal escapes, so the text can never end the command
+/// or run anything: "it's" -> "\"it's\"".
 std::string gnuplot_quote(const std::string& text);
 
 }  // namespace attn

@@ -7,11 +7,18 @@
 /// crash, hang or print NaN.
 #include <boost/test/unit_test.hpp>
 
+#include <sys/stat.h>
+
+#include <chrono>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <sstream>
 
+#include "common/cli.hpp"
+#include "common/faults.hpp"
+#include "common/plot.hpp"
 #include "support.hpp"
 
 namespace {
@@ -42,6 +49,15 @@ BOOST_AUTO_TEST_CASE(every_bad_input_is_one_line_and_exit_2) {
   const std::string bad_dir = "/tmp/attn-bad-params";
   std::filesystem::create_directories(bad_dir);
   std::ofstream(cat(bad_dir, "/E.txt")) << "1 2\n3 x\n";  // a malformed parameter file
+  // Parameter files that are not regular files, or too large: refused before reading.
+  for (const char* d : {"fifo", "zero", "big", "tiny"}) {
+    std::filesystem::remove_all(cat(bad_dir, "-", d));
+    std::filesystem::create_directories(cat(bad_dir, "-", d));
+  }
+  ::mkfifo(cat(bad_dir, "-fifo/E.txt").c_str(), 0644);
+  std::filesystem::create_symlink("/dev/zero", cat(bad_dir, "-zero/E.txt"));
+  std::ofstream(cat(bad_dir, "-big/E.txt")) << std::string(2u << 20, '1');
+  std::ofstream(cat(bad_dir, "-tiny/E.txt")) << "+0.5 1e-400\n";  // '+' is fine; 1e-400 rounds to 0
 
   const std::vector<Case> cases{
       {"ch01_mixing", "--bogus", "bogus"},                                       // unknown flag
@@ -79,11 +95,35 @@ BOOST_AUTO_TEST_CASE(every_bad_input_is_one_line_and_exit_2) {
       {"ch04_scaling", "--scores '1,,2'", "empty entry"},                        // empty list entry
       {"ch02_swap_query", "--wq '1e308 0 0; 0 1 0; 0 0 1; 1 1 1'", "--wq"},      // huge matrix entry
       {"ch05_training", "--init ''", "non-empty path"},                          // empty path
-      {"ch05_training", "--lr 1e308", "got 1e+308"},                             // huge number, quoted short
+      {"ch05_training", "--lr 1e308", "got '1e308'"},                             // huge number, quoted short
       {"ch05_training", "--walkthrough --passes 5", "--passes"},                 // flag outside its mode
       {"ch05_training", "--bench --plots /tmp/attn-bench", "no plots"},         // plots where none are drawn
-      {"ch01_mixing", "--sentence \"$(printf 'the\\001bank')\"", "'the?bank'"},   // control byte in a word
+      {"ch01_mixing", "--sentence \"$(printf 'the\\001bank')\"", "'the\\x01bank'"},   // control byte in a word
       {"ch01_mixing", "--sentence \"$(printf 'bank %.0s' $(seq 100))\"", "at most 64"},  // too long
+      // issue 13: numbers by one rule, quoted as typed
+      {"ch01_mixing", "--scale 1000.0000001", "(got '1000.0000001')"},            // range error quotes the text
+      {"ch01_mixing", "--scale 1e309", "'1e309' is out of range"},                // overflow
+      {"ch01_mixing", "--scale 1e-400", "'1e-400' is out of range"},              // underflow to 0
+      {"ch01_mixing", "--scale 0x1p3", "hexadecimal"},                            // hex refused everywhere
+      {"ch04_scaling", "--scores 0x10,1", "hexadecimal"},                         // ... in lists too
+      {"ch02_swap_query", "--wq '0x1 0 0; 0 1 0; 0 0 1; 1 1 1'", "hexadecimal"},  // ... and matrices
+      {"ch05_training", "--init /tmp/attn-bad-params-tiny", "'1e-400' is out of range"},  // files: same rule
+      {"ch08_induction", "--lr 1.0000001", "got '1.0000001'"},                    // as typed
+      {"ch03_values", "--tokens 2.5", "'2.5' is not a whole number"},             // whole numbers
+      {"ch03_values", "--tokens 99999999999999999999", "out of range"},           // beyond the type
+      // issue 13: echoed values are cut and escaped
+      {"ch02_swap_query", "--preset \"$(printf 'sw\\033[31map')\"", "'sw\\e[31map'"},  // ESC shown as \e
+      {"ch01_mixing", "--sentence \"$(head -c 100000 /dev/zero | tr '\\0' x)\"", "(100000 bytes)"},  // 100 kB value
+      {"ch01_mixing", "\"--$(printf 'bo\\033gus')\"", "'--bo\\egus'"},         // unknown flag, escaped
+      {"ch01_mixing", "stray", "'stray'"},                                        // the stray word is named
+      // issue 13: outputs that cannot clash, inputs that cannot hang
+      {"ch01_mixing", "--plots --no-plots", "looks like a flag"},                 // a flag as the folder
+      {"ch05_training", "--loss-log /tmp/attn-bad-params/E.txt --save /tmp/attn-bad-params", "one of the files --save writes"},
+      {"ch05_training", "--save /sys", "not writable"},                           // read-only folder, before training
+      {"ch05_training", "--loss-log /dev/full", "character device"},              // not replaced
+      {"ch05_training", "--init /tmp/attn-bad-params-fifo", "FIFO"},              // would block forever
+      {"ch05_training", "--init /tmp/attn-bad-params-zero", "character device"},  // would read forever
+      {"ch05_training", "--init /tmp/attn-bad-params-big", "1048576-byte limit"}, // too large
   };
   BOOST_TEST(cases.size() >= 20u);
   for (const Case& c : cases) {
@@ -95,6 +135,8 @@ BOOST_AUTO_TEST_CASE(every_bad_input_is_one_line_and_exit_2) {
       BOOST_TEST(r.err.rfind(cat(c.chapter, ": error: "), 0) == 0u, r.err);
       BOOST_TEST(r.err.find(c.mentions) != std::string::npos, r.err);
       BOOST_TEST(r.out == "");
+      BOOST_TEST(r.err.size() < 400u, r.err.size());  // no value is echoed whole
+      BOOST_TEST(r.err.find('\x1b') == std::string::npos);  // no escape sequence reaches the terminal
     }
   }
 }
@@ -132,4 +174,222 @@ BOOST_AUTO_TEST_CASE(without_gnuplot_every_chapter_prints_its_arithmetic) {
       BOOST_TEST(!attn::test::has_nan_word(r.out));
     }
   }
+}
+
+// ---- issue 13: hostile names, faults, exit codes ---------------------------------------------------
+
+namespace {
+
+namespace fs = std::filesystem;
+
+/// Every file under `dir` whose name marks a temporary left behind.
+std::vector<std::string> leftovers(const fs::path& dir) {
+  std::vector<std::string> out;
+  std::error_code ec;
+  for (auto it = fs::recursive_directory_iterator(dir, ec); !ec && it != fs::recursive_directory_iterator(); ++it) {
+    const std::string name = it->path().filename().string();
+    if (name.rfind(".attn-tmp-", 0) == 0) out.push_back(it->path().string());
+  }
+  return out;
+}
+
+/// A fake gnuplot in `dir` running the shell `body` (a test double for a broken gnuplot).
+fs::path fake_gnuplot(const fs::path& dir, const std::string& body) {
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  std::ofstream(dir / "gnuplot") << "#!/bin/sh\n" << body << "\n";
+  fs::permissions(dir / "gnuplot", fs::perms::owner_all);
+  return dir;
+}
+
+std::string ch01() { return programs().at("ch01_mixing"); }
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(hostile_folder_names_run_nothing_and_the_plots_land) {
+  const fs::path base = fs::path(TEST_PLOTS) / "hostile";
+  fs::remove_all(base);
+  fs::create_directories(base);
+  const fs::path marker = base / "owned";
+  const std::string m = marker.string();
+  const std::vector<std::string> names{
+      "p`touch " + m + "`",                 // gnuplot backquote substitution
+      "p$(touch " + m + ")",                // shell command substitution
+      "p\nsystem 'touch " + m + "'",        // a newline ends a gnuplot command
+      "p\"; system(\"touch " + m + "\"); \"",  // double quote
+      "p'; system('touch " + m + "'); '",   // single quote
+      "p; touch " + m + " ;",               // semicolon
+      "p\\\" `touch " + m + "` \\",         // backslashes and quotes together
+  };
+  for (const std::string& name : names) {
+    BOOST_TEST_CONTEXT(attn::cli::printable(name)) {
+      const fs::path dir = base / name;
+      const attn::test::Run r = attn::test::run(cat("timeout 60 ", ch01(), " --plots ", attn::test::quote(dir.string())));
+      BOOST_TEST(r.code == 0, r.err);
+      BOOST_TEST(!fs::exists(marker));
+      for (const char* png : {"ch01_bank_weights.png", "ch01_mixtures.png", "ch01_scale_sweep.png"}) {
+        BOOST_TEST(attn::is_valid_png(dir / png), png);
+      }
+      BOOST_TEST(leftovers(dir).empty());
+      BOOST_TEST(r.out.find('\n' + std::string("system")) == std::string::npos);  // the report line stays one line
+    }
+  }
+  fs::remove_all(base);  // names with newlines would trouble tools that scan the build tree (Doxygen)
+}
+
+BOOST_AUTO_TEST_CASE(a_gnuplot_that_hangs_or_crashes_is_stopped_reported_and_exits_1) {
+  const fs::path base = fs::path(TEST_PLOTS) / "fake-gnuplot";
+  const fs::path plots = base / "plots";
+  struct Fault {
+    const char* body;      // the fake gnuplot
+    const char* says;      // in the error line
+    const char* report;    // in the plots: line on stdout
+  };
+  const std::vector<Fault> faults{
+      {"exec sleep 30", "did not finish within 500 ms", "plots: skipped"},                       // hangs at the probe
+      {"kill -SEGV $$", "killed by signal 11", "plots: skipped"},                                // crashes at the probe
+      {"[ \"$1\" = -e ] && exit 0; exec sleep 30", "did not finish within 500 ms", "0 written"},  // hangs drawing
+      {"[ \"$1\" = -e ] && exit 0; echo 'line 3: broken' >&2; exit 1", "line 3: broken", "0 written"},  // fails drawing
+  };
+  for (const Fault& f : faults) {
+    BOOST_TEST_CONTEXT(f.body) {
+      const fs::path bin = fake_gnuplot(base / "bin", f.body);
+      fs::remove_all(plots);
+      const auto start = std::chrono::steady_clock::now();
+      const attn::test::Run r = attn::test::run(cat("ATTN_GNUPLOT_TIMEOUT=0.5 PATH=", attn::test::quote(bin.string()),
+                                                    ":/usr/bin:/bin timeout 60 ", ch01(), " --plots ",
+                                                    attn::test::quote(plots.string())));
+      const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      BOOST_TEST(r.code == 1, r.err);
+      BOOST_TEST(r.err.find(f.says) != std::string::npos, r.err);
+      BOOST_TEST(r.out.find(f.report) != std::string::npos, r.out);
+      BOOST_TEST(r.out.find("[mix_12]") != std::string::npos);  // the arithmetic printed anyway
+      BOOST_TEST(seconds < 20.0);                                // one timeout, not one per plot
+      BOOST_TEST(leftovers(plots).empty());
+      BOOST_TEST(!fs::exists(plots / "ch01_bank_weights.dat"));  // no data without its PNG
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(standard_output_that_cannot_be_written_exits_1) {
+  const attn::test::Run full = attn::test::run(cat(ch01(), " --no-plots >/dev/full"));
+  BOOST_TEST(full.code == 1);
+  BOOST_TEST(full.err.find("No space left on device") != std::string::npos, full.err);
+  const attn::test::Run closed = attn::test::run(cat(ch01(), " --no-plots >&-"));
+  BOOST_TEST(closed.code == 1);
+  BOOST_TEST(closed.err.find("standard output is closed") != std::string::npos, closed.err);
+  const attn::test::Run help = attn::test::run(cat(ch01(), " --help >/dev/full"));
+  BOOST_TEST(help.code == 1);
+}
+
+BOOST_AUTO_TEST_CASE(a_failed_write_exits_1_with_the_reason_and_leaves_the_old_file) {
+  const fs::path dir = fs::path(TEST_PLOTS) / "write-fault";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  std::ofstream(dir / "loss.txt") << "previous\n";
+  // A file-size limit makes every write past 1 KiB fail with EFBIG ("File too large"), as a full disk would.
+  const attn::test::Run r = attn::test::run(cat("sh -c 'trap \"\" XFSZ; ulimit -f 2; exec \"$0\" \"$@\"' ",
+                                                programs().at("ch05_training"), " --no-plots --no-companions --loss-log ",
+                                                attn::test::quote((dir / "loss.txt").string())));
+  BOOST_TEST(r.code == 1, r.err);
+  BOOST_TEST(attn::test::line_count(r.err) == 1u, r.err);
+  BOOST_TEST(r.err.find("File too large") != std::string::npos, r.err);
+  std::ifstream in(dir / "loss.txt");
+  std::string first;
+  std::getline(in, first);
+  BOOST_TEST(first == "previous");
+  BOOST_TEST(leftovers(dir).empty());
+}
+
+BOOST_AUTO_TEST_CASE(outputs_replace_links_and_refuse_folders_and_devices) {
+  const fs::path dir = fs::path(TEST_PLOTS) / "links";
+  fs::remove_all(dir);
+  fs::create_directories(dir / "plots" / "ch01_mixtures.png");  // a folder where a PNG goes
+  std::ofstream(dir / "victim.txt") << "keep me\n";
+  fs::create_symlink(dir / "victim.txt", dir / "plots" / "ch01_bank_weights.dat");
+  const attn::test::Run r = attn::test::run(cat(ch01(), " --plots ", attn::test::quote((dir / "plots").string())));
+  BOOST_TEST(r.code == 1, r.err);
+  BOOST_TEST(r.err.find("ch01_mixtures.png") != std::string::npos, r.err);
+  BOOST_TEST(r.err.find("a folder") != std::string::npos, r.err);
+  BOOST_TEST(r.out.find("\x89PNG") == std::string::npos);  // no PNG bytes on stdout
+  std::ifstream victim(dir / "victim.txt");
+  std::string text;
+  std::getline(victim, text);
+  BOOST_TEST(text == "keep me");  // the link was replaced, not followed
+  BOOST_TEST(!fs::is_symlink(dir / "plots" / "ch01_bank_weights.dat"));
+  BOOST_TEST(attn::is_valid_png(dir / "plots" / "ch01_bank_weights.png"));
+  BOOST_TEST(leftovers(dir).empty());
+}
+
+BOOST_AUTO_TEST_CASE(an_unusable_tmpdir_does_not_matter) {
+  const fs::path dir = fs::path(TEST_PLOTS) / "tmpdir";
+  const attn::test::Run r = attn::test::run_with_plots(cat("TMPDIR=/nonexistent/nowhere ", ch01()), dir);
+  BOOST_TEST(r.code == 0, r.err);
+  BOOST_TEST(r.out.find("plots: 3 written") != std::string::npos, r.out);
+}
+
+BOOST_AUTO_TEST_CASE(three_runs_into_one_folder_at_once_all_succeed) {
+  const fs::path dir = fs::path(TEST_PLOTS) / "concurrent";
+  fs::remove_all(dir);
+  const std::string one = cat(ch01(), " --plots ", attn::test::quote(dir.string()), " >/dev/null");
+  const attn::test::Run r = attn::test::run(cat("(", one, " & ", one, " & ", one, " & wait %1 && wait %2 && wait %3) 2>&1; ",
+                                                "echo done"));
+  BOOST_TEST(r.out.find("error") == std::string::npos, r.out);
+  BOOST_TEST(r.out.find("done") != std::string::npos);
+  for (const char* png : {"ch01_bank_weights.png", "ch01_mixtures.png", "ch01_scale_sweep.png"}) {
+    BOOST_TEST(attn::is_valid_png(dir / png), png);
+  }
+  BOOST_TEST(leftovers(dir).empty());
+}
+
+BOOST_AUTO_TEST_CASE(a_terminated_run_leaves_no_temporary_and_stops_gnuplot) {
+  const fs::path base = fs::path(TEST_PLOTS) / "terminated";
+  const fs::path bin = fake_gnuplot(base / "bin", "[ \"$1\" = -e ] && exit 0; touch started; exec sleep 31.5");
+  const fs::path plots = base / "plots";
+  fs::remove_all(plots);
+  // The chapter waits on the hanging fake gnuplot; SIGTERM arrives while a .dat and the script are temporary.
+  const attn::test::Run r = attn::test::run(cat(
+      "cd ", attn::test::quote(base.string()), " && (PATH=", attn::test::quote(bin.string()), ":/usr/bin:/bin ", ch01(),
+      " --plots plots >/dev/null 2>&1 & pid=$!; while [ ! -e plots/started ]; do sleep 0.05; done; kill -TERM $pid; ",
+      "wait $pid; echo \"code $?\"; sleep 0.2; ps -eo args | grep -c '^sleep 31.5$'; true)"));
+  BOOST_TEST(r.out.find("code 143\n0\n") != std::string::npos, r.out);  // and the fake gnuplot was stopped
+  BOOST_TEST(leftovers(plots).empty());
+  BOOST_TEST(!fs::exists(plots / "ch01_bank_weights.dat"));
+}
+
+BOOST_AUTO_TEST_CASE(training_that_diverges_says_where_and_exits_1) {
+  const attn::test::Run r = attn::test::run(cat("timeout 60 ", programs().at("ch08_induction"), " --quick --lr 1 --no-plots"));
+  BOOST_TEST(r.code == 1, r.err);
+  BOOST_TEST(attn::test::line_count(r.err) == 1u, r.err);
+  BOOST_TEST(r.err.find("training diverged at step") != std::string::npos, r.err);
+  BOOST_TEST(r.err.find("smaller --lr") != std::string::npos, r.err);
+  BOOST_TEST(r.out.find("Held-out loss: first occurrences") == std::string::npos);  // no claims on the wreck
+}
+
+BOOST_AUTO_TEST_CASE(the_divergence_rule) {
+  BOOST_TEST(!attn::first_divergence({0.7, 0.5, 6.9}).has_value());   // below 10 x max(0.7, 1)
+  BOOST_TEST(attn::first_divergence({0.7, 0.5, 10.1}).value() == 2u);  // past it
+  BOOST_TEST(attn::first_divergence({3.0, 29.0, 31.0}).value() == 2u); // 10 x the first loss
+  BOOST_TEST(!attn::first_divergence({1e-4, 0.2}).has_value());        // a small bump after a trained start
+  BOOST_TEST(attn::first_divergence({0.7, std::nan("")}).value() == 1u);
+  BOOST_CHECK_THROW(attn::require_converging({0.7, 1e8}, "step", 1.0), attn::TrainingDiverged);
+}
+
+BOOST_AUTO_TEST_CASE(the_number_rule) {
+  using attn::cli::parse_number;
+  BOOST_TEST(parse_number("+0.5").value.value() == 0.5);
+  BOOST_TEST(parse_number("-2e3").value.value() == -2000.0);
+  BOOST_TEST(parse_number("4.9e-324").value.value() > 0.0);  // subnormal: accepted
+  BOOST_TEST(parse_number("1e-400").problem.find("out of range") != std::string::npos);
+  BOOST_TEST(parse_number("1e309").problem.find("out of range") != std::string::npos);
+  BOOST_TEST(parse_number("0x1p3").problem.find("hexadecimal") != std::string::npos);
+  BOOST_TEST(parse_number("-inf").problem.find("finite") != std::string::npos);
+  for (const char* bad : {"", " 1", "1 ", "1e", ".", "1..2", "--1", "1,5", "e5"}) {
+    BOOST_TEST(!parse_number(bad).value.has_value(), bad);
+  }
+  BOOST_TEST(attn::cli::parse_integer("+7", 0, 10).value.value() == 7);
+  BOOST_TEST(!attn::cli::parse_integer("11", 0, 10).value.has_value());
+  BOOST_TEST(attn::cli::printable(std::string("a\x1b[31mb\n", 8)) == "a\\e[31mb\\n");
+  BOOST_TEST(attn::cli::printable(std::string(100, 'x')).size() < 80u);
+  BOOST_TEST(attn::cli::quoted_number(1000.0000001) == "1000.0000001");
 }

@@ -305,23 +305,23 @@ BOOST_AUTO_TEST_CASE(bad_parameter_files_name_file_and_shape) {
     return std::string("no error");
   };
   write(dir / "Wq.txt", "1 2 3\n4 5 6\n");
-  BOOST_TEST(message().find("Wq.txt is 2 x 3 but must be 8 x 8") != std::string::npos, message());
+  BOOST_TEST(message().find("Wq.txt' is 2 x 3 but must be 8 x 8") != std::string::npos, message());
   ch05::save_model(ch05::initial_model(4, ch05::TrainSettings{}), dir);
   write(dir / "Wc.txt", "1 nan\n");
   BOOST_TEST(message().find("Wc.txt") != std::string::npos, message());
   write(dir / "Wc.txt", "1 x\n");
   BOOST_TEST(message().find("not a number") != std::string::npos, message());
   write(dir / "Wc.txt", "1 1e300\n");  // finite, but it would overflow the scores and print unreadably
-  BOOST_TEST(message().find("'1e300' is not a finite number between -1e6 and 1e6") != std::string::npos, message());
+  BOOST_TEST(message().find("'1e300' is not between -1e6 and 1e6") != std::string::npos, message());
   write(dir / "Wc.txt", std::string("1 \x01\x7f\xff\n", 6));  // binary bytes are not echoed raw
-  BOOST_TEST(message().find("'?\?\?' is not a number") != std::string::npos, message());
+  BOOST_TEST(message().find("'\\x01\\x7f\\xff' is not a number") != std::string::npos, message());
   write(dir / "Wc.txt", "1 2\n3\n");
   BOOST_TEST(message().find("row 2 has 1 entries") != std::string::npos, message());
   std::filesystem::remove(dir / "Wc.txt");
   BOOST_TEST(message().find("cannot read") != std::string::npos, message());
   ch05::save_model(ch05::initial_model(4, ch05::TrainSettings{}), dir);
   write(dir / "bc.txt", "1 2 3\n");
-  BOOST_TEST(message().find("bc.txt is 1 x 3") != std::string::npos, message());
+  BOOST_TEST(message().find("bc.txt' is 1 x 3") != std::string::npos, message());
 }
 
 BOOST_AUTO_TEST_SUITE_END()
@@ -367,7 +367,7 @@ BOOST_AUTO_TEST_CASE(save_init_and_loss_log_flags) {
   write(dir / "p" / "Wv.txt", "1 2\n");
   const attn::test::Run bad = attn::test::run(exe + " --no-plots --init " + attn::test::quote((dir / "p").string()));
   BOOST_TEST(bad.code == 2);
-  BOOST_TEST(bad.err.find("Wv.txt is 1 x 2 but must be 8 x 8") != std::string::npos, bad.err);
+  BOOST_TEST(bad.err.find("Wv.txt' is 1 x 2 but must be 8 x 8") != std::string::npos, bad.err);
 }
 
 BOOST_AUTO_TEST_CASE(walkthrough_updates_and_bench) {

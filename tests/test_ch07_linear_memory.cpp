@@ -193,3 +193,13 @@ BOOST_AUTO_TEST_CASE(bad_input_is_one_line_and_exit_2) {
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_CASE(kernel_smoothing_refuses_non_finite_input_as_softmax_does) {
+  arma::mat q = random(2, 3, 31);
+  const arma::mat k = random(3, 3, 32), v = random(3, 2, 33);
+  q(1, 2) = arma::datum::nan;
+  BOOST_CHECK_THROW(ch07::kernel_smoothing(q, k, v), std::invalid_argument);
+  q(1, 2) = 1e6;  // finite, but exp(q . k / sqrt(3)) overflows to inf
+  const arma::mat big_k(3, 3, arma::fill::ones);
+  BOOST_CHECK_THROW(ch07::kernel_smoothing(q, big_k, v), std::invalid_argument);
+}

@@ -173,3 +173,20 @@ BOOST_AUTO_TEST_CASE(bad_flags_exit_2_with_one_line) {
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_CASE(forward_refuses_non_finite_scores_as_softmax_does) {
+  // The lab's causal softmax lives in the shared model: a NaN or infinite parameter that reaches a
+  // score makes forward() throw rather than hand back NaN weights (ch08 then reports divergence).
+  attn::Rng rng(2);
+  ch08::Model model = attn::init_model<ch08::Real>({5, 6, 4, 2, 3, 2}, rng);
+  const arma::umat tokens(2, 6, arma::fill::zeros);
+  ch08::ForwardPass pass;
+  BOOST_CHECK_NO_THROW(attn::forward(model, tokens, pass));
+  BOOST_TEST(arma::accu(attn::attention_pattern(pass, 0, 0, 0).row(2)) == 1.0f, boost::test_tools::tolerance(1e-6f));
+  model.layers[0].Wq(1, 2) = std::numeric_limits<float>::quiet_NaN();
+  BOOST_CHECK_THROW(attn::forward(model, tokens, pass), std::invalid_argument);
+  model.layers[0].Wq(1, 2) = std::numeric_limits<float>::infinity();
+  BOOST_CHECK_THROW(attn::forward(model, tokens, pass), std::invalid_argument);
+  attn::AttnOnlyTrainer<ch08::Real> trainer(1e-2, 2);  // thrown inside a worker thread, rethrown here
+  BOOST_CHECK_THROW(trainer.step(model, tokens), std::invalid_argument);
+}

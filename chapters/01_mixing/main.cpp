@@ -114,8 +114,9 @@ void score_scale(const attn::EmbeddingTable& table) {
 
 /// The reader's own experiment: --sentence and --scale.
 void your_experiment(const attn::EmbeddingTable& table, const std::vector<std::string>& words, double multiplier) {
-  attn::print_heading(std::cout, "Your experiment: \"" + attn::join_words(words) + "\", scores x " +
-                                     format_number(multiplier, 3));
+  // The multiplier as the shortest text that reads back exactly: -0.0001 is not shown as "0.000".
+  const std::string factor = attn::cli::quoted_number(multiplier);
+  attn::print_heading(std::cout, "Your experiment: \"" + attn::join_words(words) + "\", scores x " + factor);
   const arma::mat X = table.lookup(words);
   const arma::uword last = X.n_rows - 1;
   const ch01::RowTrace t = ch01::trace_row(X, last, multiplier);
@@ -124,7 +125,7 @@ void your_experiment(const attn::EmbeddingTable& table, const std::vector<std::s
   const std::size_t width = 14;
   attn::print_vector(std::cout, "dot products", t.dots, kPrecision, width);
   attn::print_vector(std::cout, "/ sqrt(4)", t.scaled, kPrecision, width);
-  attn::print_vector(std::cout, "x " + format_number(multiplier, 3), t.scores, kPrecision, width);
+  attn::print_vector(std::cout, "x " + factor, t.scores, kPrecision, width);
   attn::print_vector(std::cout, "weights", t.weights, kPrecision, width);
   attn::print_vector(std::cout, "mixture", t.mixture, kPrecision, width);
   attn::print_vector(std::cout, "residual", arma::rowvec(X.row(last) + t.mixture), kPrecision, width);

@@ -119,14 +119,12 @@ arma::mat parse_matrix(const std::string& text, arma::uword rows, arma::uword co
     std::istringstream cells(row);
     std::vector<double> values;
     for (std::string cell; cells >> cell;) {
-      char* end = nullptr;
-      const double v = std::strtod(cell.c_str(), &end);
-      if (end == cell.c_str() || *end != '\0') {
-        throw std::invalid_argument("matrix entry '" + attn::cli::printable(cell) + "' is not a number");
+      const attn::cli::Parsed<double> x = attn::cli::parse_number(cell);  // the one number rule
+      if (!x.value) throw std::invalid_argument("matrix entry " + attn::cli::quoted(cell) + " " + x.problem);
+      if (std::abs(*x.value) > attn::cli::kLargestInput) {
+        throw std::invalid_argument("matrix entry " + attn::cli::quoted(cell) + " is not between -1e6 and 1e6");
       }
-      if (!std::isfinite(v) || std::abs(v) > attn::cli::kLargestInput) {
-        throw std::invalid_argument("matrix entry '" + attn::cli::printable(cell) + "' is not a finite number between -1e6 and 1e6");
-      }
+      const double v = *x.value;
       values.push_back(v);
     }
     parsed.push_back(values);

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "common/cli.hpp"
 #include "common/toy.hpp"
 
 namespace ch03 {
@@ -12,7 +13,7 @@ namespace ch03 {
 Choice parse_choice(const std::string& flag, const std::string& text) {
   if (text == "raw") return Choice::raw;
   if (text == "swap") return Choice::swap;
-  throw std::invalid_argument(flag + " must be raw or swap (got '" + text + "')");
+  throw std::invalid_argument(flag + " must be raw or swap (got " + attn::cli::quoted(text) + ")");
 }
 
 std::string choice_name(Choice choice) { return choice == Choice::raw ? "raw" : "swap"; }

@@ -66,17 +66,12 @@ arma::rowvec parse_scores(const std::string& text) {
     std::istringstream in(entry);
     std::size_t words = 0;
     for (std::string word; in >> word; ++words) {
-      std::size_t used = 0;
-      double x = 0.0;
-      try {
-        x = std::stod(word, &used);
-      } catch (const std::exception&) {
-        used = 0;
+      const attn::cli::Parsed<double> x = attn::cli::parse_number(word);  // the one number rule
+      if (!x.value) throw attn::cli::UsageError("--scores: entry " + attn::cli::quoted(word) + " " + x.problem);
+      if (std::abs(*x.value) > attn::cli::kLargestInput) {
+        throw attn::cli::UsageError("--scores entries must be between -1e+06 and 1e+06 (got " + attn::cli::quoted(word) + ")");
       }
-      if (used != word.size()) {
-        throw attn::cli::UsageError("--scores: '" + attn::cli::printable(word) + "' is not a number");
-      }
-      values.push_back(attn::cli::bounded("--scores entries", x));
+      values.push_back(*x.value);
     }
     if (words == 0 && text.find(',') != std::string::npos) {
       throw attn::cli::UsageError("--scores has an empty entry between commas");

@@ -19,6 +19,7 @@
 
 #include "common/attn.hpp"
 #include "common/backprop.hpp"
+#include "common/faults.hpp"
 #include "features.hpp"
 #include "training.hpp"
 
@@ -294,7 +295,7 @@ int main(int argc, char** argv) {
     std::optional<double> lr;
     if (vm.count("lr")) {
       lr = attn::cli::finite("--lr", vm["lr"].as<double>());
-      if (!(*lr > 0 && *lr <= 10)) throw attn::cli::UsageError("--lr must be in (0, 10], got " + attn::cli::quoted_number(*lr));
+      if (!(*lr > 0 && *lr <= 10)) throw attn::cli::UsageError("--lr must be in (0, 10], got " + attn::cli::as_typed("--lr", *lr));
     }
     if (walk && bench) throw attn::cli::UsageError("--walkthrough and --bench are separate modes");
     for (const char* flag : {"init", "save", "loss-log", "no-companions"}) {
@@ -342,23 +343,15 @@ int main(int argc, char** argv) {
     }
 
     std::optional<std::string> init_dir, save_dir, loss_log;
-    if (vm.count("init")) init_dir = vm["init"].as<std::string>();
-    if (vm.count("save")) save_dir = vm["save"].as<std::string>();
-    if (vm.count("loss-log")) loss_log = vm["loss-log"].as<std::string>();
-    for (const auto& [flag, path] : {std::pair{"--init", &init_dir}, {"--save", &save_dir}, {"--loss-log", &loss_log}}) {
-      if (*path && (*path)->empty()) throw attn::cli::UsageError(std::string(flag) + " needs a non-empty path");
-    }
+    if (const auto p = attn::cli::path(vm, "init")) init_dir = p->string();
+    if (const auto p = attn::cli::path(vm, "save")) save_dir = p->string();
+    if (const auto p = attn::cli::path(vm, "loss-log")) loss_log = p->string();
+    // Fail before any work if the outputs cannot be written or would overwrite each other.
+    ch05::check_outputs(save_dir, loss_log);
     const std::vector<ch05::Example> data = ch05::article_examples();
     attn::OneHeadModel model = init_dir ? ch05::load_model(*init_dir, ch05::vocabulary().size(), 2)
                                         : ch05::initial_model(ch05::vocabulary().size(), settings);
     attn::Plotter plots(attn::cli::plot_settings(vm));
-    // Fail before printing anything if the outputs cannot be written.
-    if (loss_log && !std::ofstream(*loss_log)) throw attn::cli::UsageError("cannot write loss log " + *loss_log);
-    if (save_dir) {
-      std::error_code ec;
-      std::filesystem::create_directories(*save_dir, ec);
-      if (ec || !std::filesystem::is_directory(*save_dir)) throw attn::cli::UsageError("cannot create folder " + *save_dir);
-    }
     const attn::OneHeadModel initial = model;
 
     std::cout << "Chapter 05 - Training: one head learned by hand-written backpropagation and Adam\n";
@@ -366,6 +359,7 @@ int main(int argc, char** argv) {
                                    : "initialized as PyTorch does (embedding N(0,1), linear U(+-1/sqrt(fan_in))), seed " +
                                          std::to_string(seed));
     const ch05::TrainLog log = train_article_model(model, data, passes, settings.lr);
+    attn::require_converging(arma::conv_to<std::vector<double>>::from(log.pass_loss), "pass", settings.lr);
     if (loss_log) {
       ch05::write_loss_log(log.pass_loss, *loss_log);
       std::cout << "  per-pass mean losses written to " << *loss_log << '\n';

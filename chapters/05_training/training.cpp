@@ -8,11 +8,13 @@
 #include <fstream>
 #include <iomanip>
 #include <limits>
+#include <memory>
 #include <sstream>
 #include <stdexcept>
 
 #include "common/attention.hpp"
 #include "common/cli.hpp"
+#include "common/files.hpp"
 
 namespace ch05 {
 
@@ -140,21 +142,22 @@ namespace {
 
 const char* const kFiles[] = {"E.txt", "Wq.txt", "Wk.txt", "Wv.txt", "Wc.txt", "bc.txt"};
 
-void write_matrix(const arma::mat& M, const std::filesystem::path& file) {
-  std::ofstream out(file);
-  if (!out) throw std::invalid_argument("cannot write " + file.string());
+std::string matrix_text(const arma::mat& M) {
+  std::ostringstream out;
   out << std::setprecision(17);
   for (arma::uword r = 0; r < M.n_rows; ++r) {
     for (arma::uword c = 0; c < M.n_cols; ++c) out << (c ? " " : "") << M(r, c);
     out << '\n';
   }
-  if (!out.flush()) throw std::invalid_argument("cannot write " + file.string());
+  return out.str();
 }
 
-/// Reads a raw_ascii matrix: one row per non-blank line, entries separated by white space.
+/// Reads a raw_ascii matrix: one row per non-blank line, entries separated by white space, each
+/// by the number rule of common/cli.hpp. The file must be a regular file of at most
+/// attn::kMaxInputFileBytes (checked before reading: a FIFO or /dev/zero is refused).
 arma::mat read_matrix(const std::filesystem::path& file) {
-  std::ifstream in(file);
-  if (!in) throw std::invalid_argument("cannot read " + file.string());
+  std::istringstream in(attn::read_input_file(file));
+  const std::string name = attn::quoted_path(file);
   std::vector<std::vector<double>> rows;
   std::string line;
   while (std::getline(in, line)) {
@@ -162,27 +165,22 @@ arma::mat read_matrix(const std::filesystem::path& file) {
     std::vector<double> row;
     std::string token;
     while (words >> token) {
-      double x = 0.0;
-      const auto [end, ec] = std::from_chars(token.data(), token.data() + token.size(), x);
-      if (ec != std::errc() || end != token.data() + token.size()) {
-        throw std::invalid_argument(file.string() + ": '" + attn::cli::printable(token) + "' is not a number");
+      const attn::cli::Parsed<double> x = attn::cli::parse_number(token);
+      if (!x.value) throw std::invalid_argument(name + ": entry " + attn::cli::quoted(token) + " " + x.problem);
+      if (std::abs(*x.value) > attn::cli::kLargestInput) {
+        throw std::invalid_argument(name + ": entry " + attn::cli::quoted(token) + " is not between -1e6 and 1e6");
       }
-      if (!std::isfinite(x) || std::abs(x) > attn::cli::kLargestInput) {
-        throw std::invalid_argument(file.string() + ": entry '" + attn::cli::printable(token) +
-                                    "' is not a finite number between -1e6 and 1e6");
-      }
-      row.push_back(x);
+      row.push_back(*x.value);
     }
     if (row.empty()) continue;
     if (!rows.empty() && row.size() != rows.front().size()) {
-      throw std::invalid_argument(file.string() + ": row " + std::to_string(rows.size() + 1) + " has " +
+      throw std::invalid_argument(name + ": row " + std::to_string(rows.size() + 1) + " has " +
                                   std::to_string(row.size()) + " entries but row 1 has " +
                                   std::to_string(rows.front().size()));
     }
     rows.push_back(std::move(row));
   }
-  if (in.bad()) throw std::invalid_argument("cannot read " + file.string());
-  if (rows.empty()) throw std::invalid_argument(file.string() + " holds no numbers");
+  if (rows.empty()) throw std::invalid_argument(name + " holds no numbers");
   arma::mat M(rows.size(), rows.front().size());
   for (std::size_t r = 0; r < rows.size(); ++r) {
     for (std::size_t c = 0; c < rows[r].size(); ++c) M(r, c) = rows[r][c];
@@ -193,7 +191,7 @@ arma::mat read_matrix(const std::filesystem::path& file) {
 void require_shape(const arma::mat& M, const std::filesystem::path& file, arma::uword rows, arma::uword cols,
                    const std::string& meaning) {
   if (M.n_rows != rows || M.n_cols != cols) {
-    throw std::invalid_argument(file.string() + " is " + attn::shape(M) + " but must be " + std::to_string(rows) +
+    throw std::invalid_argument(attn::quoted_path(file) + " is " + attn::shape(M) + " but must be " + std::to_string(rows) +
                                 " x " + std::to_string(cols) + " (" + meaning + ")");
   }
 }
@@ -201,11 +199,57 @@ void require_shape(const arma::mat& M, const std::filesystem::path& file, arma::
 }  // namespace
 
 void save_model(const attn::OneHeadModel& m, const std::filesystem::path& dir) {
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  if (ec || !std::filesystem::is_directory(dir)) throw std::invalid_argument("cannot create folder " + dir.string());
+  if (const std::string problem = attn::folder_problem(dir); !problem.empty()) throw attn::IoError(problem);
   const arma::mat* groups[] = {&m.E, &m.Wq, &m.Wk, &m.Wv, &m.Wc, &m.bc};
-  for (std::size_t k = 0; k < 6; ++k) write_matrix(*groups[k], dir / kFiles[k]);
+  // The six files are one parameter set: all are written in full before any replaces its old self.
+  std::vector<std::unique_ptr<attn::AtomicFile>> files;
+  for (std::size_t k = 0; k < 6; ++k) {
+    files.push_back(std::make_unique<attn::AtomicFile>(dir / kFiles[k]));
+    files.back()->write(matrix_text(*groups[k]));
+  }
+  std::vector<attn::AtomicFile*> set;
+  for (auto& f : files) set.push_back(f.get());
+  attn::AtomicFile::commit_all(set);
+}
+
+void check_outputs(const std::optional<std::string>& save_dir, const std::optional<std::string>& loss_log) {
+  namespace fs = std::filesystem;
+  if (save_dir) {
+    if (const std::string problem = attn::folder_problem(*save_dir); !problem.empty()) {
+      throw attn::cli::UsageError("--save: " + problem);
+    }
+    for (const fs::path& f : model_files(*save_dir)) {
+      if (const std::string problem = attn::replace_problem(f); !problem.empty()) {
+        throw attn::cli::UsageError("--save: " + problem);
+      }
+    }
+  }
+  if (loss_log) {
+    const fs::path log(*loss_log);
+    std::error_code ec;
+    if (const std::string problem = attn::replace_problem(log); !problem.empty()) {
+      throw attn::cli::UsageError("--loss-log: " + problem);
+    }
+    if (const std::string problem = attn::folder_problem(log.parent_path(), false); !problem.empty()) {
+      throw attn::cli::UsageError("--loss-log: " + problem);
+    }
+    if (save_dir) {
+      const fs::path target = fs::weakly_canonical(log, ec);
+      for (const fs::path& f : model_files(*save_dir)) {
+        std::error_code ec2;
+        if (fs::weakly_canonical(f, ec2) == target) {
+          throw attn::cli::UsageError("--loss-log " + attn::quoted_path(log) + " is " + attn::quoted_path(f) +
+                                      ", one of the files --save writes");
+        }
+      }
+    }
+  }
+}
+
+std::vector<std::filesystem::path> model_files(const std::filesystem::path& dir) {
+  std::vector<std::filesystem::path> out;
+  for (const char* f : kFiles) out.push_back(dir / f);
+  return out;
 }
 
 attn::OneHeadModel load_model(const std::filesystem::path& dir, arma::uword vocab, arma::uword classes) {
@@ -224,7 +268,7 @@ attn::OneHeadModel load_model(const std::filesystem::path& dir, arma::uword voca
   require_shape(m.Wc, dir / "Wc.txt", d, classes, "d x classes, d = " + std::to_string(d) + " from E.txt");
   m.bc = read_matrix(dir / "bc.txt");
   if (m.bc.n_elem != classes || (m.bc.n_rows != 1 && m.bc.n_cols != 1)) {
-    throw std::invalid_argument((dir / "bc.txt").string() + " is " + attn::shape(m.bc) + " but must hold " +
+    throw std::invalid_argument(attn::quoted_path(dir / "bc.txt") + " is " + attn::shape(m.bc) + " but must hold " +
                                 std::to_string(classes) + " values, on one line or one per line");
   }
   m.bc.reshape(1, classes);  // a column of values becomes the 1 x C row
@@ -233,11 +277,10 @@ attn::OneHeadModel load_model(const std::filesystem::path& dir, arma::uword voca
 }
 
 void write_loss_log(const arma::vec& pass_loss, const std::filesystem::path& file) {
-  std::ofstream out(file);
-  if (!out) throw std::invalid_argument("cannot write loss log " + file.string());
+  std::ostringstream out;
   out << std::scientific << std::setprecision(16);  // 17 significant digits: exact when read back
   for (double loss : pass_loss) out << loss << '\n';
-  if (!out.flush()) throw std::invalid_argument("cannot write loss log " + file.string());
+  attn::write_file_atomically(file, out.str());
 }
 
 // ---- the step-through widget's model -------------------------------------------------------------

@@ -9,6 +9,7 @@
 #include <armadillo>
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <functional>
 #include <string>
 #include <vector>
@@ -102,18 +103,29 @@ double microseconds_per_step(const TrainSettings& settings, int repeats);
 
 /// Writes E.txt, Wq.txt, Wk.txt, Wv.txt, Wc.txt and bc.txt into `dir` (created if needed) in
 /// Armadillo's plain-text matrix format (raw_ascii: one row per line, entries separated by spaces),
-/// each entry with 17 significant digits so that reading it back is exact.
-/// Throws std::invalid_argument if the folder or a file cannot be written.
+/// each entry with 17 significant digits so that reading it back is exact. The six files are
+/// written as a set (attn::AtomicFile::commit_all): all in full under temporary names, then renamed.
+/// Throws attn::IoError (exit 1) with the system's reason if the folder or a file cannot be written.
 void save_model(const attn::OneHeadModel& model, const std::filesystem::path& dir);
+
+/// Checks before training that `save_dir` (created if needed) and the folder of `loss_log` accept
+/// new files, that `loss_log` is not a folder, and that it is not one of the files --save writes.
+/// Throws attn::cli::UsageError (exit 2) naming the flag and the reason.
+void check_outputs(const std::optional<std::string>& save_dir, const std::optional<std::string>& loss_log);
+
+/// The six paths save_model writes in `dir` (E.txt ... bc.txt).
+std::vector<std::filesystem::path> model_files(const std::filesystem::path& dir);
 
 /// Reads the six files written by save_model (bc.txt may hold its C values on one line or one per
 /// line). d is taken from E.txt's width; E.txt must have `vocab` rows, Wq/Wk/Wv must be d x d,
-/// Wc d x `classes`. Throws std::invalid_argument naming the file and the shapes if a file is
-/// missing or unreadable, ragged, not numeric, beyond +-1e6 (attn::cli::kLargestInput), or of the wrong shape.
+/// Wc d x `classes`. Each file must be a regular file of at most attn::kMaxInputFileBytes (1 MiB),
+/// checked before reading; entries follow the number rule of common/cli.hpp. Throws
+/// std::invalid_argument naming the file if one is missing, unreadable, not a regular file, too
+/// large, ragged, not numeric, beyond +-1e6 (attn::cli::kLargestInput), or of the wrong shape.
 attn::OneHeadModel load_model(const std::filesystem::path& dir, arma::uword vocab, arma::uword classes);
 
-/// Writes one line per pass: the pass's mean loss with 17 significant digits ("6.2429412345678901e-01").
-/// Throws std::invalid_argument if the file cannot be written.
+/// Writes one line per pass: the pass's mean loss with 17 significant digits ("6.2429412345678901e-01"),
+/// atomically (the whole file or, on failure, none). Throws attn::IoError if it cannot be written.
 void write_loss_log(const arma::vec& pass_loss, const std::filesystem::path& file);
 
 // ---- the step-through widget --------------------------------------------------------------------

@@ -42,6 +42,9 @@ arma::mat bilinear_scores(const arma::mat& X, const arma::mat& M) {
 // [kernel_smoothing]
 arma::mat kernel_smoothing(const arma::mat& Q, const arma::mat& K, const arma::mat& V) {
   require_qkv(Q, K, V, "kernel_smoothing", false);
+  if (!Q.is_finite() || !K.is_finite() || !V.is_finite()) {
+    throw std::invalid_argument("kernel_smoothing: Q, K or V has a non-finite entry (NaN or inf)");
+  }
   const double scale = std::sqrt(static_cast<double>(K.n_cols));
   arma::mat H(Q.n_rows, V.n_cols, arma::fill::zeros);
   for (arma::uword i = 0; i < Q.n_rows; ++i) {
@@ -50,6 +53,10 @@ arma::mat kernel_smoothing(const arma::mat& Q, const arma::mat& K, const arma::m
       const double kernel = std::exp(arma::dot(Q.row(i), K.row(j)) / scale);  // positive compatibility
       H.row(i) += kernel * V.row(j);
       total += kernel;
+    }
+    if (!std::isfinite(total)) {  // exp of a score beyond about 709 overflows
+      throw std::invalid_argument("kernel_smoothing: row " + std::to_string(i) +
+                                  "'s kernel sum overflows (a score q.k / sqrt(d_k) above about 709)");
     }
     H.row(i) /= total;  // a weighted average of the values
   }

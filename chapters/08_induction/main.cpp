@@ -236,7 +236,7 @@ int main(int argc, char** argv) {
     o.seed = in_range("--seed", 0, std::numeric_limits<long long>::max(), 1);
     o.steps = in_range("--steps", 1, 1000000, quick ? 700 : 1000);
     o.lr = attn::cli::finite("--lr", vm["lr"].as<double>());
-    if (!(o.lr > 0 && o.lr <= 1)) throw attn::cli::UsageError("--lr must be in (0, 1], got " + attn::cli::quoted_number(o.lr));
+    if (!(o.lr > 0 && o.lr <= 1)) throw attn::cli::UsageError("--lr must be in (0, 1], got " + attn::cli::as_typed("--lr", o.lr));
     o.data.fixed_offset = fixed;
     o.held_out = quick ? 128 : 256;
     const arma::uword heads = in_range("--heads", 1, 64, 2), width = in_range("--width", 1, 256, 32);
@@ -267,11 +267,18 @@ int main(int argc, char** argv) {
               << o.shape.d_k << "), causal, no MLP. Adam, lr " << format_number(o.lr, 4) << ", " << o.steps
               << " steps of " << o.batch << " fresh sequences; " << o.held_out << " held-out sequences.\n\n";
     std::cout << "Training (held-out losses, nats):\n";
-    const ch08::LabResult r = ch08::train(o, [](const ch08::Checkpoint& c) {
-      std::cout << "  step " << c.step << ": every position " << format_number(c.held_out.overall, kPrecision)
-                << ", first occurrence " << format_number(c.held_out.first, kPrecision) << ", repeat "
-                << format_number(c.held_out.repeat, kPrecision) << '\n';
-    });
+    attn::DivergenceWatch watch(o.lr);  // a diverging run stops with exit 1, its results unreported
+    ch08::LabResult r;
+    try {
+      r = ch08::train(o, [&](const ch08::Checkpoint& c) {
+        std::cout << "  step " << c.step << ": every position " << format_number(c.held_out.overall, kPrecision)
+                  << ", first occurrence " << format_number(c.held_out.first, kPrecision) << ", repeat "
+                  << format_number(c.held_out.repeat, kPrecision) << '\n';
+        watch.observe(static_cast<long long>(c.step), c.held_out.overall);
+      });
+    } catch (const std::invalid_argument& e) {
+      watch.refused(e.what());  // a non-finite score mid-training
+    }
     std::cout << "wall time of training: " << format_number(r.seconds, 1) << " s\n";
 
     ch08::ForwardPass pass;

@@ -2,11 +2,14 @@
 /// \brief Training, saving and loading a run (see lab.hpp).
 #include "lab.hpp"
 
+#include "common/files.hpp"
+
 #include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <iomanip>
+#include <limits>
 #include <sstream>
 
 namespace ch09 {
@@ -82,7 +85,12 @@ Run train(const Corpus& corpus, const Vocabulary& vocab, TrainOptions o,
   run.curve.push_back({0, std::log(static_cast<double>(o.shape.vocab)), held_out_loss(run.model, held)});
   for (arma::uword step = 1; step <= o.steps; ++step) {
     const Windows batch = sample_windows(rng, text, o.batch, o.windows);
-    const double loss = trainer.step(run.model, batch.tokens);  // forward, loss, backward, Adam
+    double loss = std::numeric_limits<double>::quiet_NaN();
+    try {
+      loss = trainer.step(run.model, batch.tokens);  // forward, loss, backward, Adam
+    } catch (const std::invalid_argument&) {
+      // a non-finite score: the parameters already hold NaN or inf, reported as divergence below
+    }
     if (!std::isfinite(loss) || loss > limit) throw Divergence(step, loss);
     recent += loss, ++in_recent;
     const bool point = step % o.eval_every == 0 || step == o.steps;
@@ -116,17 +124,6 @@ std::string unhex(const std::string& s) {
   return out;
 }
 
-void write_whole(const fs::path& path, const std::string& text) {
-  const fs::path tmp = path.string() + ".tmp";
-  {
-    std::ofstream out(tmp);
-    if (!(out << text) || !out.flush()) throw std::runtime_error("cannot write " + tmp.string());
-  }
-  std::error_code ec;
-  fs::rename(tmp, path, ec);
-  if (ec) throw std::runtime_error("cannot write " + path.string());
-}
-
 }  // namespace
 
 void save_run(const Run& run, const std::string& dir) {
@@ -141,7 +138,7 @@ void save_run(const Run& run, const std::string& dir) {
       << "\nrepeat_share " << o.windows.repeat_share << "\neval_every " << o.eval_every << "\nseconds " << run.seconds
       << "\ncharacters " << hex(run.characters) << "\ncurve " << run.curve.size() << '\n';
   for (const CurvePoint& p : run.curve) out << p.step << ' ' << p.train << ' ' << p.held_out << '\n';
-  write_whole(fs::path(dir) / "run.txt", out.str());
+  attn::write_file_atomically(fs::path(dir) / "run.txt", out.str());
 }
 
 Run load_run(const std::string& dir, const Vocabulary& vocab) {

@@ -71,10 +71,10 @@ Flags read_flags(const po::variables_map& vm) {
   f.train.seed = count_flag(vm, "seed", 0, std::numeric_limits<long long>::max());
   f.train.windows.repeat_share = attn::cli::finite("--repeat-share", vm["repeat-share"].as<double>());
   if (f.train.windows.repeat_share < 0 || f.train.windows.repeat_share > 1) {
-    throw UsageError("--repeat-share must be in [0, 1], got " + attn::cli::quoted_number(f.train.windows.repeat_share));
+    throw UsageError("--repeat-share must be in [0, 1], got " + attn::cli::as_typed("--repeat-share", f.train.windows.repeat_share));
   }
   f.train.lr = attn::cli::finite("--lr", vm["lr"].as<double>());
-  if (!(f.train.lr > 0 && f.train.lr <= 1)) throw UsageError("--lr must be in (0, 1], got " + attn::cli::quoted_number(f.train.lr));
+  if (!(f.train.lr > 0 && f.train.lr <= 1)) throw UsageError("--lr must be in (0, 1], got " + attn::cli::as_typed("--lr", f.train.lr));
   f.sentence = vm["sentence"].as<std::string>();
   if (f.sentence.empty() || f.sentence.size() > f.train.shape.context) {
     throw UsageError("--sentence must have 1 to 128 characters, got " + std::to_string(f.sentence.size()));

@@ -1,0 +1,70 @@
+/// \file faults.hpp
+/// \brief Runtime failures a chapter reports and survives (a plot gnuplot could not draw), and
+/// training that diverged.
+///
+/// A chapter carries on past a failed plot, but the program must not then exit 0: report_failure()
+/// prints the one-line error at once and counts it, and cli::run() turns a non-zero count into
+/// exit code 1 (runtime failure).
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace attn {
+
+/// Sets the name error lines start with (cli::run sets it to the chapter's executable name).
+void set_program_name(const std::string& name);
+/// The name error lines start with ("attn" until set).
+const std::string& program_name();
+
+/// Prints "<program>: error: <message>" as one line on stderr and counts a runtime failure.
+void report_failure(const std::string& message);
+/// How many runtime failures were reported so far.
+int failure_count();
+
+/// Training whose loss became non-finite or grew far past its start (a runtime failure, exit 1).
+class TrainingDiverged : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// The divergence rule of every training chapter: the loss at a step diverged if it is NaN or
+/// infinite, or larger than 10 x max(first loss, 1 nat). The 1-nat floor keeps a run that starts
+/// from trained parameters (first loss near 0) from being called diverged over a small bump; a
+/// cross-entropy over a vocabulary of V words starts near ln V nats, so 10x is far past any start.
+inline constexpr double kDivergenceFactor = 10.0;
+
+/// The index of the first loss in `losses` that breaks the divergence rule (against `losses[0]`),
+/// or nothing if none does. Throws std::invalid_argument if `losses` is empty.
+std::optional<std::size_t> first_divergence(const std::vector<double>& losses);
+
+/// Throws TrainingDiverged if `losses` (one per `unit`, e.g. "step" or "pass", counted from 1)
+/// breaks the divergence rule. The message names the unit and its number, the loss there, the
+/// limit, the learning rate `lr` and suggests a smaller --lr; claims are not evaluated on it.
+void require_converging(const std::vector<double>& losses, const std::string& unit, double lr);
+
+/// The divergence rule applied while training runs, one loss at a time, so a run can stop at the
+/// first bad step: `observe(step, loss)` throws TrainingDiverged (as require_converging words it)
+/// once the loss breaks the rule against the first loss observed.
+class DivergenceWatch {
+ public:
+  /// `lr`: the learning rate the message quotes; `unit`: what a step is called ("step", "pass").
+  explicit DivergenceWatch(double lr, std::string unit = "step") : lr_(lr), unit_(std::move(unit)) {}
+  /// Records the loss at `step`; throws TrainingDiverged if it breaks the rule.
+  void observe(long long step, double loss);
+  /// For a non-finite value that a library function refused mid-training (softmax throws
+  /// std::invalid_argument on NaN scores): throws TrainingDiverged naming the last step observed
+  /// and `why`.
+  [[noreturn]] void refused(const std::string& why) const;
+
+ private:
+  double lr_;
+  std::string unit_;
+  std::optional<double> first_;
+  long long last_step_ = 0;
+};
+
+}  // namespace attn

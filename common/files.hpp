@@ -1,0 +1,142 @@
+/// \file files.hpp
+/// \brief Files that appear whole or not at all, bounded reads of input files, and cleanup on signals.
+///
+/// Every file a chapter writes (PNG, `.dat`, saved parameters, loss logs) goes through AtomicFile or
+/// TempPath: the bytes go to a generated name in the target's own folder (`.attn-tmp-<pid>-<n>.<ext>`,
+/// only safe characters), every write and the close are checked, and a rename puts the file in
+/// place. rename() replaces whatever is at the target in one step (a previous good file stays until
+/// then; a symbolic link at the target is replaced, not followed), so runs into one folder at the
+/// same time never see each other's half-written files. A temporary name that is never committed is
+/// removed by its destructor, and by a handler for SIGINT, SIGTERM, SIGHUP and SIGPIPE, which
+/// removes every registered temporary name, stops a running child (gnuplot) and then lets the signal
+/// end the program as it would have.
+///
+/// Failures throw IoError (a runtime failure, exit code 1) naming the file and the operating
+/// system's reason, e.g. "cannot write plots/ch01_mixtures.dat: No space left on device".
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstddef>
+#include <filesystem>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace attn {
+
+/// A file could not be written, renamed or read for a reason outside the user's input
+/// (disk full, I/O error): a runtime failure, exit code 1.
+class IoError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// An input file that is not usable as given (missing, not a regular file, too large): a usage
+/// error, exit code 2. Derives from std::invalid_argument, which the error rule maps to 2.
+class InputFileError : public std::invalid_argument {
+ public:
+  using std::invalid_argument::invalid_argument;
+};
+
+/// The operating system's text for an errno value, e.g. "No space left on device".
+std::string os_reason(int error_number);
+
+/// A path as error messages quote it: between single quotes, non-printable bytes shown as escapes
+/// (cli::printable); a path longer than 160 characters keeps its first 60 and last 80 (where the
+/// file name is) around "...".
+std::string quoted_path(const std::filesystem::path& path);
+
+/// A generated temporary name in `folder`, `.attn-tmp-<pid>-<n><extension>`, registered for removal on
+/// SIGINT/SIGTERM/SIGHUP/SIGPIPE and removed by the destructor unless commit() renamed it into place.
+/// The name holds only [A-Za-z0-9._-], so it is safe to hand to gnuplot relative to `folder`.
+/// `extension` (e.g. ".png") must hold only those characters too (std::invalid_argument otherwise).
+class TempPath {
+ public:
+  /// Reserves the name in `folder` (nothing is created yet) and registers it for cleanup.
+  TempPath(const std::filesystem::path& folder, const std::string& extension);
+  /// Removes the file unless committed, and unregisters the name.
+  ~TempPath();
+  TempPath(const TempPath&) = delete;
+  TempPath& operator=(const TempPath&) = delete;
+
+  /// The full path of the temporary name.
+  const std::filesystem::path& path() const { return path_; }
+  /// The name alone, relative to its folder (what a child started in that folder is told).
+  std::string name() const { return path_.filename().string(); }
+  /// Creates the temporary file holding `text` (checked writes and close; IoError naming `what`).
+  void write_all(const std::string& text, const std::string& what);
+  /// Renames the temporary file onto `target` (same folder), replacing what is there.
+  /// Throws IoError with the reason (e.g. "Is a directory" when a folder holds the target's name).
+  void commit(const std::filesystem::path& target);
+
+ private:
+  std::filesystem::path path_;
+  int slot_ = -1;
+  bool committed_ = false;
+};
+
+/// A file written whole or not at all: bytes go to a TempPath beside `target`; commit() checks the
+/// close and renames. Without commit() (an exception, an early return) the temporary is removed
+/// and `target` is left as it was.
+class AtomicFile {
+ public:
+  /// Creates the temporary beside `target` (IoError if the folder refuses it, or replace_problem()
+  /// finds something at `target` that is not a regular file or a link).
+  explicit AtomicFile(std::filesystem::path target);
+  /// Closes the file if still open; the temporary is removed unless committed.
+  ~AtomicFile();
+  AtomicFile(const AtomicFile&) = delete;
+  AtomicFile& operator=(const AtomicFile&) = delete;
+
+  /// Appends `bytes`; throws IoError with the reason if the system takes fewer.
+  void write(const std::string& bytes);
+  /// Closes (checked: a delayed write error surfaces here) and renames onto the target.
+  void commit();
+  /// Closes without renaming; commit_all() renames afterwards.
+  void close();
+  /// The file this will become.
+  const std::filesystem::path& target() const { return target_; }
+  /// The temporary file being written.
+  const std::filesystem::path& temp_path() const { return temp_.path(); }
+
+  /// Closes every file, then renames them all with the termination signals held back, so a set of
+  /// files (a saved parameter set) is replaced together: if any close fails, none is renamed.
+  static void commit_all(std::vector<AtomicFile*> files);
+
+ private:
+  std::filesystem::path target_;
+  TempPath temp_;
+  int fd_ = -1;
+};
+
+/// Writes `text` to `path` through an AtomicFile.
+void write_file_atomically(const std::filesystem::path& path, const std::string& text);
+
+/// The largest input file the programs read (1 MiB): a parameter file of this tutorial is a few
+/// kilobytes, and a limit keeps a mistaken path (a log, /dev/zero) from filling memory.
+inline constexpr std::size_t kMaxInputFileBytes = std::size_t{1} << 20;
+
+/// Reads a whole input file after checking, on the opened file itself, that it is a regular file
+/// (a FIFO, device, socket or folder is refused: open does not wait for a writer) of at most
+/// `limit` bytes. Throws InputFileError naming the path and the reason.
+std::string read_input_file(const std::filesystem::path& path, std::size_t limit = kMaxInputFileBytes);
+
+/// Why an output may not be written at `target`, or "" if it may: something other than a regular
+/// file or a symbolic link is there (a folder, a device such as /dev/full, a FIFO), which a rename
+/// would replace or fail on. Symbolic links are replaced by the new file, not followed.
+std::string replace_problem(const std::filesystem::path& target);
+
+/// Why files cannot be created in `folder` (creating it and its parents first if `create`), or an
+/// empty string if they can: a real file is created and removed there, so read-only folders and
+/// file systems are found before any work is done.
+std::string folder_problem(const std::filesystem::path& folder, bool create = true);
+
+/// Installs the cleanup handler for SIGINT, SIGTERM, SIGHUP and SIGPIPE (done by the first TempPath;
+/// idempotent). Signals ignored at start (e.g. SIGINT under nohup) stay ignored.
+void install_cleanup_handlers();
+
+/// Tells the cleanup handler which child process group to kill (0: none).
+void set_child_for_cleanup(pid_t process_group);
+
+}  // namespace attn
