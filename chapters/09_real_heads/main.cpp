@@ -40,7 +40,7 @@ po::options_description options() {
       ("seed", po::value<long long>()->value_name("N")->default_value(1), "seeds the weights and the training windows")
       ("repeat-share", po::value<double>()->value_name("P")->default_value(1.0),
        "share of training windows that hold a snippet followed by itself (0 = plain text)")
-      ("lr", po::value<double>()->value_name("RATE")->default_value(3e-3), "Adam learning rate, in (0, 1]")
+      ("lr", po::value<double>()->value_name("RATE")->default_value(3e-3, "0.003"), "Adam learning rate, in (0, 1]")
       ("sentence", po::value<std::string>()->value_name("TEXT")->default_value(ch09::kDefaultSentence),
        "the text of the head view (1 to 128 printable characters)")
       ("save", po::value<std::string>()->value_name("DIR"), "save the trained model into DIR")
