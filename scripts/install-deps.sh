@@ -13,6 +13,7 @@ packages=(
   doxygen libjs-mathjax
   libbenchmark-dev
   chromium
+  fortunes
 )
 # The browser test drives Chromium with playwright-core (npm ci, tests/browser/package-lock.json).
 # Node.js and npm come from Debian only when the machine has none (a NodeSource node ships its own npm).
