@@ -104,6 +104,7 @@ Baselines baselines(const Corpus& corpus, const Vocabulary& vocab, const Model& 
 }
 // [baselines]
 
+// [head_view]
 HeadView head_view(const Model& model, const Vocabulary& vocab, const std::string& sentence) {
   const arma::umat tokens = window_of(vocab, sentence, model.shape.context);
   Pass pass;
@@ -129,7 +130,9 @@ HeadView head_view(const Model& model, const Vocabulary& vocab, const std::strin
   }
   return view;
 }
+// [head_view]
 
+// [top_pairs]
 Contributions contributions(const HeadView& view) {
   Contributions out;
   double worst = 2.0;  // the top weight's contribution as a share of the top contribution
@@ -152,6 +155,7 @@ Contributions contributions(const HeadView& view) {
   }
   return out;
 }
+// [top_pairs]
 
 // [roles]
 Roles roles(const Model& model, const Probes& probes) {

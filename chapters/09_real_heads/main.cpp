@@ -121,9 +121,29 @@ int bench(const Flags& f) {
   return 0;
 }
 
-ch09::Run obtain_run(const Flags& f, const ch09::Corpus& corpus, const ch09::Vocabulary& vocab) {
-  if (f.load) {
-    ch09::Run run = ch09::load_run(*f.load, vocab);
+/// The model --load names, read before anything is printed: a missing or malformed folder is a
+/// usage error (exit 2), one line, like any other unusable input file.
+std::optional<ch09::Run> load_given(const Flags& f, const ch09::Vocabulary& vocab) {
+  if (!f.load) return std::nullopt;
+  try {
+    return ch09::load_run(*f.load, vocab);
+  } catch (const std::exception& e) {
+    throw UsageError(std::string("--load: ") + e.what());
+  }
+}
+
+/// Refuses a --save folder that cannot be written before minutes of training (exit 2).
+void check_save(const Flags& f) {
+  if (!f.save) return;
+  if (const std::string problem = attn::folder_problem(*f.save); !problem.empty()) {
+    throw UsageError("--save: " + problem);
+  }
+}
+
+ch09::Run obtain_run(const Flags& f, std::optional<ch09::Run> loaded, const ch09::Corpus& corpus,
+                     const ch09::Vocabulary& vocab) {
+  if (loaded) {
+    ch09::Run run = std::move(*loaded);
     std::cout << "Loaded the model saved in " << *f.load << " (trained in " << attn::format_number(run.seconds, 0)
               << " s).\n";
     return run;
@@ -158,12 +178,14 @@ int main(int argc, char** argv) {
     if (flags.bench > 0) return bench(flags);
     attn::Plotter plots(flags.plots);
 
-    std::cout << "Chapter 09 - Watch real heads: a small transformer trained on real English text\n\n";
     const ch09::Corpus corpus = ch09::read_corpus(flags.corpus);
     const ch09::Vocabulary vocab(corpus.train_text);
+    std::optional<ch09::Run> loaded = load_given(flags, vocab);
+    check_save(flags);
+    std::cout << "Chapter 09 - Watch real heads: a small transformer trained on real English text\n\n";
     ch09::Run run;
     try {
-      run = obtain_run(flags, corpus, vocab);
+      run = obtain_run(flags, std::move(loaded), corpus, vocab);
     } catch (const ch09::Divergence& d) {
       std::cerr << "ch09_real_heads: error: " << d.what() << "; try a smaller --lr (now "
                 << attn::format_number(flags.train.lr, 4) << "); claims skipped\n";

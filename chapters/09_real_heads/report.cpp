@@ -14,6 +14,27 @@ using attn::format_number;
 namespace {
 
 constexpr int kPrecision = 3;
+constexpr std::size_t kWidth = 100;  ///< the widest line the chapter prints (the book's pages show 100)
+
+/// Prints `text` word by word in lines of at most kWidth characters, the first indented by two
+/// spaces, the rest by four; `last` (kept whole) ends the final line.
+void print_wrapped(std::ostream& out, const std::string& text, const std::string& last = "") {
+  std::istringstream words(text);
+  std::string line = "  ";
+  bool empty = true;
+  const auto add = [&](const std::string& word) {
+    if (!empty && line.size() + 1 + word.size() > kWidth) {
+      out << line << "\n";
+      line = "    ";
+      empty = true;
+    }
+    line += (empty ? "" : " ") + word;
+    empty = false;
+  };
+  for (std::string word; words >> word;) add(word);
+  if (!last.empty()) add(last);
+  out << line << "\n";
+}
 
 std::string percent(arma::uword part, arma::uword whole) {
   return format_number(100.0 * static_cast<double>(part) / static_cast<double>(whole), 1) + "%";
@@ -46,22 +67,22 @@ Report make_report(const Corpus& corpus, const Vocabulary& vocab, const Model& m
 }
 
 void print_claim(std::ostream& out, const Claim& c) {
-  out << "  " << c.statement << ": " << c.numbers << " (" << (c.holds ? "holds" : "does NOT hold") << ")   [" << c.tag
-      << "]\n";
+  print_wrapped(out, c.statement + ": " + c.numbers,
+                std::string(c.holds ? "(holds)" : "(does NOT hold)") + "   [" + c.tag + "]");
 }
 
 void print_data(std::ostream& out, const Corpus& corpus, const Vocabulary& vocab, const Run& run) {
   const attn::AttnOnlyShape& s = run.model.shape;
   out << "Data: " << corpus.files.size() << " fortune files, " << corpus.entries << " entries; every 20th entry ("
-      << corpus.held_entries << ") held out: " << corpus.train_text.size() << " training and "
+      << corpus.held_entries << ") held out:\n      " << corpus.train_text.size() << " training and "
       << corpus.held_text.size() << " held-out characters.\n"
       << "Tokens: " << vocab.size() << " (newline, " << vocab.characters().size() - 1
       << " printable characters, one for anything else).\n"
       << "Model: " << s.layers << " attention-only layers of " << s.heads << " heads (d_k = " << s.d_k << "), width "
-      << s.width << ", context " << s.context << ", learned positions, final layer norm; "
+      << s.width << ", context " << s.context << ",\n       learned positions, final layer norm; "
       << attn::parameter_count(s) << " parameters, trained in float.\n"
       << "Training: " << run.options.steps << " Adam steps (lr " << format_number(run.options.lr, 4) << ") of "
-      << run.options.batch << " windows, " << format_number(100 * run.options.windows.repeat_share, 0)
+      << run.options.batch << " windows,\n          " << format_number(100 * run.options.windows.repeat_share, 0)
       << "% of them a snippet of " << run.options.windows.min_snippet << "-" << run.options.windows.max_snippet
       << " characters followed by itself; seed " << run.options.seed << ".\n";
 }
@@ -107,7 +128,7 @@ void print_contributions(std::ostream& out, const Report& r) {
   out << "  A weight says how much of source j's value is mixed in; the value v_j and the output\n"
          "  projection W_O decide how large a vector that becomes (Kobayashi et al. 2020).\n"
       << "  top weight and top contribution disagree in " << c.disagree << " of " << c.cases << " (head, position) pairs ("
-      << percent(c.disagree, std::max<arma::uword>(c.cases, 1)) << "; figure ch09_contributions).\n";
+      << percent(c.disagree, std::max<arma::uword>(c.cases, 1)) << ";\n    figure ch09_contributions).\n";
   if (c.found) {
     const ContributionCase& e = c.example;
     out << "  the starkest, " << head_name(e.layer, e.head) << " reading at position " << e.query << " ('"
@@ -157,9 +178,9 @@ void print_ablations(std::ostream& out, const Report& r) {
     double single = 0.0;
     for (arma::uword h = 0; h < H; ++h) single += r.ablations[1 + l * H + h].random.repeat - base.random.repeat;
     const double together = r.ablations[1 + L * H + l].random.repeat - base.random.repeat;
-    out << "  layer " << l + 1 << ": its heads zeroed one at a time raise the random-repeat loss by "
-        << format_number(single, kPrecision) << " in sum, all together by " << format_number(together, kPrecision)
-        << (together > single + 0.1 ? " (more: a head left in place partly covers for one removed)\n" : "\n");
+    out << "  layer " << l + 1 << ", random-repeat loss rise: heads zeroed one at a time "
+        << format_number(single, kPrecision) << " in sum, all together " << format_number(together, kPrecision)
+        << (together > single + 0.1 ? "\n    (more: a head left in place partly covers for one removed)\n" : "\n");
   }
   print_claim(out, r.claims[2]);
 }
@@ -179,13 +200,17 @@ void print_bank(std::ostream& out, const Report& r) {
   add("mean within a sense (3 + 3 sentences)", b.within_sense);
   add("mean across senses", b.across_sense);
   t.print(out);
-  attn::Table reads({"sentence", "likeliest next characters", "L2 heads at the final 'k' read"});
+  // Two tables, so each fits in kWidth characters.
+  attn::Table next_table({"sentence", "likeliest next characters"});
+  attn::Table reads({"sentence", "L2 heads at the final 'k' read"});
   for (const BankReading& s : b.sentences) {
     std::string next, heads;
     for (const auto& [c, p] : s.next) next += (next.empty() ? "" : " ") + c + " " + format_number(p, 2);
     for (std::size_t k = s.reads.size() / 2; k < s.reads.size(); ++k) heads += (heads.empty() ? "" : ", ") + s.reads[k];
-    reads.add({"\"" + s.text + "\"", next, heads});
+    next_table.add({"\"" + s.text + "\"", next});
+    reads.add({"\"" + s.text + "\"", heads});
   }
+  next_table.print(out);
   reads.print(out);
   out << "  What the controls show: if \"honey\" and \"rover\" sit as close to \"river\" as \"money\" does,\n"
          "  the difference comes from the letters the words share, not from the sense of bank.\n";
