@@ -117,13 +117,11 @@ HeadView head_view(const Model& model, const Vocabulary& vocab, const std::strin
     const arma::mat Wo = arma::conv_to<arma::mat>::from(model.layers[l].Wo);
     for (arma::uword h = 0; h < H; ++h) {
       const arma::mat A = pattern(pass, l, h, 0).submat(0, 0, n - 1, n - 1);
-      // [contribution]
       // what source j sends through head h: v_j W_O^h (1 x width); its size scales each weight
       const arma::mat sent = V.submat(0, h * dk, n - 1, h * dk + dk - 1) * Wo.rows(h * dk, h * dk + dk - 1);
       const arma::rowvec size = arma::sqrt(arma::sum(arma::square(sent), 1)).t();  // ||v_j W_O^h||
       arma::mat norms = A;
       norms.each_row() %= size;  // ||a_ij v_j W_O^h|| = a_ij ||v_j W_O^h||
-      // [contribution]
       view.weights.push_back(A);
       view.contributions.push_back(norms);
     }
