@@ -14,6 +14,7 @@ packages=(
   libbenchmark-dev
   chromium
   clang-format clang-tidy   # scripts/check-format.sh, scripts/run-clang-tidy.sh
+  fortunes
 )
 # The browser test drives Chromium with playwright-core (npm ci, tests/browser/package-lock.json).
 # Node.js and npm come from Debian only when the machine has none (a NodeSource node ships its own npm).

@@ -59,6 +59,8 @@ BOOST_AUTO_TEST_CASE(every_bad_input_is_one_line_and_exit_2) {
   std::filesystem::create_symlink("/dev/zero", cat(bad_dir, "-zero/E.txt"));
   std::ofstream(cat(bad_dir, "-big/E.txt")) << std::string(2u << 20, '1');
   std::ofstream(cat(bad_dir, "-tiny/E.txt")) << "+0.5 1e-400\n";  // '+' is fine; 1e-400 rounds to 0
+  std::filesystem::create_directories("/tmp/attn-bad-ch09");
+  std::ofstream("/tmp/attn-bad-ch09/run.txt") << "garbage\n";  // not a run ch09_real_heads saved
 
   const std::vector<Case> cases{
       {"ch01_mixing", "--bogus", "bogus"},                                       // unknown flag
@@ -91,6 +93,18 @@ BOOST_AUTO_TEST_CASE(every_bad_input_is_one_line_and_exit_2) {
       {"ch08_induction", "--lr 100", "lr"},                                      // learning rate out of range
       {"ch08_induction", "--heads 3", "multiple"},                               // width not divisible
       {"ch08_induction", "--width 256 --steps 100000", "at most 4e7"},          // hours of training
+      {"ch09_real_heads", "--bogus", "bogus"},                                   // unknown flag
+      {"ch09_real_heads", "--steps 0", "steps"},                                 // zero size
+      {"ch09_real_heads", "--steps abc", "'abc' is not a number"},               // non-numeric
+      {"ch09_real_heads", "--lr nan", "finite"},                                 // non-finite
+      {"ch09_real_heads", "--repeat-share 1.5", "repeat-share"},                 // share out of [0, 1]
+      {"ch09_real_heads", "--sentence ''", "sentence"},                          // empty sentence
+      {"ch09_real_heads", "--load /nonexistent", "/nonexistent/run.txt"},        // no saved model there
+      {"ch09_real_heads", "--load /tmp/attn-bad-params", "run.txt"},             // not a saved model
+      {"ch09_real_heads", "--load /tmp/attn-bad-ch09", "not a run saved"},       // a garbage run.txt
+      {"ch09_real_heads", "--load /tmp/attn-bad-ch09 --steps 5", "only apply to training"},  // flag outside its mode
+      {"ch09_real_heads", "--save /sys", "not writable"},                        // read-only folder, before training
+      {"ch09_real_heads", "--cached ''", "folder name"},                         // empty folder name
       {"ch01_mixing", "--scale 1e308", "between -1000 and 1000"},                // huge finite number
       {"ch04_scaling", "--scores 1e308,1e308", "between -1e+06 and 1e+06"},      // huge finite scores
       {"ch04_scaling", "--scores '1,,2'", "empty entry"},                        // empty list entry
@@ -233,6 +247,20 @@ BOOST_AUTO_TEST_CASE(hostile_folder_names_run_nothing_and_the_plots_land) {
       }
       BOOST_TEST(leftovers(dir).empty());
       BOOST_TEST(r.out.find('\n' + std::string("system")) == std::string::npos);  // the report line stays one line
+    }
+  }
+  // Chapter 09 names its figures after its own sentence too: a short training run into two of the names.
+  for (const std::string& name : {names[1], names[3]}) {
+    BOOST_TEST_CONTEXT("ch09_real_heads " << attn::cli::printable(name)) {
+      const fs::path dir = base / name;
+      const attn::test::Run r = attn::test::run(cat("timeout 120 ", programs().at("ch09_real_heads"),
+                                                    " --quick --steps 20 --plots ", attn::test::quote(dir.string())));
+      BOOST_TEST(r.code == 0, r.err);
+      BOOST_TEST(!fs::exists(marker));
+      for (const char* png : {"ch09_loss_curve.png", "ch09_head_view.png", "ch09_bank.png"}) {
+        BOOST_TEST(attn::is_valid_png(dir / png), png);
+      }
+      BOOST_TEST(leftovers(dir).empty());
     }
   }
   fs::remove_all(base);  // names with newlines would trouble tools that scan the build tree (Doxygen)

@@ -1,13 +1,12 @@
 /// \file test_ch08_induction.cpp
-/// \brief Chapter 08: claims ind_01..ind_04 of ../shared/claims.md, gradient checks of every
-/// parameter group, the score functions on hand-built patterns, and the program run as a reader would.
+/// \brief Chapter 08: claims ind_01..ind_04 of ../shared/claims.md, the score functions on
+/// hand-built patterns, and the program run as a reader would (the shared model's gradient checks
+/// are in test_attn_only.cpp).
 #include <boost/test/unit_test.hpp>
 
 #include <filesystem>
 
 #include "circuit.hpp"
-#include "common/attention.hpp"
-#include "common/gradcheck.hpp"
 #include "common/plot.hpp"
 #include "lab.hpp"
 #include "model.hpp"
@@ -21,7 +20,6 @@ namespace {
 /// A tiny configuration: vocabulary 5, 6 positions, width 4, 2 heads of d_k 3 (d_k != width / heads).
 ch08::ModelShape tiny_shape() { return {5, 6, 4, 2, 3, 2}; }
 
-ch08::RepeatSpec tiny_spec() { return {5, 6, 2, 3, false}; }
 
 /// The program's --quick run (seed 1), trained once for all claim tests.
 const ch08::LabResult& quick_run(bool fixed) {
@@ -41,8 +39,8 @@ const ch08::LabResult& quick_run(bool fixed) {
 
 ch08::HeadScores scores_of(const ch08::LabResult& r) {
   ch08::ForwardPass pass;
-  ch08::forward(r.model, r.held_out.tokens, pass);
-  return ch08::head_scores(pass, r.held_out, r.model.shape.heads);
+  attn::forward(r.model, r.held_out.tokens, pass);
+  return ch08::head_scores(pass, r.held_out);
 }
 
 }  // namespace
@@ -77,69 +75,6 @@ BOOST_AUTO_TEST_CASE(claim_ind_03_ablation_needs_both_layers) {
 BOOST_AUTO_TEST_CASE(claim_ind_04_fixed_offset_first_layer_induction) {
   const ch08::HeadScores s = scores_of(quick_run(true));
   BOOST_TEST(s.induction.row(0).max() > 0.5, "first-layer induction scores " << s.induction.row(0));
-}
-
-BOOST_AUTO_TEST_SUITE_END()
-
-BOOST_AUTO_TEST_SUITE(backward)
-
-BOOST_AUTO_TEST_CASE(gradient_check_every_parameter_group) {
-  ch08::Rng rng(7);
-  ch08::Model model = ch08::init_model(tiny_shape(), rng);
-  const ch08::RepeatBatch batch = ch08::sample_repeats(rng, 3, tiny_spec());
-  const ch08::Targets targets = ch08::next_token_targets(batch.tokens);
-  ch08::ForwardPass pass;
-  const auto loss = [&] {
-    ch08::ForwardPass p;
-    ch08::forward(model, batch.tokens, p);
-    return ch08::next_token_loss(p, targets, nullptr);
-  };
-  ch08::forward(model, batch.tokens, pass);
-  arma::mat dlogits;
-  ch08::next_token_loss(pass, targets, &dlogits);
-  ch08::BackwardPass work;
-  ch08::backward(model, batch.tokens, pass, dlogits, work);
-  const std::vector<attn::Param> groups = ch08::param_groups(model, work.grad);
-  BOOST_TEST(groups.size() == 11u);  // E, P, 4 per layer, U
-  for (const attn::Param& g : groups) {
-    const attn::GradCheck check = attn::check_gradient(loss, *g.value, *g.grad, 1e-6, 1e-9);
-    BOOST_TEST(check.max_relative_error < 1e-6, g.name << ": " << check.max_relative_error);
-    BOOST_TEST(arma::abs(*g.grad).max() > 1e-6, g.name << " has an all-zero gradient");
-  }
-}
-
-BOOST_AUTO_TEST_CASE(causal_softmax_matches_softmax_rows_with_causal_mask) {
-  ch08::Rng rng(3);
-  const arma::mat S = rng.normal_matrix(7, 7, 3.0);
-  arma::mat A(7, 7);
-  ch08::causal_softmax(S, A);
-  const arma::mat expected = attn::softmax_rows(S + attn::causal_mask(7));
-  BOOST_TEST(arma::abs(A - expected).max() < 1e-15);
-  BOOST_TEST(A(0, 6) == 0.0);
-}
-
-BOOST_AUTO_TEST_CASE(batched_forward_matches_one_head_at_a_time) {
-  // Independent route: attn::attention per sequence and head, then Concat(heads) Wo.
-  ch08::Rng rng(11);
-  const ch08::Model model = ch08::init_model(tiny_shape(), rng);
-  const ch08::RepeatBatch batch = ch08::sample_repeats(rng, 2, tiny_spec());
-  ch08::ForwardPass pass;
-  ch08::forward(model, batch.tokens, pass);
-  const arma::uword T = 6, dk = 3;
-  for (arma::uword b = 0; b < 2; ++b) {
-    arma::mat X = model.P;
-    for (arma::uword t = 0; t < T; ++t) X.row(t) += model.E.row(batch.tokens(b, t));
-    for (const ch08::Layer& layer : model.layers) {
-      arma::mat H(T, 2 * dk);
-      for (arma::uword h = 0; h < 2; ++h) {
-        const arma::span cols(h * dk, h * dk + dk - 1);
-        H.cols(cols) = attn::attention(X, layer.Wq.cols(cols), layer.Wk.cols(cols), layer.Wv.cols(cols), {.causal = true}).H;
-      }
-      X += H * layer.Wo;
-    }
-    const arma::mat logits = X * model.U;
-    BOOST_TEST(arma::abs(logits - pass.logits.rows(b * T, b * T + T - 1)).max() < 1e-12);
-  }
 }
 
 BOOST_AUTO_TEST_SUITE_END()
@@ -204,11 +139,11 @@ BOOST_AUTO_TEST_CASE(bad_sizes_throw) {
   ch08::Rng rng(1);
   BOOST_CHECK_THROW(ch08::sample_repeats(rng, 1, {32, 20, 6, 12, false}), std::invalid_argument);
   BOOST_CHECK_THROW(ch08::sample_repeats(rng, 0, {}), std::invalid_argument);
-  BOOST_CHECK_THROW(ch08::init_model({32, 32, 0, 2, 16, 2}, rng), std::invalid_argument);
-  const ch08::Model model = ch08::init_model(tiny_shape(), rng);
+  BOOST_CHECK_THROW(attn::init_model<ch08::Real>({32, 32, 0, 2, 16, 2}, rng), std::invalid_argument);
+  const ch08::Model model = attn::init_model<ch08::Real>(tiny_shape(), rng);
   ch08::ForwardPass pass;
-  BOOST_CHECK_THROW(ch08::forward(model, arma::umat(2, 5, arma::fill::zeros), pass), std::invalid_argument);
-  BOOST_CHECK_THROW(ch08::forward(model, arma::umat(2, 6, arma::fill::value(5)), pass), std::invalid_argument);
+  BOOST_CHECK_THROW(attn::forward(model, arma::umat(2, 5, arma::fill::zeros), pass), std::invalid_argument);
+  BOOST_CHECK_THROW(attn::forward(model, arma::umat(2, 6, arma::fill::value(5)), pass), std::invalid_argument);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
@@ -239,15 +174,19 @@ BOOST_AUTO_TEST_CASE(bad_flags_exit_2_with_one_line) {
 
 BOOST_AUTO_TEST_SUITE_END()
 
-BOOST_AUTO_TEST_CASE(causal_softmax_refuses_non_finite_scores_as_softmax_does) {
-  arma::mat S(3, 3, arma::fill::zeros), A(3, 3);
-  ch08::causal_softmax(S, A);
-  BOOST_TEST(A(2, 0) == 1.0 / 3.0, boost::test_tools::tolerance(1e-15));
-  S(2, 1) = arma::datum::nan;
-  BOOST_CHECK_THROW(ch08::causal_softmax(S, A), std::invalid_argument);
-  S(2, 1) = arma::datum::inf;
-  BOOST_CHECK_THROW(ch08::causal_softmax(S, A), std::invalid_argument);
-  S(2, 1) = 0.0;
-  S(0, 2) = arma::datum::nan;  // above the diagonal: masked, never read
-  BOOST_CHECK_NO_THROW(ch08::causal_softmax(S, A));
+BOOST_AUTO_TEST_CASE(forward_refuses_non_finite_scores_as_softmax_does) {
+  // The lab's causal softmax lives in the shared model: a NaN or infinite parameter that reaches a
+  // score makes forward() throw rather than hand back NaN weights (ch08 then reports divergence).
+  attn::Rng rng(2);
+  ch08::Model model = attn::init_model<ch08::Real>({5, 6, 4, 2, 3, 2}, rng);
+  const arma::umat tokens(2, 6, arma::fill::zeros);
+  ch08::ForwardPass pass;
+  BOOST_CHECK_NO_THROW(attn::forward(model, tokens, pass));
+  BOOST_TEST(arma::accu(attn::attention_pattern(pass, 0, 0, 0).row(2)) == 1.0f, boost::test_tools::tolerance(1e-6f));
+  model.layers[0].Wq(1, 2) = std::numeric_limits<float>::quiet_NaN();
+  BOOST_CHECK_THROW(attn::forward(model, tokens, pass), std::invalid_argument);
+  model.layers[0].Wq(1, 2) = std::numeric_limits<float>::infinity();
+  BOOST_CHECK_THROW(attn::forward(model, tokens, pass), std::invalid_argument);
+  attn::AttnOnlyTrainer<ch08::Real> trainer(1e-2, 2);  // thrown inside a worker thread, rethrown here
+  BOOST_CHECK_THROW(trainer.step(model, tokens), std::invalid_argument);
 }

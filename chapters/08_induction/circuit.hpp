@@ -12,28 +12,15 @@
 #include <string>
 #include <vector>
 
+#include "common/head_roles.hpp"
 #include "model.hpp"
 #include "repeats.hpp"
 
 namespace ch08 {
 
-/// Mean previous-token weight of one T x T attention pattern: mean over i = 1 .. T-1 of A[i, i-1].
-/// 1 for a head that always reads the position just before; A is not modified.
-/// Throws std::invalid_argument unless A is square with T >= 2.
-double previous_token_score(const arma::mat& A);
-
-/// Mean induction weight of one T x T pattern on a sequence whose block is `block`: over every
-/// query in the repeat whose next token is also in the repeat (q = s + n + j, j = 0 .. n-2, with
-/// s = block.start, n = block.length), the weight A[q, s + j + 1] on the position just after the
-/// earlier occurrence of q's token. 1 for a perfect induction pattern; A is not modified.
-/// Throws std::invalid_argument if A is not square or the block does not fit.
-double induction_score(const arma::mat& A, const Block& block);
-
-/// Mean duplicate-token weight of one T x T pattern on a sequence of T tokens: over every query i
-/// whose token already occurred earlier, the total weight on those earlier positions j < i with
-/// tokens[j] == tokens[i]. 0 if no token repeats; A is not modified.
-/// Throws std::invalid_argument unless A is square and tokens has one entry per row.
-double duplicate_token_score(const arma::mat& A, const arma::urowvec& tokens);
+using attn::duplicate_token_score;
+using attn::induction_score;
+using attn::previous_token_score;
 
 /// Scores of every head, averaged over a batch.
 struct HeadScores {
@@ -43,7 +30,7 @@ struct HeadScores {
 };
 
 /// Scores of every head of the last forward pass over `batch` (run forward() on batch.tokens first).
-HeadScores head_scores(const ForwardPass& pass, const RepeatBatch& batch, arma::uword heads);
+HeadScores head_scores(const ForwardPass& pass, const RepeatBatch& batch);
 
 /// Mean next-token losses (nats) of a pass, split by where the target sits (see Region).
 struct RegionLosses {

@@ -2,28 +2,13 @@
 /// \brief The training loop (see lab.hpp).
 #include "lab.hpp"
 
-#include <dlfcn.h>
-#include <malloc.h>
-
 #include <chrono>
 #include <cmath>
 #include <stdexcept>
 #include <string>
 
-#include "common/optim.hpp"
 
 namespace ch08 {
-
-void prepare_for_small_matrices() {
-  // OpenBLAS may split even a 1024 x 32 product across threads; on a busy 2-core machine the
-  // hand-offs cost more than they save. Looked up at run time, so other BLAS libraries work too.
-  using SetThreads = void (*)(int);
-  if (void* f = ::dlsym(RTLD_DEFAULT, "openblas_set_num_threads")) reinterpret_cast<SetThreads>(f)(1);
-  // Keep freed matrices in the heap: returning them to the system each step and faulting the
-  // pages in again took about a fifth of the training time.
-  ::mallopt(M_MMAP_THRESHOLD, 64 << 20);
-  ::mallopt(M_TRIM_THRESHOLD, 256 << 20);
-}
 
 void validate(const LabOptions& o) {
   validate(o.shape);
@@ -51,9 +36,8 @@ RepeatBatch held_out_set(const LabOptions& options) {
 
 LabResult train(const LabOptions& options, const std::function<void(const Checkpoint&)>& progress) {
   validate(options);
-  prepare_for_small_matrices();
   Rng rng(options.seed);
-  LabResult result{init_model(options.shape, rng), held_out_set(options), {}, 0.0};
+  LabResult result{attn::init_model<Real>(options.shape, rng), held_out_set(options), {}, 0.0};
   const auto checkpoint = [&](arma::uword step) {
     result.curve.push_back({step, region_losses(result.model, result.held_out)});
     if (progress) progress(result.curve.back());
@@ -62,19 +46,10 @@ LabResult train(const LabOptions& options, const std::function<void(const Checkp
   const auto start = std::chrono::steady_clock::now();
   checkpoint(0);
   // [train]
-  attn::Adam adam(options.lr);
-  ForwardPass pass;
-  BackwardPass work;
-  work.grad = zero_model(options.shape);
-  const std::vector<attn::Param> groups = param_groups(result.model, work.grad);
-  arma::mat dlogits;
+  attn::AttnOnlyTrainer<Real> trainer(options.lr);
   for (arma::uword step = 1; step <= options.steps; ++step) {
     const RepeatBatch batch = sample_repeats(rng, options.batch, options.data);
-    const Targets targets = next_token_targets(batch.tokens);
-    forward(result.model, batch.tokens, pass);
-    next_token_loss(pass, targets, &dlogits);
-    backward(result.model, batch.tokens, pass, dlogits, work);
-    adam.step(groups);
+    trainer.step(result.model, batch.tokens);  // forward, loss, backward, Adam
     if (step % options.eval_every == 0 || step == options.steps) checkpoint(step);
   }
   // [train]

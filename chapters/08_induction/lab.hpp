@@ -27,10 +27,6 @@ struct LabOptions {
   std::uint64_t seed = 1;         ///< seeds the initial weights, training batches and held-out set
 };
 
-/// Sets BLAS to one thread (when it is OpenBLAS) and keeps freed memory in the heap: the model's
-/// matrices are small, so threads and page faults would dominate its time. train() calls it.
-void prepare_for_small_matrices();
-
 /// Throws std::invalid_argument for bad sizes (see validate() of ModelShape and RepeatSpec), a
 /// vocabulary or context that differ between model and data, zero steps, batch or held-out size,
 /// more than 10^6 steps or 4096 sequences, or a learning rate that is not finite and positive.
@@ -53,8 +49,9 @@ struct LabResult {
 /// The held-out set of a run (the same sequences train() evaluates on).
 RepeatBatch held_out_set(const LabOptions& options);
 
-/// Trains from scratch: each step samples `batch` fresh sequences, runs forward, the next-token
-/// loss over every position, backward, and one Adam step. `progress` (may be empty) is called at
+/// Trains from scratch: each step samples `batch` fresh sequences and takes one step of
+/// attn::AttnOnlyTrainer (forward, the next-token loss over every position, backward, Adam, with
+/// the batch split over the cores). `progress` (may be empty) is called at
 /// every checkpoint. Throws std::invalid_argument for bad options.
 LabResult train(const LabOptions& options, const std::function<void(const Checkpoint&)>& progress = {});
 

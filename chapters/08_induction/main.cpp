@@ -138,7 +138,7 @@ void draw_plots(attn::Plotter& plots, const ch08::LabResult& r, const ch08::Head
   // Attention patterns on held-out sequence 0, with the two copies of its block outlined.
   const ch08::Block& block = r.held_out.blocks[0];
   const auto pattern = [&](arma::uword l, arma::uword h, const std::string& why, const std::string& name) {
-    const arma::mat& A = ch08::attention_pattern(pass, l, h, 0, shape.heads);
+    const arma::mat A = arma::conv_to<arma::mat>::from(attn::attention_pattern(pass, l, h, 0));
     std::ostringstream data;
     data << "# source_position\treceiving_position\tweight (NaN: masked, j > i)\n";
     for (arma::uword i = 0; i < A.n_rows; ++i) {
@@ -288,8 +288,8 @@ int main(int argc, char** argv) {
     std::cout << "wall time of training: " << format_number(r.seconds, 1) << " s\n";
 
     ch08::ForwardPass pass;
-    ch08::forward(r.model, r.held_out.tokens, pass);
-    const ch08::HeadScores scores = ch08::head_scores(pass, r.held_out, heads);
+    attn::forward(r.model, r.held_out.tokens, pass);
+    const ch08::HeadScores scores = ch08::head_scores(pass, r.held_out);
     const std::vector<ch08::Ablation> ablations = ch08::ablation_study(r.model, r.held_out);
     print_losses(r);
     print_scores(scores, fixed);

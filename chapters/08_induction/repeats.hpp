@@ -2,40 +2,20 @@
 /// \brief Chapter 08 data: random token sequences in which one block recurs right after itself.
 ///
 /// Source: the article, "Reverse-engineer a head you trained" (its companion experiment trains on
-/// repeated patterns: A B ... A is continued with B). The generator is seeded and portable: it
-/// uses std::mt19937_64 directly (no standard-library distributions, whose output differs
-/// between implementations), so a seed gives the same sequences everywhere.
+/// repeated patterns: A B ... A is continued with B). Draws come from the portable attn::Rng, so a
+/// seed gives the same sequences everywhere.
 #pragma once
 
 #include <armadillo>
-#include <cstdint>
-#include <random>
 #include <vector>
+
+#include "common/head_roles.hpp"
+#include "common/rng.hpp"
 
 namespace ch08 {
 
-/// A seeded random source with portable uniform and normal draws.
-class Rng {
- public:
-  /// Seeds the Mersenne twister.
-  explicit Rng(std::uint64_t seed) : engine_(seed) {}
-  /// A uniform integer in [0, n); n > 0.
-  arma::uword below(arma::uword n);
-  /// A standard normal draw (Box-Muller).
-  double normal();
-  /// A rows x cols matrix of independent N(0, std^2) draws, filled column by column.
-  arma::mat normal_matrix(arma::uword rows, arma::uword cols, double std);
-
- private:
-  std::mt19937_64 engine_;
-};
-
-/// Where the repeated block sits in one sequence: its first copy occupies positions
-/// [start, start + length), the repeat [start + length, start + 2 length).
-struct Block {
-  arma::uword start = 0;   ///< first position of the first copy
-  arma::uword length = 0;  ///< tokens in the block (>= 2)
-};
+using attn::Block;
+using attn::Rng;
 
 /// How sequences are drawn.
 struct RepeatSpec {

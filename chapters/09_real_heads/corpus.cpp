@@ -1,0 +1,118 @@
+/// \file chapters/09_real_heads/corpus.cpp
+/// \brief Reading and cutting the fortunes corpus (see corpus.hpp).
+#include "corpus.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+namespace ch09 {
+
+namespace fs = std::filesystem;
+
+Vocabulary::Vocabulary(const std::string& text) : chars_("\n"), table_(256, 0) {
+  std::vector<bool> seen(256, false);
+  for (const char c : text) seen[static_cast<unsigned char>(c)] = true;
+  for (int c = 32; c < 127; ++c) {
+    if (seen[c]) chars_ += static_cast<char>(c);
+  }
+  std::fill(table_.begin(), table_.end(), chars_.size());  // the unknown token
+  for (std::size_t t = 0; t < chars_.size(); ++t) table_[static_cast<unsigned char>(chars_[t])] = t;
+}
+
+char Vocabulary::character(arma::uword token) const { return token < chars_.size() ? chars_[token] : '?'; }
+
+std::string Vocabulary::label(arma::uword token) const {
+  if (token >= chars_.size()) return "UNK";
+  const char c = chars_[token];
+  if (c == '\n') return "NL";
+  if (c == ' ') return "_";
+  return std::string(1, c);
+}
+
+arma::urowvec Vocabulary::encode(const std::string& text) const {
+  arma::urowvec out(text.size());
+  for (std::size_t i = 0; i < text.size(); ++i) out(i) = token(text[i]);
+  return out;
+}
+
+Corpus read_corpus(const std::string& folder) {
+  const std::string install = " (Debian: apt-get install fortunes, or scripts/install-deps.sh)";
+  std::error_code ec;
+  if (!fs::is_directory(folder, ec)) throw std::runtime_error("the fortunes folder " + folder + " is missing" + install);
+  Corpus c;
+  for (const fs::directory_entry& e : fs::directory_iterator(folder, ec)) {
+    if (e.is_symlink(ec) || !e.is_regular_file(ec) || e.path().has_extension()) continue;
+    c.files.push_back(e.path().filename().string());
+  }
+  std::sort(c.files.begin(), c.files.end());
+  for (const std::string& name : c.files) {
+    std::ifstream in(fs::path(folder) / name);
+    if (!in) throw std::runtime_error("cannot read " + (fs::path(folder) / name).string());
+    std::string line, entry;
+    const auto finish = [&] {
+      if (!entry.empty()) ((c.entries++ % 20 == 0) ? (++c.held_entries, c.held_text) : c.train_text) += entry;
+      entry.clear();
+    };
+    while (std::getline(in, line)) {
+      if (line == "%") finish();
+      else entry += line + '\n';
+    }
+    finish();
+  }
+  if (c.train_text.size() < 10000 || c.held_text.size() < 256) {
+    throw std::runtime_error("the fortunes folder " + folder + " holds too little text (" +
+                             std::to_string(c.train_text.size()) + " training characters)" + install);
+  }
+  return c;
+}
+
+void validate(const WindowSpec& s) {
+  if (s.min_snippet < 2 || s.min_snippet > s.max_snippet || 2 * s.max_snippet > s.context) {
+    throw std::invalid_argument("snippets of " + std::to_string(s.min_snippet) + " to " + std::to_string(s.max_snippet) +
+                                " characters and their repeats do not fit in " + std::to_string(s.context));
+  }
+  if (!(s.repeat_share >= 0.0 && s.repeat_share <= 1.0)) throw std::invalid_argument("the repeat share must be in [0, 1]");
+}
+
+namespace {
+
+/// A snippet at a uniform length and start, copied right after itself in window row b.
+attn::Block repeat_snippet(attn::Rng& rng, arma::umat& tokens, arma::uword b, const WindowSpec& spec) {
+  attn::Block block;
+  block.length = spec.min_snippet + rng.below(spec.max_snippet - spec.min_snippet + 1);
+  block.start = rng.below(spec.context - 2 * block.length + 1);
+  for (arma::uword j = 0; j < block.length; ++j) {
+    tokens(b, block.start + block.length + j) = tokens(b, block.start + j);
+  }
+  return block;
+}
+
+}  // namespace
+
+Windows sample_windows(attn::Rng& rng, const arma::urowvec& tokens, arma::uword count, const WindowSpec& spec) {
+  validate(spec);
+  if (tokens.n_elem <= spec.context) throw std::invalid_argument("sample_windows: the text is shorter than a window");
+  Windows w{arma::umat(count, spec.context), std::vector<attn::Block>(count)};
+  for (arma::uword b = 0; b < count; ++b) {
+    const arma::uword at = rng.below(tokens.n_elem - spec.context + 1);
+    w.tokens.row(b) = tokens.cols(at, at + spec.context - 1);
+    if (rng.uniform() < spec.repeat_share) w.blocks[b] = repeat_snippet(rng, w.tokens, b, spec);
+  }
+  return w;
+}
+
+Windows random_repeats(attn::Rng& rng, const arma::urowvec& alphabet, arma::uword count, const WindowSpec& spec) {
+  validate(spec);
+  if (alphabet.n_elem < 2) throw std::invalid_argument("random_repeats: the alphabet needs at least 2 tokens");
+  Windows w{arma::umat(count, spec.context), std::vector<attn::Block>(count)};
+  for (arma::uword b = 0; b < count; ++b) {
+    for (arma::uword t = 0; t < spec.context; ++t) w.tokens(b, t) = alphabet(rng.below(alphabet.n_elem));
+    w.blocks[b] = repeat_snippet(rng, w.tokens, b, spec);
+  }
+  return w;
+}
+
+}  // namespace ch09

@@ -1,0 +1,93 @@
+/// \file chapters/09_real_heads/corpus.hpp
+/// \brief Chapter 09 data: the English text of Debian's `fortunes` package, read at run time,
+/// split into entries, held out by entry, turned into character tokens, and cut into windows
+/// (plain text, or a snippet followed by itself).
+///
+/// Nothing from the corpus is stored in the repository: the folder is read when the program runs
+/// (scripts/install-deps.sh installs the package).
+#pragma once
+
+#include <armadillo>
+#include <string>
+#include <vector>
+
+#include "common/head_roles.hpp"
+#include "common/rng.hpp"
+
+namespace ch09 {
+
+/// Where Debian installs the fortune files.
+inline const std::string kFortuneFolder = "/usr/share/games/fortunes";
+
+/// Characters as tokens: token 0 is the newline, then every printable ASCII character found in
+/// the text in code order, then one token for anything else (tabs, bytes of UTF-8 characters,
+/// backspaces of overstruck text).
+class Vocabulary {
+ public:
+  /// The vocabulary of `text`: newline, the printable characters that occur, unknown.
+  explicit Vocabulary(const std::string& text);
+  /// Number of tokens (characters + 2).
+  arma::uword size() const { return chars_.size() + 1; }
+  /// The token of byte `c` (the unknown token for anything not in the vocabulary).
+  arma::uword token(char c) const { return table_[static_cast<unsigned char>(c)]; }
+  /// The character of a token ('\n' for the newline, '?' for the unknown token).
+  char character(arma::uword token) const;
+  /// A printable label of a token for tables and axes: "\n" as "NL", space as "_", unknown as "UNK".
+  std::string label(arma::uword token) const;
+  /// The unknown token.
+  arma::uword unknown() const { return chars_.size(); }
+  /// The characters in token order (without the unknown token); saved with a model, compared on load.
+  const std::string& characters() const { return chars_; }
+  /// Tokens of `text`, one per byte.
+  arma::urowvec encode(const std::string& text) const;
+
+ private:
+  std::string chars_;
+  std::vector<arma::uword> table_;
+};
+
+/// The corpus: training and held-out text, split by entry.
+struct Corpus {
+  std::vector<std::string> files;  ///< fortune files read, in name order
+  arma::uword entries = 0;         ///< entries (text between '%' lines) over all files
+  arma::uword held_entries = 0;    ///< entries held out
+  std::string train_text;          ///< the training entries, concatenated
+  std::string held_text;           ///< the held-out entries, concatenated
+};
+
+/// Reads every fortune file in `folder` (regular files whose names have no extension: the
+/// `.dat` indexes and `.u8` links are skipped), splits each at lines holding only '%', and holds
+/// out every 20th entry in reading order (5%, deterministic). Throws std::runtime_error naming the
+/// folder, and saying how to install it, if the folder is missing or holds no fortune text.
+Corpus read_corpus(const std::string& folder = kFortuneFolder);
+
+/// A batch of windows and, for windows with a repeat, where the snippet sits.
+struct Windows {
+  arma::umat tokens;               ///< count x context token ids, row = window
+  std::vector<attn::Block> blocks; ///< one per window; length 0 for a plain window
+};
+
+/// How training windows are drawn.
+struct WindowSpec {
+  arma::uword context = 128;     ///< tokens per window, T
+  double repeat_share = 1.0;     ///< share of windows that hold a snippet followed by itself
+  arma::uword min_snippet = 10;  ///< shortest snippet
+  arma::uword max_snippet = 64;  ///< longest snippet (2 max_snippet <= context)
+};
+
+/// Throws std::invalid_argument unless 2 <= min_snippet <= max_snippet, 2 max_snippet <= context
+/// and 0 <= repeat_share <= 1.
+void validate(const WindowSpec& spec);
+
+/// `count` windows of real text from `tokens` (a 1 x n row, n > context), each starting at a
+/// uniform offset. With probability spec.repeat_share a window holds a snippet of uniform length
+/// in [min_snippet, max_snippet] at a uniform start, its next `length` characters overwritten by
+/// the same snippet again (the window keeps real text before and after).
+Windows sample_windows(attn::Rng& rng, const arma::urowvec& tokens, arma::uword count, const WindowSpec& spec);
+
+/// `count` windows of uniformly random tokens drawn from `alphabet`, each with a snippet of
+/// length in [min_snippet, max_snippet] repeated right after itself (the induction test on text
+/// that means nothing).
+Windows random_repeats(attn::Rng& rng, const arma::urowvec& alphabet, arma::uword count, const WindowSpec& spec);
+
+}  // namespace ch09

@@ -1,0 +1,364 @@
+/// \file chapters/09_real_heads/heads.cpp
+/// \brief The chapter's measurements and claims (see heads.hpp).
+#include "heads.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+#include "common/head_roles.hpp"
+#include "common/print.hpp"
+
+namespace ch09 {
+
+namespace {
+
+constexpr arma::uword kProbeWindows = 64;
+constexpr std::uint64_t kProbeSeed = 20240917;
+
+arma::mat pattern(const Pass& pass, arma::uword l, arma::uword h, arma::uword b) {
+  return arma::conv_to<arma::mat>::from(attn::attention_pattern(pass, l, h, b));
+}
+
+/// -log p(target) of every target of a pass: B x (T - 1).
+arma::mat losses_of(const Model& model, const arma::umat& tokens, const arma::mat* keep = nullptr) {
+  Pass pass;
+  attn::forward(model, tokens, pass, keep);
+  return attn::next_token_losses(pass, tokens);
+}
+
+RegionLosses region_losses(const arma::mat& losses, const Windows& w) {
+  RegionLosses out;
+  double n_first = 0, n_repeat = 0;
+  for (arma::uword b = 0; b < losses.n_rows; ++b) {
+    const arma::uword s = w.blocks[b].start, n = w.blocks[b].length;
+    for (arma::uword j = 1; j < n; ++j) {  // targets s + j and s + n + j (the first of each copy is unannounced)
+      out.first += losses(b, s + j - 1), n_first += 1;
+      out.repeat += losses(b, s + n + j - 1), n_repeat += 1;
+    }
+  }
+  out.first /= std::max(n_first, 1.0);
+  out.repeat /= std::max(n_repeat, 1.0);
+  return out;
+}
+
+/// The stream at position `at` of the last forward: (layers + 1) x width.
+arma::mat stream_at(const Pass& pass, arma::uword at) {
+  arma::mat out(pass.layers.size() + 1, pass.X_out.n_cols);
+  for (std::size_t l = 0; l < pass.layers.size(); ++l) out.row(l) = arma::conv_to<arma::rowvec>::from(pass.layers[l].X.row(at));
+  out.row(pass.layers.size()) = arma::conv_to<arma::rowvec>::from(pass.X_out.row(at));
+  return out;
+}
+
+/// One window holding `text` at its start, padded with spaces.
+arma::umat window_of(const Vocabulary& vocab, const std::string& text, arma::uword context) {
+  if (text.empty() || text.size() > context) {
+    throw std::invalid_argument("a sentence must have 1 to " + std::to_string(context) + " characters, got " +
+                                std::to_string(text.size()));
+  }
+  arma::umat tokens(1, context);
+  tokens.fill(vocab.token(' '));
+  tokens.cols(0, text.size() - 1) = vocab.encode(text);
+  return tokens;
+}
+
+double cosine(const arma::rowvec& a, const arma::rowvec& b) {
+  return arma::dot(a, b) / (arma::norm(a) * arma::norm(b));
+}
+
+}  // namespace
+
+Probes make_probes(const Corpus& corpus, const Vocabulary& vocab, arma::uword context) {
+  attn::Rng rng(kProbeSeed);
+  const arma::urowvec held = vocab.encode(corpus.held_text);
+  WindowSpec all_repeat{context, 1.0, 10, std::min<arma::uword>(64, context / 2)};
+  arma::urowvec letters(26);
+  for (arma::uword i = 0; i < 26; ++i) letters(i) = vocab.token(static_cast<char>('a' + i));
+  return {held_out_windows(held, kProbeWindows, context), sample_windows(rng, held, kProbeWindows, all_repeat),
+          random_repeats(rng, letters, kProbeWindows, all_repeat)};
+}
+
+// [baselines]
+Baselines baselines(const Corpus& corpus, const Vocabulary& vocab, const Model& model, const Probes& probes) {
+  const arma::uword V = vocab.size();
+  const arma::urowvec train = vocab.encode(corpus.train_text), held = vocab.encode(corpus.held_text);
+  arma::vec unigram(V, arma::fill::ones);        // add-one counts
+  arma::mat bigram(V, V, arma::fill::ones);      // row = previous character
+  for (arma::uword t = 0; t < train.n_elem; ++t) {
+    unigram(train(t)) += 1;
+    if (t > 0) bigram(train(t - 1), train(t)) += 1;
+  }
+  unigram /= arma::accu(unigram);
+  bigram.each_col() /= arma::sum(bigram, 1);
+  Baselines b;
+  b.uniform = std::log(static_cast<double>(V));
+  for (arma::uword t = 1; t < held.n_elem; ++t) {
+    b.unigram -= std::log(unigram(held(t)));
+    b.bigram -= std::log(bigram(held(t - 1), held(t)));
+  }
+  b.held_chars = held.n_elem - 1;
+  b.unigram /= static_cast<double>(b.held_chars);
+  b.bigram /= static_cast<double>(b.held_chars);
+  b.model = arma::mean(arma::vectorise(losses_of(model, probes.plain)));
+  return b;
+}
+// [baselines]
+
+// [head_view]
+HeadView head_view(const Model& model, const Vocabulary& vocab, const std::string& sentence) {
+  const arma::umat tokens = window_of(vocab, sentence, model.shape.context);
+  Pass pass;
+  attn::forward(model, tokens, pass);
+  const arma::uword n = sentence.size(), H = model.shape.heads, dk = model.shape.d_k;
+  HeadView view{sentence, {}, model.shape.layers, H, {}, {}};
+  for (arma::uword t = 0; t < n; ++t) view.labels.push_back(vocab.label(tokens(0, t)));
+  for (arma::uword l = 0; l < view.layers; ++l) {
+    const arma::mat V = arma::conv_to<arma::mat>::from(pass.layers[l].part(2));
+    const arma::mat Wo = arma::conv_to<arma::mat>::from(model.layers[l].Wo);
+    for (arma::uword h = 0; h < H; ++h) {
+      const arma::mat A = pattern(pass, l, h, 0).submat(0, 0, n - 1, n - 1);
+      // what source j sends through head h: v_j W_O^h (1 x width); its size scales each weight
+      const arma::mat sent = V.submat(0, h * dk, n - 1, h * dk + dk - 1) * Wo.rows(h * dk, h * dk + dk - 1);
+      const arma::rowvec size = arma::sqrt(arma::sum(arma::square(sent), 1)).t();  // ||v_j W_O^h||
+      arma::mat norms = A;
+      norms.each_row() %= size;  // ||a_ij v_j W_O^h|| = a_ij ||v_j W_O^h||
+      view.weights.push_back(A);
+      view.contributions.push_back(norms);
+    }
+  }
+  return view;
+}
+// [head_view]
+
+// [top_pairs]
+Contributions contributions(const HeadView& view) {
+  Contributions out;
+  double worst = 2.0;  // the top weight's contribution as a share of the top contribution
+  for (arma::uword k = 0; k < view.weights.size(); ++k) {
+    const arma::mat& A = view.weights[k];
+    const arma::mat& C = view.contributions[k];
+    for (arma::uword i = 1; i < A.n_rows; ++i) {
+      const arma::rowvec a = A.row(i).cols(0, i), c = C.row(i).cols(0, i);
+      const arma::uword tw = a.index_max(), tc = c.index_max();
+      ++out.cases;
+      if (tw == tc) continue;
+      ++out.disagree;
+      const double share = c(tw) / c(tc);
+      if (share < worst) {
+        worst = share;
+        out.found = true;
+        out.example = {k / view.heads, k % view.heads, i, tw, tc, a, c};
+      }
+    }
+  }
+  return out;
+}
+// [top_pairs]
+
+// [roles]
+Roles roles(const Model& model, const Probes& probes) {
+  const arma::uword L = model.shape.layers, H = model.shape.heads, B = probes.plain.n_rows, T = model.shape.context;
+  Roles r{arma::mat(L, H, arma::fill::zeros), arma::mat(L, H, arma::fill::zeros), arma::mat(L, H, arma::fill::zeros),
+          arma::mat(L, H, arma::fill::zeros), {}, {}, 0.0, 0.0, 0.0};
+  Pass plain, natural, random;
+  attn::forward(model, probes.plain, plain);
+  attn::forward(model, probes.natural.tokens, natural);
+  attn::forward(model, probes.random.tokens, random);
+  const double w = 1.0 / static_cast<double>(B);
+  for (arma::uword l = 0; l < L; ++l) {
+    for (arma::uword h = 0; h < H; ++h) {
+      for (arma::uword b = 0; b < B; ++b) {
+        const arma::mat A = pattern(plain, l, h, b);
+        r.previous_token(l, h) += w * attn::previous_token_score(A);
+        r.duplicate_token(l, h) += w * attn::duplicate_token_score(A, probes.plain.row(b));
+        r.induction_random(l, h) += w * attn::induction_score(pattern(random, l, h, b), probes.random.blocks[b]);
+        r.induction_natural(l, h) += w * attn::induction_score(pattern(natural, l, h, b), probes.natural.blocks[b]);
+      }
+    }
+  }
+  r.natural = region_losses(attn::next_token_losses(natural, probes.natural.tokens), probes.natural);
+  r.random = region_losses(attn::next_token_losses(random, probes.random.tokens), probes.random);
+  const arma::mat losses = attn::next_token_losses(plain, probes.plain);  // column t: target t + 1
+  r.early = arma::mean(arma::vectorise(losses.cols(0, 15)));
+  r.late = arma::mean(arma::vectorise(losses.cols(T - 33, T - 2)));
+  r.in_context = r.late - r.early;
+  return r;
+}
+// [roles]
+
+// [ablations]
+std::vector<Ablation> ablations(const Model& model, const Probes& probes) {
+  const arma::uword L = model.shape.layers, H = model.shape.heads;
+  std::vector<Ablation> out;
+  const auto run = [&](const std::string& name, const arma::mat& keep) {
+    out.push_back({name, arma::mean(arma::vectorise(losses_of(model, probes.plain, &keep))),
+                   region_losses(losses_of(model, probes.natural.tokens, &keep), probes.natural),
+                   region_losses(losses_of(model, probes.random.tokens, &keep), probes.random)});
+  };
+  run("nothing", arma::mat(L, H, arma::fill::ones));
+  for (arma::uword l = 0; l < L; ++l) {
+    for (arma::uword h = 0; h < H; ++h) {
+      arma::mat keep(L, H, arma::fill::ones);
+      keep(l, h) = 0.0;  // this head's mixture never reaches the stream
+      run(head_name(l, h), keep);
+    }
+  }
+  for (arma::uword l = 0; l < L; ++l) {
+    arma::mat keep(L, H, arma::fill::ones);
+    keep.row(l).zeros();
+    run("all of layer " + std::to_string(l + 1), keep);
+  }
+  return out;
+}
+// [ablations]
+
+namespace {
+
+BankReading read_bank(const Model& model, const Vocabulary& vocab, const std::string& text, const std::string& sense) {
+  const arma::umat tokens = window_of(vocab, text, model.shape.context);
+  Pass pass;
+  attn::forward(model, tokens, pass);
+  const arma::uword at = text.size() - 1;  // the final 'k' of bank
+  BankReading r{text, sense, stream_at(pass, at), {}, {}};
+  for (arma::uword l = 0; l < model.shape.layers; ++l) {
+    for (arma::uword h = 0; h < model.shape.heads; ++h) {
+      const arma::rowvec a = pattern(pass, l, h, 0).row(at).cols(0, at);
+      const arma::uword j = a.index_max();
+      std::string read = "'";  // built piece by piece: GCC 12 misreports operator+ chains (stringop-overflow)
+      read += vocab.label(tokens(0, j));
+      read += "'@";
+      read += std::to_string(j);
+      read += ' ';
+      read += attn::format_number(a(j), 2);
+      r.reads.push_back(read);
+    }
+  }
+  arma::vec z = arma::conv_to<arma::vec>::from(pass.logits.row(at).t());
+  const arma::vec p = arma::exp(z - z.max()) / arma::accu(arma::exp(z - z.max()));
+  const arma::uvec order = arma::sort_index(p, "descend");
+  for (arma::uword k = 0; k < 5; ++k) r.next.emplace_back(vocab.label(order(k)), p(order(k)));
+  return r;
+}
+
+}  // namespace
+
+// [bank]
+BankStudy bank_study(const Model& model, const Vocabulary& vocab) {
+  const std::vector<std::pair<std::string, std::string>> texts{
+      {"the river bank", "river"},
+      {"we fished from the grassy river bank", "river"},
+      {"the boat drifted toward the muddy bank", "river"},
+      {"the money bank", "money"},
+      {"she paid her money into the bank", "money"},
+      {"the loan came from the savings bank", "money"},
+      {"the honey bank", "control"},
+      {"the rover bank", "control"}};
+  BankStudy s;
+  for (const auto& [text, sense] : texts) s.sentences.push_back(read_bank(model, vocab, text, sense));
+  const arma::uword stages = model.shape.layers + 1;
+  const auto cos_at = [&](std::size_t a, std::size_t b, arma::uword k) {
+    return cosine(s.sentences[a].stream.row(k), s.sentences[b].stream.row(k));
+  };
+  const std::vector<std::tuple<std::string, std::size_t, std::size_t>> pairs{
+      {"river vs money (sense differs)", 0, 3}, {"river vs honey (control)", 0, 6},
+      {"money vs honey (control)", 3, 6}, {"river vs rover (control)", 0, 7}};
+  s.cosines.set_size(pairs.size(), stages);
+  for (std::size_t p = 0; p < pairs.size(); ++p) {
+    s.pair_names.push_back(std::get<0>(pairs[p]));
+    for (arma::uword k = 0; k < stages; ++k) s.cosines(p, k) = cos_at(std::get<1>(pairs[p]), std::get<2>(pairs[p]), k);
+  }
+  s.within_sense.zeros(stages);
+  s.across_sense.zeros(stages);
+  for (arma::uword k = 0; k < stages; ++k) {
+    for (std::size_t a = 0; a < 6; ++a) {
+      for (std::size_t b = a + 1; b < 6; ++b) {
+        const bool same = (a < 3) == (b < 3);
+        (same ? s.within_sense : s.across_sense)(k) += cos_at(a, b, k) / (same ? 6.0 : 9.0);
+      }
+    }
+  }
+  return s;
+}
+// [bank]
+
+std::string head_name(arma::uword layer, arma::uword head) {
+  std::string name = "L";  // built piece by piece: GCC 12 misreports "L" + to_string(...) (stringop-overflow)
+  name += std::to_string(layer + 1);
+  name += ".H";
+  name += std::to_string(head);
+  return name;
+}
+
+std::vector<std::string> head_names(const Roles& r) {
+  std::vector<std::string> names;
+  for (arma::uword l = 0; l < r.previous_token.n_rows; ++l) {
+    for (arma::uword h = 0; h < r.previous_token.n_cols; ++h) {
+      std::string name;
+      const auto add = [&](const char* role, double score) {
+        name += (name.empty() ? "" : ", ") + std::string(role) + " (" + attn::format_number(score, 2) + ")";
+      };
+      if (r.previous_token(l, h) > 0.5) add("previous-token", r.previous_token(l, h));
+      if (r.induction_random(l, h) > 0.3) add("induction", r.induction_random(l, h));
+      if (r.duplicate_token(l, h) > 0.3) add("duplicate-token", r.duplicate_token(l, h));
+      names.push_back(name.empty() ? "no measured role" : name);
+    }
+  }
+  return names;
+}
+
+// [claims]
+Claim claim_beats_bigram(const Baselines& b) {
+  return {"real_01", "the model beats the bigram baseline on held-out text",
+          "model " + attn::format_number(b.model, 3) + " < bigram " + attn::format_number(b.bigram, 3) + " nats/char",
+          b.model < b.bigram};
+}
+
+Claim claim_previous_token_head(const Roles& r) {
+  const arma::uword h = r.previous_token.row(0).index_max();
+  const double top = r.previous_token(0, h);
+  return {"real_02", "a first-layer head is a previous-token head",
+          head_name(0, h) + " previous-token score " + attn::format_number(top, 3) + " > 0.5", top > 0.5};
+}
+
+Claim claim_induction_head(const Roles& r, const std::vector<Ablation>& a) {
+  const arma::uword L = r.induction_random.n_rows, H = r.induction_random.n_cols;
+  const arma::uword h = r.induction_random.row(L - 1).index_max();
+  const double score = r.induction_random(L - 1, h);
+  const double advantage = r.random.first - r.random.repeat;
+  const double rise = a.at(1 + (L - 1) * H + h).random.repeat - r.random.repeat;  // index 0 is "nothing"
+  return {"real_03", "a second-layer head is an induction head, and zeroing it costs the repeats",
+          head_name(L - 1, h) + " induction score " + attn::format_number(score, 3) + " > 0.3; zeroing it raises the " +
+              "random-repeat loss by " + attn::format_number(rise, 3) + " > half the in-context advantage " +
+              attn::format_number(advantage / 2, 3),
+          score > 0.3 && rise > advantage / 2};
+}
+
+Claim claim_contribution_differs(const Contributions& c) {
+  std::string numbers = std::to_string(c.disagree) + " of " + std::to_string(c.cases) +
+                        " (head, position) pairs have a top weight that is not the top contribution";
+  if (c.found) {
+    const ContributionCase& e = c.example;
+    numbers += "; e.g. " + head_name(e.layer, e.head) + " at position " + std::to_string(e.query) + ": weight " +
+               attn::format_number(e.weights(e.top_weight), 2) + " on " + std::to_string(e.top_weight) +
+               " gives " + attn::format_number(e.norms(e.top_weight), 2) + ", weight " +
+               attn::format_number(e.weights(e.top_contribution), 2) + " on " + std::to_string(e.top_contribution) +
+               " gives " + attn::format_number(e.norms(e.top_contribution), 2);
+  }
+  return {"real_04", "a head's largest weight need not be its largest contribution", numbers, c.disagree > 0};
+}
+
+Claim claim_bank_controls(const BankStudy& b) {
+  const arma::uword last = b.cosines.n_cols - 1;
+  const double sense = b.cosines(0, last), control = b.cosines(1, last);
+  const bool finite = b.cosines.is_finite() && b.within_sense.is_finite() && b.across_sense.is_finite();
+  const bool same_start = std::abs(b.cosines.col(0).min() - 1.0) < 1e-9;  // same 'k' at the same position
+  const std::string verdict = sense < control - 0.02 ? "the sense pair differs more than the letter control"
+                                                      : "the letter control differs as much: shared letters, not sense";
+  return {"real_05", "bank compared after each layer, with controls beside",
+          "after the last layer river vs money " + attn::format_number(sense, 3) + ", river vs honey " +
+              attn::format_number(control, 3) + " (" + verdict + ")",
+          finite && same_start};
+}
+// [claims]
+
+}  // namespace ch09

@@ -1,0 +1,166 @@
+/// \file chapters/09_real_heads/heads.hpp
+/// \brief Chapter 09 measurements, one result struct per section: baselines, the head view,
+/// contributions (weights vs ||a_ij v_j W_O||), measured roles, ablations, the bank comparison
+/// with controls, and names as summaries; then the claims real_01..real_05 as functions.
+///
+/// Sources: the article, "Watch real heads" (inspect where a head gathers and what it contributes;
+/// compare two uses of "bank" across heads and layers; treat a role as a hypothesis tested across
+/// inputs and with interventions) and "Reverse-engineer a head you trained"; Kobayashi et al.
+/// 2020, "Attention is Not Only a Weight: Analyzing Transformers with Vector Norms", §3
+/// (||alpha_ij f(x_j)||); Olsson et al. 2022, §2 (induction and in-context scores).
+#pragma once
+
+#include <armadillo>
+#include <string>
+#include <vector>
+
+#include "corpus.hpp"
+#include "lab.hpp"
+
+namespace ch09 {
+
+/// The inputs every measurement reads, fixed by a seed apart from training's.
+struct Probes {
+  arma::umat plain;  ///< 64 x T plain held-out windows
+  Windows natural;   ///< 64 held-out windows, each with a snippet repeated
+  Windows random;    ///< 64 windows of random lowercase letters, each with a snippet repeated
+};
+
+/// The probes of a vocabulary and corpus (deterministic).
+Probes make_probes(const Corpus& corpus, const Vocabulary& vocab, arma::uword context);
+
+/// Section 1: held-out cross-entropies (nats/char).
+struct Baselines {
+  double uniform = 0.0;  ///< ln(vocab)
+  double unigram = 0.0;  ///< training character frequencies (add-one), on the held-out text
+  double bigram = 0.0;   ///< p(c | previous c) from training counts (add-one), on the held-out text
+  double model = 0.0;    ///< the model on the plain held-out windows
+  arma::uword held_chars = 0;  ///< characters of held-out text the n-grams were scored on
+};
+
+/// Section 1 from the corpus, the vocabulary and the model.
+Baselines baselines(const Corpus& corpus, const Vocabulary& vocab, const Model& model, const Probes& probes);
+
+/// Section 2: every head's attention on one sentence.
+struct HeadView {
+  std::string sentence;             ///< what was read
+  std::vector<std::string> labels;  ///< one axis label per character
+  arma::uword layers = 0;           ///< rows of the grid
+  arma::uword heads = 0;            ///< columns of the grid
+  std::vector<arma::mat> weights;   ///< layers x heads patterns (index l heads + h), each n x n
+  std::vector<arma::mat> contributions;  ///< the same grid of ||a_ij v_j W_O^h|| (section 3)
+};
+
+/// Reads `sentence` (1 to context characters; the window is padded with spaces after it, which
+/// causal attention cannot see) and keeps every head's n x n weights and contribution norms.
+/// Throws std::invalid_argument for an empty or too long sentence.
+HeadView head_view(const Model& model, const Vocabulary& vocab, const std::string& sentence);
+
+/// Section 3: where the largest weight and the largest contribution disagree.
+struct ContributionCase {
+  arma::uword layer = 0;         ///< the head's layer
+  arma::uword head = 0;          ///< the head within its layer
+  arma::uword query = 0;         ///< the receiving position
+  arma::uword top_weight = 0;    ///< source with the largest weight a_ij
+  arma::uword top_contribution = 0;  ///< source with the largest ||a_ij v_j W_O^h||
+  arma::rowvec weights;          ///< a_ij over sources j <= query
+  arma::rowvec norms;            ///< ||a_ij v_j W_O^h|| over the same sources
+};
+
+/// Section 3 on a head view.
+struct Contributions {
+  arma::uword cases = 0;        ///< (head, query) pairs examined (queries from position 1 on)
+  arma::uword disagree = 0;     ///< of them, where the two arg-maxes differ
+  ContributionCase example;     ///< the disagreement where the top weight's contribution is smallest
+                                ///< relative to the top contribution
+  bool found = false;           ///< whether any disagreement exists
+};
+
+/// Section 3 from the head view of section 2.
+Contributions contributions(const HeadView& view);
+
+/// Next-token losses split by where the target sits in a window with a repeated snippet.
+struct RegionLosses {
+  double first = 0.0;   ///< targets inside the snippet's first copy
+  double repeat = 0.0;  ///< the same characters in the repeat (predictable by copying)
+};
+
+/// Section 4: measured roles, each layers x heads.
+struct Roles {
+  arma::mat previous_token;     ///< mean weight on i - 1, plain held-out text
+  arma::mat induction_random;   ///< induction score on repeated random letters
+  arma::mat induction_natural;  ///< induction score on repeated held-out text
+  arma::mat duplicate_token;    ///< weight on earlier copies of the same character, plain text
+  RegionLosses natural;         ///< losses on repeated natural text
+  RegionLosses random;          ///< losses on repeated random letters
+  double early = 0.0;           ///< plain-text loss at positions 1 .. 16
+  double late = 0.0;            ///< plain-text loss at positions T - 32 .. T - 1
+  double in_context = 0.0;      ///< late - early (negative: later characters are predicted better)
+};
+
+/// Section 4 on the probes.
+Roles roles(const Model& model, const Probes& probes);
+
+/// Section 5: one intervention and what it changed.
+struct Ablation {
+  std::string name;        ///< "L1.H2" or "all of layer 2"
+  double held_out = 0.0;   ///< plain held-out loss with it
+  RegionLosses natural;    ///< repeated natural text
+  RegionLosses random;     ///< repeated random letters
+};
+
+/// Section 5: zero each head alone, then each layer, on the probes; index 0 is nothing zeroed.
+std::vector<Ablation> ablations(const Model& model, const Probes& probes);
+
+/// Section 6: one sentence ending in "bank".
+struct BankReading {
+  std::string text;                ///< the sentence
+  std::string sense;               ///< "river", "money" or "control"
+  arma::mat stream;                ///< (layers + 1) x width: the final 'k' after the embedding and each layer
+  std::vector<std::string> reads;  ///< per head (l heads + h): the character it weighs most at the final 'k', and the weight
+  std::vector<std::pair<std::string, double>> next;  ///< the five likeliest next characters
+};
+
+/// Section 6: the sentences and their cosines.
+struct BankStudy {
+  std::vector<BankReading> sentences;  ///< river, money, then the controls
+  std::vector<std::string> pair_names; ///< e.g. "river vs money"
+  arma::mat cosines;                   ///< pairs x (layers + 1), column 0 after the embedding
+  arma::rowvec within_sense;           ///< mean cosine between sentences of the same sense, per stage
+  arma::rowvec across_sense;           ///< mean cosine between river and money sentences, per stage
+};
+
+/// Section 6: "the river bank", "the money bank", two longer sentences of each sense, and the
+/// controls "the honey bank" and "the rover bank".
+BankStudy bank_study(const Model& model, const Vocabulary& vocab);
+
+/// "L<layer + 1>.H<head>".
+std::string head_name(arma::uword layer, arma::uword head);
+
+/// Section 7: a summary name of each head from its measured scores (layers x heads, index l heads + h).
+std::vector<std::string> head_names(const Roles& roles);
+
+/// A claim of ../shared/claims.md checked on this run.
+struct Claim {
+  std::string tag;        ///< e.g. "real_01"
+  std::string statement;  ///< what is claimed
+  std::string numbers;    ///< the measured numbers behind it
+  bool holds = false;     ///< whether the numbers support it
+};
+
+/// real_01: the model's held-out loss is below the bigram baseline.
+Claim claim_beats_bigram(const Baselines& b);
+/// real_02: a first-layer head's previous-token score is above 0.5.
+Claim claim_previous_token_head(const Roles& r);
+/// real_03: a second-layer head's induction score (random letters) is above 0.3, and zeroing that
+/// head raises the random-repeat loss by more than half the in-context advantage (first - repeat).
+Claim claim_induction_head(const Roles& r, const std::vector<Ablation>& a);
+/// real_04: for at least one head and position the largest weight is not the largest contribution.
+Claim claim_contribution_differs(const Contributions& c);
+/// real_05: bank's representation after each stage is compared for the two senses and the
+/// controls; holds when every cosine is finite and the same-length sentences agree exactly after
+/// the embedding (same final character at the same position). The numbers say whether sense or
+/// shared letters explain the differences.
+Claim claim_bank_controls(const BankStudy& b);
+
+}  // namespace ch09

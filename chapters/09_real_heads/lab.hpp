@@ -1,0 +1,98 @@
+/// \file chapters/09_real_heads/lab.hpp
+/// \brief Chapter 09 training: the shared attention-only model (common/attn_only.hpp) trained in
+/// float on windows of the fortunes text, with a held-out curve, divergence detection, and a run
+/// that can be saved and loaded so inspecting again does not retrain.
+///
+/// Source: the article, "Watch real heads" (inspect a trained model); Kingma & Ba 2015 (Adam).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "common/attn_only.hpp"
+#include "corpus.hpp"
+
+namespace ch09 {
+
+/// The scalar the model trains in.
+using Real = float;
+/// The chapter's model.
+using Model = attn::AttnOnlyModel<Real>;
+/// A forward pass of the chapter's model.
+using Pass = attn::AttnOnlyPass<Real>;
+
+/// Everything a training run depends on (the full run: about 2 minutes on 2 cores).
+struct TrainOptions {
+  attn::AttnOnlyShape shape{0, 128, 64, 4, 16, 2, true};  ///< vocab is filled from the corpus
+  WindowSpec windows{};           ///< how training windows are drawn
+  arma::uword steps = 4000;       ///< Adam steps
+  arma::uword batch = 32;         ///< windows per step
+  double lr = 3e-3;               ///< Adam learning rate
+  std::uint64_t seed = 1;         ///< seeds the initial weights and the training windows (seed 0 forms the circuit later, after 6000 steps)
+  arma::uword eval_every = 250;   ///< steps between held-out evaluations
+};
+
+/// The same options with the short settings of `--quick` (the tour and the no-gnuplot test):
+/// 300 steps of 16 windows, a few seconds. Too short for the claims: it shows the program, not the circuit.
+TrainOptions quick_options(TrainOptions options);
+
+/// Throws std::invalid_argument for a bad shape or window spec, a context that differs between
+/// them, steps or batch outside [1, 10^6] and [1, 4096], or a learning rate that is not finite and in (0, 1].
+void validate(const TrainOptions& options);
+
+/// One point of the training curve.
+struct CurvePoint {
+  arma::uword step = 0;   ///< Adam steps taken
+  double train = 0.0;     ///< mean training-batch loss over the steps since the last point (nats/char)
+  double held_out = 0.0;  ///< held-out loss on plain text (nats/char)
+};
+
+/// A trained (or loaded) model and what is known about its training.
+struct Run {
+  TrainOptions options;            ///< how it was trained
+  std::string characters;          ///< the vocabulary's characters (checked against the corpus on load)
+  Model model;                     ///< parameters after the last step
+  std::vector<CurvePoint> curve;   ///< at step 0, every eval_every steps and at the end
+  double seconds = 0.0;            ///< wall time of training
+};
+
+/// Thrown when the loss stops being finite or explodes: training stopped at `step`.
+class Divergence : public std::runtime_error {
+ public:
+  /// step: the Adam step at which the loss was bad; loss: its value.
+  Divergence(arma::uword step, double loss);
+  arma::uword step;  ///< where it happened
+  double loss;       ///< the bad loss
+};
+
+/// Progress of a run, reported every few seconds and at every curve point.
+struct Progress {
+  arma::uword step = 0;        ///< steps taken
+  arma::uword steps = 0;       ///< steps in the run
+  double loss = 0.0;           ///< recent mean training loss
+  double elapsed = 0.0;        ///< seconds since training began
+  double left = 0.0;           ///< estimated seconds to go
+};
+
+/// A fixed set of plain held-out windows: `count` windows at evenly spaced offsets.
+arma::umat held_out_windows(const arma::urowvec& held_tokens, arma::uword count, arma::uword context);
+
+/// Trains from scratch on `corpus`: each step draws options.batch windows (sample_windows) and
+/// takes one attn::AttnOnlyTrainer step. `progress` (may be empty) is called at least every
+/// 2 seconds. Throws std::invalid_argument for bad options and Divergence if a batch loss is not
+/// finite or exceeds twice the uniform loss ln(vocab).
+Run train(const Corpus& corpus, const Vocabulary& vocab, TrainOptions options,
+          const std::function<void(const Progress&)>& progress = {});
+
+/// Writes `run` into folder `dir` (created if needed): model.txt (attn::save_model) and run.txt
+/// (options, vocabulary, curve). Each file appears whole or not at all. Throws std::runtime_error.
+void save_run(const Run& run, const std::string& dir);
+
+/// Reads a run written by save_run(). Throws std::runtime_error naming the file if it is missing
+/// or malformed, or if its vocabulary differs from `vocab` (the corpus changed).
+Run load_run(const std::string& dir, const Vocabulary& vocab);
+
+}  // namespace ch09

@@ -1,0 +1,44 @@
+/// \file chapters/09_real_heads/report.hpp
+/// \brief Chapter 09 printers and plotters: each takes a section's result and computes nothing.
+#pragma once
+
+#include <ostream>
+#include <string>
+
+#include "common/plot.hpp"
+#include "heads.hpp"
+
+namespace ch09 {
+
+/// The head view's sentence unless --sentence gives another: a phrase and its repeat, so both the
+/// previous-token and the induction heads have something to do.
+inline const std::string kDefaultSentence = "the cat sat. the cat sat.";
+
+/// Everything the program shows, computed once (sections 1-7 and the claims).
+struct Report {
+  Baselines baselines;               ///< section 1
+  HeadView view;                     ///< sections 2 and 3
+  Contributions contributions;       ///< section 3
+  Roles roles;                       ///< section 4
+  std::vector<Ablation> ablations;   ///< section 5
+  BankStudy bank;                    ///< section 6
+  std::vector<std::string> names;    ///< section 7
+  std::vector<Claim> claims;         ///< real_01 .. real_05
+};
+
+/// Computes every section on a trained model (about a second).
+Report make_report(const Corpus& corpus, const Vocabulary& vocab, const Model& model, const std::string& sentence);
+
+/// One claim on one line: "  <statement>: <numbers> (holds)   [tag]".
+void print_claim(std::ostream& out, const Claim& claim);
+
+/// The data and the model: files, entries, characters, vocabulary, shape, training.
+void print_data(std::ostream& out, const Corpus& corpus, const Vocabulary& vocab, const Run& run);
+
+/// Sections 1 to 7 with their claims.
+void print_report(std::ostream& out, const Report& report, const Run& run);
+
+/// Every figure: the training curve, the head view, the contributions, the roles, the ablations, bank.
+void draw_report(attn::Plotter& plots, const Report& report, const Run& run);
+
+}  // namespace ch09

@@ -1,0 +1,109 @@
+#!/usr/bin/env bash
+# Speed side by side with PyTorch (float32, CPU), measured in one run and alternated round by round,
+# since this machine is shared and noisy. Two cases:
+#   ch09: one training step of chapter 09's model (97 tokens, context 128, width 64, 2 layers of
+#         4 heads of 16, final layer norm, batch 32: forward, next-token loss, backward, Adam);
+#   ch05: one Adam step of the article's 8-d, one-head sense classifier (chapter 05 --bench).
+# The PyTorch models are written here to match the C++ ones operation for operation. PyTorch gets
+# the better of 1 thread and its default in every round.
+# Usage: scripts/bench-vs-pytorch.sh [ROUNDS]   (default 3)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+rounds=${1:-3}
+[[ "$rounds" =~ ^[1-9][0-9]?$ ]] || { echo "bench-vs-pytorch: ROUNDS must be 1 to 99, got '$rounds'" >&2; exit 2; }
+
+# Debian's interpreter: python3-torch installs into it (a pyenv or venv python3 may not see it).
+py=/usr/bin/python3
+if ! "$py" -c 'import torch' 2>/dev/null; then
+  echo "bench-vs-pytorch: PyTorch is missing; install it with: sudo apt-get install python3-torch" >&2
+  exit 1
+fi
+cmake --preset release >/dev/null
+cmake --build --preset release --target ch05_training ch09_real_heads >/dev/null
+ch05=build/release/chapters/05_training/ch05_training
+ch09=build/release/chapters/09_real_heads/ch09_real_heads
+
+torch_case() {  # $1 = ch09 | ch05, $2 = threads (0 = PyTorch's default); prints milliseconds per step
+  "$py" - "$1" "$2" <<'EOF'
+import math, sys, time, torch
+case, threads = sys.argv[1], int(sys.argv[2])
+if threads: torch.set_num_threads(threads)
+torch.manual_seed(0)
+def timed(step, warm, n):
+    for _ in range(warm): step()
+    t0 = time.perf_counter()
+    for _ in range(n): step()
+    return (time.perf_counter() - t0) / n * 1000
+if case == "ch09":
+    V, T, D, H, L, B = 97, 128, 64, 4, 2, 32
+    dk = D // H
+    class AttnOnly(torch.nn.Module):
+        def __init__(s):
+            super().__init__()
+            s.E = torch.nn.Parameter(torch.randn(V, D)); s.P = torch.nn.Parameter(torch.randn(T, D))
+            s.Wqkv = torch.nn.ParameterList([torch.nn.Parameter(torch.randn(D, 3 * H * dk) / math.sqrt(D)) for _ in range(L)])
+            s.Wo = torch.nn.ParameterList([torch.nn.Parameter(torch.randn(H * dk, D) / math.sqrt(H * dk)) for _ in range(L)])
+            s.norm = torch.nn.LayerNorm(D); s.U = torch.nn.Parameter(torch.randn(D, V) / math.sqrt(D))
+            s.register_buffer("causal", torch.full((T, T), float("-inf")).triu(1))
+        def forward(s, x):
+            X = s.E[x] + s.P
+            for Wqkv, Wo in zip(s.Wqkv, s.Wo):
+                q, k, v = (X @ Wqkv).view(B, T, 3, H, dk).permute(2, 0, 3, 1, 4)
+                A = torch.softmax(q @ k.transpose(-1, -2) / math.sqrt(dk) + s.causal, dim=-1)
+                X = X + (A @ v).transpose(1, 2).reshape(B, T, H * dk) @ Wo
+            return s.norm(X) @ s.U
+    model = AttnOnly(); opt = torch.optim.Adam(model.parameters(), lr=3e-3)
+    x = torch.randint(0, V, (B, T))
+    def step():
+        logits = model(x)
+        loss = torch.nn.functional.cross_entropy(logits[:, :-1].reshape(-1, V), x[:, 1:].reshape(-1))
+        opt.zero_grad(); loss.backward(); opt.step()
+    print(f"{timed(step, 3, 30):.4f}")
+else:
+    d = 8
+    class OneHeadSense(torch.nn.Module):
+        def __init__(s):
+            super().__init__()
+            s.E = torch.nn.Embedding(4, d)
+            s.q = torch.nn.Linear(d, d, bias=False); s.k = torch.nn.Linear(d, d, bias=False)
+            s.v = torch.nn.Linear(d, d, bias=False); s.c = torch.nn.Linear(d, 2)
+        def forward(s, ids):
+            X = s.E(ids)
+            A = torch.softmax(s.q(X) @ s.k(X).T / math.sqrt(d), dim=-1)
+            return s.c((A @ s.v(X))[-1])
+    model = OneHeadSense(); opt = torch.optim.Adam(model.parameters(), lr=0.05)
+    data = [([0, 1, 3], 0), ([0, 2, 3], 1), ([1, 3], 0), ([2, 3], 1)]  # the river/money bank examples
+    data = [(torch.tensor(ids), torch.tensor(y)) for ids, y in data]
+    i = [0]
+    def step():
+        ids, y = data[i[0] % 4]; i[0] += 1
+        loss = torch.nn.functional.cross_entropy(model(ids).unsqueeze(0), y.unsqueeze(0))
+        opt.zero_grad(); loss.backward(); opt.step()
+    print(f"{timed(step, 40, 1200):.4f}")
+EOF
+}
+
+best() { printf '%s\n' "$@" | sort -g | head -1; }
+
+echo "bench-vs-pytorch: $rounds rounds, C++ and PyTorch alternated; milliseconds per training step"
+printf '%-6s %-5s %12s %12s\n' case round "C++" "PyTorch"
+c9=(); t9=(); c5=(); t5=()
+for ((r = 1; r <= rounds; r++)); do
+  cpp=$("$ch09" --bench 30 | sed -n 's/^ch09 model step: \([0-9.]*\) ms.*/\1/p')
+  torch=$(best "$(torch_case ch09 1)" "$(torch_case ch09 0)")
+  printf '%-6s %-5s %12s %12s\n' ch09 "$r" "$cpp" "$torch"
+  c9+=("$cpp"); t9+=("$torch")
+  cpp=$("$ch05" --bench | sed -n 's/.*best of 20 runs: \([0-9.]*\) us per step.*/\1/p')
+  cpp=$(awk -v us="$cpp" 'BEGIN { printf "%.4f", us / 1000 }')
+  torch=$(best "$(torch_case ch05 1)" "$(torch_case ch05 0)")
+  printf '%-6s %-5s %12s %12s\n' ch05 "$r" "$cpp" "$torch"
+  c5+=("$cpp"); t5+=("$torch")
+done
+
+summary() {  # $1 = case, $2 = best C++, $3 = best PyTorch
+  awk -v name="$1" -v c="$2" -v t="$3" \
+    'BEGIN { printf "%-6s best C++ %.4f ms, best PyTorch %.4f ms: C++ is %.1fx faster\n", name, c, t, t / c }'
+}
+echo "== best of $rounds rounds each"
+summary ch09 "$(best "${c9[@]}")" "$(best "${t9[@]}")"
+summary ch05 "$(best "${c5[@]}")" "$(best "${t5[@]}")"

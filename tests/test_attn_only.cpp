@@ -1,0 +1,213 @@
+/// \file test_attn_only.cpp
+/// \brief The shared attention-only model (common/attn_only.hpp): gradient checks of every group of
+/// its parameter table in double (with and without the final layer norm, with a head ablated), the
+/// batched forward pass against one head at a time, the softmax backward against central
+/// differences, float against double, the threaded training step against one backward pass,
+/// Adam against attn::Adam, and save/load.
+#include <boost/test/unit_test.hpp>
+
+#include <filesystem>
+#include <fstream>
+
+#include "common/attention.hpp"
+#include "common/attn_only.hpp"
+#include "common/gradcheck.hpp"
+#include "common/optim.hpp"
+#include "common/softmax_backward.hpp"
+
+namespace tt = boost::test_tools;
+
+namespace {
+
+/// Vocabulary 5, 6 positions, width 4, 2 heads of d_k 3 (d_k != width / heads: transposes show).
+attn::AttnOnlyShape tiny(bool norm) { return {5, 6, 4, 2, 3, 2, norm}; }
+
+arma::umat random_tokens(attn::Rng& rng, arma::uword rows, arma::uword cols, arma::uword vocab) {
+  arma::umat t(rows, cols);
+  for (auto& x : t) x = rng.below(vocab);
+  return t;
+}
+
+/// Central differences on every group of the table against backward().
+void check_every_group(bool norm, const arma::mat* keep) {
+  attn::Rng rng(7);
+  attn::AttnOnlyModel<double> model = attn::init_model<double>(tiny(norm), rng);
+  if (norm) {  // move gain and bias away from 1 and 0 so their gradients are generic
+    model.gain += rng.normal_matrix(1, 4, 0.3);
+    model.bias += rng.normal_matrix(1, 4, 0.3);
+  }
+  const arma::umat tokens = random_tokens(rng, 3, 6, 5);
+  const auto loss = [&] {
+    attn::AttnOnlyPass<double> p;
+    attn::forward(model, tokens, p, keep);
+    return attn::next_token_loss(p, tokens, static_cast<arma::mat*>(nullptr));
+  };
+  attn::AttnOnlyPass<double> pass;
+  attn::forward(model, tokens, pass, keep);
+  arma::mat dlogits;
+  attn::next_token_loss(pass, tokens, &dlogits);
+  attn::AttnOnlyBackward<double> work;
+  attn::backward(model, tokens, pass, dlogits, work);
+  const std::vector<attn::ParamSpec> table = attn::parameter_table(model.shape);
+  const auto values = attn::parameter_ptrs(model);
+  const auto grads = attn::parameter_ptrs(work.grad);
+  BOOST_TEST(table.size() == (norm ? 13u : 11u));  // E, P, 4 per layer, (gain, bias), U
+  for (std::size_t i = 0; i < table.size(); ++i) {
+    const attn::GradCheck check = attn::check_gradient(loss, *values[i], *grads[i], 1e-6, 1e-9);
+    BOOST_TEST(check.max_relative_error < 1e-6, table[i].name << ": " << check.max_relative_error);
+    const bool ablated_head_weights = keep != nullptr && table[i].name.rfind("L2.", 0) == 0;
+    if (!ablated_head_weights) BOOST_TEST(arma::abs(*grads[i]).max() > 1e-6, table[i].name << " has an all-zero gradient");
+  }
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(attn_only)
+
+BOOST_AUTO_TEST_CASE(gradient_check_every_parameter_group) { check_every_group(false, nullptr); }
+
+BOOST_AUTO_TEST_CASE(gradient_check_with_final_layer_norm) { check_every_group(true, nullptr); }
+
+BOOST_AUTO_TEST_CASE(gradient_check_with_a_head_ablated) {
+  const arma::mat keep{{1.0, 0.0}, {1.0, 1.0}};  // L1.H1 zeroed
+  check_every_group(true, &keep);
+}
+
+BOOST_AUTO_TEST_CASE(parameter_table_counts_the_study_model) {
+  // The PyTorch prototype: 97 tokens, context 128, width 64, 4 heads of 16, 2 layers,
+  // final layer norm: 53.5k parameters.
+  const attn::AttnOnlyShape s{97, 128, 64, 4, 16, 2, true};
+  BOOST_TEST(attn::parameter_count(s) == 97u * 64 + 128u * 64 + 2u * 4 * 64 * 64 + 2u * 64 + 64u * 97);
+  BOOST_TEST(attn::parameter_count(s) == 53504u);
+}
+
+BOOST_AUTO_TEST_CASE(batched_forward_matches_one_head_at_a_time) {
+  // Independent route: attn::attention per sequence and head, then Concat(heads) Wo, then layer norm.
+  attn::Rng rng(11);
+  attn::AttnOnlyModel<double> model = attn::init_model<double>(tiny(true), rng);
+  model.gain += 0.5;
+  const arma::umat tokens = random_tokens(rng, 2, 6, 5);
+  attn::AttnOnlyPass<double> pass;
+  attn::forward(model, tokens, pass);
+  const arma::uword T = 6, dk = 3;
+  for (arma::uword b = 0; b < 2; ++b) {
+    arma::mat X = model.P;
+    for (arma::uword t = 0; t < T; ++t) X.row(t) += model.E.row(tokens(b, t));
+    for (const attn::AttnLayer<double>& layer : model.layers) {
+      arma::mat H(T, 2 * dk);
+      for (arma::uword h = 0; h < 2; ++h) {
+        const arma::span cols(h * dk, h * dk + dk - 1);
+        H.cols(cols) = attn::attention(X, layer.Wq.cols(cols), layer.Wk.cols(cols), layer.Wv.cols(cols), {.causal = true}).H;
+      }
+      X += H * layer.Wo;
+    }
+    arma::mat Y = X;
+    for (arma::uword t = 0; t < T; ++t) {
+      const double mean = arma::mean(X.row(t)), var = arma::mean(arma::square(X.row(t) - mean));
+      Y.row(t) = (X.row(t) - mean) / std::sqrt(var + 1e-5) % model.gain + model.bias;
+    }
+    const arma::mat logits = Y * model.U;
+    BOOST_TEST(arma::abs(logits - pass.logits.rows(b * T, b * T + T - 1)).max() < 1e-12);
+    BOOST_TEST(attn::attention_pattern(pass, 0, 1, b)(0, 5) == 0.0);  // causal: nothing from the future
+  }
+}
+
+BOOST_AUTO_TEST_CASE(softmax_rows_backward_matches_central_differences) {
+  attn::Rng rng(3);
+  for (const bool causal : {false, true}) {
+    const arma::uword n = causal ? 4 : 3, m = causal ? 4 : 5;  // 3 x 5 bidirectional, 4 x 4 causal
+    arma::mat S = rng.normal_matrix(n, m, 1.5);
+    const arma::mat dA = rng.normal_matrix(n, m, 1.0);  // loss = sum(dA % A)
+    const arma::mat mask = causal ? attn::causal_mask(n) : arma::mat(n, m, arma::fill::zeros);
+    const auto loss = [&] { return arma::accu(dA % attn::softmax_rows(S + mask)); };
+    arma::mat dS;
+    attn::softmax_rows_backward(arma::mat(attn::softmax_rows(S + mask)), dA, dS, causal);
+    const attn::GradCheck check = attn::check_gradient(loss, S, dS, 1e-6, 1e-10);
+    BOOST_TEST(check.max_relative_error < 1e-7, (causal ? "causal" : "bidirectional") << ": " << check.max_relative_error);
+  }
+  arma::mat dS;
+  BOOST_CHECK_THROW(attn::softmax_rows_backward(arma::mat(3, 5), arma::mat(3, 4), dS), std::invalid_argument);
+  BOOST_CHECK_THROW(attn::softmax_rows_backward(arma::mat(3, 5), arma::mat(3, 5), dS, true), std::invalid_argument);
+}
+
+BOOST_AUTO_TEST_CASE(float_model_follows_the_double_model) {
+  attn::Rng rng(5);
+  const attn::AttnOnlyShape shape{11, 16, 8, 2, 4, 2, true};
+  const attn::AttnOnlyModel<double> md = attn::init_model<double>(shape, rng);
+  const attn::AttnOnlyModel<float> mf = attn::convert_model<float>(md);
+  const arma::umat tokens = random_tokens(rng, 3, 16, 11);
+  attn::AttnOnlyPass<double> pd;
+  attn::AttnOnlyPass<float> pf;
+  attn::forward(md, tokens, pd);
+  attn::forward(mf, tokens, pf);
+  const double ld = attn::next_token_loss(pd, tokens, static_cast<arma::mat*>(nullptr));
+  const double lf = attn::next_token_loss(pf, tokens, static_cast<arma::fmat*>(nullptr));
+  BOOST_TEST(std::abs(ld - lf) < 1e-5 * ld, "double " << ld << ", float " << lf);
+  BOOST_TEST(arma::abs(arma::conv_to<arma::mat>::from(pf.logits) - pd.logits).max() < 1e-4);
+}
+
+BOOST_AUTO_TEST_CASE(threaded_step_equals_one_backward_and_adam) {
+  // Three threads on a batch of 5 (shards of 1, 2 and 2 sequences) against one backward over all 5.
+  attn::Rng rng(9);
+  const attn::AttnOnlyShape shape = tiny(true);
+  const attn::AttnOnlyModel<double> start = attn::init_model<double>(shape, rng);
+  const arma::umat tokens = random_tokens(rng, 5, 6, 5);
+  attn::AttnOnlyModel<double> threaded = start, reference = start;
+  attn::AttnOnlyTrainer<double> trainer(1e-2, 3);
+  const double loss = trainer.step(threaded, tokens);
+
+  attn::AttnOnlyPass<double> pass;
+  attn::forward(reference, tokens, pass);
+  arma::mat dlogits;
+  const double expected = attn::next_token_loss(pass, tokens, &dlogits);
+  attn::AttnOnlyBackward<double> work;
+  attn::backward(reference, tokens, pass, dlogits, work);
+  // attn::Adam of optim.hpp on the same groups, an independent implementation of the update
+  std::vector<attn::Param> groups;
+  const auto values = attn::parameter_ptrs(reference);
+  const auto grads = attn::parameter_ptrs(work.grad);
+  for (std::size_t i = 0; i < values.size(); ++i) groups.push_back({std::to_string(i), values[i], grads[i]});
+  attn::Adam adam(1e-2);
+  adam.step(groups);
+
+  BOOST_TEST(loss == expected, tt::tolerance(1e-12));
+  const auto a = attn::parameter_ptrs(threaded);
+  for (std::size_t i = 0; i < values.size(); ++i) BOOST_TEST(arma::abs(*a[i] - *values[i]).max() < 1e-12, i);
+}
+
+BOOST_AUTO_TEST_CASE(save_then_load_gives_the_same_float_model) {
+  attn::Rng rng(2);
+  const attn::AttnOnlyModel<float> m = attn::init_model<float>({7, 8, 4, 2, 2, 1, true}, rng);
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / "attn_only_test";
+  std::filesystem::create_directories(dir);
+  const std::string path = (dir / "model.txt").string();
+  attn::save_model(m, path);
+  const attn::AttnOnlyModel<float> back = attn::load_model<float>(path);
+  const auto a = attn::parameter_ptrs(m);
+  const auto b = attn::parameter_ptrs(back);
+  BOOST_REQUIRE_EQUAL(a.size(), b.size());
+  for (std::size_t i = 0; i < a.size(); ++i) BOOST_TEST(arma::approx_equal(*a[i], *b[i], "absdiff", 0.0f), i);
+  for (const auto& e : std::filesystem::directory_iterator(dir)) BOOST_TEST(e.path().filename() == "model.txt");  // no temporary left
+  {
+    std::ofstream cut(path, std::ios::trunc);
+    cut << "attn-only-model 1\nvocab 7 context 8 width 4 heads 2 d_k 2 layers 1 final_norm 1\nE 7 4\n0.5 nan\n";
+  }
+  BOOST_CHECK_THROW(attn::load_model<float>(path), std::runtime_error);
+  BOOST_CHECK_THROW(attn::load_model<float>((dir / "missing.txt").string()), std::runtime_error);
+  std::filesystem::remove_all(dir);
+}
+
+BOOST_AUTO_TEST_CASE(bad_shapes_and_tokens_throw) {
+  attn::Rng rng(1);
+  BOOST_CHECK_THROW(attn::init_model<float>({32, 32, 0, 2, 16, 2}, rng), std::invalid_argument);
+  attn::AttnOnlyModel<float> m = attn::init_model<float>(tiny(false), rng);
+  attn::AttnOnlyPass<float> pass;
+  BOOST_CHECK_THROW(attn::forward(m, arma::umat(2, 5, arma::fill::zeros), pass), std::invalid_argument);
+  BOOST_CHECK_THROW(attn::forward(m, arma::umat(2, 6, arma::fill::value(5)), pass), std::invalid_argument);
+  const arma::mat keep(3, 2, arma::fill::ones);
+  BOOST_CHECK_THROW(attn::forward(m, arma::umat(2, 6, arma::fill::zeros), pass, &keep), std::invalid_argument);
+  m.layers[1].Wo.set_size(3, 3);
+  BOOST_CHECK_THROW(attn::check_shapes(m), std::invalid_argument);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
