@@ -10,6 +10,7 @@
 #include <iostream>
 #include <optional>
 
+#include "common/cli.hpp"
 #include "common/attn.hpp"
 #include "lab.hpp"
 #include "report.hpp"
