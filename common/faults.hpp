@@ -16,13 +16,15 @@
 namespace attn {
 
 /// Sets the name error lines start with (cli::run sets it to the chapter's executable name).
+/// Throws nothing.
 void set_program_name(const std::string& name);
-/// The name error lines start with ("attn" until set).
+/// The name error lines start with ("attn" until set). Throws nothing.
 const std::string& program_name();
 
 /// Prints "<program>: error: <message>" as one line on stderr and counts a runtime failure.
+/// Throws nothing.
 void report_failure(const std::string& message);
-/// How many runtime failures were reported so far.
+/// How many runtime failures were reported so far. Throws nothing.
 int failure_count();
 
 /// Training whose loss became non-finite or grew far past its start (a runtime failure, exit 1).
@@ -52,6 +54,7 @@ void require_converging(const std::vector<double>& losses, const std::string& un
 class DivergenceWatch {
  public:
   /// `lr`: the learning rate the message quotes; `unit`: what a step is called ("step", "pass").
+  /// Throws nothing.
   explicit DivergenceWatch(double lr, std::string unit = "step") : lr_(lr), unit_(std::move(unit)) {}
   /// Records the loss at `step`; throws TrainingDiverged if it breaks the rule.
   void observe(long long step, double loss);

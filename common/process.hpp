@@ -23,18 +23,21 @@ struct ProcessResult {
   std::string error;       ///< why it could not be started
   std::string stderr_text; ///< the last 4 KiB it wrote to standard error
 
-  /// True if it exited by itself with status 0.
+  /// True if it exited by itself with status 0. Throws nothing.
   bool ok() const { return started && !timed_out && signal == 0 && exit_code == 0; }
   /// One phrase for messages: "exited with status 1", "was killed by signal 11 (Segmentation fault)",
   /// "did not finish within 20 s", "could not be started: ...".
+  /// Throws nothing (beyond std::bad_alloc).
   std::string describe(std::chrono::milliseconds limit) const;
   /// The last non-empty line of `stderr_text` (what gnuplot says last names the error), or "".
+  /// Throws nothing (beyond std::bad_alloc).
   std::string last_stderr_line() const;
 };
 
 /// Runs `program` (an absolute path) with `args` (args[0] is the name it sees) in `working_dir`,
 /// waiting at most `limit`. While it runs, the cleanup handler of files.hpp knows its process
-/// group, so a SIGINT or SIGTERM to this program stops it too.
+/// group, so a SIGINT or SIGTERM to this program stops it too. Failures to start, crashes and
+/// timeouts are reported in the ProcessResult; throws nothing (beyond std::bad_alloc).
 ProcessResult run_process(const std::filesystem::path& program, const std::vector<std::string>& args,
                           const std::filesystem::path& working_dir, std::chrono::milliseconds limit);
 
