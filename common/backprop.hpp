@@ -46,7 +46,8 @@ struct OneHeadSizes {
   arma::uword d_k = 0;      ///< query/key width
   arma::uword d_v = 0;      ///< value width
   arma::uword classes = 0;  ///< C, the number of classes
-  /// The size `dim` stands for (Dim::one is 1). Throws nothing.
+  /// The size `dim` stands for (Dim::one is 1). Throws nothing. Source: the parameter table
+  /// (after llm.c's param_sizes[]).
   arma::uword operator[](Dim dim) const;
 };
 

@@ -68,7 +68,8 @@ class TempPath {
   /// The name alone, relative to its folder (what a child started in that folder is told).
   /// Throws nothing (beyond std::bad_alloc).
   std::string name() const { return path_.filename().string(); }
-  /// Creates the temporary file holding `text` (checked writes and close; IoError naming `what`).
+  /// Creates the temporary file holding `text` (checked writes and close). Throws IoError naming
+  /// `what`, the folder and the system's reason.
   void write_all(const std::string& text, const std::string& what);
   /// Renames the temporary file onto `target` (same folder), replacing what is there.
   /// Throws IoError with the reason (e.g. "Is a directory" when a folder holds the target's name).
@@ -85,8 +86,8 @@ class TempPath {
 /// and `target` is left as it was.
 class AtomicFile {
  public:
-  /// Creates the temporary beside `target` (IoError if the folder refuses it, or replace_problem()
-  /// finds something at `target` that is not a regular file or a link).
+  /// Creates the temporary beside `target`. Throws IoError if the folder refuses it, or if
+  /// replace_problem() finds something at `target` that is not a regular file or a link.
   explicit AtomicFile(std::filesystem::path target);
   /// Closes the file if still open; the temporary is removed unless committed. Throws nothing.
   ~AtomicFile();

@@ -25,6 +25,7 @@ class Random {
   explicit Random(std::uint64_t seed) : engine_(seed) {}
 
   /// U[0, 1) from the top 53 bits of one engine word (every double step 2^-53 equally likely).
+  /// Throws nothing.
   double uniform() { return static_cast<double>(engine_() >> 11) * 0x1.0p-53; }
   /// U[lo, hi) (a scalar; lo > hi gives (hi, lo]). Throws nothing.
   double uniform(double lo, double hi) { return lo + (hi - lo) * uniform(); }

@@ -21,18 +21,18 @@ class EmbeddingTable {
   /// Throws std::invalid_argument if the sizes disagree, a word repeats, or E is not finite.
   EmbeddingTable(std::vector<std::string> words, std::vector<std::string> axes, arma::mat E);
 
-  /// The vocabulary, in row order of E.
+  /// The vocabulary, in row order of E. Throws nothing.
   const std::vector<std::string>& words() const { return words_; }
-  /// The axis names, in column order of E.
+  /// The axis names, in column order of E. Throws nothing.
   const std::vector<std::string>& axes() const { return axes_; }
-  /// The table itself: vocabulary size x d.
+  /// The table itself: vocabulary size x d. Throws nothing.
   const arma::mat& E() const { return E_; }
-  /// The embedding width d.
+  /// The embedding width d. Throws nothing.
   arma::uword d() const { return E_.n_cols; }
 
   /// Row index of `word`. Throws std::invalid_argument listing the vocabulary if it is unknown.
   arma::uword index(const std::string& word) const;
-  /// The word's embedding: 1 x d.
+  /// The word's embedding: 1 x d. Throws like index() for an unknown word.
   arma::rowvec vector(const std::string& word) const;
   /// The sentence matrix X: n x d, row i the embedding of sentence[i]. The lookup is the only
   /// step indexed by token; it does not consult the context. Throws std::invalid_argument for an

@@ -48,8 +48,10 @@ struct SentencePass {
   attn::HeadPass pass{};             ///< the identity head on X
   arma::uword receiver = 0;        ///< the receiving row: the last word
   /// 1 x n: the receiver's weights over the sentence. Throws nothing on a computed pass.
+  /// Source: the article's `A[-1]` ("One forward pass, no training").
   arma::rowvec weights() const { return pass.A.row(receiver); }
   /// 1 x d: the mixture the receiver gets. Throws nothing on a computed pass.
+  /// Source: the article's `H[-1]` ("One forward pass, no training").
   arma::rowvec mixture() const { return pass.H.row(receiver); }
   /// 1 x d: the receiver's input plus its mixture (the residual preview, identity output projection).
   /// Throws nothing on a computed pass. Source: the article, "Why it mixed at all".

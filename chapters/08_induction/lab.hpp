@@ -29,11 +29,13 @@ struct LabOptions {
 
 /// Sets BLAS to one thread (when it is OpenBLAS) and keeps freed memory in the heap: the model's
 /// matrices are small, so threads and page faults would dominate its time. train() calls it.
+/// Throws nothing. Source: none (a speed setting of OpenBLAS and glibc's malloc).
 void prepare_for_small_matrices();
 
 /// Throws std::invalid_argument for bad sizes (see validate() of ModelShape and RepeatSpec), a
 /// vocabulary or context that differ between model and data, zero steps, batch or held-out size,
 /// more than 10^6 steps or 4096 sequences, or a learning rate that is not finite and positive.
+/// Source: the article, "Reverse-engineer a head you trained".
 void validate(const LabOptions& options);
 
 /// Held-out losses after `step` Adam steps.
@@ -50,12 +52,15 @@ struct LabResult {
   double seconds = 0.0;           ///< wall time of the training loop
 };
 
-/// The held-out set of a run (the same sequences train() evaluates on).
+/// The held-out set of a run (the same sequences train() evaluates on): held_out x context tokens.
+/// Throws std::invalid_argument for a bad data spec or held_out 0. Source: the article, "Reverse-engineer a
+/// head you trained".
 RepeatBatch held_out_set(const LabOptions& options);
 
 /// Trains from scratch: each step samples `batch` fresh sequences, runs forward, the next-token
 /// loss over every position, backward, and one Adam step. `progress` (may be empty) is called at
-/// every checkpoint. Throws std::invalid_argument for bad options.
+/// every checkpoint. Throws std::invalid_argument for bad options. Source: the article, "Reverse-engineer a
+/// head you trained"; Kingma & Ba 2015.
 LabResult train(const LabOptions& options, const std::function<void(const Checkpoint&)>& progress = {});
 
 }  // namespace ch08

@@ -40,7 +40,8 @@ struct ModelShape {
 };
 
 /// Throws std::invalid_argument unless every size is >= 1 (vocab >= 2) and none is absurd
-/// (each at most 4096, heads d_k at most 4096).
+/// (each at most 4096, heads d_k at most 4096). Source: Elhage et al. 2021 (the two-layer attention-only
+/// transformer).
 void validate(const ModelShape& shape);
 
 /// One attention layer's parameters. Head h uses columns [h d_k, (h + 1) d_k) of Wq, Wk, Wv
@@ -61,15 +62,18 @@ struct Model {
   arma::mat U;                ///< width x vocab unembedding
 };
 
-/// Every parameter zero (used for gradients).
+/// Every parameter zero (used for gradients), with the shapes of Model. Throws std::invalid_argument
+/// for a bad shape (validate). Source: Elhage et al. 2021 (the two-layer attention-only transformer).
 Model zero_model(const ModelShape& shape);
 
 /// Random initial parameters: E and P ~ N(0, 1); Wq, Wk, Wv ~ N(0, 1 / width); Wo ~ N(0, 1 / (heads d_k));
-/// U ~ N(0, 1 / width). Throws std::invalid_argument for a bad shape.
+/// U ~ N(0, 1 / width). Throws std::invalid_argument for a bad shape. Source: Elhage et al. 2021 (the
+/// two-layer attention-only transformer).
 Model init_model(const ModelShape& shape, Rng& rng);
 
 /// The parameter groups in a fixed order (E, P, then Wq, Wk, Wv, Wo of each layer, then U),
-/// paired with the same groups of `grad`, for attn::Adam. Names look like "L1.Wq".
+/// paired with the same groups of `grad`, for attn::Adam. Names look like "L1.Wq". Both must outlive
+/// the list; throws nothing (Adam checks the shapes). Source: llm.c's parameter table.
 std::vector<attn::Param> param_groups(Model& value, const Model& grad);
 
 /// What one layer computed, kept for the backward pass and for reading attention patterns.
@@ -99,24 +103,29 @@ struct ForwardPass {
 /// keep: optional layers x heads matrix multiplying each head's mixture before Wo (1 keeps a
 /// head, 0 ablates it by zeroing its output); nullptr keeps every head.
 /// Throws std::invalid_argument for a wrong tokens shape, a token out of range or a wrong keep shape.
+/// Source: Elhage et al. 2021 (the two-layer attention-only transformer); Vaswani et al. 2017, §3.2.2.
 void forward(const Model& model, const arma::umat& tokens, ForwardPass& pass, const arma::mat* keep = nullptr);
 
 /// The attention weights of head `head` of layer `layer` on sequence b of the last forward: T x T.
+/// Throws std::invalid_argument if layer, head or b is out of range. Source: the article, "Reverse-engineer
+/// a head you trained".
 const arma::mat& attention_pattern(const ForwardPass& pass, arma::uword layer, arma::uword head, arma::uword b,
                                    arma::uword heads);
 
 /// Row indices of the stacked logits that predict a next token (t < T - 1), and their labels.
 struct Targets {
-  arma::uvec rows;    ///< b T + t for t = 0 .. T - 2
-  arma::uvec labels;  ///< tokens(b, t + 1)
+  arma::uvec rows;    ///< B (T - 1) x 1: b T + t for t = 0 .. T - 2
+  arma::uvec labels;  ///< B (T - 1) x 1: tokens(b, t + 1)
 };
 
-/// The next-token targets of a B x T batch.
+/// The next-token targets of a B x T batch. Throws std::invalid_argument if T < 2.
+/// Source: next-token prediction (Olsson et al. 2022, §2).
 Targets next_token_targets(const arma::umat& tokens);
 
 /// Mean next-token cross-entropy over every predicted position (attn::cross_entropy) and, if
 /// dlogits is not null, its gradient with respect to pass.logits (N x vocab, zero on rows that
-/// predict nothing).
+/// predict nothing). Throws std::invalid_argument like attn::cross_entropy (a label out of range,
+/// a non-finite logit). Source: the article's loss (`nn.CrossEntropyLoss`).
 double next_token_loss(const ForwardPass& pass, const Targets& targets, arma::mat* dlogits);
 
 /// Scratch and gradients of the backward pass (reused between calls of the same size).
@@ -137,6 +146,9 @@ struct BackwardPass {
 
 /// Backpropagates dlogits (N x vocab) through the pass made by forward() without ablation,
 /// writing every parameter's gradient into work.grad. Each stage quotes the forward line it inverts.
+/// Does not re-check shapes: the pass must come from forward() on `tokens` with this model (Armadillo
+/// throws std::logic_error otherwise). Source: Goodfellow et al. 2016, §6.5; checked against central
+/// differences in the ch08 tests.
 void backward(const Model& model, const arma::umat& tokens, const ForwardPass& pass, const arma::mat& dlogits,
               BackwardPass& work);
 
@@ -144,7 +156,8 @@ void backward(const Model& model, const arma::umat& tokens, const ForwardPass& p
 /// A[i, j] = exp(S[i, j] - m_i) / sum_{j' <= i} exp(S[i, j'] - m_i) for j <= i, 0 for j > i.
 /// Equals attn::softmax_rows(S + attn::causal_mask(T)). S and A must be square and the same size.
 /// Throws std::invalid_argument if a score at or below the diagonal is NaN or infinite (as
-/// attn::softmax_rows refuses them), naming its row and column.
+/// attn::softmax_rows refuses them), naming its row and column. Source: Vaswani et al. 2017, §3.2.3
+/// (masking the decoder's future).
 void causal_softmax(const arma::mat& S, arma::mat& A);
 
 }  // namespace ch08

@@ -14,16 +14,18 @@
 
 namespace ch08 {
 
-/// A seeded random source with portable uniform and normal draws.
+/// A seeded random source with portable uniform and normal draws. Only below() throws.
+/// Source: Matsumoto & Nishimura 1998 (MT19937-64); Box & Muller 1958.
 class Rng {
  public:
-  /// Seeds the Mersenne twister.
+  /// Seeds the Mersenne twister. Throws nothing.
   explicit Rng(std::uint64_t seed) : engine_(seed) {}
-  /// A uniform integer in [0, n); n > 0.
+  /// A uniform integer in [0, n). Throws std::invalid_argument if n is 0.
   arma::uword below(arma::uword n);
-  /// A standard normal draw (Box-Muller).
+  /// A standard normal draw (Box-Muller). Throws nothing.
   double normal();
   /// A rows x cols matrix of independent N(0, std^2) draws, filled column by column.
+  /// Throws nothing.
   arma::mat normal_matrix(arma::uword rows, arma::uword cols, double std);
 
  private:
@@ -50,10 +52,12 @@ struct RepeatSpec {
 };
 
 /// Throws std::invalid_argument unless vocab >= 2, min_block >= 2, min_block <= max_block and
-/// 2 max_block <= context.
+/// 2 max_block <= context. Source: the article, "Reverse-engineer a head you trained" (its companion's data).
 void validate(const RepeatSpec& spec);
 
-/// The block used in every sequence when spec.fixed_offset is set.
+/// The block used in every sequence when spec.fixed_offset is set. Throws std::invalid_argument
+/// for a bad spec (validate). Source: the article, "Reverse-engineer a head you trained" (the control of
+/// claim ind_04).
 Block fixed_block(const RepeatSpec& spec);
 
 /// A batch of sequences. tokens: count x context, row b = sequence b; blocks[b] is its block.
@@ -64,6 +68,7 @@ struct RepeatBatch {
 
 /// Draws `count` sequences: every token uniform over the vocabulary, then the block's first copy
 /// written again right after itself. Throws std::invalid_argument for a bad spec or count 0.
+/// Source: the article, "Reverse-engineer a head you trained" (A B ... A is continued with B).
 RepeatBatch sample_repeats(Rng& rng, arma::uword count, const RepeatSpec& spec);
 
 /// What a next-token target is, measured by where the target token sits.
@@ -74,7 +79,8 @@ enum class Region {
 };
 
 /// The region of the token at position `target` (the label predicted from position target - 1).
-/// The first token of each copy is `other`: nothing announces where a block begins.
+/// The first token of each copy is `other`: nothing announces where a block begins. Throws nothing.
+/// Source: the article, "Reverse-engineer a head you trained" (first occurrences vs repeats).
 Region region_of(const Block& block, arma::uword target);
 
 }  // namespace ch08
