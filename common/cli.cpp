@@ -14,11 +14,13 @@
 #include <cstring>
 #include <iostream>
 #include <map>
+#include <new>
 #include <sstream>
 #include <typeinfo>
 
 #include "common/faults.hpp"
 #include "common/files.hpp"
+#include "common/process.hpp"
 
 namespace attn::cli {
 
@@ -94,24 +96,6 @@ void check_numbers(po::parsed_options& parsed, const po::options_description& op
 }
 
 std::string flag_name(const std::string& name) { return "--" + bare(name); }
-
-/// Control bytes escaped, length capped: what run() prints of any message.
-std::string one_line(const std::string& message) {
-  std::string out;
-  for (char c : message) {
-    const auto u = static_cast<unsigned char>(c);
-    if (u < 0x20 || u == 0x7f) {
-      char hex[8];
-      std::snprintf(hex, sizeof hex, "\\x%02x", u);
-      out += c == '\n' ? std::string("\\n") : c == '\x1b' ? std::string("\\e") : std::string(hex);
-    } else {
-      out += c;
-    }
-  }
-  constexpr std::size_t kMax = 300;
-  if (out.size() > kMax) out = out.substr(0, kMax) + "...";
-  return out;
-}
 
 std::string stdout_reason(int saved_errno) {
   if (::fcntl(STDOUT_FILENO, F_GETFL) < 0) return "standard output is closed";
@@ -274,11 +258,28 @@ std::optional<std::filesystem::path> path(const po::variables_map& vm, const std
 
 int run(const std::string& program, const std::function<int()>& body) {
   set_program_name(program);
+  // Closed standard descriptors get /dev/null first, so no file opened later takes their number
+  // (with stdout closed, the arithmetic would otherwise land in a plot's data file).
+  const int closed = reserve_standard_descriptors();
   install_cleanup_handlers();
   std::cout.exceptions(std::ios::badbit);  // the first failed write to stdout stops the chapter
+  // ... but not after run() returns: the flush at exit must not throw (std::terminate) when an
+  // error path left output that cannot be written (a file-size limit on stdout too).
+  struct QuietAtExit {
+    ~QuietAtExit() {
+      std::cout.exceptions(std::ios::goodbit);
+      std::cout.clear();
+    }
+  } quiet_at_exit;
   const auto say = [&](const std::string& message, bool usage_hint) {
+    // std::cerr flushes std::cout first (tie); a failing stdout must not throw out of here.
+    std::cout.exceptions(std::ios::goodbit);
     std::cerr << program << ": error: " << one_line(message) << (usage_hint ? " (see --help)" : "") << "\n";
   };
+  if (closed & 2) {  // nothing can be shown: do no work at all
+    say("cannot write standard output: standard output is closed", false);
+    return failure;
+  }
   int code = ok;
   try {
     code = body();
@@ -302,6 +303,9 @@ int run(const std::string& program, const std::function<int()>& body) {
   } catch (const PlotFolderError& e) {
     say(e.what(), false);
     return usage;
+  } catch (const std::bad_alloc&) {
+    say("out of memory (the sizes asked for need more memory than this process may use; try smaller ones)", false);
+    return failure;
   } catch (const std::exception& e) {
     say(e.what(), false);
     return failure;

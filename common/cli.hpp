@@ -140,8 +140,10 @@ std::optional<std::filesystem::path> path(const boost::program_options::variable
 // ---- running a chapter ----------------------------------------------------------------------------
 
 /// Runs a chapter's body and applies the exit-code rule: UsageError, std::invalid_argument and
-/// PlotFolderError print "<program>: error: <message>" and return 2; any other std::exception
-/// returns 1 with the same one-line form. Standard output is flushed and checked before returning:
+/// PlotFolderError print "<program>: error: <message>" and return 2; std::bad_alloc returns 1 with
+/// "out of memory (...)"; any other std::exception returns 1 with the same one-line form. Closed
+/// standard descriptors are given /dev/null first (reserve_standard_descriptors); a closed
+/// standard output returns 1 at once, before any work. Standard output is flushed and checked before returning:
 /// a write that failed (`>/dev/full`, a closed stdout) returns 1 with the system's reason. A body
 /// returning 0 after a reported runtime failure (attn::report_failure: a plot not drawn) returns 1.
 /// Every message is made one line (control bytes escaped, at most about 300 characters).

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <cstdio>
 #include <iostream>
 #include <sstream>
 
@@ -29,9 +30,26 @@ std::string nats(double x) {
 void set_program_name(const std::string& name) { name_storage() = name; }
 const std::string& program_name() { return name_storage(); }
 
+std::string one_line(const std::string& message) {
+  std::string out;
+  for (char c : message) {
+    const auto u = static_cast<unsigned char>(c);
+    if (u < 0x20 || u == 0x7f) {
+      char hex[8];
+      std::snprintf(hex, sizeof hex, "\\x%02x", u);
+      out += c == '\n' ? std::string("\\n") : c == '\x1b' ? std::string("\\e") : std::string(hex);
+    } else {
+      out += c;
+    }
+  }
+  constexpr std::size_t kMax = 300;
+  if (out.size() > kMax) out = out.substr(0, kMax) + "...";
+  return out;
+}
+
 void report_failure(const std::string& message) {
   ++g_failures;
-  std::cerr << program_name() << ": error: " << message << std::endl;
+  std::cerr << program_name() << ": error: " << one_line(message) << std::endl;
 }
 
 int failure_count() { return g_failures.load(); }

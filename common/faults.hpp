@@ -21,7 +21,12 @@ void set_program_name(const std::string& name);
 /// The name error lines start with ("attn" until set). Throws nothing.
 const std::string& program_name();
 
-/// Prints "<program>: error: <message>" as one line on stderr and counts a runtime failure.
+/// `message` made one line for stderr: newline and ESC shown as `\\n` and `\\e`, other control
+/// bytes as `\\xHH`, cut after 300 characters with "...". Every error line goes through it.
+/// Throws nothing (beyond std::bad_alloc).
+std::string one_line(const std::string& message);
+
+/// Prints "<program>: error: <message>" as one line (one_line) on stderr and counts a runtime failure.
 /// Throws nothing.
 void report_failure(const std::string& message);
 /// How many runtime failures were reported so far. Throws nothing.

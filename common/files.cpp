@@ -117,6 +117,13 @@ void install_cleanup_handlers() {
       for (int other : kSignals) ::sigaddset(&act.sa_mask, other);  // one cleanup at a time
       ::sigaction(sig, &act, nullptr);
     }
+    // A file-size limit (ulimit -f) would otherwise end the program with SIGXFSZ mid-write,
+    // leaving a partial temporary; ignored, the write fails with EFBIG ("File too large") and is
+    // reported like a full disk. Children get the default back (process.cpp).
+    struct sigaction ignore {};
+    ignore.sa_handler = SIG_IGN;
+    ::sigemptyset(&ignore.sa_mask);
+    ::sigaction(SIGXFSZ, &ignore, nullptr);
   });
 }
 

@@ -145,7 +145,9 @@ std::string replace_problem(const std::filesystem::path& target);
 std::string folder_problem(const std::filesystem::path& folder, bool create = true);
 
 /// Installs the cleanup handler for SIGINT, SIGTERM, SIGHUP and SIGPIPE (done by the first TempPath;
-/// idempotent). Signals ignored at start (e.g. SIGINT under nohup) stay ignored. Throws nothing.
+/// idempotent). Signals ignored at start (e.g. SIGINT under nohup) stay ignored. SIGXFSZ is
+/// ignored, so a write past a file-size limit fails with "File too large" instead of ending the
+/// program with a partial temporary left behind. Throws nothing.
 void install_cleanup_handlers();
 
 /// Tells the cleanup handler which child process group to kill (0: none). Throws nothing.

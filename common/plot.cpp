@@ -1,13 +1,17 @@
 /// \file plot.cpp
 /// \brief Plots through gnuplot, started directly with a time limit (see plot.hpp).
+#include <armadillo>  // before gnuplot-iostream.h, which enables its Armadillo support only then
+
 #include "common/plot.hpp"
 
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <gnuplot-iostream.h>
 #include <memory>
 #include <sstream>
 
@@ -46,11 +50,24 @@ bool safe_name(const std::string& name) {
 }
 
 /// Text for a `#` comment line of a data file: line breaks become spaces.
-std::string one_line(std::string text) {
+std::string comment_text(std::string text) {
   for (char& c : text) {
     if (c == '\n' || c == '\r') c = ' ';
   }
   return text;
+}
+
+/// A label as a data file's first column: double-quoted, for a reader who re-plots the data. gnuplot
+/// reads no escapes in data files (`"a\"b"` reads as `a`), so double quotes become single ones,
+/// backslashes slashes and control bytes spaces. The figure's own tick labels are set in the
+/// commands (tics(), exact through gnuplot_quote), not read from here.
+std::string data_label(const std::string& text) {
+  std::string out = "\"";
+  for (char c : text) {
+    const auto u = static_cast<unsigned char>(c);
+    out += c == '"' ? '\'' : c == '\\' ? '/' : (u < 0x20 || u == 0x7f) ? ' ' : c;
+  }
+  return out + "\"";
 }
 
 /// Text of gnuplot's or another program's message, made safe to echo in one error line.
@@ -78,6 +95,60 @@ std::string number(double x) {
 
 std::string range(const std::pair<double, double>& r) { return "[" + number(r.first) + ":" + number(r.second) + "]"; }
 
+/// The largest PNG gnuplot may send back (a 960 x 600 figure is well under 1 MiB).
+constexpr std::size_t kMaxPngBytes = std::size_t{32} << 20;
+
+/// How one gnuplot run went: the process's end, and whether every command reached it.
+struct GnuplotRun {
+  ProcessResult process;
+  bool sent_all = false;
+};
+
+/// Runs gnuplot in `folder` and streams `commands` into its standard input through a
+/// gnuplot-iostream Gnuplot object wrapped around the pipe. `-d` skips every init file, so a
+/// reader's ~/.gnuplot neither runs commands nor restyles the figures. Each chunk is written only
+/// when the pipe has room for it (ChildProcess::wait_writable), so a gnuplot that stops reading
+/// costs at most the time limit; SIGPIPE from a gnuplot that exited early is held back.
+GnuplotRun run_gnuplot(const fs::path& gnuplot, const std::string& commands, const fs::path& folder,
+                       std::chrono::milliseconds limit) {
+  GnuplotRun run;
+  ChildProcess child(gnuplot, {"gnuplot", "-d"}, folder, limit, kMaxPngBytes);
+  if (child.started()) {
+    // A duplicate of the pipe's write end for the Gnuplot object, which fcloses it when destroyed.
+    const int fd = ::fcntl(child.input_fd(), F_DUPFD_CLOEXEC, 3);
+    std::FILE* pipe = fd >= 0 ? ::fdopen(fd, "w") : nullptr;
+    if (pipe == nullptr && fd >= 0) ::close(fd);
+    if (pipe != nullptr) {
+      const SigpipeGuard guard;
+      Gnuplot gp(pipe);
+      // 1024 bytes fit both the stream's 4096-byte buffer and PIPE_BUF: each flush is one write
+      // that a pipe with room (POLLOUT) takes whole, so the non-blocking write never comes short.
+      constexpr std::size_t kChunk = 1024;
+      std::size_t done = 0;
+      while (done < commands.size() && gp.good() && child.wait_writable()) {
+        const std::size_t n = std::min(kChunk, commands.size() - done);
+        gp.write(commands.data() + done, static_cast<std::streamsize>(n));
+        gp.flush();
+        if (gp.good()) done += n;
+      }
+      run.sent_all = done == commands.size();
+    }  // gp closes its end here; finish() closes the last one, and gnuplot reads to the end
+  }
+  run.process = child.finish();
+  return run;
+}
+
+/// What gnuplot said that names the problem: its first error line ("line 3: ..."; it carries on
+/// after an error in commands read from a pipe), else its last line.
+std::string gnuplot_said(const ProcessResult& run) {
+  std::istringstream lines(run.stderr_text);
+  for (std::string line; std::getline(lines, line);) {
+    const auto first = line.find_first_not_of(' ');
+    if (first != std::string::npos && line.compare(first, 5, "line ") == 0) return line.substr(first);
+  }
+  return run.last_stderr_line();
+}
+
 }  // namespace
 
 std::string gnuplot_quote(const std::string& text) {
@@ -89,10 +160,14 @@ std::string gnuplot_quote(const std::string& text) {
       out += c;
     } else if (c == '\n') {
       out += "\\n";
-    } else if (c == '`' || u < 0x20 || u == 0x7f) {
-      char octal[8];
-      std::snprintf(octal, sizeof octal, "\\%03o", u);  // gnuplot expands `...` even in double quotes
-      out += octal;
+    } else if (c == '`') {
+      out += "\\140";  // gnuplot expands `...` even in double quotes; the octal escape shows a backquote
+    } else if (c == '\t') {
+      out += ' ';
+    } else if (u < 0x20 || u == 0x7f) {
+      char shown[8];  // a control byte is drawn as its escape text (cairo would draw it as a black box)
+      std::snprintf(shown, sizeof shown, "\\\\x%02x", u);
+      out += shown;
     } else {
       out += c;
     }
@@ -102,7 +177,10 @@ std::string gnuplot_quote(const std::string& text) {
 
 bool is_valid_png(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);
-  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  return is_valid_png_bytes(std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>()));
+}
+
+bool is_valid_png_bytes(const std::string& bytes) {
   static const std::string signature("\x89PNG\r\n\x1a\n", 8);
   static const std::string iend("\0\0\0\0IEND\xae\x42\x60\x82", 12);
   return bytes.size() >= 8 + 25 + 12 && bytes.compare(0, 8, signature) == 0 && bytes.compare(12, 4, "IHDR") == 0 &&
@@ -127,12 +205,13 @@ Plotter::Plotter(const PlotSettings& settings) : timeout_(settings.timeout) {
     return;
   }
   gnuplot_ = *gnuplot;
-  const ProcessResult probe = run_process(gnuplot_, {"gnuplot", "-e", "set terminal pngcairo"}, folder_, timeout_);
-  if (probe.ok() && probe.stderr_text.empty()) {
+  const GnuplotRun asked = run_gnuplot(gnuplot_, "set terminal pngcairo\n", folder_, timeout_);
+  const ProcessResult& probe = asked.process;
+  if (probe.ok() && asked.sent_all && probe.stderr_text.empty()) {
     enabled_ = true;
     return;
   }
-  const std::string said = probe.last_stderr_line();
+  const std::string said = gnuplot_said(probe);
   if (probe.started && !probe.timed_out && probe.signal == 0 && said.find("terminal") != std::string::npos) {
     reason_ = "gnuplot has no pngcairo terminal (install gnuplot-nox)";  // not an error: like gnuplot missing
     return;
@@ -165,7 +244,8 @@ void Plotter::draw(const std::string& name, const std::vector<std::string>& data
   }
   if (!enabled_) return;
   try {
-    // gnuplot runs in the plot folder and sees only generated names: nothing a user typed.
+    // gnuplot runs in the plot folder and sees only generated names: nothing a user typed. It
+    // reads the data files and sends the PNG back on its standard output; this program writes it.
     std::vector<std::unique_ptr<AtomicFile>> dats;
     std::vector<std::string> names;
     for (std::size_t i = 0; i < data.size(); ++i) {
@@ -175,16 +255,19 @@ void Plotter::draw(const std::string& name, const std::vector<std::string>& data
       dats.back()->close();
       names.push_back(gnuplot_quote(dats.back()->temp_path().filename().string()));
     }
-    TempPath png(folder_, ".png"), script(folder_, ".gp");
-    script.write_all("set terminal pngcairo noenhanced size 960,600 font 'DejaVu Sans,11'\nset output " +
-                         gnuplot_quote(png.name()) + "\n" + commands(names) + "\nunset output\n",
-                     "the gnuplot script for " + name);
-    const ProcessResult run = run_process(gnuplot_, {"gnuplot", script.name()}, folder_, timeout_);
-    if (!run.ok() || !is_valid_png(png.path())) {
+    const GnuplotRun drawn = run_gnuplot(
+        gnuplot_, "set terminal pngcairo noenhanced size 960,600 font 'DejaVu Sans,11'\nset output\n" + commands(names) +
+                      "\nunset output\n",
+        folder_, timeout_);
+    const ProcessResult& run = drawn.process;
+    if (!run.ok() || !drawn.sent_all || !is_valid_png_bytes(run.stdout_bytes)) {
       ++failed_;
-      const std::string said = run.last_stderr_line();
+      const std::string said = gnuplot_said(run);
       std::string message = "plot " + name + " not drawn: gnuplot " +
-                            (run.ok() ? std::string("wrote no valid PNG") : run.describe(timeout_));
+                            (!run.ok()            ? run.describe(timeout_)
+                             : !drawn.sent_all ? std::string("stopped reading its commands")
+                                               : std::string("sent no valid PNG (") +
+                                                     std::to_string(run.stdout_bytes.size()) + " bytes)");
       if (!said.empty() && !run.timed_out) message += ": " + cli_safe(said);
       if (run.timed_out) {
         enabled_ = false;  // a gnuplot that hangs once would hang on every plot
@@ -194,8 +277,12 @@ void Plotter::draw(const std::string& name, const std::vector<std::string>& data
       report_failure(message);
       return;
     }
-    for (auto& dat : dats) dat->commit();
-    png.commit(folder_ / (name + ".png"));
+    AtomicFile png(folder_ / (name + ".png"));
+    png.write(run.stdout_bytes);
+    std::vector<AtomicFile*> all;
+    for (auto& dat : dats) all.push_back(dat.get());
+    all.push_back(&png);
+    AtomicFile::commit_all(all);  // the PNG and its data appear together
     written_.push_back(folder_ / (name + ".png"));
   } catch (const IoError& e) {
     ++failed_;
@@ -216,11 +303,11 @@ void Plotter::bars(const BarChart& chart) {
 
 std::string bar_chart_data(const BarChart& chart) {
   std::ostringstream data;
-  data << "# " << one_line(chart.title) << "\n# category";
-  for (const auto& s : chart.series) data << '\t' << one_line(s);
+  data << "# " << comment_text(chart.title) << "\n# category";
+  for (const auto& s : chart.series) data << '\t' << comment_text(s);
   data << '\n';
   for (arma::uword r = 0; r < chart.values.n_rows; ++r) {
-    data << gnuplot_quote(chart.categories[r]);
+    data << data_label(chart.categories[r]);
     for (arma::uword c = 0; c < chart.values.n_cols; ++c) data << '\t' << number(chart.values(r, c));
     data << '\n';
   }
@@ -237,10 +324,11 @@ std::string bar_chart_commands(const BarChart& chart, const std::string& dat, in
   gp << axis_labels(chart.title, chart.xlabel, chart.ylabel)
      << "set style data histograms\nset style histogram clustered gap 1\n"
         "set style fill solid 0.85 border -1\nset boxwidth 0.9\nset grid ytics\n"
-     << "set key " << chart.key << "\nset yrange " << range(yr) << "\nset xtics nomirror\nset xzeroaxis\n"
+     << "set key " << chart.key << "\nset yrange " << range(yr) << "\nset xtics " << tics(chart.categories)
+     << " nomirror\nset xzeroaxis\n"
      << "plot ";
   for (std::size_t s = 0; s < chart.series.size(); ++s) {
-    gp << (s ? ", " : "") << dat << " using " << s + 2 << (s == 0 ? ":xtic(1)" : "") << " title "
+    gp << (s ? ", " : "") << dat << " using " << s + 2 << " title "
        << gnuplot_quote(chart.series[s]);
   }
   if (chart.value_labels) {
@@ -261,8 +349,8 @@ void Plotter::lines(const LineChart& chart) {
   }
   if (!enabled_) return;
   std::ostringstream data;
-  data << "# " << one_line(chart.title) << "\n# " << one_line(chart.xlabel);
-  for (const auto& s : chart.series) data << '\t' << one_line(s);
+  data << "# " << comment_text(chart.title) << "\n# " << comment_text(chart.xlabel);
+  for (const auto& s : chart.series) data << '\t' << comment_text(s);
   data << '\n';
   for (arma::uword r = 0; r < chart.x.n_elem; ++r) {
     data << number(chart.x(r));
@@ -320,9 +408,9 @@ std::string heatmap_data(const Heatmap& map) {
   check_heatmap(map);
   std::ostringstream data;
   if (map.kinds.empty()) {
-    data << "# " << one_line(map.title) << "\n# column\trow\tvalue (NaN: " << one_line(map.nan_label) << ")\tlabel\n";
+    data << "# " << comment_text(map.title) << "\n# column\trow\tvalue (NaN: " << comment_text(map.nan_label) << ")\tlabel\n";
   } else {
-    data << "# " << one_line(map.title) << "\n# column\trow\tkind\tlabel\tlabel colour\n";
+    data << "# " << comment_text(map.title) << "\n# column\trow\tkind\tlabel\tlabel colour\n";
   }
   for (arma::uword r = 0; r < map.values.n_rows; ++r) {
     for (arma::uword c = 0; c < map.values.n_cols; ++c) {

@@ -7,16 +7,22 @@
 /// why; chapters print their arithmetic anyway.
 ///
 /// How gnuplot is run (no user text reaches it as code):
-/// - it is started directly (posix_spawn, process.hpp), never through a shell, in the plot folder,
-///   and reads a script naming only generated temporary files (`.attn-tmp-<pid>-<n>.dat/.png`);
-///   the folder's own name never appears in a script. Titles and labels are quoted with
-///   gnuplot_quote(), which leaves no backquote, newline or control byte in the command text;
+/// - it is started directly (posix_spawn, process.hpp), never through a shell, with `-d` (no init
+///   file: a reader's ~/.gnuplot neither runs nor restyles anything), in the plot folder; its
+///   commands are streamed into its standard input through a gnuplot-iostream `Gnuplot` object
+///   wrapped around the pipe (written only when the pipe has room, SIGPIPE held back). They name
+///   only generated temporary data files (`.attn-tmp-<pid>-<n>.dat`); the folder's own name never
+///   appears in them. Titles and labels are quoted with gnuplot_quote(), which leaves no
+///   backquote, newline or control byte in the command text;
+/// - gnuplot writes no file: it sends the PNG back on its standard output (at most 32 MiB), and
+///   this program checks it (is_valid_png_bytes) and writes it, so a full disk or a file-size
+///   limit is reported with the system's reason ("No space left on device", "File too large");
 /// - each plot has a time limit (PlotSettings::timeout, 20 s unless ATTN_GNUPLOT_TIMEOUT says
 ///   otherwise); past it gnuplot is killed, one error line says so, and the remaining plots are
 ///   skipped;
-/// - the data files and the PNG are renamed into place only when gnuplot produced a valid PNG, so
-///   `NAME.png` and `NAME.dat` appear whole, together, or not at all, and concurrent runs into one
-///   folder never read each other's files;
+/// - the data files and the PNG are renamed into place together, only when gnuplot sent a valid
+///   PNG, so `NAME.png` and `NAME.dat` appear whole, together, or not at all, and concurrent runs
+///   into one folder never read each other's files;
 /// - a plot that cannot be drawn is reported by attn::report_failure (one line, exit code 1 at the
 ///   end) and the chapter carries on.
 #pragma once
@@ -167,6 +173,8 @@ class Plotter {
 /// True if `path` is a complete PNG: the 8-byte signature, an IHDR chunk first and an IEND chunk last.
 /// An unreadable file is false; throws nothing.
 bool is_valid_png(const std::filesystem::path& path);
+/// is_valid_png() for bytes in memory (what gnuplot sent). Throws nothing.
+bool is_valid_png_bytes(const std::string& bytes);
 
 /// The data file of a bar chart: a comment with the title and series, then one line per category
 /// (quoted label, then one value per series, 17 significant digits). Throws nothing (the shape is
@@ -191,8 +199,8 @@ std::string heatmap_commands(const Heatmap& map, const std::string& dat, int lab
 
 /// Quotes text for a gnuplot command as a double-quoted string: backslashes and quotes escaped, a
 /// backquote written as \\140 (gnuplot runs `...` as a shell command, even inside double quotes),
-/// newlines as \\n and other control bytes as octal escapes, so the text can never end the command
-/// or run anything: "it's" -> "\"it's\"". Throws nothing (beyond std::bad_alloc).
+/// newlines as \\n, a tab as a space and other control bytes as visible text (`\\x1b`), so the
+/// text can never end the command or run anything: "it's" -> "\"it's\"". Throws nothing (beyond std::bad_alloc).
 std::string gnuplot_quote(const std::string& text);
 
 }  // namespace attn

@@ -2,12 +2,19 @@
 /// \brief Runs a helper program (gnuplot) directly, never through a shell, with a time limit.
 ///
 /// The program is started with posix_spawn from an argument vector, so no argument is ever parsed
-/// as shell code. It runs in its own process group in a chosen working directory, with standard
-/// input and output on /dev/null and standard error captured (its last 4 KiB kept). Past the time
-/// limit the whole group is killed with SIGKILL. No temporary folder (TMPDIR) is used.
+/// as shell code. It runs in its own process group in a chosen working directory, with a pipe on
+/// each of its standard input, output and error: the caller streams its input (plot.cpp wraps the
+/// write end in a gnuplot-iostream `Gnuplot`), its output is collected up to a size limit, and the
+/// last 4 KiB of its standard error are kept. The write end is non-blocking and is written only
+/// when poll() says the pipe has room, so a program that stops reading cannot block the caller;
+/// SIGPIPE from a program that exits early is held back and discarded. Past the time limit the
+/// whole group is killed with SIGKILL. No temporary folder (TMPDIR) is used.
 #pragma once
 
+#include <sys/types.h>
+
 #include <chrono>
+#include <cstddef>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -18,15 +25,17 @@ namespace attn {
 struct ProcessResult {
   bool started = false;    ///< false: it could not be started (see `error`)
   bool timed_out = false;  ///< killed at the time limit
+  bool output_overflow = false;  ///< killed because its standard output passed the size limit
   int exit_code = -1;      ///< its exit status when it exited normally, else -1
   int signal = 0;          ///< the signal that ended it (0 if it exited), e.g. SIGSEGV
   std::string error;       ///< why it could not be started
+  std::string stdout_bytes;  ///< everything it wrote to standard output (up to the limit)
   std::string stderr_text; ///< the last 4 KiB it wrote to standard error
 
   /// True if it exited by itself with status 0. Throws nothing.
-  bool ok() const { return started && !timed_out && signal == 0 && exit_code == 0; }
+  bool ok() const { return started && !timed_out && !output_overflow && signal == 0 && exit_code == 0; }
   /// One phrase for messages: "exited with status 1", "was killed by signal 11 (Segmentation fault)",
-  /// "did not finish within 20 s", "could not be started: ...".
+  /// "did not finish within 20 s and was stopped", "could not be started: ...".
   /// Throws nothing (beyond std::bad_alloc).
   std::string describe(std::chrono::milliseconds limit) const;
   /// The last non-empty line of `stderr_text` (what gnuplot says last names the error), or "".
@@ -34,11 +43,78 @@ struct ProcessResult {
   std::string last_stderr_line() const;
 };
 
-/// Runs `program` (an absolute path) with `args` (args[0] is the name it sees) in `working_dir`,
-/// waiting at most `limit`. While it runs, the cleanup handler of files.hpp knows its process
-/// group, so a SIGINT or SIGTERM to this program stops it too. Failures to start, crashes and
-/// timeouts are reported in the ProcessResult; throws nothing (beyond std::bad_alloc).
+/// A helper program running with pipes on its standard input, output and error, and a deadline
+/// fixed when it starts. While it runs, the cleanup handler of files.hpp knows its process group,
+/// so a SIGINT or SIGTERM to this program stops it too. The destructor kills and reaps it if
+/// finish() was not called. No member throws (beyond std::bad_alloc): a failure to start, a crash or
+/// a timeout is reported in the ProcessResult.
+class ChildProcess {
+ public:
+  /// Starts `program` (an absolute path) with `args` (args[0] is the name it sees) in
+  /// `working_dir`; it must finish within `limit`, and its standard output may hold at most
+  /// `max_output` bytes. A failure to start is reported by finish() (ProcessResult::started).
+  ChildProcess(const std::filesystem::path& program, const std::vector<std::string>& args,
+               const std::filesystem::path& working_dir, std::chrono::milliseconds limit, std::size_t max_output);
+  /// Kills and reaps the child unless finish() was called.
+  ~ChildProcess();
+  ChildProcess(const ChildProcess&) = delete;
+  ChildProcess& operator=(const ChildProcess&) = delete;
+
+  /// True if it was started.
+  bool started() const { return result_.started; }
+  /// The write end of its standard input (non-blocking, close-on-exec; -1 if not started). Write
+  /// to it only after wait_writable() returned true, at most 4096 bytes at a time. A duplicate
+  /// (dup) may be written instead, and must be closed before finish(), which closes this end:
+  /// the child then reads to the end of its input.
+  int input_fd() const { return in_; }
+  /// Waits until its standard input can take up to 4096 bytes (PIPE_BUF) in one non-blocking
+  /// write, reading its outputs meanwhile. False if the deadline passed, the output limit was
+  /// passed, or it closed its standard input (exited): stop writing then.
+  bool wait_writable();
+  /// Reads both outputs until it closes them, waits for it to exit, all within the deadline
+  /// (killing its process group past it), and says how it ended.
+  ProcessResult finish();
+
+ private:
+  bool pump(int timeout_ms, bool want_write);
+  void kill_group();
+
+  ProcessResult result_;
+  pid_t pid_ = -1;
+  int in_ = -1, out_ = -1, err_ = -1;
+  bool input_closed_ = false;
+  bool finished_ = false;
+  std::size_t max_output_;
+  std::chrono::steady_clock::time_point deadline_;
+};
+
+/// Holds SIGPIPE back while a pipe to a child is written (a write to a child that has exited then
+/// fails with EPIPE instead of ending this program); the destructor discards a SIGPIPE raised
+/// meanwhile and restores the signal mask. Throws nothing.
+class SigpipeGuard {
+ public:
+  /// Blocks SIGPIPE for this thread, remembering whether it already was.
+  SigpipeGuard();
+  /// Discards a pending SIGPIPE and restores the mask.
+  ~SigpipeGuard();
+  SigpipeGuard(const SigpipeGuard&) = delete;
+  SigpipeGuard& operator=(const SigpipeGuard&) = delete;
+
+ private:
+  bool was_blocked_ = false;
+};
+
+/// Runs `program` with `input` on its standard input (written through the same non-blocking
+/// path), waiting at most `limit` in all; collects at most `max_output` bytes of its standard output.
+/// Failures are reported in the ProcessResult; throws nothing (beyond std::bad_alloc).
 ProcessResult run_process(const std::filesystem::path& program, const std::vector<std::string>& args,
-                          const std::filesystem::path& working_dir, std::chrono::milliseconds limit);
+                          const std::filesystem::path& working_dir, std::chrono::milliseconds limit,
+                          const std::string& input = "", std::size_t max_output = std::size_t{1} << 20);
+
+/// Opens /dev/null on each of the standard descriptors 0, 1 and 2 that is closed, so no file the
+/// program opens later takes their number (text meant for a closed standard output would land in
+/// a plot file). Returns a bit mask of the ones that were closed (bit k: descriptor k).
+/// cli::run() calls it first; it is idempotent and throws nothing.
+int reserve_standard_descriptors();
 
 }  // namespace attn

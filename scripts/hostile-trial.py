@@ -295,16 +295,17 @@ def cases():
         out.append(Case("standard output", program, q + ["--no-plots"], {1}, stdout="closed"))
         out.append(Case("standard output", program, ["--help"], {1}, stdout="full"))
     # F. a broken gnuplot
+    # The probe sends exactly "set terminal pngcairo"; a drawing starts with more on that line.
+    PROBE = "read -r first; [ \"$first\" = \"set terminal pngcairo\" ] && exit 0; "
     fakes = {
         "hangs at the probe": "exec sleep 30",
         "crashes at the probe": "kill -SEGV $$",
         "aborts at the probe": "kill -ABRT $$",
-        "hangs drawing": "[ \"$1\" = -e ] && exit 0; exec sleep 30",
-        "fails drawing": "[ \"$1\" = -e ] && exit 0; echo 'line 1: nope' >&2; exit 1",
-        "writes garbage": "[ \"$1\" = -e ] && exit 0; out=$(sed -n 's/^set output \"\\(.*\\)\"$/\\1/p' \"$1\"); "
-                          "echo junk > \"$out\"",
-        "talks on stdout": "[ \"$1\" = -e ] && exit 0; echo 'PNG bytes'; exit 0",
-        "crashes drawing": "[ \"$1\" = -e ] && exit 0; kill -SEGV $$",
+        "hangs drawing": PROBE + "exec sleep 30",
+        "fails drawing": PROBE + "echo 'line 1: nope' >&2; exit 1",
+        "writes garbage": PROBE + "cat >/dev/null; echo junk",
+        "talks on stdout": PROBE + "echo 'PNG bytes'; exit 0",
+        "crashes drawing": PROBE + "kill -SEGV $$",
     }
     for label, body in fakes.items():
         bin_dir = WORK / "fake" / label.replace(" ", "-")

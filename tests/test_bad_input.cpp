@@ -9,6 +9,7 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
@@ -248,8 +249,8 @@ BOOST_AUTO_TEST_CASE(a_gnuplot_that_hangs_or_crashes_is_stopped_reported_and_exi
   const std::vector<Fault> faults{
       {"exec sleep 30", "did not finish within 500 ms", "plots: skipped"},                       // hangs at the probe
       {"kill -SEGV $$", "killed by signal 11", "plots: skipped"},                                // crashes at the probe
-      {"[ \"$1\" = -e ] && exit 0; exec sleep 30", "did not finish within 500 ms", "0 written"},  // hangs drawing
-      {"[ \"$1\" = -e ] && exit 0; echo 'line 3: broken' >&2; exit 1", "line 3: broken", "0 written"},  // fails drawing
+      {"read -r first; [ \"$first\" = \"set terminal pngcairo\" ] && exit 0; exec sleep 30", "did not finish within 500 ms", "0 written"},  // hangs drawing
+      {"read -r first; [ \"$first\" = \"set terminal pngcairo\" ] && exit 0; echo 'line 3: broken' >&2; exit 1", "line 3: broken", "0 written"},  // fails drawing
   };
   for (const Fault& f : faults) {
     BOOST_TEST_CONTEXT(f.body) {
@@ -344,7 +345,7 @@ BOOST_AUTO_TEST_CASE(three_runs_into_one_folder_at_once_all_succeed) {
 
 BOOST_AUTO_TEST_CASE(a_terminated_run_leaves_no_temporary_and_stops_gnuplot) {
   const fs::path base = fs::path(TEST_PLOTS) / "terminated";
-  const fs::path bin = fake_gnuplot(base / "bin", "[ \"$1\" = -e ] && exit 0; touch started; exec sleep 31.5");
+  const fs::path bin = fake_gnuplot(base / "bin", "read -r first; [ \"$first\" = \"set terminal pngcairo\" ] && exit 0; touch started; exec sleep 31.5");
   const fs::path plots = base / "plots";
   fs::remove_all(plots);
   // The chapter waits on the hanging fake gnuplot; SIGTERM arrives while a .dat and the script are temporary.
@@ -392,4 +393,191 @@ BOOST_AUTO_TEST_CASE(the_number_rule) {
   BOOST_TEST(attn::cli::printable(std::string("a\x1b[31mb\n", 8)) == "a\\e[31mb\\n");
   BOOST_TEST(attn::cli::printable(std::string(100, 'x')).size() < 80u);
   BOOST_TEST(attn::cli::quoted_number(1000.0000001) == "1000.0000001");
+}
+
+// ---- issue 13, second trial: closed descriptors, file-size limits, init files, gnuplot's pipes ------
+
+namespace {
+
+/// True if some `.dat` under `dir` holds text a chapter prints (it would have landed there through a
+/// closed standard descriptor) or an error line.
+bool program_text_in_data(const fs::path& dir) {
+  std::error_code ec;
+  for (auto it = fs::directory_iterator(dir, ec); !ec && it != fs::directory_iterator(); ++it) {
+    if (it->path().extension() != ".dat") continue;
+    std::ifstream in(it->path());
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (text.find("Chapter 0") != std::string::npos || text.find("error:") != std::string::npos) return true;
+  }
+  return false;
+}
+
+/// Every PNG in `dir` is valid and every `.dat` has its PNG.
+bool plots_whole(const fs::path& dir) {
+  std::error_code ec;
+  for (auto it = fs::directory_iterator(dir, ec); !ec && it != fs::directory_iterator(); ++it) {
+    const fs::path p = it->path();
+    if (p.extension() == ".png" && !attn::is_valid_png(p)) return false;
+    if (p.extension() == ".dat") {
+      const std::string stem = p.stem().string();
+      if (!fs::exists(dir / (stem + ".png")) && !fs::exists(dir / (stem.substr(0, stem.rfind('_')) + ".png"))) return false;
+    }
+  }
+  return true;
+}
+
+constexpr const char* kProbe = "read -r first; [ \"$first\" = \"set terminal pngcairo\" ] && exit 0; ";
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(closed_standard_descriptors_never_become_plot_files) {
+  const fs::path base = fs::path(TEST_PLOTS) / "closed-fds";
+  struct Shape {
+    const char* redirect;
+    const char* gnuplot;  // "" for the real one, else a fake body
+    int code;
+  };
+  const std::vector<Shape> shapes{
+      {">&-", "", 1},                                         // stdout closed: refused before any work
+      {"2>&-", "", 0},                                        // stderr closed: runs, exits 0
+      {"<&- 2>&-", "", 0},                                    // stdin and stderr closed
+      {"2>&-", "exec sleep 30", 1},                           // stderr closed, failures still exit 1
+      {"2>&-", "read -r first; [ \"$first\" = \"set terminal pngcairo\" ] && exit 0; echo 'line 1: x' >&2; exit 1", 1},
+  };
+  for (const Shape& s : shapes) {
+    BOOST_TEST_CONTEXT(s.redirect << " " << s.gnuplot) {
+      const fs::path plots = base / "plots";
+      fs::remove_all(plots);
+      // A short limit only for the fakes: the real gnuplot keeps its default, so load cannot time it out.
+      std::string env;
+      if (*s.gnuplot) {
+        env = "ATTN_GNUPLOT_TIMEOUT=0.5 PATH=" + attn::test::quote(fake_gnuplot(base / "bin", s.gnuplot).string()) +
+              ":/usr/bin:/bin ";
+      }
+      const attn::test::Run r =
+          attn::test::run(cat("sh -c ", attn::test::quote(cat(env, "exec ", ch01(), " --plots ", plots.string(), " ", s.redirect)),
+                              "; echo \"code $?\""));
+      BOOST_TEST(r.out.find(cat("code ", s.code)) != std::string::npos, r.out);
+      BOOST_TEST(!program_text_in_data(plots));
+      BOOST_TEST(plots_whole(plots));
+      BOOST_TEST(leftovers(plots).empty());
+    }
+  }
+  const attn::test::Run usage = attn::test::run(cat("sh -c ", attn::test::quote(cat("exec ", ch01(), " --bogus 2>&-")),
+                                                    "; echo \"code $?\""));
+  BOOST_TEST(usage.out.find("code 2") != std::string::npos, usage.out);  // stderr closed: still exit 2
+}
+
+BOOST_AUTO_TEST_CASE(a_file_size_limit_is_reported_and_leaves_nothing_partial) {
+  const fs::path dir = fs::path(TEST_PLOTS) / "ulimit";
+  for (const char* blocks : {"1", "30"}) {
+    BOOST_TEST_CONTEXT("ulimit -f " << blocks) {
+      fs::remove_all(dir);
+      fs::create_directories(dir);
+      // No trap on SIGXFSZ: the program itself must turn the limit into "File too large".
+      const attn::test::Run r = attn::test::run(cat("sh -c 'ulimit -f ", blocks, "; exec \"$0\" \"$@\" >/dev/null' ", ch01(),
+                                                    " --plots ", attn::test::quote((dir / "plots").string())));
+      BOOST_TEST(r.code == 1, r.err);
+      BOOST_TEST(r.err.find("File too large") != std::string::npos, r.err);
+      BOOST_TEST(plots_whole(dir / "plots"));
+      BOOST_TEST(leftovers(dir).empty());
+    }
+  }
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  // Standard output goes to a file under the same limit: the error path must not throw on it.
+  const attn::test::Run log = attn::test::run(cat("sh -c 'ulimit -f 1; exec \"$0\" \"$@\" >", (dir / "out.txt").string(), "' ",
+                                                  programs().at("ch05_training"),
+                                                  " --no-plots --no-companions --loss-log ",
+                                                  attn::test::quote((dir / "loss.txt").string()), " --save ",
+                                                  attn::test::quote((dir / "save").string())));
+  BOOST_TEST(log.code == 1, log.err);
+  BOOST_TEST(log.err.find("File too large") != std::string::npos, log.err);
+  BOOST_TEST(log.err.find("terminate") == std::string::npos, log.err);
+  BOOST_TEST(leftovers(dir).empty());
+  BOOST_TEST(!fs::exists(dir / "loss.txt"));
+}
+
+BOOST_AUTO_TEST_CASE(a_gnuplot_init_file_is_not_read) {
+  const fs::path base = fs::path(TEST_PLOTS) / "init-file";
+  fs::remove_all(base);
+  fs::create_directories(base / "home");
+  const fs::path marker = base / "owned";
+  // A ~/.gnuplot that runs a command, switches the terminal and waits: none of it may take effect.
+  std::ofstream(base / "home" / ".gnuplot") << "system 'touch " << marker.string() << "'\nset terminal dumb\npause mouse\n";
+  const attn::test::Run r =
+      attn::test::run(cat("HOME=", attn::test::quote((base / "home").string()), " timeout 60 ", ch01(), " --plots ",
+                          attn::test::quote((base / "plots").string())));
+  BOOST_TEST(r.code == 0, r.err);
+  BOOST_TEST(!fs::exists(marker));
+  BOOST_TEST(attn::is_valid_png(base / "plots" / "ch01_bank_weights.png"));
+}
+
+BOOST_AUTO_TEST_CASE(a_gnuplot_that_stops_reading_floods_or_leaves_a_child_is_stopped) {
+  const fs::path base = fs::path(TEST_PLOTS) / "fake-pipes";
+  const fs::path plots = base / "plots";
+  struct Fault {
+    std::string body;
+    const char* says;
+    const char* limit;  // ATTN_GNUPLOT_TIMEOUT: long where the fault must show before the limit does
+  };
+  const std::vector<Fault> faults{
+      {cat(kProbe, "exec cat /dev/zero"), "wrote more than", "10"},                          // floods its stdout (the PNG)
+      {cat(kProbe, "while :; do echo noise; done >&2"), "did not finish within 500 ms", "0.5"},  // floods stderr
+      {cat(kProbe, "(sleep 30 &); cat >/dev/null; exit 0"), "did not finish within 500 ms", "0.5"},  // a child holds the pipes
+      {cat(kProbe, "exec 0<&-; sleep 0.2; exit 0"), "not drawn: gnuplot", "10"},             // stops reading, exits 0
+      {cat(kProbe, "cat >/dev/null; printf 'PNG'"), "sent no valid PNG (3 bytes)", "10"},     // a truncated PNG
+  };
+  for (const Fault& f : faults) {
+    BOOST_TEST_CONTEXT(f.body) {
+      const fs::path bin = fake_gnuplot(base / "bin", f.body);
+      fs::remove_all(plots);
+      const auto start = std::chrono::steady_clock::now();
+      const attn::test::Run r = attn::test::run(cat("ATTN_GNUPLOT_TIMEOUT=", f.limit, " PATH=", attn::test::quote(bin.string()),
+                                                    ":/usr/bin:/bin timeout 60 ", ch01(), " --plots ",
+                                                    attn::test::quote(plots.string())));
+      const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      BOOST_TEST(r.code == 1, r.err);
+      BOOST_TEST(r.err.find(f.says) != std::string::npos, r.err);
+      BOOST_TEST(seconds < 40.0);
+      BOOST_TEST(leftovers(plots).empty());
+      BOOST_TEST(!fs::exists(plots / "ch01_bank_weights.dat"));
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(hostile_labels_run_nothing_in_gnuplot) {
+  const fs::path dir = fs::path(TEST_PLOTS) / "hostile-labels";
+  fs::remove_all(dir);
+  const fs::path marker = dir / "owned";
+  const std::string m = marker.string();
+  // What a label from real text (chapter 09's tokens) could hold: every way into gnuplot's command language.
+  const std::vector<std::string> labels{"`touch " + m + "`", "\"; system(\"touch " + m + "\"); \"", "'; system('touch " + m + "'); '",
+                                        "a\nsystem \"touch " + m + "\"", "@m", "back\\slash", "a\"b", "tab\there", "\x1b[31m"};
+  attn::PlotSettings settings;
+  settings.folder = dir.string();
+  attn::Plotter plots(settings);
+  BOOST_REQUIRE(plots.enabled());
+  arma::mat values(labels.size(), 2, arma::fill::ones);
+  plots.bars({.name = "labels_bars", .title = labels[0], .xlabel = labels[1], .ylabel = labels[3], .categories = labels,
+              .series = {labels[2], labels[4]}, .values = values});
+  plots.heatmap({.name = "labels_map", .title = labels[3], .col_labels = {labels[0], labels[1]}, .row_labels = labels,
+                 .values = values, .nan_label = labels[6]});
+  plots.lines({.name = "labels_lines", .title = labels[6], .x = {1.0, 2.0}, .y = arma::mat(2, 1, arma::fill::ones),
+               .series = {labels[0]}, .x_marks = {{1.5, labels[3]}}});
+  BOOST_TEST(!fs::exists(marker));
+  for (const char* png : {"labels_bars.png", "labels_map.png", "labels_lines.png"}) {
+    BOOST_TEST(attn::is_valid_png(dir / png), png);
+  }
+  // The data file's label column reads back as one field per row (no quote breaks a row apart).
+  std::ifstream in(dir / "labels_bars.dat");
+  int rows = 0;
+  for (std::string line; std::getline(in, line);) {
+    if (line.empty() || line[0] == '#') continue;
+    ++rows;
+    BOOST_TEST(std::count(line.begin(), line.end(), '"') == 2, line);
+  }
+  BOOST_TEST(rows == static_cast<int>(labels.size()));
+  // How the command text quotes them: backquote as an octal escape, control bytes as visible text.
+  BOOST_TEST(attn::gnuplot_quote("a`b\x1b\tc\n\"\\") == "\"a\\140b\\\\x1b c\\n\\\"\\\\\"");
 }
