@@ -124,7 +124,7 @@ double real(const boost::program_options::variables_map& vm, const std::string& 
 long long integer(const boost::program_options::variables_map& vm, const std::string& name, long long lo,
                   long long hi);
 
-/// A seed flag (declared po::value<long long>): 0 .. `max` (default 2^32 - 1). Throws UsageError
+/// A seed flag (declared po::value<long long>): 0 to `max` (default 2^32 - 1). Throws UsageError
 /// outside that range (as integer()).
 std::uint64_t seed(const boost::program_options::variables_map& vm, const std::string& name = "seed",
                    std::uint64_t max = 4294967295ULL);

@@ -48,7 +48,7 @@ inline constexpr double kDivergenceFactor = 10.0;
 /// or nothing if none does. Throws std::invalid_argument if `losses` is empty.
 std::optional<std::size_t> first_divergence(const std::vector<double>& losses);
 
-/// Throws TrainingDiverged if `losses` (one per `unit`, e.g. "step" or "pass", counted from 1)
+/// Throws TrainingDiverged if `losses` (one per `unit`, e.g.\ "step" or "pass", counted from 1)
 /// breaks the divergence rule. The message names the unit and its number, the loss there, the
 /// limit, the learning rate `lr` and suggests a smaller --lr; claims are not evaluated on it.
 void require_converging(const std::vector<double>& losses, const std::string& unit, double lr);

@@ -13,12 +13,12 @@
 
 namespace ch04 {
 
-/// q . k = sum_r q_r k_r. q, k: the same length d >= 1 (row or column, one vector each).
+/// q .\ k = sum_r q_r k_r. q, k: the same length d >= 1 (row or column, one vector each).
 /// Throws std::invalid_argument if either is empty or the lengths differ (naming both).
 /// Source: the article, "A dot product includes vector length".
 double dot(const arma::vec& q, const arma::vec& k);
 
-/// cosSim(q, k) = q . k / (|q| |k|) = cos(theta), the angle alone. q, k: the same length d >= 1.
+/// cosSim(q, k) = q .\ k / (|q| |k|) = cos(theta), the angle alone. q, k: the same length d >= 1.
 /// Throws std::invalid_argument like dot(), and if either vector is zero (the angle is undefined).
 /// Source: the article, "Cosine similarity removes the lengths".
 double cosine_similarity(const arma::vec& q, const arma::vec& k);
@@ -61,14 +61,14 @@ struct VarianceEstimate {
 };
 
 /// Draws `samples` pairs q, k (each d_k x 1, independent N(0, 1) components) from a
-/// std::mt19937_64 seeded with `seed`, and measures the variance of q . k and of q . k / sqrt(d_k).
+/// std::mt19937_64 seeded with `seed`, and measures the variance of q .\ k and of q .\ k / sqrt(d_k).
 /// Throws std::invalid_argument if d_k is 0 or samples < 2.
 /// Source: the article, "Why divide by the square root of the dimension?"; Vaswani et al. 2017,
 /// §3.2.1, footnote 4.
 VarianceEstimate dot_product_variance(arma::uword d_k, arma::uword samples, std::uint64_t seed);
 
-/// Claim scale_04 on one estimate: the measured Var(q . k) lies within 3 standard errors of d_k,
-/// and Var(q . k / sqrt(d_k)) within 3 of 1. Throws nothing.
+/// Claim scale_04 on one estimate: the measured Var(q .\ k) lies within 3 standard errors of d_k,
+/// and Var(q .\ k / sqrt(d_k)) within 3 of 1. Throws nothing.
 /// Source: the article, "Why divide by the square root of the dimension?".
 bool within_three_standard_errors(const VarianceEstimate& e);
 

@@ -28,7 +28,7 @@ arma::mat bilinear_matrix(const arma::mat& Wq, const arma::mat& Wk);
 /// smoothing, and memory".
 arma::mat bilinear_scores(const arma::mat& X, const arma::mat& M);
 
-/// Softmax attention written as kernel smoothing: weights exp(q_i . k_j / sqrt(d_k)), normalized
+/// Softmax attention written as kernel smoothing: weights exp(q_i .\ k_j / sqrt(d_k)), normalized
 /// over the sources j, average the values. Q: n_q x d_k; K: n_kv x d_k; V: n_kv x d_v.
 /// Returns n_q x d_v. Computes exp() of the raw scores (no max subtraction), so it is meant for
 /// moderate scores. Throws std::invalid_argument if the shapes disagree, an entry of Q, K or V is

@@ -17,14 +17,14 @@
 
 namespace ch08 {
 
-/// Mean previous-token weight of one T x T attention pattern: mean over i = 1 .. T-1 of A[i, i-1].
+/// Mean previous-token weight of one T x T attention pattern: mean over i = 1 to T-1 of A[i, i-1].
 /// 1 for a head that always reads the position just before; A is not modified.
 /// Throws std::invalid_argument unless A is square with T >= 2. Source: Elhage et al. 2021
 /// (previous-token heads).
 double previous_token_score(const arma::mat& A);
 
 /// Mean induction weight of one T x T pattern on a sequence whose block is `block`: over every
-/// query in the repeat whose next token is also in the repeat (q = s + n + j, j = 0 .. n-2, with
+/// query in the repeat whose next token is also in the repeat (q = s + n + j, j = 0 to n-2, with
 /// s = block.start, n = block.length), the weight A[q, s + j + 1] on the position just after the
 /// earlier occurrence of q's token. 1 for a perfect induction pattern; A is not modified.
 /// Throws std::invalid_argument if A is not square or the block does not fit. Source: Olsson et al.
