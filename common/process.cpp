@@ -92,27 +92,20 @@ SigpipeGuard::~SigpipeGuard() {
 
 // ---- ChildProcess -----------------------------------------------------------------------------------
 
-ChildProcess::ChildProcess(const std::filesystem::path& program, const std::vector<std::string>& args,
-                           const std::filesystem::path& working_dir, std::chrono::milliseconds limit,
-                           std::size_t max_output)
-    : max_output_(max_output), deadline_(std::chrono::steady_clock::now() + limit) {
-  reserve_standard_descriptors();  // the pipes below must not take the numbers 0-2
-  int in[2] = {-1, -1}, out[2] = {-1, -1}, err[2] = {-1, -1};
-  if (::pipe2(in, O_CLOEXEC) != 0 || ::pipe2(out, O_CLOEXEC) != 0 || ::pipe2(err, O_CLOEXEC) != 0) {
-    result_.error = os_reason(errno);
-    for (int* p : {in, out, err}) {
-      close_fd(p[0]);
-      close_fd(p[1]);
-    }
-    return;
-  }
+namespace {
+
+/// Starts `program` with `in0`, `out1`, `err1` as its standard descriptors, in `working_dir` and its
+/// own process group, the default disposition of the stop signals and none blocked; returns
+/// posix_spawn's error number (0: started, `pid` set and named to the cleanup handler).
+int spawn_in_group(pid_t& pid, const std::filesystem::path& program, const std::vector<std::string>& args,
+                   const std::filesystem::path& working_dir, int in0, int out1, int err1) {
   posix_spawn_file_actions_t actions;
   posix_spawnattr_t attr;
   ::posix_spawn_file_actions_init(&actions);
   ::posix_spawnattr_init(&attr);
-  ::posix_spawn_file_actions_adddup2(&actions, in[0], 0);  // dup2 clears close-on-exec on 0, 1, 2 only
-  ::posix_spawn_file_actions_adddup2(&actions, out[1], 1);
-  ::posix_spawn_file_actions_adddup2(&actions, err[1], 2);
+  ::posix_spawn_file_actions_adddup2(&actions, in0, 0);  // dup2 clears close-on-exec on 0, 1, 2 only
+  ::posix_spawn_file_actions_adddup2(&actions, out1, 1);
+  ::posix_spawn_file_actions_adddup2(&actions, err1, 2);
   ::posix_spawn_file_actions_addchdir_np(&actions, working_dir.c_str());
   sigset_t none, defaults;
   ::sigemptyset(&none);
@@ -133,11 +126,31 @@ ChildProcess::ChildProcess(const std::filesystem::path& program, const std::vect
   ::sigemptyset(&block);
   for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGPIPE}) ::sigaddset(&block, sig);
   ::pthread_sigmask(SIG_BLOCK, &block, &old);
-  const int rc = ::posix_spawn(&pid_, program.c_str(), &actions, &attr, argv.data(), environ);
-  if (rc == 0) set_child_for_cleanup(pid_);
+  const int rc = ::posix_spawn(&pid, program.c_str(), &actions, &attr, argv.data(), environ);
+  if (rc == 0) set_child_for_cleanup(pid);
   ::pthread_sigmask(SIG_SETMASK, &old, nullptr);
   ::posix_spawn_file_actions_destroy(&actions);
   ::posix_spawnattr_destroy(&attr);
+  return rc;
+}
+
+}  // namespace
+
+ChildProcess::ChildProcess(const std::filesystem::path& program, const std::vector<std::string>& args,
+                           const std::filesystem::path& working_dir, std::chrono::milliseconds limit,
+                           std::size_t max_output)
+    : max_output_(max_output), deadline_(std::chrono::steady_clock::now() + limit) {
+  reserve_standard_descriptors();  // the pipes below must not take the numbers 0-2
+  int in[2] = {-1, -1}, out[2] = {-1, -1}, err[2] = {-1, -1};
+  if (::pipe2(in, O_CLOEXEC) != 0 || ::pipe2(out, O_CLOEXEC) != 0 || ::pipe2(err, O_CLOEXEC) != 0) {
+    result_.error = os_reason(errno);
+    for (int* p : {in, out, err}) {
+      close_fd(p[0]);
+      close_fd(p[1]);
+    }
+    return;
+  }
+  const int rc = spawn_in_group(pid_, program, args, working_dir, in[0], out[1], err[1]);
   close_fd(in[0]);
   close_fd(out[1]);
   close_fd(err[1]);
