@@ -46,11 +46,14 @@ struct OneHeadSizes {
   arma::uword d_k = 0;      ///< query/key width
   arma::uword d_v = 0;      ///< value width
   arma::uword classes = 0;  ///< C, the number of classes
-  /// The size `dim` stands for.
+  /// The size `dim` stands for (Dim::one is 1). Throws nothing. Source: the parameter table
+  /// (after llm.c's param_sizes[]).
   arma::uword operator[](Dim dim) const;
 };
 
 /// The sizes a model's groups imply: vocab and d from E, d_k from Wq, d_v from Wv, C from Wc.
+/// Reads the shapes without checking them (check_model does); throws nothing.
+/// Source: the shapes of the article's OneHeadSense ("Make it learn").
 OneHeadSizes sizes_of(const OneHeadModel& model);
 
 /// Checks that the six parameter groups fit together (the table kOneHeadGroups): E vocab x d, Wq and
@@ -164,8 +167,8 @@ struct ParameterGroup {
   Dim cols;                         ///< its columns
   Init init;                        ///< how init_like_pytorch draws it
   Dim fan_in;                       ///< the input width of its layer (for Init::linear)
-  arma::mat OneHeadModel::*value;   ///< where it lives in a model
-  arma::mat OneHeadGrads::*grad;    ///< where its gradient lives
+  arma::mat OneHeadModel::*value;   ///< where it lives in a model (rows x cols)
+  arma::mat OneHeadGrads::*grad;    ///< where its gradient lives (rows x cols, as the value)
 };
 
 /// The six groups in order: E, Wq, Wk, Wv, Wc, bc.

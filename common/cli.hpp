@@ -76,7 +76,8 @@ double real_value(const std::string& flag, const std::string& text);
 
 // ---- the command line ---------------------------------------------------------------------------
 
-/// Adds `--help`, `--plots DIR` and `--no-plots` to a chapter's options.
+/// Adds `--help`, `--plots DIR` and `--no-plots` to a chapter's options. Throws Boost's
+/// duplicate_option_error if `options` already holds one of them (a programming error).
 void add_common_options(boost::program_options::options_description& options);
 
 /// Parses argv against `options` into `vm` (no positional arguments allowed).
@@ -88,10 +89,11 @@ bool parse(int argc, const char* const argv[], const boost::program_options::opt
            const ProgramInfo& info, boost::program_options::variables_map& vm);
 
 /// The text a numeric flag's value was typed as ("1000.0000001"), if it was given on the
-/// command line; `flag` with or without its leading "--".
+/// command line; `flag` with or without its leading "--". Throws nothing.
 std::optional<std::string> typed_text(const std::string& flag);
 
 /// `value` as a message quotes it: the typed text of `flag` if given, else quoted_number(value).
+/// Throws nothing (beyond std::bad_alloc).
 std::string as_typed(const std::string& flag, double value);
 
 /// The plot settings chosen by `--plots` and `--no-plots` (throws UsageError if both are given, if
@@ -114,21 +116,25 @@ double bounded(const std::string& flag, double value, double limit = kLargestInp
 
 /// The real flag `name` (declared po::value<double>) checked to lie in [lo, hi]; the error quotes
 /// the value as typed: "--scale must be between -1000 and 1000 (got '1000.0000001')".
+/// Throws UsageError if it is not finite or outside [lo, hi].
 double real(const boost::program_options::variables_map& vm, const std::string& name, double lo, double hi);
 
 /// The whole-number flag `name` (declared `po::value<int>` or `po::value<long long>`) checked to lie in [lo, hi].
+/// Throws UsageError naming the flag, the range and the value as typed otherwise.
 long long integer(const boost::program_options::variables_map& vm, const std::string& name, long long lo,
                   long long hi);
 
-/// A seed flag (declared po::value<long long>): 0 .. `max` (default 2^32 - 1).
+/// A seed flag (declared po::value<long long>): 0 to `max` (default 2^32 - 1). Throws UsageError
+/// outside that range (as integer()).
 std::uint64_t seed(const boost::program_options::variables_map& vm, const std::string& name = "seed",
                    std::uint64_t max = 4294967295ULL);
 
-/// The string flag `name` checked to be one of `allowed`; the error lists them.
+/// The string flag `name` checked to be one of `allowed`; throws UsageError listing them otherwise.
 std::string choice(const boost::program_options::variables_map& vm, const std::string& name,
                    const std::vector<std::string>& allowed);
 
 /// The path flag `name`, if given: non-empty, not starting with '-' (a flag in the value's place).
+/// Throws UsageError naming the flag if the path is empty or looks like a flag.
 std::optional<std::filesystem::path> path(const boost::program_options::variables_map& vm, const std::string& name);
 
 // ---- running a chapter ----------------------------------------------------------------------------
@@ -141,6 +147,7 @@ std::optional<std::filesystem::path> path(const boost::program_options::variable
 /// a write that failed (`>/dev/full`, a closed stdout) returns 1 with the system's reason. A body
 /// returning 0 after a reported runtime failure (attn::report_failure: a plot not drawn) returns 1.
 /// Every message is made one line (control bytes escaped, at most about 300 characters).
+/// Throws nothing derived from std::exception: each becomes an error line and an exit code.
 int run(const std::string& program, const std::function<int()>& body);
 
 }  // namespace attn::cli

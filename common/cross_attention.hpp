@@ -59,6 +59,9 @@ struct HeadNames {
 
 /// cross_attention() without the emptiness check, its messages naming `names`: the one forward
 /// pass every head in the library runs. Xq and Xkv must not be empty (the callers check it).
+/// Shapes as in the overload above (Xq n_q x d_q, Xkv n_kv x d_kv; A n_q x n_kv). Throws
+/// std::invalid_argument for the same reasons except emptiness, naming names.who and the inputs.
+/// Source: Vaswani et al. 2017, §3.2.1 and §3.2.3.
 HeadPass cross_attention(const arma::mat& Xq, const arma::mat& Xkv, const arma::mat& Wq, const arma::mat& Wk,
                          const arma::mat& Wv, const CrossOptions& options, const HeadNames& names);
 

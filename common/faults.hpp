@@ -16,17 +16,20 @@
 namespace attn {
 
 /// Sets the name error lines start with (cli::run sets it to the chapter's executable name).
+/// Throws nothing.
 void set_program_name(const std::string& name);
-/// The name error lines start with ("attn" until set).
+/// The name error lines start with ("attn" until set). Throws nothing.
 const std::string& program_name();
 
 /// `message` made one line for stderr: newline and ESC shown as `\\n` and `\\e`, other control
 /// bytes as `\\xHH`, cut after 300 characters with "...". Every error line goes through it.
+/// Throws nothing (beyond std::bad_alloc).
 std::string one_line(const std::string& message);
 
 /// Prints "<program>: error: <message>" as one line (one_line) on stderr and counts a runtime failure.
+/// Throws nothing.
 void report_failure(const std::string& message);
-/// How many runtime failures were reported so far.
+/// How many runtime failures were reported so far. Throws nothing.
 int failure_count();
 
 /// Training whose loss became non-finite or grew far past its start (a runtime failure, exit 1).
@@ -45,7 +48,7 @@ inline constexpr double kDivergenceFactor = 10.0;
 /// or nothing if none does. Throws std::invalid_argument if `losses` is empty.
 std::optional<std::size_t> first_divergence(const std::vector<double>& losses);
 
-/// Throws TrainingDiverged if `losses` (one per `unit`, e.g. "step" or "pass", counted from 1)
+/// Throws TrainingDiverged if `losses` (one per `unit`, e.g.\ "step" or "pass", counted from 1)
 /// breaks the divergence rule. The message names the unit and its number, the loss there, the
 /// limit, the learning rate `lr` and suggests a smaller --lr; claims are not evaluated on it.
 void require_converging(const std::vector<double>& losses, const std::string& unit, double lr);
@@ -56,6 +59,7 @@ void require_converging(const std::vector<double>& losses, const std::string& un
 class DivergenceWatch {
  public:
   /// `lr`: the learning rate the message quotes; `unit`: what a step is called ("step", "pass").
+  /// Throws nothing.
   explicit DivergenceWatch(double lr, std::string unit = "step") : lr_(lr), unit_(std::move(unit)) {}
   /// Records the loss at `step`; throws TrainingDiverged if it breaks the rule.
   void observe(long long step, double loss);

@@ -39,12 +39,12 @@ class InputFileError : public std::invalid_argument {
   using std::invalid_argument::invalid_argument;
 };
 
-/// The operating system's text for an errno value, e.g. "No space left on device".
+/// The operating system's text for an errno value, e.g. "No space left on device". Throws nothing.
 std::string os_reason(int error_number);
 
 /// A path as error messages quote it: between single quotes, non-printable bytes shown as escapes
 /// (cli::printable); a path longer than 160 characters keeps its first 60 and last 80 (where the
-/// file name is) around "...".
+/// file name is) around "...". Throws nothing (beyond std::bad_alloc).
 std::string quoted_path(const std::filesystem::path& path);
 
 /// A generated temporary name in `folder`, `.attn-tmp-<pid>-<n><extension>`, registered for removal on
@@ -54,17 +54,22 @@ std::string quoted_path(const std::filesystem::path& path);
 class TempPath {
  public:
   /// Reserves the name in `folder` (nothing is created yet) and registers it for cleanup.
+  /// Throws std::invalid_argument if `extension` holds a character outside [A-Za-z0-9._-].
   TempPath(const std::filesystem::path& folder, const std::string& extension);
-  /// Removes the file unless committed, and unregisters the name.
+  /// Removes the file unless committed, and unregisters the name. Throws nothing.
   ~TempPath();
+  /// Not copyable: one owner removes the file.
   TempPath(const TempPath&) = delete;
+  /// Not copyable: one owner removes the file.
   TempPath& operator=(const TempPath&) = delete;
 
-  /// The full path of the temporary name.
+  /// The full path of the temporary name. Throws nothing.
   const std::filesystem::path& path() const { return path_; }
   /// The name alone, relative to its folder (what a child started in that folder is told).
+  /// Throws nothing (beyond std::bad_alloc).
   std::string name() const { return path_.filename().string(); }
-  /// Creates the temporary file holding `text` (checked writes and close; IoError naming `what`).
+  /// Creates the temporary file holding `text` (checked writes and close). Throws IoError naming
+  /// `what`, the folder and the system's reason.
   void write_all(const std::string& text, const std::string& what);
   /// Renames the temporary file onto `target` (same folder), replacing what is there.
   /// Throws IoError with the reason (e.g. "Is a directory" when a folder holds the target's name).
@@ -81,27 +86,32 @@ class TempPath {
 /// and `target` is left as it was.
 class AtomicFile {
  public:
-  /// Creates the temporary beside `target` (IoError if the folder refuses it, or replace_problem()
-  /// finds something at `target` that is not a regular file or a link).
+  /// Creates the temporary beside `target`. Throws IoError if the folder refuses it, or if
+  /// replace_problem() finds something at `target` that is not a regular file or a link.
   explicit AtomicFile(std::filesystem::path target);
-  /// Closes the file if still open; the temporary is removed unless committed.
+  /// Closes the file if still open; the temporary is removed unless committed. Throws nothing.
   ~AtomicFile();
+  /// Not copyable: one owner writes and renames the file.
   AtomicFile(const AtomicFile&) = delete;
+  /// Not copyable: one owner writes and renames the file.
   AtomicFile& operator=(const AtomicFile&) = delete;
 
-  /// Appends `bytes`; throws IoError with the reason if the system takes fewer.
+  /// Appends `bytes`; throws IoError with the reason if the system takes fewer, and std::logic_error
+  /// after close().
   void write(const std::string& bytes);
   /// Closes (checked: a delayed write error surfaces here) and renames onto the target.
+  /// Throws IoError naming the target and the reason (close failed, or see TempPath::commit).
   void commit();
-  /// Closes without renaming; commit_all() renames afterwards.
+  /// Closes without renaming; commit_all() renames afterwards. Throws IoError if the close fails.
   void close();
-  /// The file this will become.
+  /// The file this will become. Throws nothing.
   const std::filesystem::path& target() const { return target_; }
-  /// The temporary file being written.
+  /// The temporary file being written. Throws nothing.
   const std::filesystem::path& temp_path() const { return temp_.path(); }
 
   /// Closes every file, then renames them all with the termination signals held back, so a set of
   /// files (a saved parameter set) is replaced together: if any close fails, none is renamed.
+  /// Throws the first IoError (of a close or a rename); the signal mask is restored either way.
   static void commit_all(std::vector<AtomicFile*> files);
 
  private:
@@ -110,7 +120,7 @@ class AtomicFile {
   int fd_ = -1;
 };
 
-/// Writes `text` to `path` through an AtomicFile.
+/// Writes `text` to `path` through an AtomicFile; throws its IoError (naming the path and reason).
 void write_file_atomically(const std::filesystem::path& path, const std::string& text);
 
 /// The largest input file the programs read (1 MiB): a parameter file of this tutorial is a few
@@ -125,20 +135,22 @@ std::string read_input_file(const std::filesystem::path& path, std::size_t limit
 /// Why an output may not be written at `target`, or "" if it may: something other than a regular
 /// file or a symbolic link is there (a folder, a device such as /dev/full, a FIFO), which a rename
 /// would replace or fail on. Symbolic links are replaced by the new file, not followed.
+/// Reports problems as text; throws nothing (beyond std::bad_alloc).
 std::string replace_problem(const std::filesystem::path& target);
 
 /// Why files cannot be created in `folder` (creating it and its parents first if `create`), or an
 /// empty string if they can: a real file is created and removed there, so read-only folders and
-/// file systems are found before any work is done.
+/// file systems are found before any work is done. Reports problems as text; throws nothing (beyond
+/// std::bad_alloc).
 std::string folder_problem(const std::filesystem::path& folder, bool create = true);
 
 /// Installs the cleanup handler for SIGINT, SIGTERM, SIGHUP and SIGPIPE (done by the first TempPath;
 /// idempotent). Signals ignored at start (e.g. SIGINT under nohup) stay ignored. SIGXFSZ is
 /// ignored, so a write past a file-size limit fails with "File too large" instead of ending the
-/// program with a partial temporary left behind.
+/// program with a partial temporary left behind. Throws nothing.
 void install_cleanup_handlers();
 
-/// Tells the cleanup handler which child process group to kill (0: none).
+/// Tells the cleanup handler which child process group to kill (0: none). Throws nothing.
 void set_child_for_cleanup(pid_t process_group);
 
 }  // namespace attn

@@ -52,7 +52,8 @@ MultiHeadPass multi_head_self_attention(const arma::mat& X, const MultiHeadWeigh
 
 /// A random sublayer for experiments: h heads of Wq, Wk d x d_k and Wv d x d_v, and Wo (h d_v) x d,
 /// entries drawn from N(0, 1/d) (Wo: N(0, 1/(h d_v))) from `rng`, head by head (Wq, Wk, Wv), then Wo.
-/// Throws std::invalid_argument if any size is 0.
+/// Throws std::invalid_argument if any size is 0. Source: Vaswani et al. 2017, §3.2.2 (the shapes);
+/// variance 1/fan_in as in LeCun et al. 1998, "Efficient BackProp" (keeps X W near unit scale).
 MultiHeadWeights random_multi_head(arma::uword d, arma::uword h, arma::uword d_k, arma::uword d_v, Random& rng);
 
 }  // namespace attn

@@ -25,10 +25,11 @@ struct Parsed {
   std::string problem;     ///< otherwise: "is not a number", "is out of range (...)", ...
 };
 
-/// Reads a real number by the number rule above (no exception; see Parsed::problem).
+/// Reads a real number by the number rule above. Throws nothing: a refusal is Parsed::problem.
 Parsed<double> parse_number(std::string_view text);
 
 /// Reads a whole number by the number rule, within [lo, hi] (the range of its type).
+/// Throws nothing: a refusal (not whole, out of range) is Parsed::problem.
 Parsed<long long> parse_integer(std::string_view text, long long lo, long long hi);
 
 }  // namespace attn

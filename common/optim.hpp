@@ -13,11 +13,12 @@ namespace attn {
 /// One trainable matrix and its gradient (same shape), e.g. {"Wq", &Wq, &dWq}.
 struct Param {
   std::string name;       ///< for error messages, e.g. "Wq"
-  arma::mat* value;       ///< the parameter, updated in place
+  arma::mat* value;       ///< the parameter (any rows x cols), updated in place
   const arma::mat* grad;  ///< its gradient, same shape
 };
 
 /// Stochastic gradient descent: theta <- theta - lr * g.
+/// Source: Goodfellow et al. 2016, §8.3.1 (Algorithm 8.1).
 class Sgd {
  public:
   /// lr: learning rate, finite and > 0 (throws std::invalid_argument otherwise).

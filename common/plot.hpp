@@ -66,7 +66,7 @@ struct LineChart {
   std::string title{};   ///< plot title
   std::string xlabel{};  ///< x axis label
   std::string ylabel{};  ///< y axis label
-  arma::vec x{};                     ///< points
+  arma::vec x{};                     ///< points x 1: the x of each point
   arma::mat y{};                     ///< points x series
   std::vector<std::string> series{};  ///< one legend entry per column of y
   bool logx = false;                ///< logarithmic x axis
@@ -127,13 +127,13 @@ class Plotter {
   /// is reported as a runtime failure (attn::report_failure).
   explicit Plotter(const PlotSettings& settings);
 
-  /// True if figures will be drawn.
+  /// True if figures will be drawn. Throws nothing.
   bool enabled() const { return enabled_; }
-  /// Why plots are skipped (empty when enabled).
+  /// Why plots are skipped (empty when enabled). Throws nothing.
   const std::string& skip_reason() const { return reason_; }
-  /// The folder figures go into (absolute when enabled).
+  /// The folder figures go into (absolute when enabled). Throws nothing.
   const std::filesystem::path& folder() const { return folder_; }
-  /// Every PNG written so far, in order.
+  /// Every PNG written so far, in order. Throws nothing.
   const std::vector<std::filesystem::path>& written() const { return written_; }
 
   /// Draws a BarChart. Each drawing call writes `NAME.dat` and `NAME.png`, and does nothing when disabled.
@@ -150,11 +150,11 @@ class Plotter {
   /// Escape hatch for figures the helpers above do not cover (splot, several panels, ...).
   /// data: one text per data file, written to `NAME.dat`, `NAME_2.dat`, ...; `commands`
   /// receives their quoted (temporary, relative) names and returns gnuplot commands that draw the figure. The terminal,
-  /// output and title are set before them.
+  /// output and title are set before them. Throws and reports as bars() does (the name rule).
   void figure(const std::string& name, const std::string& title, const std::vector<std::string>& data,
               const std::function<std::string(const std::vector<std::string>& dat_paths)>& commands);
 
-  /// Prints one line saying where plots went, or why they were skipped.
+  /// Prints one line saying where plots went, or why they were skipped. Throws nothing.
   void report(std::ostream& out) const;
 
  private:
@@ -171,18 +171,20 @@ class Plotter {
 };
 
 /// True if `path` is a complete PNG: the 8-byte signature, an IHDR chunk first and an IEND chunk last.
+/// An unreadable file is false; throws nothing.
 bool is_valid_png(const std::filesystem::path& path);
-/// is_valid_png() for bytes in memory (what gnuplot sent).
+/// is_valid_png() for bytes in memory (what gnuplot sent). Throws nothing.
 bool is_valid_png_bytes(const std::string& bytes);
 
 /// The data file of a bar chart: a comment with the title and series, then one line per category
-/// (quoted label, then one value per series, 17 significant digits).
+/// (quoted label, then one value per series, 17 significant digits). Throws nothing (the shape is
+/// checked by Plotter::bars).
 std::string bar_chart_data(const BarChart& chart);
 
 /// gnuplot commands that draw `chart` as clustered bars from `dat` (a gnuplot-quoted file path):
 /// its title, axis labels, y range (from 0 unless a bar is negative), one histogram per series
 /// and, if asked, each bar's value in a font of `label_font` points. Shared by Plotter::bars and
-/// the multi-panel figures of panels.hpp.
+/// the multi-panel figures of panels.hpp. Throws nothing.
 std::string bar_chart_commands(const BarChart& chart, const std::string& dat, int label_font = 9);
 
 /// The data file of a heatmap: a comment with the title, then one line per cell (column, row,
@@ -192,12 +194,13 @@ std::string heatmap_data(const Heatmap& map);
 
 /// gnuplot commands that draw `map` from `dat` (a gnuplot-quoted file path): its title, axes,
 /// cells and labels in a font of `label_font` points. Shared by Plotter::heatmap and heatmap_panels.
+/// Throws nothing (heatmap_data checks the labels).
 std::string heatmap_commands(const Heatmap& map, const std::string& dat, int label_font = 11);
 
 /// Quotes text for a gnuplot command as a double-quoted string: backslashes and quotes escaped, a
 /// backquote written as \\140 (gnuplot runs `...` as a shell command, even inside double quotes),
 /// newlines as \\n, a tab as a space and other control bytes as visible text (`\\x1b`), so the
-/// text can never end the command or run anything: "it's" -> "\"it's\"".
+/// text can never end the command or run anything: "it's" -> "\"it's\"". Throws nothing (beyond std::bad_alloc).
 std::string gnuplot_quote(const std::string& text);
 
 }  // namespace attn

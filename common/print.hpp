@@ -11,40 +11,44 @@ namespace attn {
 
 /// One number with `precision` digits after the point; values that round to zero print without
 /// a minus sign ("0.00", never "-0.00"). Non-finite values print as "nan", "inf" or "-inf".
+/// Throws nothing (beyond std::bad_alloc).
 std::string format_number(double x, int precision);
 
 /// The shortest decimal form of `x` at 6 significant digits, as a stream prints it: 0.125, 1, 12.5,
-/// 1e+06; zero prints as "0" (never "-0").
+/// 1e+06; zero prints as "0" (never "-0"). Throws nothing (beyond std::bad_alloc).
 std::string format_plain(double x);
 
-/// A vector the way the article prints it: "[0.26, 0.31, 0.43]". v: any length (row or column).
+/// A vector the way the article prints it: "[0.26, 0.31, 0.43]". v: any length (n x 1 here,
+/// 1 x n in the overload). Throws nothing (beyond std::bad_alloc).
 std::string format_vector(const arma::vec& v, int precision);
-/// Row-vector overload of format_vector.
+/// Row-vector overload of format_vector: v is 1 x n; the same output, nothing thrown.
 std::string format_vector(const arma::rowvec& v, int precision);
 
 /// Prints "  label: [..]" with labels padded to `label_width` so that vectors line up.
+/// v: 1 x n, any n. Throws nothing (stream errors are the stream's state).
 void print_vector(std::ostream& out, const std::string& label, const arma::rowvec& v, int precision,
                   std::size_t label_width = 0);
 
 /// Prints a matrix one labelled row per line ("  the   [0.26, 0.31, 0.43]").
-/// M: rows.size() x any; throws std::invalid_argument if the row labels do not match M's rows.
+/// M: rows.size() x any (row i labelled rows[i]); throws std::invalid_argument if the row labels do not
+/// match M's rows.
 void print_matrix(std::ostream& out, const std::vector<std::string>& rows, const arma::mat& M, int precision);
 
 /// A plain-text table with a header row; the first column is left-aligned, the others right-aligned.
 class Table {
  public:
-  /// header: the column titles; every row added must have as many cells.
+  /// header: the column titles; every row added must have as many cells. Throws nothing.
   explicit Table(std::vector<std::string> header);
   /// Adds a row; throws std::invalid_argument if its width differs from the header's.
   void add(std::vector<std::string> row);
-  /// Prints the header, a rule, then the rows, each line starting with `indent`.
+  /// Prints the header, a rule, then the rows, each line starting with `indent`. Throws nothing.
   void print(std::ostream& out, const std::string& indent = "  ") const;
 
  private:
   std::vector<std::vector<std::string>> rows_;
 };
 
-/// A section heading: a blank line, the title, and a rule under it.
+/// A section heading: a blank line, the title, and a rule under it. Throws nothing.
 void print_heading(std::ostream& out, const std::string& title);
 
 }  // namespace attn

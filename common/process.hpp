@@ -32,19 +32,22 @@ struct ProcessResult {
   std::string stdout_bytes;  ///< everything it wrote to standard output (up to the limit)
   std::string stderr_text; ///< the last 4 KiB it wrote to standard error
 
-  /// True if it exited by itself with status 0.
+  /// True if it exited by itself with status 0. Throws nothing.
   bool ok() const { return started && !timed_out && !output_overflow && signal == 0 && exit_code == 0; }
   /// One phrase for messages: "exited with status 1", "was killed by signal 11 (Segmentation fault)",
   /// "did not finish within 20 s and was stopped", "could not be started: ...".
+  /// Throws nothing (beyond std::bad_alloc).
   std::string describe(std::chrono::milliseconds limit) const;
   /// The last non-empty line of `stderr_text` (what gnuplot says last names the error), or "".
+  /// Throws nothing (beyond std::bad_alloc).
   std::string last_stderr_line() const;
 };
 
 /// A helper program running with pipes on its standard input, output and error, and a deadline
 /// fixed when it starts. While it runs, the cleanup handler of files.hpp knows its process group,
 /// so a SIGINT or SIGTERM to this program stops it too. The destructor kills and reaps it if
-/// finish() was not called.
+/// finish() was not called. No member throws (beyond std::bad_alloc): a failure to start, a crash or
+/// a timeout is reported in the ProcessResult.
 class ChildProcess {
  public:
   /// Starts `program` (an absolute path) with `args` (args[0] is the name it sees) in
@@ -52,6 +55,7 @@ class ChildProcess {
   /// `max_output` bytes. A failure to start is reported by finish() (ProcessResult::started).
   ChildProcess(const std::filesystem::path& program, const std::vector<std::string>& args,
                const std::filesystem::path& working_dir, std::chrono::milliseconds limit, std::size_t max_output);
+  /// Kills and reaps the child unless finish() was called.
   ~ChildProcess();
   ChildProcess(const ChildProcess&) = delete;
   ChildProcess& operator=(const ChildProcess&) = delete;
@@ -86,10 +90,12 @@ class ChildProcess {
 
 /// Holds SIGPIPE back while a pipe to a child is written (a write to a child that has exited then
 /// fails with EPIPE instead of ending this program); the destructor discards a SIGPIPE raised
-/// meanwhile and restores the signal mask.
+/// meanwhile and restores the signal mask. Throws nothing.
 class SigpipeGuard {
  public:
+  /// Blocks SIGPIPE for this thread, remembering whether it already was.
   SigpipeGuard();
+  /// Discards a pending SIGPIPE and restores the mask.
   ~SigpipeGuard();
   SigpipeGuard(const SigpipeGuard&) = delete;
   SigpipeGuard& operator=(const SigpipeGuard&) = delete;
@@ -100,6 +106,7 @@ class SigpipeGuard {
 
 /// Runs `program` with `input` on its standard input (written through the same non-blocking
 /// path), waiting at most `limit` in all; collects at most `max_output` bytes of its standard output.
+/// Failures are reported in the ProcessResult; throws nothing (beyond std::bad_alloc).
 ProcessResult run_process(const std::filesystem::path& program, const std::vector<std::string>& args,
                           const std::filesystem::path& working_dir, std::chrono::milliseconds limit,
                           const std::string& input = "", std::size_t max_output = std::size_t{1} << 20);
@@ -107,7 +114,7 @@ ProcessResult run_process(const std::filesystem::path& program, const std::vecto
 /// Opens /dev/null on each of the standard descriptors 0, 1 and 2 that is closed, so no file the
 /// program opens later takes their number (text meant for a closed standard output would land in
 /// a plot file). Returns a bit mask of the ones that were closed (bit k: descriptor k).
-/// cli::run() calls it first; it is idempotent.
+/// cli::run() calls it first; it is idempotent and throws nothing.
 int reserve_standard_descriptors();
 
 }  // namespace attn

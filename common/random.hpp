@@ -15,23 +15,29 @@
 namespace attn {
 
 /// A seeded stream of uniform and normal numbers (see the file's description).
+///
+/// Only below() throws; every other draw throws nothing (beyond std::bad_alloc for a matrix).
+/// Source: Matsumoto & Nishimura 1998 (MT19937, 64-bit variant as fixed by C++ [rand.predef]);
+/// Box & Muller 1958 for the normals.
 class Random {
  public:
-  /// Seeds the Mersenne twister with `seed`.
+  /// Seeds the Mersenne twister with `seed` (any value). Throws nothing.
   explicit Random(std::uint64_t seed) : engine_(seed) {}
 
   /// U[0, 1) from the top 53 bits of one engine word (every double step 2^-53 equally likely).
+  /// Throws nothing.
   double uniform() { return static_cast<double>(engine_() >> 11) * 0x1.0p-53; }
-  /// U[lo, hi).
+  /// U[lo, hi) (a scalar; lo > hi gives (hi, lo]). Throws nothing.
   double uniform(double lo, double hi) { return lo + (hi - lo) * uniform(); }
   /// N(0, 1) by Box-Muller from two uniforms, keeping one of the pair (simplicity over thrift).
+  /// A scalar; throws nothing.
   double normal();
   /// A uniform integer in [0, n) (engine word modulo n; bias below 2^-50 for n <= 2^14).
   /// Throws std::invalid_argument if n is 0.
   arma::uword below(arma::uword n);
-  /// rows x cols of independent U[lo, hi) draws, filled column by column.
+  /// rows x cols of independent U[lo, hi) draws, filled column by column. Throws nothing.
   arma::mat uniform_matrix(arma::uword rows, arma::uword cols, double lo, double hi);
-  /// rows x cols of independent N(0, std^2) draws, filled column by column.
+  /// rows x cols of independent N(0, std^2) draws, filled column by column. Throws nothing.
   arma::mat normal_matrix(arma::uword rows, arma::uword cols, double std = 1.0);
 
  private:

@@ -14,30 +14,31 @@ namespace attn {
 /// A vocabulary with one embedding row per word and a name per coordinate.
 ///
 /// `E` is vocabulary size x d: row r is the vector of `words[r]`; column c is axis `axes[c]`.
+/// The accessors throw nothing. Source: the article, "One forward pass, no training" (the lookup).
 class EmbeddingTable {
  public:
   /// words: vocabulary (distinct, non-empty); axes: one name per column of E; E: words x axes.
   /// Throws std::invalid_argument if the sizes disagree, a word repeats, or E is not finite.
   EmbeddingTable(std::vector<std::string> words, std::vector<std::string> axes, arma::mat E);
 
-  /// The vocabulary, in row order of E.
+  /// The vocabulary, in row order of E. Throws nothing.
   const std::vector<std::string>& words() const { return words_; }
-  /// The axis names, in column order of E.
+  /// The axis names, in column order of E. Throws nothing.
   const std::vector<std::string>& axes() const { return axes_; }
-  /// The table itself: vocabulary size x d.
+  /// The table itself: vocabulary size x d. Throws nothing.
   const arma::mat& E() const { return E_; }
-  /// The embedding width d.
+  /// The embedding width d. Throws nothing.
   arma::uword d() const { return E_.n_cols; }
 
   /// Row index of `word`. Throws std::invalid_argument listing the vocabulary if it is unknown.
   arma::uword index(const std::string& word) const;
-  /// The word's embedding: 1 x d.
+  /// The word's embedding: 1 x d. Throws like index() for an unknown word.
   arma::rowvec vector(const std::string& word) const;
   /// The sentence matrix X: n x d, row i the embedding of sentence[i]. The lookup is the only
   /// step indexed by token; it does not consult the context. Throws std::invalid_argument for an
   /// empty sentence or an unknown word (the message lists the vocabulary).
   arma::mat lookup(const std::vector<std::string>& sentence) const;
-  /// "the, river, money, bank": the vocabulary for messages and help texts.
+  /// "the, river, money, bank": the vocabulary for messages and help texts. Throws nothing.
   std::string vocabulary_list() const;
 
  private:
@@ -48,18 +49,21 @@ class EmbeddingTable {
 
 /// The article's toy table: the, river, money, bank over axes finance, water, structure, generic
 /// (4 x 4): the = [0,0,0,1], river = [0,1,0,0.2], money = [1,0,0,0.2], bank = [0.5,0.5,0.8,0.2].
+/// Built once; throws nothing. Source: the article, "One forward pass, no training".
 const EmbeddingTable& toy_embeddings();
 
 /// The article's two-dimensional teaching space: the, Eiffel, tower over axes structure and
 /// Paris identity (3 x 2): the = [0,0], Eiffel = [0,1], tower = [1,0].
+/// Built once; throws nothing. Source: the article, "When raw similarity asks the wrong question".
 const EmbeddingTable& teaching_space_2d();
 
 /// Splits a sentence on white space: "the  river bank" -> {"the", "river", "bank"}.
 /// Throws std::invalid_argument if it holds no word, or more than `max_words` (the chapters print
-/// n x n matrices, so a toy sentence is kept short).
+/// n x n matrices, so a toy sentence is kept short). Source: the chapters' --sentence flag (no paper).
 std::vector<std::string> split_sentence(const std::string& sentence, std::size_t max_words = 64);
 
-/// Joins words with single spaces: {"the", "river", "bank"} -> "the river bank".
+/// Joins words with single spaces: {"the", "river", "bank"} -> "the river bank"; {} -> "".
+/// Throws nothing. Source: the inverse of split_sentence (no paper).
 std::string join_words(const std::vector<std::string>& words);
 
 }  // namespace attn

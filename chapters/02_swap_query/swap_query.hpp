@@ -16,10 +16,12 @@
 
 namespace ch02 {
 
-/// "the Eiffel tower" in the two-dimensional teaching space (axes structure, Paris identity): 3 x 2.
+/// "the Eiffel tower" in the two-dimensional teaching space (axes structure, Paris identity): 3 x 2,
+/// one word per row. Throws nothing. Source: the article, "When raw similarity asks the wrong question".
 arma::mat eiffel_sentence();
 
 /// The swap matrix [[0, 1], [1, 0]] (2 x 2): as Wq it turns tower = [1, 0] into the query [0, 1].
+/// Throws nothing. Source: the article, "Producing a query".
 arma::mat swap_matrix();
 
 /// The head on the teaching sentence X2 (3 x 2) with the given query projection Wq (2 x 2) and
@@ -28,6 +30,7 @@ arma::mat swap_matrix();
 attn::HeadPass teaching_head(const arma::mat& X2, const arma::mat& Wq);
 
 /// The article's 3-d -> 2-d query map in column form, M = Wq^T = [[1, 0, 1], [0, 1, 1]] (2 x 3).
+/// Throws nothing. Source: the article, "What information does the query map lose?".
 arma::mat small_query_map();
 
 /// What Armadillo finds about a query map M (outputs x inputs, column form).
@@ -39,6 +42,7 @@ struct NullSpace {
 
 /// rank(M) and an orthonormal basis of M's null space, from arma::rank and arma::null (SVD).
 /// M: outputs x inputs. Throws std::invalid_argument if M is empty or not finite.
+/// Source: the article, "What information does the query map lose?" (rank–nullity).
 NullSpace null_space(const arma::mat& M);
 
 /// The width example: a random d x d_k query projection Wq, its rank and null-space dimension.
@@ -59,30 +63,35 @@ struct WidthExample {
 /// space of Wq (economy QR; the full null-space basis would be d x (d - d_k)). When d <= d_k the
 /// null space is {0} and nothing is sampled.
 /// Throws std::invalid_argument if d or d_k is 0.
+/// Source: the article, "One head maps the full representation into a smaller matching space".
 WidthExample width_example(arma::uword d, arma::uword d_k, arma::arma_rng::seed_type seed, arma::uword samples = 4);
 
 /// The three hand-set matching directions of "What could this query match?".
 enum class Preset { water, finance, structure };
 
 /// "water" -> Preset::water, ...; throws std::invalid_argument listing the choices otherwise.
+/// Source: the article, "Try three hypothetical matching directions" (the presets).
 Preset parse_preset(const std::string& name);
-/// "water", "finance" or "structure".
+/// "water", "finance" or "structure". Throws nothing. Source: as parse_preset.
 std::string preset_name(Preset preset);
-/// The question a preset asks, e.g. "which positions carry water-related evidence?".
+/// The question a preset asks, e.g. "which positions carry water-related evidence?". Throws nothing.
+/// Source: the article, "What could this query match?".
 std::string preset_question(Preset preset);
 
 /// A preset's Wq: 4 x 3 (rows finance, water, structure, generic of the toy table; columns the
 /// matching axes finance, water, structure). Only the structure row is non-zero: 3.75 on the
-/// preset's axis, so bank's query is 0.8 x 3.75 = 3 along it.
+/// preset's axis, so bank's query is 0.8 x 3.75 = 3 along it. Throws nothing.
+/// Source: the article, "Try three hypothetical matching directions".
 arma::mat preset_wq(Preset preset);
 
 /// The fixed key projection Wk (4 x 3): keeps finance, water and structure, drops generic.
+/// Throws nothing. Source: the article, "Try three hypothetical matching directions".
 arma::mat fixed_wk();
 
 /// Parses a custom Wq written as rows separated by ';', entries by spaces or commas:
 /// "0 0 0; 0 0 0; 0 3.75 0; 0 0 0". Returns rows x cols.
 /// Throws std::invalid_argument if the shape is not rows x cols or an entry is not a number within
-/// +-attn::kLargestInput (1e6).
+/// +-attn::kLargestInput (1e6). Source: the article's "Adjust Wq coefficients" widget, typed in.
 arma::mat parse_matrix(const std::string& text, arma::uword rows, arma::uword cols);
 
 /// One receiving token's matching table: every token's query and key, and the receiver's scores and weights.
@@ -97,6 +106,7 @@ struct MatchTable {
 
 /// Matches the last word of `words` (looked up in attn::toy_embeddings()) against every key.
 /// Wq, Wk: 4 x d_k. Throws std::invalid_argument for an empty sentence, an unknown word or a bad shape.
+/// Source: the article, "What could this query match?" (its token table).
 MatchTable match_last(const std::vector<std::string>& words, const arma::mat& Wq, const arma::mat& Wk);
 
 // ---- the program's sections, computed once --------------------------------------------------------
@@ -107,7 +117,9 @@ struct TeachingSection {
   attn::HeadPass raw{};      ///< Wq = I
   attn::HeadPass swapped{};  ///< Wq = swap_matrix()
 };
-/// Computes both passes.
+/// Computes both passes. Throws nothing (the inputs are fixed). Source: the article, "When raw similarity
+/// asks the wrong question"
+/// and "Producing a query".
 TeachingSection teaching_section();
 
 /// Section 4: the matching widget's tables, one per sentence, under one query projection.
@@ -115,7 +127,8 @@ struct MatchingSection {
   arma::mat Wq{};                   ///< 4 x 3: the preset's or the reader's
   std::vector<MatchTable> tables{};  ///< one per sentence, in order
 };
-/// match_last() of every sentence under `Wq` and fixed_wk(). Throws like match_last.
+/// match_last() of every sentence under `Wq` (4 x 3) and fixed_wk(); one table per sentence.
+/// Throws like match_last. Source: the article, "Try three hypothetical matching directions".
 MatchingSection matching_section(const arma::mat& Wq, const std::vector<std::vector<std::string>>& sentences);
 
 }  // namespace ch02

@@ -22,17 +22,21 @@ namespace ch03 {
 enum class Choice { raw, swap };
 
 /// "raw" or "swap" as a Choice. Throws std::invalid_argument naming the text otherwise.
+/// Source: the article, "Three roles: matching and carrying information".
 Choice parse_choice(const std::string& text);
-/// "raw" or "swap".
+/// "raw" or "swap". Throws nothing. Source: the article, "Three roles: matching and carrying information".
 std::string choice_name(Choice choice);
-/// The 2 x 2 matrix of a choice: I or swap.
+/// The 2 x 2 matrix of a choice: I or swap. Throws nothing. Source: the article, "Three roles: matching and
+/// carrying information".
 arma::mat choice_matrix(Choice choice);
 
-/// "the Eiffel tower" in the teaching space (axes structure, Paris identity): 3 x 2.
+/// "the Eiffel tower" in the teaching space (axes structure, Paris identity): 3 x 2, one word per
+/// row. Throws nothing. Source: the article, "When raw similarity asks the wrong question".
 arma::mat eiffel_sentence();
 
 /// The teaching head with Wq and Wv chosen and Wk = I: X2 3 x 2 -> HeadPass (A 3 x 3, H 3 x 2).
-/// Row 2 is tower, the receiving token of the article's widget.
+/// Row 2 is tower, the receiving token of the article's widget. Throws nothing (fixed inputs).
+/// Source: the article, "Three roles: matching and carrying information".
 attn::HeadPass tower_head(Choice query, Choice values);
 
 /// One receiving token's score and weight for one source, before and after another key joins the row.
@@ -49,7 +53,7 @@ struct AnotherKey {
 
 /// Appends `extra` (1 x 2) as a fourth token to "the Eiffel tower" and follows tower's (i = 2) weight on
 /// Eiffel (j = 1) under the swap query with Wk = Wv = I. Throws std::invalid_argument if extra is not 1 x 2
-/// or not finite.
+/// or not finite. Source: the article, "What the weight actually measures".
 AnotherKey add_another_key(const arma::rowvec& extra);
 
 /// Counts of the objects in a stack of N blocks of h-head self-attention on n tokens.
@@ -71,6 +75,7 @@ inline constexpr std::uint64_t kMaxBlocks = 1024;
 
 /// The article's counts for n tokens, h heads and N blocks.
 /// Throws std::invalid_argument if a size is not positive or exceeds kMaxTokens, kMaxHeads or kMaxBlocks.
+/// Source: the article, "How many tables and vectors are there?"; Vaswani et al. 2017, §3.2.2.
 Counts count_objects(long long n, long long h, long long N);
 
 /// One row of the article's counting table.
@@ -82,12 +87,14 @@ struct CountRow {
 };
 
 /// The article's table for one sublayer with n tokens and h heads (sizes substituted; d, d_k, d_v symbolic).
-/// Throws like count_objects().
+/// Throws like count_objects(). Source: the article, "How many tables and vectors are there?".
 std::vector<CountRow> counting_table(long long n, long long h);
 
 /// A small hand-set sublayer on the toy table (d = 4): head 1 asks bank's water question, head 2 its
 /// finance question (Wq as chapter 02's presets, Wk = Wv keeping finance, water, structure; d_k = d_v = 3),
 /// and Wo (6 x 4) adds half of each head's mixture back onto finance, water and structure.
+/// Throws nothing. Source: the article, "How many tables and vectors are there?"; Vaswani et al. 2017,
+/// §3.2.2.
 attn::MultiHeadWeights river_bank_sublayer();
 
 // ---- the program's sections, computed once --------------------------------------------------------
@@ -100,10 +107,12 @@ struct Combination {
 };
 
 /// Section 2: the four combinations, in the order raw/raw, raw/swap, swap/raw, swap/swap.
+/// Throws nothing. Source: the article, "Three roles: matching and carrying information".
 std::vector<Combination> three_roles();
 
 /// The pass of the combination (query, values) among `combos`.
-/// Throws std::invalid_argument if it is not there.
+/// Throws std::invalid_argument if it is not there. Source: the article, "Three roles: matching and
+/// carrying information".
 const attn::HeadPass& combination(const std::vector<Combination>& combos, Choice query, Choice values);
 
 /// Section 1's hand-set two-head sublayer on a sentence (words from the toy table).
@@ -113,7 +122,8 @@ struct ExampleSublayer {
   attn::MultiHeadWeights weights{};  ///< river_bank_sublayer()
   attn::MultiHeadPass pass{};        ///< the sublayer on X
 };
-/// Runs river_bank_sublayer() on `words`. Throws std::invalid_argument for an unknown word.
+/// Runs river_bank_sublayer() on `words` (X: n x 4, one word per row). Throws std::invalid_argument
+/// for an unknown word or an empty sentence. Source: the article, "How many tables and vectors are there?"
 ExampleSublayer example_sublayer(const std::vector<std::string>& words);
 
 /// Section 1's random sublayer built with the counting table's n and h, run to confirm the counts.
@@ -126,6 +136,9 @@ struct BuiltSublayer {
   arma::uword qkv_rows = 0;            ///< rows of every head's Q, K and V together (3 n h)
 };
 /// Builds and runs it with attn::Random (seed 3) when n <= 64 and h <= 16; nothing when larger.
+/// X: n x d random tokens; Q, K n x d_k and V n x d_v per head. n and h must have passed
+/// count_objects() (positive); n = 0 or h = 0 throws std::invalid_argument from the sublayer. Source: the
+/// article, "How many tables and vectors are there?"; Vaswani et al. 2017, §3.2.2.
 std::optional<BuiltSublayer> build_sublayer(long long n, long long h);
 
 }  // namespace ch03

@@ -13,11 +13,12 @@
 
 namespace ch04 {
 
-/// q . k = sum_r q_r k_r. q, k: the same length d >= 1 (row or column, one vector each).
+/// q .\ k = sum_r q_r k_r. q, k: the same length d >= 1 (row or column, one vector each).
 /// Throws std::invalid_argument if either is empty or the lengths differ (naming both).
+/// Source: the article, "A dot product includes vector length".
 double dot(const arma::vec& q, const arma::vec& k);
 
-/// cosSim(q, k) = q . k / (|q| |k|) = cos(theta), the angle alone. q, k: the same length d >= 1.
+/// cosSim(q, k) = q .\ k / (|q| |k|) = cos(theta), the angle alone. q, k: the same length d >= 1.
 /// Throws std::invalid_argument like dot(), and if either vector is zero (the angle is undefined).
 /// Source: the article, "Cosine similarity removes the lengths".
 double cosine_similarity(const arma::vec& q, const arma::vec& k);
@@ -45,6 +46,7 @@ struct Shadow {
 /// The "Rotate a. Watch its shadow." explorer: a has `length` and makes `angle_degrees` with b = (1, 0).
 /// angle_degrees: any finite number; length: finite and >= 0.
 /// Throws std::invalid_argument if the angle is not finite or the length is negative or not finite.
+/// Source: the article, "A dot product includes vector length" (its shadow explorer).
 Shadow shadow_of(double angle_degrees, double length);
 
 /// What a Monte Carlo run measured for one d_k (q and k with independent N(0, 1) components).
@@ -59,26 +61,30 @@ struct VarianceEstimate {
 };
 
 /// Draws `samples` pairs q, k (each d_k x 1, independent N(0, 1) components) from a
-/// std::mt19937_64 seeded with `seed`, and measures the variance of q . k and of q . k / sqrt(d_k).
+/// std::mt19937_64 seeded with `seed`, and measures the variance of q .\ k and of q .\ k / sqrt(d_k).
 /// Throws std::invalid_argument if d_k is 0 or samples < 2.
 /// Source: the article, "Why divide by the square root of the dimension?"; Vaswani et al. 2017,
 /// §3.2.1, footnote 4.
 VarianceEstimate dot_product_variance(arma::uword d_k, arma::uword samples, std::uint64_t seed);
 
-/// Claim scale_04 on one estimate: the measured Var(q . k) lies within 3 standard errors of d_k,
-/// and Var(q . k / sqrt(d_k)) within 3 of 1.
+/// Claim scale_04 on one estimate: the measured Var(q .\ k) lies within 3 standard errors of d_k,
+/// and Var(q .\ k / sqrt(d_k)) within 3 of 1. Throws nothing.
+/// Source: the article, "Why divide by the square root of the dimension?".
 bool within_three_standard_errors(const VarianceEstimate& e);
 
-/// The widths the program's Monte Carlo table measures: 1, 2, 4, ..., 512.
+/// The widths the program's Monte Carlo table measures: 1, 2, 4, ..., 512 (10 widths).
+/// Throws nothing. Source: the article, "Why divide by the square root of the dimension?".
 std::vector<arma::uword> variance_widths();
 
 /// dot_product_variance for each d_k in turn (seed + index, so each width has its own stream).
-/// Throws like dot_product_variance.
+/// Throws like dot_product_variance. One estimate per width, in order.
+/// Source: the article, "Why divide by the square root of the dimension?".
 std::vector<VarianceEstimate> variance_sweep(const std::vector<arma::uword>& widths, arma::uword samples,
                                              std::uint64_t seed);
 
 /// softmax of one score row. scores: 1 x m, finite, m >= 1. Returns 1 x m weights summing to 1.
-/// Throws std::invalid_argument like attn::softmax_rows.
+/// Throws std::invalid_argument like attn::softmax_rows. Source: the article, "Scaling changes how sharply
+/// softmax chooses".
 arma::rowvec softmax(const arma::rowvec& scores);
 
 /// The softmax Jacobian at weights a = softmax(s): J = diag(a) - a^T a, with J(i, j) = d a_i / d s_j.
@@ -87,11 +93,13 @@ arma::rowvec softmax(const arma::rowvec& scores);
 arma::mat softmax_jacobian(const arma::rowvec& a);
 
 /// Weights of c * scores for each c: multipliers.n_elem x m, row t the weights under multipliers(t).
-/// scores: 1 x m, finite. Throws std::invalid_argument like softmax().
+/// scores: 1 x m, finite. Throws std::invalid_argument like softmax(). Source: the article, "Scaling
+/// changes how sharply softmax chooses".
 arma::mat sharpness_sweep(const arma::rowvec& scores, const arma::vec& multipliers);
 
 /// Frobenius norm of softmax_jacobian(softmax(c * scores)) for each c: multipliers.n_elem x 1.
-/// Throws std::invalid_argument like softmax().
+/// scores: 1 x m. Throws std::invalid_argument like softmax(). Source: the article, "Scaling changes how
+/// sharply softmax chooses".
 arma::vec jacobian_norm_sweep(const arma::rowvec& scores, const arma::vec& multipliers);
 
 }  // namespace ch04

@@ -40,18 +40,24 @@ struct FeatureData {
   arma::mat Y;                 ///< N x 3: targets
 };
 
-/// The fixed keys of the four source slots: 4 x 3 (rows e1, e2, e3 and -(1,1,1)).
+/// The fixed keys of the four source slots: 4 x 3 (rows e1, e2, e3 and -(1,1,1)). Throws nothing.
+/// Source: the article, "Can two small matrices recover identifiable features?".
 arma::mat fixed_keys();
 /// The true query map Wq* (9 x 3): non-zero only in rows 0..2 (the query-relevant features).
+/// Throws nothing. Source: the article, "Can two small matrices recover identifiable features?".
 arma::mat true_Wq();
 /// The true value map Wv* (9 x 3): non-zero only in rows 3..5 (the value-relevant features).
+/// Throws nothing. Source: the article, "Can two small matrices recover identifiable features?".
 arma::mat true_Wv();
 
-/// Outputs of the head for every example: N x 3. Wq, Wv: 9 x 3.
+/// Outputs of the head for every example: N x 3 (row i: example i). Wq, Wv: 9 x 3; Xq and each of
+/// the 4 Xs: N x 9. Does not check shapes (Armadillo throws std::logic_error on a mismatch).
+/// Source: the article, "Can two small matrices recover identifiable features?".
 arma::mat feature_head(const arma::mat& Wq, const arma::mat& Wv, const arma::mat& Xq, const std::vector<arma::mat>& Xs);
 
 /// N examples with N(0, 1) features and targets from the true maps (no noise), from `seed`.
-/// Throws std::invalid_argument if n is 0.
+/// Throws std::invalid_argument if n is 0. Source: the article, "Can two small matrices recover
+/// identifiable features?".
 FeatureData make_feature_data(arma::uword n, std::uint64_t seed);
 
 /// Loss (half the mean squared error over examples) and its gradients for Wq and Wv, written by
@@ -77,8 +83,8 @@ struct FeatureRecovery {
   double heldout_error = 0.0;    ///< the same on fresh held-out examples
   double Wq_error = 0.0;         ///< |Wq - Wq*|_F / |Wq*|_F
   double Wv_error = 0.0;         ///< |Wv - Wv*|_F / |Wv*|_F
-  arma::vec query_effect;        ///< 9: mean |change of y| when the query token moves +1 along feature r
-  arma::vec source_effect;       ///< 9: mean |change of y| when every source token moves +1 along feature r
+  arma::vec query_effect;        ///< 9 x 1: mean |change of y| when the query token moves +1 along feature r
+  arma::vec source_effect;       ///< 9 x 1: mean |change of y| when every source token moves +1 along feature r
 };
 
 /// The article's settings of the feature-recovery companion.
@@ -93,10 +99,13 @@ struct FeatureSettings {
 /// Trains Wq and Wv (Adam, full batch, small random start) on `settings.n_train` examples and
 /// evaluates on `settings.n_test` fresh ones, with interventions on the held-out set.
 /// Throws std::invalid_argument for zero sizes or steps < 1.
+/// Source: the article, "Can two small matrices recover identifiable features?".
 FeatureRecovery recover_features(const FeatureSettings& settings = {});
 
 /// Row norms of the true and learned maps, one row per input feature: 9 x 4, columns |Wq* row|,
-/// |Wq row|, |Wv* row|, |Wv row| (the table and the bar chart of the companion).
+/// |Wq row|, |Wv* row|, |Wv row| (the table and the bar chart of the companion). Throws nothing on
+/// a result of recover_features. Source: the article, "Can two small matrices recover identifiable
+/// features?".
 arma::mat feature_row_norms(const FeatureRecovery& r);
 
 /// What "an intervention barely moves the output" means: a mean change below this (and a
@@ -109,6 +118,7 @@ inline constexpr double kRelevantEffect = 0.1;
 /// of the true ones, and every intervention on the right side of the thresholds above (query
 /// features 0-2 move the output through the query, value features 3-5 through the sources, the
 /// distractors 6-8 through neither). Returns whether it holds; `why` (if given) names the first failure.
+/// Throws nothing. Source: the article, "Can two small matrices recover identifiable features?".
 bool features_recovered(const FeatureRecovery& r, std::string* why = nullptr);
 
 }  // namespace ch05

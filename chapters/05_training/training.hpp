@@ -22,22 +22,25 @@ namespace ch05 {
 /// One labelled sentence: its words, their token ids and the class of the last word's sense.
 struct Example {
   std::vector<std::string> words;  ///< e.g. {"the", "river", "bank"}
-  arma::uvec ids;                  ///< one token id per word (index into the vocabulary)
+  arma::uvec ids;                  ///< n x 1: one token id per word (index into the vocabulary)
   arma::uword label = 0;           ///< 0 water, 1 finance
 };
 
-/// The article's vocabulary in id order: the, river, money, bank.
+/// The article's vocabulary in id order: the, river, money, bank. Throws nothing. Source: the article,
+/// "Make it learn".
 const std::vector<std::string>& vocabulary();
 
-/// The class names in label order: water (0), finance (1).
+/// The class names in label order: water (0), finance (1). Throws nothing. Source: the article, "Make it
+/// learn".
 const std::vector<std::string>& class_names();
 
 /// Token ids of `words` in `vocab`. Throws std::invalid_argument naming an unknown word (and the
-/// vocabulary) or an empty sentence.
+/// vocabulary) or an empty sentence. Returns n x 1, entry i the id of words[i]. Source: the article, "Make
+/// it learn".
 arma::uvec encode(const std::vector<std::string>& words, const std::vector<std::string>& vocab);
 
 /// The article's four examples, in its order: "the river bank" 0, "the money bank" 1,
-/// "river bank" 0, "money bank" 1.
+/// "river bank" 0, "money bank" 1. Throws nothing. Source: the article, "Make it learn".
 std::vector<Example> article_examples();
 
 /// The article's settings (d = 8, 300 passes, Adam with learning rate 0.05, seed 0).
@@ -49,7 +52,8 @@ struct TrainSettings {
 };
 
 /// The article's model, freshly initialized: vocabulary x d embedding, d x d projections, d x 2
-/// classifier with bias (attn::init_like_pytorch).
+/// classifier with bias (attn::init_like_pytorch). Throws std::invalid_argument if vocab or d is 0.
+/// Source: the article, "Make it learn".
 attn::OneHeadModel initial_model(arma::uword vocab, const TrainSettings& settings);
 
 /// Adam on a one-head model, one optimizer step per example. Keeps its forward pass, gradients
@@ -58,15 +62,16 @@ class Trainer {
  public:
   /// Trains `model` in place (it must outlive the Trainer). lr: Adam's learning rate (> 0).
   /// Throws std::invalid_argument if the model's shapes disagree (attn::check_model) or lr <= 0.
+  /// Source: the article's `torch.optim.Adam` loop ("Make it learn"); Kingma & Ba 2015.
   Trainer(attn::OneHeadModel& model, double lr);
-  Trainer(const Trainer&) = delete;             ///< holds pointers into itself: not copyable
-  Trainer& operator=(const Trainer&) = delete;  ///< not assignable
+  Trainer(const Trainer&) = delete;             ///< holds pointers into itself: not copyable (deleted)
+  Trainer& operator=(const Trainer&) = delete;  ///< not assignable (deleted)
   /// Forward pass, hand-written backward pass, one Adam step. Returns the example's loss before the
   /// step (a scalar, nats). The example holds n >= 1 token ids and a class; throws
   /// std::invalid_argument like attn::one_head_forward for an empty sentence, an id outside the
   /// vocabulary or a class out of range. Source: the article's training loop ("Make it learn").
   double step(const Example& example);
-  /// Optimizer steps taken so far (a count). Throws nothing.
+  /// Optimizer steps taken so far (a count). Throws nothing. Source: the article, "Make it learn".
   long steps() const { return adam_.steps(); }
 
  private:
@@ -79,7 +84,7 @@ class Trainer {
 
 /// What happened during training.
 struct TrainLog {
-  arma::vec pass_loss;  ///< passes: the mean of each pass's per-example losses, each taken just before its step
+  arma::vec pass_loss;  ///< passes x 1: the mean of each pass's per-example losses, each taken just before its step
   std::vector<arma::mat> tracked;  ///< one (passes + 1) x n matrix per tracked example: the last word's
                                    ///< attention row before training (row 0) and after each pass
   double seconds = 0.0;            ///< wall time of the loop (not deterministic)
@@ -88,7 +93,8 @@ struct TrainLog {
 
 /// Trains `model` in place: `passes` passes over `data` in order, one Adam step per example.
 /// `track` lists indices into `data` whose last-position attention row is recorded after every pass.
-/// Throws std::invalid_argument if data is empty, passes < 1, lr <= 0 or a tracked index is out of range.
+/// Throws std::invalid_argument if data is empty, passes < 1, lr <= 0 or a tracked index is out of range
+/// (and as attn::one_head_forward for a bad example). Source: the article, "Make it learn".
 TrainLog train(attn::OneHeadModel& model, const std::vector<Example>& data, int passes, double lr,
                const std::vector<std::size_t>& track = {});
 
@@ -103,11 +109,15 @@ struct Prediction {
   arma::rowvec weights;     ///< 1 x n: the last row of A, how bank shares its attention
 };
 
-/// predict() and the last row of A for every example, from one forward pass each.
+/// predict() and the last row of A for every example, from one forward pass each (one Prediction per
+/// example, in order). Throws std::invalid_argument like attn::one_head_forward. Source: the article, "Make
+/// it learn".
 std::vector<Prediction> predictions(const attn::OneHeadModel& model, const std::vector<Example>& data);
 
 /// The last position's weights spread over the vocabulary: examples x vocab, entry (i, r) the
 /// weight example i's last word gives word r (its last position if r repeats), NaN where r is absent.
+/// Every id must be < vocab (Armadillo's bounds check throws std::logic_error otherwise). Source: the
+/// article's attention table ("Make it learn").
 arma::mat weights_by_word(const std::vector<Prediction>& predictions, arma::uword vocab);
 
 /// Mean cross-entropy (nats) over `data` without updating anything; NaN for empty data. Throws
@@ -127,9 +137,11 @@ double microseconds_per_step(const TrainSettings& settings, int repeats);
 /// each entry with 17 significant digits so that reading it back is exact. The six files are
 /// written as a set (attn::AtomicFile::commit_all): all in full under temporary names, then renamed.
 /// Throws attn::IoError (exit 1) with the system's reason if the folder or a file cannot be written.
+/// Source: the article's trained model, kept for later chapters (no paper; Armadillo's raw_ascii).
 void save_model(const attn::OneHeadModel& model, const std::filesystem::path& dir);
 
 /// The six paths save_model writes in `dir`, one per parameter group: E.txt ... bc.txt.
+/// Throws nothing (beyond std::bad_alloc). Source: the parameter table attn::kOneHeadGroups.
 std::vector<std::filesystem::path> model_files(const std::filesystem::path& dir);
 
 /// Reads the six files written by save_model (bc.txt may hold its C values on one line or one per
@@ -138,36 +150,43 @@ std::vector<std::filesystem::path> model_files(const std::filesystem::path& dir)
 /// checked before reading; entries follow the number rule of common/numbers.hpp. Throws
 /// std::invalid_argument naming the file if one is missing, unreadable, not a regular file, too
 /// large, ragged, not numeric, beyond +-1e6 (attn::kLargestInput), or of the wrong shape.
+/// Source: the inverse of save_model (no paper).
 attn::OneHeadModel load_model(const std::filesystem::path& dir, arma::uword vocab, arma::uword classes);
 
 /// Writes one line per pass: the pass's mean loss with 17 significant digits ("6.2429412345678901e-01"),
-/// atomically (the whole file or, on failure, none). Throws attn::IoError if it cannot be written.
+/// atomically (the whole file or, on failure, none). pass_loss: passes x 1. Throws attn::IoError if it
+/// cannot be written. Source: the article's loss curve ("Make it learn").
 void write_loss_log(const arma::vec& pass_loss, const std::filesystem::path& file);
 
 // ---- the step-through widget --------------------------------------------------------------------
 
 /// The widget's model: two learned coordinates (d = d_k = d_v = 2), the article's vocabulary, two
 /// classes, initialized by init_like_pytorch(seed) and then the classifier bias set to zero.
+/// Shapes: E 4 x 2, Wq Wk Wv 2 x 2, Wc 2 x 2, bc 1 x 2. Throws nothing. Source: the article, "Follow one
+/// sentence through training".
 attn::OneHeadModel walkthrough_model(std::uint64_t seed);
 
 /// The widget's two examples, alternated by its training: "the river bank" (water) and
-/// "the money bank" (finance).
+/// "the money bank" (finance). Throws nothing. Source: the article, "Follow one sentence through training".
 std::vector<Example> walkthrough_examples();
 
 /// Prints one update of the widget in eight stages with every number (sentence, lookup, Q/K/V,
 /// mixture, prediction, loss, gradients, update), applies it with SGD (learning rate `lr`), then
 /// `updates` further updates alternating the two examples, one line each. `between_stages` is called
-/// between stages (for --pause). Throws std::invalid_argument if updates < 0.
+/// between stages (for --pause). Throws std::invalid_argument if updates < 0 (or lr is refused by
+/// attn::Sgd: not finite or <= 0). Source: the article, "Follow one sentence through training".
 void walkthrough(std::ostream& out, std::uint64_t seed, double lr, int updates,
                  const std::function<void()>& between_stages);
 
 // ---- companion: the biased dataset --------------------------------------------------------------
 
-/// Vocabulary of the biased dataset: the, bank and the six context words.
+/// Vocabulary of the biased dataset: the, bank and the six context words. Throws nothing. Source: the
+/// article, "Attention learns the data, not the world".
 const std::vector<std::string>& biased_vocabulary();
 
 /// Six sentences "the CONTEXT bank" with arbitrary labels: river water, money finance, vault water,
-/// salmon finance, lawyer water, attorney finance.
+/// salmon finance, lawyer water, attorney finance. Throws nothing. Source: the article, "Attention learns
+/// the data, not the world".
 std::vector<Example> biased_examples();
 
 /// One row of the biased-dataset table.
@@ -178,7 +197,9 @@ struct BiasedRow {
   double attention = 0.0;     ///< bank's attention weight on the context word
 };
 
-/// Trains the article's model (same settings) on the biased dataset and returns the table.
+/// Trains the article's model (same settings) on the biased dataset and returns the table, one row
+/// per example. Throws std::invalid_argument like initial_model and train (d = 0, passes < 1, lr <= 0).
+/// Source: the article, "Attention learns the data, not the world".
 std::vector<BiasedRow> train_biased(const TrainSettings& settings);
 
 }  // namespace ch05

@@ -14,29 +14,34 @@
 namespace ch06 {
 
 /// The identity head (Wq = Wk = Wv = I, d_k = d) on X (n x d), bidirectional or causal.
-/// Throws std::invalid_argument like attn::attention.
+/// Throws std::invalid_argument like attn::attention. Source: the article, "Causal masking: a decoder only
+/// looks left".
 attn::HeadPass identity_head(const arma::mat& X, bool causal);
 
 /// The wrong fill: scores (n x n) with every entry above the diagonal set to 0 instead of -inf.
-/// Throws std::invalid_argument if scores is not square.
+/// Throws std::invalid_argument if scores is empty or not square. Source: the article, "Causal masking: a
+/// decoder only looks left".
 arma::mat zero_fill(const arma::mat& scores);
 
 /// Per row, the total weight on positions after the row's own (above the diagonal): n x 1.
-/// A: n x n. Zero for every row of a correctly masked A. Throws std::invalid_argument if A is not square.
+/// A: n x n. Zero for every row of a correctly masked A. Throws std::invalid_argument if A is empty or
+/// not square. Source: the article, "Causal masking: a decoder only looks left".
 arma::vec future_share(const arma::mat& A);
 
-/// The words of the article's illustrative table: the, tired, cat, finally, slept.
+/// The words of the article's illustrative table: the, tired, cat, finally, slept. Throws nothing.
+/// Source: the article, "Causal masking: a decoder only looks left".
 const std::vector<std::string>& tired_cat_words();
 
 /// The article's illustrative bidirectional weights for "the tired cat finally slept": 5 x 5, row i
 /// the distribution of word i over all five words; every row sums to 1. Illustrative values, not
-/// from a model (the article says so).
+/// from a model (the article says so). Throws nothing. Source: the article, "Causal masking: a decoder only
+/// looks left".
 arma::mat tired_cat_weights();
 
 /// The causal view of bidirectional weights: each row keeps its allowed keys (j <= i) and is
 /// divided by their total. A: n x n with positive diagonal. Returns n x n, zero above the diagonal,
 /// rows summing to 1. Throws std::invalid_argument if A is not square, has a negative entry or a
-/// row with no positive allowed weight.
+/// row with no positive allowed weight. Source: the article, "Causal masking: a decoder only looks left".
 arma::mat renormalize_causal(const arma::mat& A);
 
 /// The same causal view computed as the article's mask does it: softmax(log(A) + causal mask) row
@@ -50,10 +55,11 @@ arma::mat mask_log_weights(const arma::mat& A);
 struct TiredCatSection {
   std::vector<std::string> words{};  ///< the tired cat finally slept
   arma::mat A{};                     ///< 5 x 5 bidirectional weights (illustrative)
-  arma::mat renormalized{};          ///< renormalize_causal(A)
-  arma::mat masked{};                ///< mask_log_weights(A), the same rows by the mask
+  arma::mat renormalized{};          ///< 5 x 5: renormalize_causal(A)
+  arma::mat masked{};                ///< 5 x 5: mask_log_weights(A), the same rows by the mask
 };
-/// Computes section 2.
+/// Computes section 2. Throws nothing (fixed inputs). Source: the article, "Causal masking: a decoder only
+/// looks left".
 TiredCatSection tired_cat_section();
 
 /// One sentence through the identity head in both views (the reader's sentence and its figure).
@@ -62,7 +68,8 @@ struct BothViews {
   attn::HeadPass open{};             ///< bidirectional
   attn::HeadPass causal{};           ///< causal
 };
-/// Both views of `words` (toy table). Throws std::invalid_argument for an unknown word.
+/// Both views of `words` (toy table; X n x 4, A n x n). Throws std::invalid_argument for an unknown
+/// word or an empty sentence. Source: the article, "Causal masking: a decoder only looks left".
 BothViews both_views(const std::vector<std::string>& words);
 
 }  // namespace ch06

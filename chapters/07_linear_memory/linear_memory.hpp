@@ -19,14 +19,16 @@ namespace ch07 {
 
 /// The matrix between the two inputs of an unscaled score: M = Wq Wk^T.
 /// Wq, Wk: d x d_k. Returns d x d, of rank at most d_k, not symmetric in general.
-/// Throws std::invalid_argument if the shapes differ.
+/// Throws std::invalid_argument if the shapes differ. Source: the article, "Learned matching, kernel
+/// smoothing, and memory".
 arma::mat bilinear_matrix(const arma::mat& Wq, const arma::mat& Wk);
 
 /// Unscaled scores as a bilinear form, s_ij = X_i M X_j^T. X: n x d; M: d x d. Returns n x n.
-/// Throws std::invalid_argument if M is not d x d.
+/// Throws std::invalid_argument if M is not d x d. Source: the article, "Learned matching, kernel
+/// smoothing, and memory".
 arma::mat bilinear_scores(const arma::mat& X, const arma::mat& M);
 
-/// Softmax attention written as kernel smoothing: weights exp(q_i . k_j / sqrt(d_k)), normalized
+/// Softmax attention written as kernel smoothing: weights exp(q_i .\ k_j / sqrt(d_k)), normalized
 /// over the sources j, average the values. Q: n_q x d_k; K: n_kv x d_k; V: n_kv x d_v.
 /// Returns n_q x d_v. Computes exp() of the raw scores (no max subtraction), so it is meant for
 /// moderate scores. Throws std::invalid_argument if the shapes disagree, an entry of Q, K or V is
@@ -43,7 +45,9 @@ arma::mat causal_linear_attention_masked(const arma::mat& Q, const arma::mat& K,
 /// The same output token by token from a running memory: S_i = S_(i-1) + v_i^T k_i (d_v x d_k,
 /// v_i and k_i rows), read as y_i = (S_i q_i^T)^T. Q, K: n x d_k; V: n x d_v. Returns n x d_v.
 /// If `memories` is given it receives S_1 .. S_n (each d_v x d_k).
-/// Throws std::invalid_argument like causal_linear_attention_masked.
+/// Throws std::invalid_argument like causal_linear_attention_masked. Source: the article, "Learned
+/// matching, kernel smoothing, and memory";
+/// Katharopoulos et al. 2020, §3.3-3.4; Schlag et al. 2021 (fast weights).
 arma::mat causal_linear_attention_recurrent(const arma::mat& Q, const arma::mat& K, const arma::mat& V,
                                             std::vector<arma::mat>* memories = nullptr);
 
@@ -51,7 +55,8 @@ arma::mat causal_linear_attention_recurrent(const arma::mat& Q, const arma::mat&
 /// throws nothing (no overflow check). Source: the article, "Learned matching, kernel smoothing, and memory".
 std::size_t kv_cache_bytes(std::size_t position, std::size_t d_k, std::size_t d_v);
 
-/// Bytes the linear memory S holds at any position (doubles): d_v x d_k x 8.
+/// Bytes the linear memory S holds at any position (doubles): d_v x d_k x 8, a count; throws
+/// nothing (no overflow check). Source: the article, "Learned matching, kernel smoothing, and memory".
 std::size_t linear_memory_bytes(std::size_t d_k, std::size_t d_v);
 
 /// One row of the generation benchmark.
@@ -64,7 +69,8 @@ struct CostRow {
 };
 
 /// The positions the benchmark measures: 1, 2, 4, ... up to max_position, which is always
-/// included. Throws std::invalid_argument if max_position is 0.
+/// included. Throws std::invalid_argument if max_position is 0. Source: the article, "Learned matching,
+/// kernel smoothing, and memory".
 std::vector<std::size_t> bench_positions(std::size_t max_position);
 
 /// Times one generation step at each of bench_positions(max_position), for both mechanisms:
@@ -73,6 +79,8 @@ std::vector<std::size_t> bench_positions(std::size_t max_position);
 /// (work and memory fixed). Each time is the best of three batches, each batch repeating the
 /// step for at least `seconds_per_batch`. Inputs are random with a fixed seed.
 /// Throws std::invalid_argument if a size is 0 or the batch time is not positive.
+/// Source: the article, "Learned matching, kernel smoothing, and memory" (its cost comparison);
+/// Katharopoulos et al. 2020, §3.4.
 std::vector<CostRow> benchmark_generation(std::size_t d_k, std::size_t d_v, std::size_t max_position,
                                           double seconds_per_batch);
 
@@ -90,7 +98,8 @@ struct RandomHead {
 
 /// The head drawn from Armadillo's generator after seeding it with `seed` once, in the order X,
 /// Wq, Wk, Wv, R. (The numbers are those of std::mt19937_64 through std::normal_distribution, which
-/// differ between standard libraries; the claims hold for any draw.)
+/// differ between standard libraries; the claims hold for any draw.) Throws nothing.
+/// Source: the article, "Learned matching, kernel smoothing, and memory".
 RandomHead random_head(unsigned seed);
 
 /// Section 1: the score as a learned bilinear form.
@@ -101,17 +110,19 @@ struct BilinearSection {
   arma::uword rank = 0;             ///< rank(M), at most d_k
   double asymmetry = 0.0;           ///< max |M - M^T|
 };
-/// Computes section 1 on `head`.
+/// Computes section 1 on `head`. Throws std::invalid_argument only for a head whose shapes disagree.
+/// Source: the article, "Learned matching, kernel smoothing, and memory".
 BilinearSection learned_matching(const RandomHead& head);
 
 /// Section 2: the factorization is not unique, Wq R and Wk R^-T give the same scores.
 struct FactorSection {
-  arma::mat Wq2{};             ///< Wq R
-  arma::mat Wk2{};             ///< Wk R^-T
+  arma::mat Wq2{};             ///< 6 x 2: Wq R
+  arma::mat Wk2{};             ///< 6 x 2: Wk R^-T
   double factor_change = 0.0;  ///< max |Wq R - Wq|: the factors moved
   double score_change = 0.0;   ///< max |scores after - scores before|: the scores did not
 };
-/// Computes section 2 on `head` (with head.R).
+/// Computes section 2 on `head` (with head.R). Throws std::runtime_error (Armadillo) if R is singular,
+/// which random_head rules out. Source: the article, "Learned matching, kernel smoothing, and memory".
 FactorSection not_unique(const RandomHead& head);
 
 /// Section 3: softmax attention as normalized exp-kernel smoothing.
@@ -120,7 +131,8 @@ struct KernelSection {
   arma::mat smooth{};               ///< 4 x 3: kernel_smoothing(Q, K, V)
   double largest_difference = 0.0;  ///< max |smooth - H|
 };
-/// Computes section 3 on `head`.
+/// Computes section 3 on `head`. Throws std::invalid_argument like kernel_smoothing.
+/// Source: the article, "Learned matching, kernel smoothing, and memory".
 KernelSection kernel_view(const RandomHead& head);
 
 /// Section 4: causal linear attention as a running memory, on "the river money bank" with
@@ -132,7 +144,9 @@ struct MemorySection {
   std::vector<arma::mat> memories{}; ///< S_1 .. S_4, each 4 x 4
   attn::HeadPass softmax{};          ///< the causal softmax head on the same sentence, for contrast
 };
-/// Computes section 4 over `table`.
+/// Computes section 4 over `table`. Throws std::invalid_argument if `table` lacks the, river, money or
+/// bank. Source: the article, "Learned matching, kernel smoothing, and memory"; Katharopoulos et al.
+/// 2020, §3.3-3.4.
 MemorySection running_memory(const attn::EmbeddingTable& table);
 
 }  // namespace ch07
