@@ -263,6 +263,7 @@ AttnOnlyModel<T> init_model(const AttnOnlyShape& shape, Rng& rng) {
   return m;
 }
 
+// long function: the model's forward pass, one page of the mathematics
 template <class T>
 void forward(const AttnOnlyModel<T>& model, const arma::umat& tokens, AttnOnlyPass<T>& pass, const arma::mat* keep) {
   check_tokens(model, tokens);
@@ -396,6 +397,7 @@ arma::mat next_token_losses(const AttnOnlyPass<T>& pass, const arma::umat& token
 }
 
 // [backward]
+// long function: the model's backward pass, one page of the mathematics
 template <class T>
 void backward(const AttnOnlyModel<T>& model, const arma::umat& tokens, const AttnOnlyPass<T>& pass,
               const arma::Mat<T>& dlogits, AttnOnlyBackward<T>& w) {
