@@ -48,4 +48,29 @@ double duplicate_token_score(const arma::mat& A, const arma::urowvec& tokens) {
 }
 // [scores]
 
+std::string head_name(arma::uword layer, arma::uword head) {
+  std::string name = "L";  // built piece by piece: GCC 12 misreports "L" + to_string(...) (stringop-overflow)
+  name += std::to_string(layer + 1);
+  name += ".H";
+  name += std::to_string(head);
+  return name;
+}
+
+std::vector<AblationMask> single_head_and_layer_ablations(arma::uword layers, arma::uword heads) {
+  std::vector<AblationMask> out;
+  for (arma::uword l = 0; l < layers; ++l) {
+    for (arma::uword h = 0; h < heads; ++h) {
+      arma::mat keep(layers, heads, arma::fill::ones);
+      keep(l, h) = 0.0;  // this head's mixture never reaches the stream
+      out.push_back({head_name(l, h), keep});
+    }
+  }
+  for (arma::uword l = 0; l < layers; ++l) {
+    arma::mat keep(layers, heads, arma::fill::ones);
+    keep.row(l).zeros();
+    out.push_back({"all of layer " + std::to_string(l + 1), keep});
+  }
+  return out;
+}
+
 }  // namespace attn

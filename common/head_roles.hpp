@@ -8,6 +8,8 @@
 #pragma once
 
 #include <armadillo>
+#include <string>
+#include <vector>
 
 namespace attn {
 
@@ -35,5 +37,20 @@ double induction_score(const arma::mat& A, const Block& block);
 /// tokens[j] == tokens[i]. 0 if no token repeats; A is not modified.
 /// Throws std::invalid_argument unless A is square and tokens has one entry per row.
 double duplicate_token_score(const arma::mat& A, const arma::urowvec& tokens);
+
+/// A head's name in tables and figures: "L<layer + 1>.H<head>" (layers from 1, heads from 0), e.g.
+/// "L2.H1". Throws nothing (beyond std::bad_alloc).
+std::string head_name(arma::uword layer, arma::uword head);
+
+/// One ablation: its name and the keep mask (layers x heads; 0 silences a head's mixture, 1 keeps it).
+struct AblationMask {
+  std::string name;  ///< "L1.H0" for one head, "all of layer 2" for a whole layer
+  arma::mat keep;    ///< layers x heads
+};
+
+/// The ablations chapters 08 and 09 run: each head alone (layer by layer, head by head), then each
+/// whole layer. Source: the article's "Reverse-engineer a head you trained" (compare the loss before
+/// and after each ablation). Throws nothing (beyond std::bad_alloc).
+std::vector<AblationMask> single_head_and_layer_ablations(arma::uword layers, arma::uword heads);
 
 }  // namespace attn

@@ -48,14 +48,6 @@ RegionLosses region_losses(const Model& model, const RepeatBatch& batch, const a
   return out;
 }
 
-std::string head_name(arma::uword layer, arma::uword head) {
-  std::string name = "L";  // built piece by piece: GCC 12 misreports "L" + to_string(...) (stringop-overflow)
-  name += std::to_string(layer + 1);
-  name += ".H";
-  name += std::to_string(head);
-  return name;
-}
-
 // [ablation]
 std::vector<Ablation> ablation_study(const Model& model, const RepeatBatch& held_out) {
   const arma::uword L = model.shape.layers, heads = model.shape.heads;
@@ -63,18 +55,7 @@ std::vector<Ablation> ablation_study(const Model& model, const RepeatBatch& held
   const auto ablate = [&](const std::string& name, const arma::mat& keep) {
     out.push_back({name, keep, region_losses(model, held_out, &keep)});
   };
-  for (arma::uword l = 0; l < L; ++l) {
-    for (arma::uword h = 0; h < heads; ++h) {
-      arma::mat keep(L, heads, arma::fill::ones);
-      keep(l, h) = 0.0;  // this head's mixture never reaches the stream
-      ablate(head_name(l, h), keep);
-    }
-  }
-  for (arma::uword l = 0; l < L; ++l) {
-    arma::mat keep(L, heads, arma::fill::ones);
-    keep.row(l).zeros();
-    ablate("all of layer " + std::to_string(l + 1), keep);
-  }
+  for (const attn::AblationMask& m : attn::single_head_and_layer_ablations(L, heads)) ablate(m.name, m.keep);
   return out;
 }
 // [ablation]

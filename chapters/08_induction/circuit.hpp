@@ -52,7 +52,6 @@ struct Ablation {
 /// Zero-ablation of each head alone, then of all heads of each layer together (in that order).
 std::vector<Ablation> ablation_study(const Model& model, const RepeatBatch& held_out);
 
-/// "L<layer+1>.H<head>", the name a head is printed under.
-std::string head_name(arma::uword layer, arma::uword head);
+using attn::head_name;
 
 }  // namespace ch08

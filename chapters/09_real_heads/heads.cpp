@@ -196,18 +196,7 @@ std::vector<Ablation> ablations(const Model& model, const Probes& probes) {
                    region_losses(losses_of(model, probes.random.tokens, &keep), probes.random)});
   };
   run("nothing", arma::mat(L, H, arma::fill::ones));
-  for (arma::uword l = 0; l < L; ++l) {
-    for (arma::uword h = 0; h < H; ++h) {
-      arma::mat keep(L, H, arma::fill::ones);
-      keep(l, h) = 0.0;  // this head's mixture never reaches the stream
-      run(head_name(l, h), keep);
-    }
-  }
-  for (arma::uword l = 0; l < L; ++l) {
-    arma::mat keep(L, H, arma::fill::ones);
-    keep.row(l).zeros();
-    run("all of layer " + std::to_string(l + 1), keep);
-  }
+  for (const attn::AblationMask& m : attn::single_head_and_layer_ablations(L, H)) run(m.name, m.keep);
   return out;
 }
 // [ablations]
@@ -280,14 +269,6 @@ BankStudy bank_study(const Model& model, const Vocabulary& vocab) {
   return s;
 }
 // [bank]
-
-std::string head_name(arma::uword layer, arma::uword head) {
-  std::string name = "L";  // built piece by piece: GCC 12 misreports "L" + to_string(...) (stringop-overflow)
-  name += std::to_string(layer + 1);
-  name += ".H";
-  name += std::to_string(head);
-  return name;
-}
 
 std::vector<std::string> head_names(const Roles& r) {
   std::vector<std::string> names;

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "common/head_roles.hpp"
 #include "corpus.hpp"
 #include "lab.hpp"
 
@@ -134,8 +135,7 @@ struct BankStudy {
 /// controls "the honey bank" and "the rover bank".
 BankStudy bank_study(const Model& model, const Vocabulary& vocab);
 
-/// "L<layer + 1>.H<head>".
-std::string head_name(arma::uword layer, arma::uword head);
+using attn::head_name;
 
 /// Section 7: a summary name of each head from its measured scores (layers x heads, index l heads + h).
 std::vector<std::string> head_names(const Roles& roles);
