@@ -55,8 +55,8 @@ arma::mat causal_mask(arma::uword n) {
   return mask;
 }
 
-HeadPass attention(const arma::mat& X, const arma::mat& Wq, const arma::mat& Wk,
-                   const arma::mat& Wv, const HeadOptions& options) {
+HeadPass attention(const arma::mat& X, const arma::mat& Wq, const arma::mat& Wk, const arma::mat& Wv,
+                   const HeadOptions& options) {
   if (X.is_empty()) throw std::invalid_argument("attention: X is empty (" + shape(X) + ")");
   // Self-attention is cross-attention with the same sequence on both sides.
   return cross_attention(X, X, Wq, Wk, Wv, {.causal = options.causal, .score_multiplier = options.score_multiplier},

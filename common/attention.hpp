@@ -60,7 +60,7 @@ struct HeadPass {
 /// Throws std::invalid_argument if X is empty, a shape disagrees (the message names both shapes),
 /// an entry is not finite, or the multiplier is not finite.
 /// Source: the article's `attention(X, Wq, Wk, Wv, causal)`; Vaswani et al. 2017, §3.2.1.
-HeadPass attention(const arma::mat& X, const arma::mat& Wq, const arma::mat& Wk,
-                   const arma::mat& Wv, const HeadOptions& options = {});
+HeadPass attention(const arma::mat& X, const arma::mat& Wq, const arma::mat& Wk, const arma::mat& Wv,
+                   const HeadOptions& options = {});
 
 }  // namespace attn

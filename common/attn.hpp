@@ -19,6 +19,6 @@
 #include "common/attention.hpp"
 #include "common/faults.hpp"
 #include "common/files.hpp"
-#include "common/print.hpp"
 #include "common/plot.hpp"
+#include "common/print.hpp"
 #include "common/toy.hpp"

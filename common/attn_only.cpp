@@ -7,16 +7,16 @@
 #include <malloc.h>
 
 #include <algorithm>
+#include <atomic>
 #include <bit>
 #include <cmath>
 #include <cstdio>
+#include <exception>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
 #include <thread>
-#include <atomic>
-#include <exception>
 
 #include "common/files.hpp"
 #include "common/softmax_backward.hpp"
@@ -36,9 +36,9 @@ std::string dims(arma::uword r, arma::uword c) { return std::to_string(r) + " x 
 template <class T>
 void gemm(char ta, char tb, arma::uword m, arma::uword n, arma::uword k, T alpha, const T* A, arma::uword lda,
           const T* B, arma::uword ldb, T beta, T* C, arma::uword ldc) {
-  const auto M = static_cast<arma::blas_int>(m), N = static_cast<arma::blas_int>(n),
-             K = static_cast<arma::blas_int>(k), LA = static_cast<arma::blas_int>(lda),
-             LB = static_cast<arma::blas_int>(ldb), LC = static_cast<arma::blas_int>(ldc);
+  const auto M = static_cast<arma::blas_int>(m), N = static_cast<arma::blas_int>(n), K = static_cast<arma::blas_int>(k),
+             LA = static_cast<arma::blas_int>(lda), LB = static_cast<arma::blas_int>(ldb),
+             LC = static_cast<arma::blas_int>(ldc);
   arma::blas::gemm<T>(&ta, &tb, &M, &N, &K, &alpha, A, &LA, B, &LB, &beta, C, &LC);
 }
 
@@ -51,8 +51,8 @@ void gemm(char ta, char tb, arma::uword m, arma::uword n, arma::uword k, T alpha
 template <class T>
 void lower_scores(arma::uword n, arma::uword d, T alpha, const T* X, const T* Y, arma::uword ld, T* S) {
   const arma::uword h = n / 2;
-  gemm<T>('N', 'T', h, h, d, alpha, X, ld, Y, ld, T(0), S, n);                   // S[0:h, 0:h]
-  gemm<T>('N', 'T', n - h, n, d, alpha, X + h, ld, Y, ld, T(0), S + h, n);       // S[h:n, 0:n]
+  gemm<T>('N', 'T', h, h, d, alpha, X, ld, Y, ld, T(0), S, n);              // S[0:h, 0:h]
+  gemm<T>('N', 'T', n - h, n, d, alpha, X + h, ld, Y, ld, T(0), S + h, n);  // S[h:n, 0:n]
 }
 
 /// C = alpha L B for a lower-triangular n x n block L (leading dimension n) and an n x d block B
@@ -60,15 +60,15 @@ void lower_scores(arma::uword n, arma::uword d, T alpha, const T* X, const T* Y,
 template <class T>
 void lower_times(arma::uword n, arma::uword d, T alpha, const T* L, const T* B, arma::uword ld, T* C) {
   const arma::uword h = n / 2;
-  gemm<T>('N', 'N', h, d, h, alpha, L, n, B, ld, T(0), C, ld);                   // C[0:h] = L[0:h, 0:h] B[0:h]
-  gemm<T>('N', 'N', n - h, d, n, alpha, L + h, n, B, ld, T(0), C + h, ld);       // C[h:n] = L[h:n, :] B
+  gemm<T>('N', 'N', h, d, h, alpha, L, n, B, ld, T(0), C, ld);              // C[0:h] = L[0:h, 0:h] B[0:h]
+  gemm<T>('N', 'N', n - h, d, n, alpha, L + h, n, B, ld, T(0), C + h, ld);  // C[h:n] = L[h:n, :] B
 }
 
 /// C = alpha L^T B for a lower-triangular n x n block L (leading dimension n) and an n x d block B.
 template <class T>
 void lower_transposed_times(arma::uword n, arma::uword d, T alpha, const T* L, const T* B, arma::uword ld, T* C) {
   const arma::uword h = n / 2;
-  gemm<T>('T', 'N', h, d, n, alpha, L, n, B, ld, T(0), C, ld);                   // C[0:h] = L[:, 0:h]^T B
+  gemm<T>('T', 'N', h, d, n, alpha, L, n, B, ld, T(0), C, ld);                              // C[0:h] = L[:, 0:h]^T B
   gemm<T>('T', 'N', n - h, d, n - h, alpha, L + h * n + h, n, B + h, ld, T(0), C + h, ld);  // L[h:n, h:n]^T B[h:n]
 }
 
@@ -77,8 +77,9 @@ void lower_transposed_times(arma::uword n, arma::uword d, T alpha, const T* L, c
 inline float exp_nonpositive(float x) {
   x = std::max(x, -87.0f);
   const float k = (x * 1.44269504f + 12582912.0f) - 12582912.0f;  // round(x / ln 2)
-  const float r = x - k * 0.693145752f - k * 1.42860677e-6f;       // x - k ln 2, |r| <= ln 2 / 2
-  const float p = 1.0f + r * (1.0f + r * (0.5f + r * (1.0f / 6 + r * (1.0f / 24 + r * (1.0f / 120 + r * (1.0f / 720))))));
+  const float r = x - k * 0.693145752f - k * 1.42860677e-6f;      // x - k ln 2, |r| <= ln 2 / 2
+  const float p =
+      1.0f + r * (1.0f + r * (0.5f + r * (1.0f / 6 + r * (1.0f / 24 + r * (1.0f / 120 + r * (1.0f / 720))))));
   const auto bits = static_cast<std::int32_t>((static_cast<std::int32_t>(k) + 127) << 23);
   return p * std::bit_cast<float>(bits);  // p 2^k
 }
@@ -121,7 +122,8 @@ void causal_softmax(const arma::Mat<T>& S, T* A, arma::Col<T>& top, arma::Col<T>
   for (arma::uword i = 0; i < n; ++i) {
     // a NaN or infinite score makes its row's sum NaN: refuse it, as attn::softmax_rows does
     if (!std::isfinite(sum[i])) {
-      throw std::invalid_argument("causal softmax: a score in row " + std::to_string(i) + " is not finite (NaN or inf)");
+      throw std::invalid_argument("causal softmax: a score in row " + std::to_string(i) +
+                                  " is not finite (NaN or inf)");
     }
     sum[i] = T(1) / sum[i];
   }
@@ -136,8 +138,7 @@ template <class T>
 void check_tokens(const AttnOnlyModel<T>& model, const arma::umat& tokens) {
   if (tokens.n_rows == 0 || tokens.n_cols != model.shape.context) {
     throw std::invalid_argument("forward: tokens are " + dims(tokens.n_rows, tokens.n_cols) +
-                                " but the model reads sequences of " + std::to_string(model.shape.context) +
-                                " tokens");
+                                " but the model reads sequences of " + std::to_string(model.shape.context) + " tokens");
   }
   if (tokens.max() >= model.shape.vocab) {
     throw std::invalid_argument("forward: token " + std::to_string(tokens.max()) + " is outside the vocabulary of " +
@@ -276,7 +277,8 @@ void forward(const AttnOnlyModel<T>& model, const arma::umat& tokens, AttnOnlyPa
   const T scale = T(1) / std::sqrt(static_cast<T>(dk));
   pass.batch = B;
   pass.layers.resize(s.layers);
-  pass.keep = keep != nullptr ? arma::conv_to<arma::Mat<T>>::from(*keep) : arma::Mat<T>(s.layers, s.heads, arma::fill::ones);
+  pass.keep =
+      keep != nullptr ? arma::conv_to<arma::Mat<T>>::from(*keep) : arma::Mat<T>(s.layers, s.heads, arma::fill::ones);
   pass.S.set_size(T_, T_);
   arma::Col<T> top, sum;
 
@@ -498,7 +500,8 @@ void AttnOnlyAdam<T>::step(AttnOnlyModel<T>& model, const AttnOnlyModel<T>& grad
   const auto g = parameter_ptrs(grad);
   if (theta.size() != g.size()) throw std::invalid_argument("Adam: the model and its gradient differ in shape");
   if (m_.empty()) {
-    for (const auto* p : theta) m_.emplace_back(arma::size(*p), arma::fill::zeros), v_.emplace_back(arma::size(*p), arma::fill::zeros);
+    for (const auto* p : theta)
+      m_.emplace_back(arma::size(*p), arma::fill::zeros), v_.emplace_back(arma::size(*p), arma::fill::zeros);
   }
   if (m_.size() != theta.size()) throw std::invalid_argument("Adam: the parameter table changed between steps");
   constexpr double b1 = 0.9, b2 = 0.999, eps = 1e-8;
@@ -578,8 +581,10 @@ double AttnOnlyTrainer<T>::step(AttnOnlyModel<T>& model, const arma::umat& token
   for (arma::uword k = 0; k < parts; ++k) {
     const auto g = parameter_ptrs(shards_[k].work.grad);
     for (std::size_t i = 0; i < sum.size(); ++i) {
-      if (k == 0) *sum[i] = *g[i];
-      else *sum[i] += *g[i];
+      if (k == 0)
+        *sum[i] = *g[i];
+      else
+        *sum[i] += *g[i];
     }
     loss += shards_[k].loss_sum;
   }
@@ -623,7 +628,8 @@ AttnOnlyModel<T> load_model(const std::string& path) {
   };
   field("vocab", s.vocab), field("context", s.context), field("width", s.width), field("heads", s.heads);
   field("d_k", s.d_k), field("layers", s.layers);
-  if (!(in >> word >> norm) || word != "final_norm" || (norm != 0 && norm != 1)) throw fail("expected 'final_norm 0|1'");
+  if (!(in >> word >> norm) || word != "final_norm" || (norm != 0 && norm != 1))
+    throw fail("expected 'final_norm 0|1'");
   s.final_norm = norm == 1;
   try {
     validate(s);
@@ -650,22 +656,22 @@ AttnOnlyModel<T> load_model(const std::string& path) {
   return m;
 }
 
-#define ATTN_ONLY_INSTANTIATE(T)                                                                                   \
-  template std::vector<arma::Mat<T>*> parameter_ptrs(AttnOnlyModel<T>&);                                         \
-  template std::vector<const arma::Mat<T>*> parameter_ptrs(const AttnOnlyModel<T>&);                             \
-  template void check_shapes(const AttnOnlyModel<T>&);                                                           \
-  template AttnOnlyModel<T> zero_model<T>(const AttnOnlyShape&);                                                 \
-  template AttnOnlyModel<T> init_model<T>(const AttnOnlyShape&, Rng&);                                           \
-  template void forward(const AttnOnlyModel<T>&, const arma::umat&, AttnOnlyPass<T>&, const arma::mat*);         \
-  template const arma::Mat<T>& attention_pattern(const AttnOnlyPass<T>&, arma::uword, arma::uword, arma::uword); \
-  template double next_token_loss_sum(const AttnOnlyPass<T>&, const arma::umat&, arma::Mat<T>*, double);         \
-  template double next_token_loss(const AttnOnlyPass<T>&, const arma::umat&, arma::Mat<T>*);                     \
-  template arma::mat next_token_losses(const AttnOnlyPass<T>&, const arma::umat&);                               \
+#define ATTN_ONLY_INSTANTIATE(T)                                                                                  \
+  template std::vector<arma::Mat<T>*> parameter_ptrs(AttnOnlyModel<T>&);                                          \
+  template std::vector<const arma::Mat<T>*> parameter_ptrs(const AttnOnlyModel<T>&);                              \
+  template void check_shapes(const AttnOnlyModel<T>&);                                                            \
+  template AttnOnlyModel<T> zero_model<T>(const AttnOnlyShape&);                                                  \
+  template AttnOnlyModel<T> init_model<T>(const AttnOnlyShape&, Rng&);                                            \
+  template void forward(const AttnOnlyModel<T>&, const arma::umat&, AttnOnlyPass<T>&, const arma::mat*);          \
+  template const arma::Mat<T>& attention_pattern(const AttnOnlyPass<T>&, arma::uword, arma::uword, arma::uword);  \
+  template double next_token_loss_sum(const AttnOnlyPass<T>&, const arma::umat&, arma::Mat<T>*, double);          \
+  template double next_token_loss(const AttnOnlyPass<T>&, const arma::umat&, arma::Mat<T>*);                      \
+  template arma::mat next_token_losses(const AttnOnlyPass<T>&, const arma::umat&);                                \
   template void backward(const AttnOnlyModel<T>&, const arma::umat&, const AttnOnlyPass<T>&, const arma::Mat<T>&, \
-                         AttnOnlyBackward<T>&);                                                                  \
-  template class AttnOnlyAdam<T>;                                                                                \
-  template class AttnOnlyTrainer<T>;                                                                             \
-  template void save_model(const AttnOnlyModel<T>&, const std::string&);                                         \
+                         AttnOnlyBackward<T>&);                                                                   \
+  template class AttnOnlyAdam<T>;                                                                                 \
+  template class AttnOnlyTrainer<T>;                                                                              \
+  template void save_model(const AttnOnlyModel<T>&, const std::string&);                                          \
   template AttnOnlyModel<T> load_model<T>(const std::string&);
 
 ATTN_ONLY_INSTANTIATE(float)

@@ -79,13 +79,13 @@ struct AttnLayer {
 /// All parameters (the same struct holds their gradients).
 template <class T>
 struct AttnOnlyModel {
-  AttnOnlyShape shape;                 ///< the sizes
-  arma::Mat<T> E;                      ///< vocab x width token embeddings (row = a token)
-  arma::Mat<T> P;                      ///< context x width learned positional embeddings
-  std::vector<AttnLayer<T>> layers;    ///< shape.layers attention layers
-  arma::Mat<T> gain;                   ///< 1 x width layer-norm gain (empty without final_norm)
-  arma::Mat<T> bias;                   ///< 1 x width layer-norm bias (empty without final_norm)
-  arma::Mat<T> U;                      ///< width x vocab unembedding
+  AttnOnlyShape shape;               ///< the sizes
+  arma::Mat<T> E;                    ///< vocab x width token embeddings (row = a token)
+  arma::Mat<T> P;                    ///< context x width learned positional embeddings
+  std::vector<AttnLayer<T>> layers;  ///< shape.layers attention layers
+  arma::Mat<T> gain;                 ///< 1 x width layer-norm gain (empty without final_norm)
+  arma::Mat<T> bias;                 ///< 1 x width layer-norm bias (empty without final_norm)
+  arma::Mat<T> U;                    ///< width x vocab unembedding
 };
 
 /// The model's matrices in parameter_table() order (pointers into `model`).
@@ -123,10 +123,10 @@ AttnOnlyModel<To> convert_model(const AttnOnlyModel<From>& model) {
 /// What one layer computed, kept for the backward pass and for reading heads.
 template <class T>
 struct AttnLayerPass {
-  arma::Mat<T> X;   ///< N x width: the stream entering the layer
-  arma::Mat<T> QKV; ///< N x 3 heads d_k: queries X Wq, keys X Wk and values X Wv side by side (one product)
-  arma::Cube<T> A;  ///< T x T x (B heads): slice b heads + h is head h's weights in sequence b
-  arma::Mat<T> H;   ///< N x heads d_k: Concat of the (kept) head mixtures keep A_bh V_bh
+  arma::Mat<T> X;    ///< N x width: the stream entering the layer
+  arma::Mat<T> QKV;  ///< N x 3 heads d_k: queries X Wq, keys X Wk and values X Wv side by side (one product)
+  arma::Cube<T> A;   ///< T x T x (B heads): slice b heads + h is head h's weights in sequence b
+  arma::Mat<T> H;    ///< N x heads d_k: Concat of the (kept) head mixtures keep A_bh V_bh
 
   /// Q (part 0), K (part 1) or V (part 2) of every head: N x heads d_k, head h in columns h d_k ..
   arma::Mat<T> part(arma::uword k) const {
@@ -161,8 +161,7 @@ void forward(const AttnOnlyModel<T>& model, const arma::umat& tokens, AttnOnlyPa
 /// The attention weights of head `head` of layer `layer` on sequence b of the last forward: T x T.
 /// Throws std::invalid_argument if there is no such head or sequence.
 template <class T>
-const arma::Mat<T>& attention_pattern(const AttnOnlyPass<T>& pass, arma::uword layer, arma::uword head,
-                                      arma::uword b);
+const arma::Mat<T>& attention_pattern(const AttnOnlyPass<T>& pass, arma::uword layer, arma::uword head, arma::uword b);
 
 /// Sum of next-token cross-entropies (nats) over every position t < T - 1 of every sequence
 /// (label tokens(b, t + 1)), accumulated in double. If dlogits is not null it receives
@@ -219,10 +218,10 @@ class AttnOnlyAdam {
 };
 
 /// One training step split over threads: the batch is cut into shards of 4 whole sequences (the
-/// same shards whatever the number of threads, so results do not depend on it), each free thread takes the next shard and runs forward, loss and backward
-/// on it (sequences never interact in this model), the shards' gradients are summed, and Adam takes
-/// one step. Threads: std::thread::hardware_concurrency() unless given; BLAS is set to one thread
-/// (see use_one_blas_thread()).
+/// same shards whatever the number of threads, so results do not depend on it), each free thread takes the next shard
+/// and runs forward, loss and backward on it (sequences never interact in this model), the shards' gradients are
+/// summed, and Adam takes one step. Threads: std::thread::hardware_concurrency() unless given; BLAS is set to one
+/// thread (see use_one_blas_thread()).
 template <class T>
 class AttnOnlyTrainer {
  public:

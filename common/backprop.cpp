@@ -21,12 +21,18 @@ void require(bool ok, const std::string& message) {
 
 arma::uword OneHeadSizes::operator[](Dim dim) const {
   switch (dim) {
-    case Dim::vocab: return vocab;
-    case Dim::d: return d;
-    case Dim::d_k: return d_k;
-    case Dim::d_v: return d_v;
-    case Dim::classes: return classes;
-    case Dim::one: return 1;
+    case Dim::vocab:
+      return vocab;
+    case Dim::d:
+      return d;
+    case Dim::d_k:
+      return d_k;
+    case Dim::d_v:
+      return d_v;
+    case Dim::classes:
+      return classes;
+    case Dim::one:
+      return 1;
   }
   return 0;
 }
@@ -66,7 +72,7 @@ OneHeadModel init_like_pytorch(arma::uword vocab, arma::uword d, arma::uword d_k
     const arma::uword rows = sizes[group.rows], cols = sizes[group.cols];
     if (group.init == Init::normal) {
       m.*group.value = rng.normal_matrix(rows, cols);  // nn.Embedding: N(0, 1)
-    } else {                                            // nn.Linear: weight and bias share the bound
+    } else {                                           // nn.Linear: weight and bias share the bound
       const double bound = 1.0 / std::sqrt(static_cast<double>(sizes[group.fan_in]));
       m.*group.value = rng.uniform_matrix(rows, cols, -bound, bound);
     }
@@ -88,16 +94,16 @@ void one_head_forward(const OneHeadModel& m, const arma::uvec& ids, arma::uword 
   }
   p.ids = ids;
   p.label = label;
-  p.X = m.E.rows(ids);                                          // X = E[ids]
-  p.Q = p.X * m.Wq;                                             // Q = X Wq
-  p.K = p.X * m.Wk;                                             // K = X Wk
-  p.V = p.X * m.Wv;                                             // V = X Wv
+  p.X = m.E.rows(ids);                                                // X = E[ids]
+  p.Q = p.X * m.Wq;                                                   // Q = X Wq
+  p.K = p.X * m.Wk;                                                   // K = X Wk
+  p.V = p.X * m.Wv;                                                   // V = X Wv
   p.S = p.Q * p.K.t() / std::sqrt(static_cast<double>(m.Wq.n_cols));  // S = Q K^T / sqrt(d_k)
-  p.A = softmax_rows(p.S);                                      // A = softmax(S), row by row
-  p.H = p.A * p.V;                                              // H = A V
-  p.logits = p.H.row(p.H.n_rows - 1) * m.Wc + m.bc;             // logits = h Wc + bc
+  p.A = softmax_rows(p.S);                                            // A = softmax(S), row by row
+  p.H = p.A * p.V;                                                    // H = A V
+  p.logits = p.H.row(p.H.n_rows - 1) * m.Wc + m.bc;                   // logits = h Wc + bc
   p.probs = softmax_rows(p.logits);
-  p.loss = cross_entropy(p.logits, arma::uvec{label}).loss;     // loss = -log softmax(logits)[y]
+  p.loss = cross_entropy(p.logits, arma::uvec{label}).loss;  // loss = -log softmax(logits)[y]
 }
 // [forward]
 
@@ -109,8 +115,7 @@ OneHeadPass one_head_forward(const OneHeadModel& model, const arma::uvec& ids, a
 
 // [softmax_backward]
 arma::mat softmax_rows_backward(const arma::mat& A, const arma::mat& dA) {
-  require(arma::size(A) == arma::size(dA),
-          "softmax_rows_backward: A is " + shape(A) + " but dA is " + shape(dA));
+  require(arma::size(A) == arma::size(dA), "softmax_rows_backward: A is " + shape(A) + " but dA is " + shape(dA));
   // forward: a_i = softmax(s_i)   =>   ds_i = dA_i J_i,  J_i = diag(a_i) - a_i^T a_i,
   // that is ds_ij = a_ij (dA_ij - sum_m dA_im a_im): every score moves every weight of its row.
   arma::mat dS = dA;

@@ -75,24 +75,24 @@ arma::uword parameter_count(const OneHeadModel& model);
 /// Returns E vocab x d, Wq and Wk d x d_k, Wv d x d_v, Wc d_v x classes, bc 1 x classes.
 /// Throws std::invalid_argument if a size is 0. Source: PyTorch's nn.Embedding and nn.Linear
 /// reset_parameters (the article's script builds its model from these).
-OneHeadModel init_like_pytorch(arma::uword vocab, arma::uword d, arma::uword d_k, arma::uword d_v,
-                               arma::uword classes, std::uint64_t seed);
+OneHeadModel init_like_pytorch(arma::uword vocab, arma::uword d, arma::uword d_k, arma::uword d_v, arma::uword classes,
+                               std::uint64_t seed);
 
 /// Everything the forward pass computes on one example, kept for the backward pass and for printing.
 /// Reusing one OneHeadPass across calls reuses its memory (no allocation once the sizes settle).
 struct OneHeadPass {
-  arma::uvec ids;       ///< n token ids
-  arma::mat X;          ///< n x d, X = E[ids]
-  arma::mat Q;          ///< n x d_k, Q = X Wq
-  arma::mat K;          ///< n x d_k, K = X Wk
-  arma::mat V;          ///< n x d_v, V = X Wv
-  arma::mat S;          ///< n x n, S = Q K^T / sqrt(d_k)
-  arma::mat A;          ///< n x n, A = softmax(S) row by row
-  arma::mat H;          ///< n x d_v, H = A V
-  arma::mat logits;     ///< 1 x C, logits = H[n-1] Wc + bc
-  arma::mat probs;      ///< 1 x C, softmax(logits)
+  arma::uvec ids;         ///< n token ids
+  arma::mat X;            ///< n x d, X = E[ids]
+  arma::mat Q;            ///< n x d_k, Q = X Wq
+  arma::mat K;            ///< n x d_k, K = X Wk
+  arma::mat V;            ///< n x d_v, V = X Wv
+  arma::mat S;            ///< n x n, S = Q K^T / sqrt(d_k)
+  arma::mat A;            ///< n x n, A = softmax(S) row by row
+  arma::mat H;            ///< n x d_v, H = A V
+  arma::mat logits;       ///< 1 x C, logits = H[n-1] Wc + bc
+  arma::mat probs;        ///< 1 x C, softmax(logits)
   arma::uword label = 0;  ///< the target class y
-  double loss = 0.0;    ///< -log probs[y]
+  double loss = 0.0;      ///< -log probs[y]
 };
 
 /// Runs the forward pass on token ids `ids` with target class `label`, writing into `pass`.
@@ -161,18 +161,19 @@ enum class Init { normal, linear };
 /// check, the count, the initialization, saving and loading, printing and the gradient checks
 /// (after llm.c's ParameterTensors, param_sizes[] and ptrs[]).
 struct ParameterGroup {
-  const char* name;                 ///< "E", "Wq", ...: its printed name and file stem
-  const char* label;                ///< how the model table prints it, e.g. "E (embedding)"
-  Dim rows;                         ///< its rows, as a size of the model
-  Dim cols;                         ///< its columns
-  Init init;                        ///< how init_like_pytorch draws it
-  Dim fan_in;                       ///< the input width of its layer (for Init::linear)
-  arma::mat OneHeadModel::*value;   ///< where it lives in a model (rows x cols)
-  arma::mat OneHeadGrads::*grad;    ///< where its gradient lives (rows x cols, as the value)
+  const char* name;                ///< "E", "Wq", ...: its printed name and file stem
+  const char* label;               ///< how the model table prints it, e.g. "E (embedding)"
+  Dim rows;                        ///< its rows, as a size of the model
+  Dim cols;                        ///< its columns
+  Init init;                       ///< how init_like_pytorch draws it
+  Dim fan_in;                      ///< the input width of its layer (for Init::linear)
+  arma::mat OneHeadModel::*value;  ///< where it lives in a model (rows x cols)
+  arma::mat OneHeadGrads::*grad;   ///< where its gradient lives (rows x cols, as the value)
 };
 
 /// The six groups in order: E, Wq, Wk, Wv, Wc, bc.
 inline constexpr ParameterGroup kOneHeadGroups[] = {
+    // clang-format off
     {"E", "E (embedding)", Dim::vocab, Dim::d, Init::normal, Dim::d, &OneHeadModel::E, &OneHeadGrads::E},
     {"Wq", "Wq", Dim::d, Dim::d_k, Init::linear, Dim::d, &OneHeadModel::Wq, &OneHeadGrads::Wq},
     {"Wk", "Wk", Dim::d, Dim::d_k, Init::linear, Dim::d, &OneHeadModel::Wk, &OneHeadGrads::Wk},
@@ -180,6 +181,7 @@ inline constexpr ParameterGroup kOneHeadGroups[] = {
     {"Wc", "Wc", Dim::d_v, Dim::classes, Init::linear, Dim::d_v, &OneHeadModel::Wc, &OneHeadGrads::Wc},
     {"bc", "bc", Dim::one, Dim::classes, Init::linear, Dim::d_v, &OneHeadModel::bc, &OneHeadGrads::bc},
 };
+// clang-format on
 
 /// The six groups paired with their gradients, in the table's order, for Sgd and Adam.
 /// Each Param points into `model` and `grads` (same shapes, as check_model lists them), so both must

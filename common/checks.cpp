@@ -9,9 +9,7 @@
 
 namespace attn {
 
-std::string shape(const arma::mat& M) {
-  return std::to_string(M.n_rows) + " x " + std::to_string(M.n_cols);
-}
+std::string shape(const arma::mat& M) { return std::to_string(M.n_rows) + " x " + std::to_string(M.n_cols); }
 
 void require_finite(const arma::mat& M, const std::string& what) {
   if (!M.is_finite()) {
@@ -27,11 +25,21 @@ std::string printable(const std::string& text, std::size_t max_chars) {
     }
     const auto c = static_cast<unsigned char>(text[k]);
     switch (c) {
-      case 0x1b: out += "\\e"; break;
-      case '\n': out += "\\n"; break;
-      case '\t': out += "\\t"; break;
-      case '\r': out += "\\r"; break;
-      case '\\': out += "\\\\"; break;
+      case 0x1b:
+        out += "\\e";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
       default:
         if (c >= 0x20 && c < 0x7f) {
           out += static_cast<char>(c);

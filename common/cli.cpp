@@ -49,7 +49,6 @@ std::map<std::string, std::string>& typed_values() {
 
 std::string bare(const std::string& flag) { return flag.rfind("--", 0) == 0 ? flag.substr(2) : flag; }
 
-
 /// How parse() checks one numeric option: a real or a whole number of some range.
 struct NumericKind {
   bool real = false;
@@ -115,11 +114,13 @@ double real_value(const std::string& flag, const std::string& text) {
 // ---- the command line ---------------------------------------------------------------------------
 
 void add_common_options(po::options_description& options) {
+  // clang-format off
   options.add_options()
       ("help,h", "print this help and exit")
       ("plots", po::value<std::string>()->value_name("DIR"),
        "write PNG plots and their .dat data into DIR (default: the repository's plots/)")
       ("no-plots", "print the arithmetic only; draw nothing");
+  // clang-format on
 }
 
 bool parse(int argc, const char* const argv[], const po::options_description& options, const ProgramInfo& info,
@@ -136,12 +137,15 @@ bool parse(int argc, const char* const argv[], const po::options_description& op
     check_numbers(parsed, all);
     po::store(parsed, vm);
     if (vm.count("attn-stray")) {
-      throw UsageError("unexpected positional argument " + cli::quoted(vm["attn-stray"].as<std::vector<std::string>>()[0]) +
+      throw UsageError("unexpected positional argument " +
+                       cli::quoted(vm["attn-stray"].as<std::vector<std::string>>()[0]) +
                        " (every value follows its --flag)");
     }
     if (vm.count("help")) {
-      std::cout << wrap(info.name + " - " + info.summary) << "\n\n" << wrap("Follows the article: " + info.article) << "\n\n"
-                << options << "\nExamples:\n" << info.examples << "\n";
+      std::cout << wrap(info.name + " - " + info.summary) << "\n\n"
+                << wrap("Follows the article: " + info.article) << "\n\n"
+                << options << "\nExamples:\n"
+                << info.examples << "\n";
       return false;
     }
     po::notify(vm);
@@ -219,8 +223,10 @@ long long integer(const po::variables_map& vm, const std::string& name, long lon
   const std::string flag = flag_name(name);
   const po::variable_value& value = vm[bare(name)];
   long long v = 0;
-  if (const int* i = boost::any_cast<int>(&value.value())) v = *i;
-  else v = value.as<long long>();
+  if (const int* i = boost::any_cast<int>(&value.value()))
+    v = *i;
+  else
+    v = value.as<long long>();
   if (v < lo || v > hi) {
     const auto text = typed_text(flag);
     throw UsageError(flag + " must be between " + std::to_string(lo) + " and " + std::to_string(hi) + " (got " +
@@ -248,8 +254,8 @@ std::optional<std::filesystem::path> path(const po::variables_map& vm, const std
   const std::string v = vm[bare(name)].as<std::string>();
   if (v.empty()) throw UsageError(flag_name(name) + " needs a non-empty path");
   if (v.front() == '-') {
-    throw UsageError(flag_name(name) + " " + cli::quoted(v) + " looks like a flag, not a path (write ./" + printable(v) +
-                     " for a file named so)");
+    throw UsageError(flag_name(name) + " " + cli::quoted(v) + " looks like a flag, not a path (write ./" +
+                     printable(v) + " for a file named so)");
   }
   return std::filesystem::path(v);
 }

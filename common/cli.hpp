@@ -50,10 +50,10 @@ enum ExitCode : int { ok = 0, failure = 1, usage = 2 };
 
 /// What a chapter program says about itself in `--help`.
 struct ProgramInfo {
-  std::string name;     ///< executable name, e.g. "ch01_mixing"
-  std::string summary;  ///< one line: what the chapter shows
-  std::string article;  ///< the article sections it follows
-  std::string examples; ///< example invocations, one per line
+  std::string name;      ///< executable name, e.g. "ch01_mixing"
+  std::string summary;   ///< one line: what the chapter shows
+  std::string article;   ///< the article sections it follows
+  std::string examples;  ///< example invocations, one per line
 };
 
 // ---- quoting values in messages -----------------------------------------------------------------
@@ -67,9 +67,9 @@ using attn::quoted_number;
 // ---- the number rule ----------------------------------------------------------------------------
 
 // Defined below the command line (common/numbers.hpp), where parameter files and lessons use it too.
-using attn::Parsed;
 using attn::parse_integer;
 using attn::parse_number;
+using attn::Parsed;
 
 /// parse_number() for a flag's value: throws UsageError "<flag> 'TEXT' <problem>".
 double real_value(const std::string& flag, const std::string& text);
@@ -121,8 +121,7 @@ double real(const boost::program_options::variables_map& vm, const std::string& 
 
 /// The whole-number flag `name` (declared `po::value<int>` or `po::value<long long>`) checked to lie in [lo, hi].
 /// Throws UsageError naming the flag, the range and the value as typed otherwise.
-long long integer(const boost::program_options::variables_map& vm, const std::string& name, long long lo,
-                  long long hi);
+long long integer(const boost::program_options::variables_map& vm, const std::string& name, long long lo, long long hi);
 
 /// A seed flag (declared po::value<long long>): 0 to `max` (default 2^32 - 1). Throws UsageError
 /// outside that range (as integer()).

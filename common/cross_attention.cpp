@@ -40,8 +40,8 @@ HeadPass cross_attention(const arma::mat& Xq, const arma::mat& Xkv, const arma::
   const std::string who = names.who + ": ";
   const auto need_rows = [&](const arma::mat& X, const std::string& xname, const arma::mat& W, const char* wname) {
     if (W.n_rows != X.n_cols || W.n_cols == 0) {
-      throw std::invalid_argument(who + xname + " is " + shape(X) + " but " + wname + " is " + shape(W) + " (" +
-                                  wname + " needs " + std::to_string(X.n_cols) + " rows, one per input coordinate)");
+      throw std::invalid_argument(who + xname + " is " + shape(X) + " but " + wname + " is " + shape(W) + " (" + wname +
+                                  " needs " + std::to_string(X.n_cols) + " rows, one per input coordinate)");
     }
   };
   need_rows(Xq, names.xq, Wq, "Wq");
@@ -68,9 +68,9 @@ HeadPass cross_attention(const arma::mat& Xq, const arma::mat& Xkv, const arma::
   }
 
   HeadPass pass;
-  pass.Q = Xq * Wq;   // n_q x d_k
-  pass.K = Xkv * Wk;  // n_kv x d_k
-  pass.V = Xkv * Wv;  // n_kv x d_v
+  pass.Q = Xq * Wq;                                                        // n_q x d_k
+  pass.K = Xkv * Wk;                                                       // n_kv x d_k
+  pass.V = Xkv * Wv;                                                       // n_kv x d_v
   pass.scores = options.score_multiplier * scaled_scores(pass.Q, pass.K);  // n_q x n_kv
   if (options.causal) pass.scores += causal_mask(Xq.n_rows, Xkv.n_rows, options.offset.value_or(0));
   pass.A = softmax_rows(pass.scores);  // n_q x n_kv, rows sum to 1

@@ -97,8 +97,8 @@ void DivergenceWatch::observe(long long step, double loss) {
 
 void DivergenceWatch::refused(const std::string& why) const {
   std::ostringstream message;
-  message << "training diverged after " << unit_ << " " << last_step_ << " (" << why << "); try a smaller --lr (this run: "
-          << nats(lr_) << "); no results are reported for it";
+  message << "training diverged after " << unit_ << " " << last_step_ << " (" << why
+          << "); try a smaller --lr (this run: " << nats(lr_) << "); no results are reported for it";
   throw TrainingDiverged(message.str());
 }
 

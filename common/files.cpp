@@ -75,8 +75,8 @@ void unregister_temp(int slot) {
 
 bool safe_name_chars(const std::string& text) {
   for (char c : text) {
-    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
-                    c == '_' || c == '-';
+    const bool ok =
+        (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-';
     if (!ok) return false;
   }
   return true;
@@ -99,7 +99,8 @@ std::string quoted_path(const fs::path& path) {
   const std::string text = path.string();
   std::string shown = printable(text, std::string::npos);
   if (shown.size() > 160) {
-    shown = shown.substr(0, 60) + "..." + shown.substr(shown.size() - 80) + " (" + std::to_string(text.size()) + " bytes)";
+    shown =
+        shown.substr(0, 60) + "..." + shown.substr(shown.size() - 80) + " (" + std::to_string(text.size()) + " bytes)";
   }
   return "'" + shown + "'";
 }
@@ -150,8 +151,10 @@ void TempPath::write_all(const std::string& text, const std::string& what) {
   for (std::size_t done = 0; e == 0 && done < text.size();) {
     const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
     if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) e = n < 0 ? errno : ENOSPC;
-    else done += static_cast<std::size_t>(n);
+    if (n <= 0)
+      e = n < 0 ? errno : ENOSPC;
+    else
+      done += static_cast<std::size_t>(n);
   }
   if (fd >= 0 && ::close(fd) != 0 && e == 0) e = errno;
   if (e != 0) throw IoError("cannot write " + what + " into " + quoted_path(path_.parent_path()) + ": " + os_reason(e));
@@ -169,9 +172,9 @@ void TempPath::commit(const fs::path& target) {
 // ---- AtomicFile --------------------------------------------------------------------------------
 
 AtomicFile::AtomicFile(fs::path target)
-    : target_(std::move(target)), temp_(target_.parent_path(), safe_name_chars(target_.extension().string())
-                                                                    ? target_.extension().string()
-                                                                    : std::string()) {
+    : target_(std::move(target)),
+      temp_(target_.parent_path(),
+            safe_name_chars(target_.extension().string()) ? target_.extension().string() : std::string()) {
   if (const std::string problem = replace_problem(target_); !problem.empty()) throw IoError(problem);
   fd_ = ::open(temp_.path().c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
   if (fd_ < 0) {

@@ -27,7 +27,7 @@ double induction_score(const arma::mat& A, const Block& block) {
   }
   double sum = 0.0;
   for (arma::uword j = 0; j + 1 < n; ++j) sum += A(s + n + j, s + j + 1);  // query: repeat of token j
-  return sum / static_cast<double>(n - 1);                                  // key: the token after its first copy
+  return sum / static_cast<double>(n - 1);                                 // key: the token after its first copy
 }
 
 double duplicate_token_score(const arma::mat& A, const arma::urowvec& tokens) {

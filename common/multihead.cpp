@@ -31,9 +31,9 @@ MultiHeadPass multi_head_self_attention(const arma::mat& X, const MultiHeadWeigh
   pass.concat.set_size(X.n_rows, 0);
   for (const HeadPass& head : pass.heads) pass.concat = arma::join_rows(pass.concat, head.H);  // n x (h d_v)
   if (weights.Wo.n_rows != pass.concat.n_cols || weights.Wo.n_cols != X.n_cols) {
-    throw std::invalid_argument("multi_head_self_attention: Concat is " + shape(pass.concat) + " and X is " +
-                                shape(X) + " but Wo is " + shape(weights.Wo) + " (Wo needs " +
-                                std::to_string(pass.concat.n_cols) + " x " + std::to_string(X.n_cols) + ")");
+    throw std::invalid_argument("multi_head_self_attention: Concat is " + shape(pass.concat) + " and X is " + shape(X) +
+                                " but Wo is " + shape(weights.Wo) + " (Wo needs " + std::to_string(pass.concat.n_cols) +
+                                " x " + std::to_string(X.n_cols) + ")");
   }
   require_finite(weights.Wo, "multi_head_self_attention: Wo");
   pass.delta = pass.concat * weights.Wo;  // n x d: the attention update
@@ -45,7 +45,8 @@ MultiHeadPass multi_head_self_attention(const arma::mat& X, const MultiHeadWeigh
 MultiHeadWeights random_multi_head(arma::uword d, arma::uword h, arma::uword d_k, arma::uword d_v, Random& rng) {
   if (d == 0 || h == 0 || d_k == 0 || d_v == 0) {
     throw std::invalid_argument("random_multi_head: d, h, d_k and d_v must be positive (got " + std::to_string(d) +
-                                ", " + std::to_string(h) + ", " + std::to_string(d_k) + ", " + std::to_string(d_v) + ")");
+                                ", " + std::to_string(h) + ", " + std::to_string(d_k) + ", " + std::to_string(d_v) +
+                                ")");
   }
   const double s = 1.0 / std::sqrt(static_cast<double>(d));
   MultiHeadWeights w;

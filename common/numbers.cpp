@@ -27,8 +27,10 @@ std::string syntax_problem(std::string_view text, bool whole) {
   if (lower.rfind("0x", 0) == 0) return "is hexadecimal; write numbers in decimal";
   std::size_t digits = 0, points = 0;
   for (; i < text.size() && (is_digit(text[i]) || text[i] == '.'); ++i) {
-    if (text[i] == '.') ++points;
-    else ++digits;
+    if (text[i] == '.')
+      ++points;
+    else
+      ++digits;
   }
   if (digits == 0 || points > 1) return "is not a number";
   if (whole && points > 0) return "is not a whole number";

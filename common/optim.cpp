@@ -33,7 +33,8 @@ void Sgd::step(const std::vector<Param>& params) const {
 
 Adam::Adam(double lr, double beta1, double beta2, double eps) : lr_(lr), beta1_(beta1), beta2_(beta2), eps_(eps) {
   if (!(std::isfinite(lr) && lr > 0)) throw std::invalid_argument("Adam: learning rate must be finite and > 0");
-  if (!(beta1 >= 0 && beta1 < 1 && beta2 >= 0 && beta2 < 1)) throw std::invalid_argument("Adam: betas must be in [0, 1)");
+  if (!(beta1 >= 0 && beta1 < 1 && beta2 >= 0 && beta2 < 1))
+    throw std::invalid_argument("Adam: betas must be in [0, 1)");
   if (!(eps > 0)) throw std::invalid_argument("Adam: eps must be > 0");
 }
 

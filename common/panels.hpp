@@ -17,8 +17,7 @@ namespace attn {
 /// title, axis labels, categories, series, y range and value labels; its `name` is ignored).
 /// Does nothing when the Plotter is disabled. Throws std::invalid_argument if `panels` is empty
 /// or a panel's values are not categories x series, and std::runtime_error if gnuplot fails.
-void bar_panels(Plotter& plots, const std::string& name, const std::string& title,
-                const std::vector<BarChart>& panels);
+void bar_panels(Plotter& plots, const std::string& name, const std::string& title, const std::vector<BarChart>& panels);
 
 /// Draws heatmaps left to right in one PNG, `NAME.png`, under an overall `title`; panel k's data
 /// goes to `NAME.dat` (k = 1) or `NAME_k.dat`. Each panel is drawn like Plotter::heatmap (its own

@@ -7,20 +7,20 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <gnuplot-iostream.h>
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
-#include <gnuplot-iostream.h>
 #include <memory>
 #include <sstream>
 
 #include "attn/config.hpp"
+#include "common/checks.hpp"
 #include "common/faults.hpp"
 #include "common/files.hpp"
 #include "common/print.hpp"
 #include "common/process.hpp"
-#include "common/checks.hpp"
 
 namespace attn {
 namespace {
@@ -42,8 +42,8 @@ std::optional<fs::path> find_on_path(const std::string& program) {
 bool safe_name(const std::string& name) {
   if (name.empty() || name.front() == '.') return false;
   for (char c : name) {
-    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
-                    c == '_' || c == '-';
+    const bool ok =
+        (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-';
     if (!ok) return false;
   }
   return true;
@@ -255,16 +255,17 @@ void Plotter::draw(const std::string& name, const std::vector<std::string>& data
       dats.back()->close();
       names.push_back(gnuplot_quote(dats.back()->temp_path().filename().string()));
     }
-    const GnuplotRun drawn = run_gnuplot(
-        gnuplot_, "set terminal pngcairo noenhanced size 960,600 font 'DejaVu Sans,11'\nset output\n" + commands(names) +
-                      "\nunset output\n",
-        folder_, timeout_);
+    const GnuplotRun drawn =
+        run_gnuplot(gnuplot_,
+                    "set terminal pngcairo noenhanced size 960,600 font 'DejaVu Sans,11'\nset output\n" +
+                        commands(names) + "\nunset output\n",
+                    folder_, timeout_);
     const ProcessResult& run = drawn.process;
     if (!run.ok() || !drawn.sent_all || !is_valid_png_bytes(run.stdout_bytes)) {
       ++failed_;
       const std::string said = gnuplot_said(run);
       std::string message = "plot " + name + " not drawn: gnuplot " +
-                            (!run.ok()            ? run.describe(timeout_)
+                            (!run.ok()         ? run.describe(timeout_)
                              : !drawn.sent_all ? std::string("stopped reading its commands")
                                                : std::string("sent no valid PNG (") +
                                                      std::to_string(run.stdout_bytes.size()) + " bytes)");
@@ -328,8 +329,7 @@ std::string bar_chart_commands(const BarChart& chart, const std::string& dat, in
      << " nomirror\nset xzeroaxis\n"
      << "plot ";
   for (std::size_t s = 0; s < chart.series.size(); ++s) {
-    gp << (s ? ", " : "") << dat << " using " << s + 2 << " title "
-       << gnuplot_quote(chart.series[s]);
+    gp << (s ? ", " : "") << dat << " using " << s + 2 << " title " << gnuplot_quote(chart.series[s]);
   }
   if (chart.value_labels) {
     for (std::size_t s = 0; s < chart.series.size(); ++s) {
@@ -358,27 +358,29 @@ void Plotter::lines(const LineChart& chart) {
     data << '\n';
   }
   draw(chart.name, {data.str()}, [&](const std::vector<std::string>& dats) {
-  const std::string& dat = dats[0];
-  std::ostringstream gp;
-  gp << axis_labels(chart.title, chart.xlabel, chart.ylabel) << "set grid\nset key " << chart.key << "\n";
-  // A legend below the plot gets a line of space between it and the x label (gnuplot packs them tight).
-  if (chart.key.rfind("below", 0) == 0) gp << "set key height 1.5\n";
-  // Log axes label their decades as powers of ten (10^-8, not 0.000000010; the terminal is not enhanced, so no braces).
-  if (chart.logx) gp << "set logscale x\nset format x '10^%L'\n";
-  if (chart.x.n_elem > 1) gp << "set xrange " << range({chart.x.min(), chart.x.max()}) << "\n";
-  if (chart.logy) gp << "set logscale y\nset format y '10^%L'\n";
-  if (chart.yrange) gp << "set yrange " << range(*chart.yrange) << "\n";
-  for (const auto& [x, label] : chart.x_marks) {
-    gp << "set arrow from " << number(x) << ", graph 0 to " << number(x)
-       << ", graph 1 nohead dashtype 2 linecolor rgb 'gray40'\n"
-       << "set label " << gnuplot_quote(label) << " at " << number(x) << ", graph 0.96 offset 0.4, 0 textcolor rgb 'gray30'\n";
-  }
-  gp << "plot ";
-  for (std::size_t s = 0; s < chart.series.size(); ++s) {
-    gp << (s ? ", " : "") << dat << " using 1:" << s + 2 << " with " << (chart.points ? "linespoints" : "lines")
-       << " linewidth 2 title " << gnuplot_quote(chart.series[s]);
-  }
-  return gp.str();
+    const std::string& dat = dats[0];
+    std::ostringstream gp;
+    gp << axis_labels(chart.title, chart.xlabel, chart.ylabel) << "set grid\nset key " << chart.key << "\n";
+    // A legend below the plot gets a line of space between it and the x label (gnuplot packs them tight).
+    if (chart.key.rfind("below", 0) == 0) gp << "set key height 1.5\n";
+    // Log axes label their decades as powers of ten (10^-8, not 0.000000010; the terminal is not enhanced, so no
+    // braces).
+    if (chart.logx) gp << "set logscale x\nset format x '10^%L'\n";
+    if (chart.x.n_elem > 1) gp << "set xrange " << range({chart.x.min(), chart.x.max()}) << "\n";
+    if (chart.logy) gp << "set logscale y\nset format y '10^%L'\n";
+    if (chart.yrange) gp << "set yrange " << range(*chart.yrange) << "\n";
+    for (const auto& [x, label] : chart.x_marks) {
+      gp << "set arrow from " << number(x) << ", graph 0 to " << number(x)
+         << ", graph 1 nohead dashtype 2 linecolor rgb 'gray40'\n"
+         << "set label " << gnuplot_quote(label) << " at " << number(x)
+         << ", graph 0.96 offset 0.4, 0 textcolor rgb 'gray30'\n";
+    }
+    gp << "plot ";
+    for (std::size_t s = 0; s < chart.series.size(); ++s) {
+      gp << (s ? ", " : "") << dat << " using 1:" << s + 2 << " with " << (chart.points ? "linespoints" : "lines")
+         << " linewidth 2 title " << gnuplot_quote(chart.series[s]);
+    }
+    return gp.str();
   });
 }
 
@@ -408,7 +410,8 @@ std::string heatmap_data(const Heatmap& map) {
   check_heatmap(map);
   std::ostringstream data;
   if (map.kinds.empty()) {
-    data << "# " << comment_text(map.title) << "\n# column\trow\tvalue (NaN: " << comment_text(map.nan_label) << ")\tlabel\n";
+    data << "# " << comment_text(map.title) << "\n# column\trow\tvalue (NaN: " << comment_text(map.nan_label)
+         << ")\tlabel\n";
   } else {
     data << "# " << comment_text(map.title) << "\n# column\trow\tkind\tlabel\tlabel colour\n";
   }
@@ -417,8 +420,8 @@ std::string heatmap_data(const Heatmap& map) {
       const double x = map.values(r, c);
       if (!map.kinds.empty()) {
         const CellKind& kind = map.kinds[static_cast<std::size_t>(x)];
-        data << c << '\t' << r << '\t' << x << '\t' << gnuplot_quote(kind.label) << '\t'
-             << rgb_number(kind.text_colour) << '\n';
+        data << c << '\t' << r << '\t' << x << '\t' << gnuplot_quote(kind.label) << '\t' << rgb_number(kind.text_colour)
+             << '\n';
         continue;
       }
       // The cell's text is written out here: gnuplot 5.4 compares NaN equal to itself, so it
@@ -436,20 +439,23 @@ std::string heatmap_commands(const Heatmap& map, const std::string& dat, int lab
   const std::string font = " font '," + std::to_string(label_font) + "'";
   std::ostringstream gp;
   gp << axis_labels(map.title, map.xlabel, map.ylabel) << "set size ratio " << number(rows / cols) << "\n"
-     << "set xrange [-0.5:" << number(cols - 0.5) << "]\nset yrange [" << number(rows - 0.5) << ":-0.5]\n"  // row 0 at the top
+     << "set xrange [-0.5:" << number(cols - 0.5) << "]\nset yrange [" << number(rows - 0.5)
+     << ":-0.5]\n"  // row 0 at the top
      << "set xtics " << tics(map.col_labels) << " nomirror"
      << (map.xtics_rotation != 0 ? " rotate by " + std::to_string(map.xtics_rotation) : std::string()) << "\n"
      << "set ytics " << tics(map.row_labels) << " nomirror\n";
   if (!map.kinds.empty()) {
     gp << "set palette defined (";
-    for (std::size_t k = 0; k < map.kinds.size(); ++k) gp << (k ? ", " : "") << k << ' ' << gnuplot_quote(map.kinds[k].colour);
+    for (std::size_t k = 0; k < map.kinds.size(); ++k)
+      gp << (k ? ", " : "") << k << ' ' << gnuplot_quote(map.kinds[k].colour);
     gp << ")\nset cbrange [0:" << std::max<std::size_t>(map.kinds.size() - 1, 1) << "]\nunset colorbox\n"
        << "set key outside right top vertical Left reverse samplen 2 spacing 1.8 box\n"
        << "set style fill solid 1.0 border rgb 'white'\n"
        << "plot " << dat << " using 1:2:(0.5):(0.5):3 with boxxyerror fillcolor palette notitle";
     if (map.cell_labels) gp << ", " << dat << " using 1:2:4:5 with labels textcolor rgb variable" << font << " notitle";
     for (const CellKind& kind : map.kinds) {
-      gp << ", keyentry with boxes fillcolor rgb " << gnuplot_quote(kind.colour) << " title " << gnuplot_quote(kind.key);
+      gp << ", keyentry with boxes fillcolor rgb " << gnuplot_quote(kind.colour) << " title "
+         << gnuplot_quote(kind.key);
     }
     gp << "\n";
     return gp.str();
@@ -468,7 +474,8 @@ std::string heatmap_commands(const Heatmap& map, const std::string& dat, int lab
 void Plotter::heatmap(const Heatmap& map) {
   check_heatmap(map);
   if (!enabled_) return;
-  draw(map.name, {heatmap_data(map)}, [&](const std::vector<std::string>& dats) { return heatmap_commands(map, dats[0]); });
+  draw(map.name, {heatmap_data(map)},
+       [&](const std::vector<std::string>& dats) { return heatmap_commands(map, dats[0]); });
 }
 
 void Plotter::figure(const std::string& name, const std::string& title, const std::vector<std::string>& data,

@@ -47,33 +47,33 @@ class PlotFolderError : public std::runtime_error {
 
 /// Grouped bars: one group per category, one bar per series.
 struct BarChart {
-  std::string name{};                   ///< file stem, e.g. "ch01_bank_weights"
-  std::string title{};   ///< plot title
-  std::string xlabel{};  ///< x axis label
-  std::string ylabel{};  ///< y axis label
-  std::vector<std::string> categories{};  ///< one label per group (x axis)
-  std::vector<std::string> series{};      ///< one legend entry per bar within a group
-  arma::mat values{};                    ///< categories x series
+  std::string name{};                                 ///< file stem, e.g. "ch01_bank_weights"
+  std::string title{};                                ///< plot title
+  std::string xlabel{};                               ///< x axis label
+  std::string ylabel{};                               ///< y axis label
+  std::vector<std::string> categories{};              ///< one label per group (x axis)
+  std::vector<std::string> series{};                  ///< one legend entry per bar within a group
+  arma::mat values{};                                 ///< categories x series
   std::optional<std::pair<double, double>> yrange{};  ///< fixed y range, else from 0 (or the lowest value, if negative)
-  bool value_labels = true;             ///< print each bar's value above it
-  int precision = 2;                    ///< digits of the value labels
-  std::string key = "top left";         ///< where the legend goes: gnuplot `set key` arguments
+  bool value_labels = true;                           ///< print each bar's value above it
+  int precision = 2;                                  ///< digits of the value labels
+  std::string key = "top left";                       ///< where the legend goes: gnuplot `set key` arguments
 };
 
 /// Lines (with points) against a shared x.
 struct LineChart {
-  std::string name{};  ///< file stem: writes `NAME.png` and `NAME.dat`
-  std::string title{};   ///< plot title
-  std::string xlabel{};  ///< x axis label
-  std::string ylabel{};  ///< y axis label
-  arma::vec x{};                     ///< points x 1: the x of each point
-  arma::mat y{};                     ///< points x series
-  std::vector<std::string> series{};  ///< one legend entry per column of y
-  bool logx = false;                ///< logarithmic x axis
-  bool logy = false;                ///< logarithmic y axis
-  bool points = false;              ///< mark every point
+  std::string name{};                                     ///< file stem: writes `NAME.png` and `NAME.dat`
+  std::string title{};                                    ///< plot title
+  std::string xlabel{};                                   ///< x axis label
+  std::string ylabel{};                                   ///< y axis label
+  arma::vec x{};                                          ///< points x 1: the x of each point
+  arma::mat y{};                                          ///< points x series
+  std::vector<std::string> series{};                      ///< one legend entry per column of y
+  bool logx = false;                                      ///< logarithmic x axis
+  bool logy = false;                                      ///< logarithmic y axis
+  bool points = false;                                    ///< mark every point
   std::vector<std::pair<double, std::string>> x_marks{};  ///< dashed vertical lines with labels
-  std::optional<std::pair<double, double>> yrange{};  ///< fixed y range, else automatic
+  std::optional<std::pair<double, double>> yrange{};      ///< fixed y range, else automatic
   std::string key = "below";  ///< where the legend goes: gnuplot `set key` arguments, e.g. "top left"
 };
 
@@ -90,26 +90,26 @@ struct CellKind {
 /// With `kinds`, the cells are categories instead of numbers: values(r, c) = k draws a box
 /// filled with kinds[k].colour and labelled kinds[k].label, and a key lists the kinds.
 struct Heatmap {
-  std::string name{};  ///< file stem: writes `NAME.png` and `NAME.dat`
-  std::string title{};   ///< plot title
-  std::string xlabel{};  ///< x axis label
-  std::string ylabel{};  ///< y axis label
-  std::vector<std::string> col_labels{};  ///< one per column of values
-  std::vector<std::string> row_labels{};  ///< one per row of values
-  arma::mat values{};                    ///< rows x cols
-  int precision = 2;  ///< digits printed in each cell
+  std::string name{};                                  ///< file stem: writes `NAME.png` and `NAME.dat`
+  std::string title{};                                 ///< plot title
+  std::string xlabel{};                                ///< x axis label
+  std::string ylabel{};                                ///< y axis label
+  std::vector<std::string> col_labels{};               ///< one per column of values
+  std::vector<std::string> row_labels{};               ///< one per row of values
+  arma::mat values{};                                  ///< rows x cols
+  int precision = 2;                                   ///< digits printed in each cell
   std::optional<std::pair<double, double>> cbrange{};  ///< colour range, e.g. {0, 1} for weights
-  std::string nan_label = "masked";  ///< text shown in NaN cells
-  bool cell_labels = true;           ///< print each cell's value (or its kind's label) in it
-  bool colorbox = true;              ///< draw the colour scale (never drawn with kinds)
-  int xtics_rotation = 0;            ///< degrees to turn the column labels by (e.g. -30 for long words)
-  std::vector<CellKind> kinds{};     ///< non-empty: values are kind indices 0 .. kinds.size() - 1
+  std::string nan_label = "masked";                    ///< text shown in NaN cells
+  bool cell_labels = true;                             ///< print each cell's value (or its kind's label) in it
+  bool colorbox = true;                                ///< draw the colour scale (never drawn with kinds)
+  int xtics_rotation = 0;         ///< degrees to turn the column labels by (e.g. -30 for long words)
+  std::vector<CellKind> kinds{};  ///< non-empty: values are kind indices 0 .. kinds.size() - 1
 };
 
 /// Where plots go, and whether they can be drawn at all.
 struct PlotSettings {
-  bool enabled = true;                  ///< false: --no-plots
-  std::optional<std::string> folder{};    ///< explicit --plots DIR; empty: the repository's plots/
+  bool enabled = true;                                        ///< false: --no-plots
+  std::optional<std::string> folder{};                        ///< explicit --plots DIR; empty: the repository's plots/
   std::chrono::milliseconds timeout{kDefaultGnuplotTimeout};  ///< per gnuplot run (the probe, each plot)
 
   /// gnuplot's time limit per plot unless the environment variable ATTN_GNUPLOT_TIMEOUT (seconds)

@@ -23,14 +23,14 @@ namespace attn {
 
 /// How a helper program ended.
 struct ProcessResult {
-  bool started = false;    ///< false: it could not be started (see `error`)
-  bool timed_out = false;  ///< killed at the time limit
+  bool started = false;          ///< false: it could not be started (see `error`)
+  bool timed_out = false;        ///< killed at the time limit
   bool output_overflow = false;  ///< killed because its standard output passed the size limit
-  int exit_code = -1;      ///< its exit status when it exited normally, else -1
-  int signal = 0;          ///< the signal that ended it (0 if it exited), e.g. SIGSEGV
-  std::string error;       ///< why it could not be started
-  std::string stdout_bytes;  ///< everything it wrote to standard output (up to the limit)
-  std::string stderr_text; ///< the last 4 KiB it wrote to standard error
+  int exit_code = -1;            ///< its exit status when it exited normally, else -1
+  int signal = 0;                ///< the signal that ended it (0 if it exited), e.g. SIGSEGV
+  std::string error;             ///< why it could not be started
+  std::string stdout_bytes;      ///< everything it wrote to standard output (up to the limit)
+  std::string stderr_text;       ///< the last 4 KiB it wrote to standard error
 
   /// True if it exited by itself with status 0. Throws nothing.
   bool ok() const { return started && !timed_out && !output_overflow && signal == 0 && exit_code == 0; }

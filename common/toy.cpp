@@ -13,8 +13,7 @@ EmbeddingTable::EmbeddingTable(std::vector<std::string> words, std::vector<std::
     : words_(std::move(words)), axes_(std::move(axes)), E_(std::move(E)) {
   if (E_.n_rows != words_.size() || E_.n_cols != axes_.size()) {
     throw std::invalid_argument("EmbeddingTable: E is " + shape(E_) + " but there are " +
-                                std::to_string(words_.size()) + " words and " +
-                                std::to_string(axes_.size()) + " axes");
+                                std::to_string(words_.size()) + " words and " + std::to_string(axes_.size()) + " axes");
   }
   for (std::size_t i = 0; i < words_.size(); ++i) {
     if (words_[i].empty()) throw std::invalid_argument("EmbeddingTable: empty word");
@@ -51,19 +50,23 @@ std::string EmbeddingTable::vocabulary_list() const {
 
 const EmbeddingTable& toy_embeddings() {
   //                                     finance water structure generic
+  // clang-format off
   static const EmbeddingTable table({"the", "river", "money", "bank"},
                                     {"finance", "water", "structure", "generic"},
                                     arma::mat{{0.0, 0.0, 0.0, 1.0},
                                               {0.0, 1.0, 0.0, 0.2},
                                               {1.0, 0.0, 0.0, 0.2},
                                               {0.5, 0.5, 0.8, 0.2}});
+  // clang-format on
   return table;
 }
 
 const EmbeddingTable& teaching_space_2d() {
   //                                               structure  Paris identity
+  // clang-format off
   static const EmbeddingTable table({"the", "Eiffel", "tower"}, {"structure", "Paris identity"},
                                     arma::mat{{0.0, 0.0}, {0.0, 1.0}, {1.0, 0.0}});
+  // clang-format on
   return table;
 }
 

@@ -31,8 +31,8 @@ struct Run {
 
 /// Runs `command` through the shell with stdin closed; stdout and stderr are captured separately.
 inline Run run(const std::string& command) {
-  const auto err_file = std::filesystem::temp_directory_path() /
-                        ("attn-test-" + std::to_string(::getpid()) + "-stderr.txt");
+  const auto err_file =
+      std::filesystem::temp_directory_path() / ("attn-test-" + std::to_string(::getpid()) + "-stderr.txt");
   Run result;
   FILE* pipe = ::popen((command + " </dev/null 2>'" + err_file.string() + "'").c_str(), "r");
   if (pipe == nullptr) return result;

@@ -56,7 +56,8 @@ void check_every_group(bool norm, const arma::mat* keep) {
     const attn::GradCheck check = attn::check_gradient(loss, *values[i], *grads[i], 1e-6, 1e-9);
     BOOST_TEST(check.max_relative_error < 1e-6, table[i].name << ": " << check.max_relative_error);
     const bool ablated_head_weights = keep != nullptr && table[i].name.rfind("L2.", 0) == 0;
-    if (!ablated_head_weights) BOOST_TEST(arma::abs(*grads[i]).max() > 1e-6, table[i].name << " has an all-zero gradient");
+    if (!ablated_head_weights)
+      BOOST_TEST(arma::abs(*grads[i]).max() > 1e-6, table[i].name << " has an all-zero gradient");
   }
 }
 
@@ -97,7 +98,8 @@ BOOST_AUTO_TEST_CASE(batched_forward_matches_one_head_at_a_time) {
       arma::mat H(T, 2 * dk);
       for (arma::uword h = 0; h < 2; ++h) {
         const arma::span cols(h * dk, h * dk + dk - 1);
-        H.cols(cols) = attn::attention(X, layer.Wq.cols(cols), layer.Wk.cols(cols), layer.Wv.cols(cols), {.causal = true}).H;
+        H.cols(cols) =
+            attn::attention(X, layer.Wq.cols(cols), layer.Wk.cols(cols), layer.Wv.cols(cols), {.causal = true}).H;
       }
       X += H * layer.Wo;
     }
@@ -123,7 +125,8 @@ BOOST_AUTO_TEST_CASE(softmax_rows_backward_matches_central_differences) {
     arma::mat dS;
     attn::softmax_rows_backward(arma::mat(attn::softmax_rows(S + mask)), dA, dS, causal);
     const attn::GradCheck check = attn::check_gradient(loss, S, dS, 1e-6, 1e-10);
-    BOOST_TEST(check.max_relative_error < 1e-7, (causal ? "causal" : "bidirectional") << ": " << check.max_relative_error);
+    BOOST_TEST(check.max_relative_error < 1e-7, (causal ? "causal" : "bidirectional")
+                                                    << ": " << check.max_relative_error);
   }
   arma::mat dS;
   BOOST_CHECK_THROW(attn::softmax_rows_backward(arma::mat(3, 5), arma::mat(3, 4), dS), std::invalid_argument);
@@ -187,7 +190,8 @@ BOOST_AUTO_TEST_CASE(save_then_load_gives_the_same_float_model) {
   const auto b = attn::parameter_ptrs(back);
   BOOST_REQUIRE_EQUAL(a.size(), b.size());
   for (std::size_t i = 0; i < a.size(); ++i) BOOST_TEST(arma::approx_equal(*a[i], *b[i], "absdiff", 0.0f), i);
-  for (const auto& e : std::filesystem::directory_iterator(dir)) BOOST_TEST(e.path().filename() == "model.txt");  // no temporary left
+  for (const auto& e : std::filesystem::directory_iterator(dir))
+    BOOST_TEST(e.path().filename() == "model.txt");  // no temporary left
   {
     std::ofstream cut(path, std::ios::trunc);
     cut << "attn-only-model 1\nvocab 7 context 8 width 4 heads 2 d_k 2 layers 1 final_norm 1\nE 7 4\n0.5 nan\n";

@@ -63,6 +63,7 @@ BOOST_AUTO_TEST_CASE(every_bad_input_is_one_line_and_exit_2) {
   std::ofstream("/tmp/attn-bad-ch09/run.txt") << "garbage\n";  // not a run ch09_real_heads saved
 
   const std::vector<Case> cases{
+      // clang-format off
       {"ch01_mixing", "--bogus", "bogus"},                                       // unknown flag
       {"ch01_mixing", "--scale", "scale"},                                       // missing value
       {"ch01_mixing", "--scale abc", "scale"},                                   // non-numeric
@@ -140,6 +141,7 @@ BOOST_AUTO_TEST_CASE(every_bad_input_is_one_line_and_exit_2) {
       {"ch05_training", "--init /tmp/attn-bad-params-zero", "character device"},  // would read forever
       {"ch05_training", "--init /tmp/attn-bad-params-big", "1048576-byte limit"}, // too large
   };
+  // clang-format on
   BOOST_TEST(cases.size() >= 20u);
   for (const Case& c : cases) {
     BOOST_TEST_CONTEXT(c.chapter << " " << c.args) {
@@ -150,7 +152,7 @@ BOOST_AUTO_TEST_CASE(every_bad_input_is_one_line_and_exit_2) {
       BOOST_TEST(r.err.rfind(cat(c.chapter, ": error: "), 0) == 0u, r.err);
       BOOST_TEST(r.err.find(c.mentions) != std::string::npos, r.err);
       BOOST_TEST(r.out == "");
-      BOOST_TEST(r.err.size() < 400u, r.err.size());  // no value is echoed whole
+      BOOST_TEST(r.err.size() < 400u, r.err.size());        // no value is echoed whole
       BOOST_TEST(r.err.find('\x1b') == std::string::npos);  // no escape sequence reaches the terminal
     }
   }
@@ -182,7 +184,8 @@ BOOST_AUTO_TEST_CASE(without_gnuplot_every_chapter_prints_its_arithmetic) {
     }
     const std::string name = std::filesystem::path(line.substr(0, line.find('\t'))).filename().string();
     BOOST_TEST_CONTEXT(name) {
-      const attn::test::Run r = attn::test::run(cat(command, " --plots ", attn::test::quote(cat(TEST_PLOTS, "/", name))));
+      const attn::test::Run r =
+          attn::test::run(cat(command, " --plots ", attn::test::quote(cat(TEST_PLOTS, "/", name))));
       BOOST_TEST(r.code == 0, r.err);
       BOOST_TEST(r.out.find("plots: skipped (gnuplot is not on PATH") != std::string::npos);
       BOOST_TEST(attn::test::line_count(r.out) > 10u);
@@ -228,18 +231,19 @@ BOOST_AUTO_TEST_CASE(hostile_folder_names_run_nothing_and_the_plots_land) {
   const fs::path marker = base / "owned";
   const std::string m = marker.string();
   const std::vector<std::string> names{
-      "p`touch " + m + "`",                 // gnuplot backquote substitution
-      "p$(touch " + m + ")",                // shell command substitution
-      "p\nsystem 'touch " + m + "'",        // a newline ends a gnuplot command
+      "p`touch " + m + "`",                    // gnuplot backquote substitution
+      "p$(touch " + m + ")",                   // shell command substitution
+      "p\nsystem 'touch " + m + "'",           // a newline ends a gnuplot command
       "p\"; system(\"touch " + m + "\"); \"",  // double quote
-      "p'; system('touch " + m + "'); '",   // single quote
-      "p; touch " + m + " ;",               // semicolon
-      "p\\\" `touch " + m + "` \\",         // backslashes and quotes together
+      "p'; system('touch " + m + "'); '",      // single quote
+      "p; touch " + m + " ;",                  // semicolon
+      "p\\\" `touch " + m + "` \\",            // backslashes and quotes together
   };
   for (const std::string& name : names) {
     BOOST_TEST_CONTEXT(attn::cli::printable(name)) {
       const fs::path dir = base / name;
-      const attn::test::Run r = attn::test::run(cat("timeout 60 ", ch01(), " --plots ", attn::test::quote(dir.string())));
+      const attn::test::Run r =
+          attn::test::run(cat("timeout 60 ", ch01(), " --plots ", attn::test::quote(dir.string())));
       BOOST_TEST(r.code == 0, r.err);
       BOOST_TEST(!fs::exists(marker));
       for (const char* png : {"ch01_bank_weights.png", "ch01_mixtures.png", "ch01_scale_sweep.png"}) {
@@ -270,30 +274,32 @@ BOOST_AUTO_TEST_CASE(a_gnuplot_that_hangs_or_crashes_is_stopped_reported_and_exi
   const fs::path base = fs::path(TEST_PLOTS) / "fake-gnuplot";
   const fs::path plots = base / "plots";
   struct Fault {
-    const char* body;      // the fake gnuplot
-    const char* says;      // in the error line
-    const char* report;    // in the plots: line on stdout
+    const char* body;    // the fake gnuplot
+    const char* says;    // in the error line
+    const char* report;  // in the plots: line on stdout
   };
   const std::vector<Fault> faults{
+      // clang-format off
       {"exec sleep 30", "did not finish within 500 ms", "plots: skipped"},                       // hangs at the probe
       {"kill -SEGV $$", "killed by signal 11", "plots: skipped"},                                // crashes at the probe
       {"read -r first; [ \"$first\" = \"set terminal pngcairo\" ] && exit 0; exec sleep 30", "did not finish within 500 ms", "0 written"},  // hangs drawing
       {"read -r first; [ \"$first\" = \"set terminal pngcairo\" ] && exit 0; echo 'line 3: broken' >&2; exit 1", "line 3: broken", "0 written"},  // fails drawing
   };
+  // clang-format on
   for (const Fault& f : faults) {
     BOOST_TEST_CONTEXT(f.body) {
       const fs::path bin = fake_gnuplot(base / "bin", f.body);
       fs::remove_all(plots);
       const auto start = std::chrono::steady_clock::now();
-      const attn::test::Run r = attn::test::run(cat("ATTN_GNUPLOT_TIMEOUT=0.5 PATH=", attn::test::quote(bin.string()),
-                                                    ":/usr/bin:/bin timeout 60 ", ch01(), " --plots ",
-                                                    attn::test::quote(plots.string())));
+      const attn::test::Run r =
+          attn::test::run(cat("ATTN_GNUPLOT_TIMEOUT=0.5 PATH=", attn::test::quote(bin.string()),
+                              ":/usr/bin:/bin timeout 60 ", ch01(), " --plots ", attn::test::quote(plots.string())));
       const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       BOOST_TEST(r.code == 1, r.err);
       BOOST_TEST(r.err.find(f.says) != std::string::npos, r.err);
       BOOST_TEST(r.out.find(f.report) != std::string::npos, r.out);
       BOOST_TEST(r.out.find("[mix_12]") != std::string::npos);  // the arithmetic printed anyway
-      BOOST_TEST(seconds < 20.0);                                // one timeout, not one per plot
+      BOOST_TEST(seconds < 20.0);                               // one timeout, not one per plot
       BOOST_TEST(leftovers(plots).empty());
       BOOST_TEST(!fs::exists(plots / "ch01_bank_weights.dat"));  // no data without its PNG
     }
@@ -317,9 +323,9 @@ BOOST_AUTO_TEST_CASE(a_failed_write_exits_1_with_the_reason_and_leaves_the_old_f
   fs::create_directories(dir);
   std::ofstream(dir / "loss.txt") << "previous\n";
   // A file-size limit makes every write past 1 KiB fail with EFBIG ("File too large"), as a full disk would.
-  const attn::test::Run r = attn::test::run(cat("sh -c 'trap \"\" XFSZ; ulimit -f 2; exec \"$0\" \"$@\"' ",
-                                                programs().at("ch05_training"), " --no-plots --no-companions --loss-log ",
-                                                attn::test::quote((dir / "loss.txt").string())));
+  const attn::test::Run r =
+      attn::test::run(cat("sh -c 'trap \"\" XFSZ; ulimit -f 2; exec \"$0\" \"$@\"' ", programs().at("ch05_training"),
+                          " --no-plots --no-companions --loss-log ", attn::test::quote((dir / "loss.txt").string())));
   BOOST_TEST(r.code == 1, r.err);
   BOOST_TEST(attn::test::line_count(r.err) == 1u, r.err);
   BOOST_TEST(r.err.find("File too large") != std::string::npos, r.err);
@@ -361,8 +367,8 @@ BOOST_AUTO_TEST_CASE(three_runs_into_one_folder_at_once_all_succeed) {
   const fs::path dir = fs::path(TEST_PLOTS) / "concurrent";
   fs::remove_all(dir);
   const std::string one = cat(ch01(), " --plots ", attn::test::quote(dir.string()), " >/dev/null");
-  const attn::test::Run r = attn::test::run(cat("(", one, " & ", one, " & ", one, " & wait %1 && wait %2 && wait %3) 2>&1; ",
-                                                "echo done"));
+  const attn::test::Run r =
+      attn::test::run(cat("(", one, " & ", one, " & ", one, " & wait %1 && wait %2 && wait %3) 2>&1; ", "echo done"));
   BOOST_TEST(r.out.find("error") == std::string::npos, r.out);
   BOOST_TEST(r.out.find("done") != std::string::npos);
   for (const char* png : {"ch01_bank_weights.png", "ch01_mixtures.png", "ch01_scale_sweep.png"}) {
@@ -373,7 +379,9 @@ BOOST_AUTO_TEST_CASE(three_runs_into_one_folder_at_once_all_succeed) {
 
 BOOST_AUTO_TEST_CASE(a_terminated_run_leaves_no_temporary_and_stops_gnuplot) {
   const fs::path base = fs::path(TEST_PLOTS) / "terminated";
-  const fs::path bin = fake_gnuplot(base / "bin", "read -r first; [ \"$first\" = \"set terminal pngcairo\" ] && exit 0; touch started; exec sleep 31.5");
+  const fs::path bin = fake_gnuplot(
+      base / "bin",
+      "read -r first; [ \"$first\" = \"set terminal pngcairo\" ] && exit 0; touch started; exec sleep 31.5");
   const fs::path plots = base / "plots";
   fs::remove_all(plots);
   // The chapter waits on the hanging fake gnuplot; SIGTERM arrives while a .dat and the script are temporary.
@@ -387,7 +395,8 @@ BOOST_AUTO_TEST_CASE(a_terminated_run_leaves_no_temporary_and_stops_gnuplot) {
 }
 
 BOOST_AUTO_TEST_CASE(training_that_diverges_says_where_and_exits_1) {
-  const attn::test::Run r = attn::test::run(cat("timeout 60 ", programs().at("ch08_induction"), " --quick --lr 1 --no-plots"));
+  const attn::test::Run r =
+      attn::test::run(cat("timeout 60 ", programs().at("ch08_induction"), " --quick --lr 1 --no-plots"));
   BOOST_TEST(r.code == 1, r.err);
   BOOST_TEST(attn::test::line_count(r.err) == 1u, r.err);
   BOOST_TEST(r.err.find("training diverged at step") != std::string::npos, r.err);
@@ -396,10 +405,10 @@ BOOST_AUTO_TEST_CASE(training_that_diverges_says_where_and_exits_1) {
 }
 
 BOOST_AUTO_TEST_CASE(the_divergence_rule) {
-  BOOST_TEST(!attn::first_divergence({0.7, 0.5, 6.9}).has_value());   // below 10 x max(0.7, 1)
-  BOOST_TEST(attn::first_divergence({0.7, 0.5, 10.1}).value() == 2u);  // past it
-  BOOST_TEST(attn::first_divergence({3.0, 29.0, 31.0}).value() == 2u); // 10 x the first loss
-  BOOST_TEST(!attn::first_divergence({1e-4, 0.2}).has_value());        // a small bump after a trained start
+  BOOST_TEST(!attn::first_divergence({0.7, 0.5, 6.9}).has_value());     // below 10 x max(0.7, 1)
+  BOOST_TEST(attn::first_divergence({0.7, 0.5, 10.1}).value() == 2u);   // past it
+  BOOST_TEST(attn::first_divergence({3.0, 29.0, 31.0}).value() == 2u);  // 10 x the first loss
+  BOOST_TEST(!attn::first_divergence({1e-4, 0.2}).has_value());         // a small bump after a trained start
   BOOST_TEST(attn::first_divergence({0.7, std::nan("")}).value() == 1u);
   BOOST_CHECK_THROW(attn::require_converging({0.7, 1e8}, "step", 1.0), attn::TrainingDiverged);
 }
@@ -448,7 +457,8 @@ bool plots_whole(const fs::path& dir) {
     if (p.extension() == ".png" && !attn::is_valid_png(p)) return false;
     if (p.extension() == ".dat") {
       const std::string stem = p.stem().string();
-      if (!fs::exists(dir / (stem + ".png")) && !fs::exists(dir / (stem.substr(0, stem.rfind('_')) + ".png"))) return false;
+      if (!fs::exists(dir / (stem + ".png")) && !fs::exists(dir / (stem.substr(0, stem.rfind('_')) + ".png")))
+        return false;
     }
   }
   return true;
@@ -466,12 +476,14 @@ BOOST_AUTO_TEST_CASE(closed_standard_descriptors_never_become_plot_files) {
     int code;
   };
   const std::vector<Shape> shapes{
+      // clang-format off
       {">&-", "", 1},                                         // stdout closed: refused before any work
       {"2>&-", "", 0},                                        // stderr closed: runs, exits 0
       {"<&- 2>&-", "", 0},                                    // stdin and stderr closed
       {"2>&-", "exec sleep 30", 1},                           // stderr closed, failures still exit 1
       {"2>&-", "read -r first; [ \"$first\" = \"set terminal pngcairo\" ] && exit 0; echo 'line 1: x' >&2; exit 1", 1},
   };
+  // clang-format on
   for (const Shape& s : shapes) {
     BOOST_TEST_CONTEXT(s.redirect << " " << s.gnuplot) {
       const fs::path plots = base / "plots";
@@ -482,17 +494,17 @@ BOOST_AUTO_TEST_CASE(closed_standard_descriptors_never_become_plot_files) {
         env = "ATTN_GNUPLOT_TIMEOUT=0.5 PATH=" + attn::test::quote(fake_gnuplot(base / "bin", s.gnuplot).string()) +
               ":/usr/bin:/bin ";
       }
-      const attn::test::Run r =
-          attn::test::run(cat("sh -c ", attn::test::quote(cat(env, "exec ", ch01(), " --plots ", plots.string(), " ", s.redirect)),
-                              "; echo \"code $?\""));
+      const attn::test::Run r = attn::test::run(
+          cat("sh -c ", attn::test::quote(cat(env, "exec ", ch01(), " --plots ", plots.string(), " ", s.redirect)),
+              "; echo \"code $?\""));
       BOOST_TEST(r.out.find(cat("code ", s.code)) != std::string::npos, r.out);
       BOOST_TEST(!program_text_in_data(plots));
       BOOST_TEST(plots_whole(plots));
       BOOST_TEST(leftovers(plots).empty());
     }
   }
-  const attn::test::Run usage = attn::test::run(cat("sh -c ", attn::test::quote(cat("exec ", ch01(), " --bogus 2>&-")),
-                                                    "; echo \"code $?\""));
+  const attn::test::Run usage =
+      attn::test::run(cat("sh -c ", attn::test::quote(cat("exec ", ch01(), " --bogus 2>&-")), "; echo \"code $?\""));
   BOOST_TEST(usage.out.find("code 2") != std::string::npos, usage.out);  // stderr closed: still exit 2
 }
 
@@ -503,8 +515,8 @@ BOOST_AUTO_TEST_CASE(a_file_size_limit_is_reported_and_leaves_nothing_partial) {
       fs::remove_all(dir);
       fs::create_directories(dir);
       // No trap on SIGXFSZ: the program itself must turn the limit into "File too large".
-      const attn::test::Run r = attn::test::run(cat("sh -c 'ulimit -f ", blocks, "; exec \"$0\" \"$@\" >/dev/null' ", ch01(),
-                                                    " --plots ", attn::test::quote((dir / "plots").string())));
+      const attn::test::Run r = attn::test::run(cat("sh -c 'ulimit -f ", blocks, "; exec \"$0\" \"$@\" >/dev/null' ",
+                                                    ch01(), " --plots ", attn::test::quote((dir / "plots").string())));
       BOOST_TEST(r.code == 1, r.err);
       BOOST_TEST(r.err.find("File too large") != std::string::npos, r.err);
       BOOST_TEST(plots_whole(dir / "plots"));
@@ -514,11 +526,10 @@ BOOST_AUTO_TEST_CASE(a_file_size_limit_is_reported_and_leaves_nothing_partial) {
   fs::remove_all(dir);
   fs::create_directories(dir);
   // Standard output goes to a file under the same limit: the error path must not throw on it.
-  const attn::test::Run log = attn::test::run(cat("sh -c 'ulimit -f 1; exec \"$0\" \"$@\" >", (dir / "out.txt").string(), "' ",
-                                                  programs().at("ch05_training"),
-                                                  " --no-plots --no-companions --loss-log ",
-                                                  attn::test::quote((dir / "loss.txt").string()), " --save ",
-                                                  attn::test::quote((dir / "save").string())));
+  const attn::test::Run log = attn::test::run(
+      cat("sh -c 'ulimit -f 1; exec \"$0\" \"$@\" >", (dir / "out.txt").string(), "' ", programs().at("ch05_training"),
+          " --no-plots --no-companions --loss-log ", attn::test::quote((dir / "loss.txt").string()), " --save ",
+          attn::test::quote((dir / "save").string())));
   BOOST_TEST(log.code == 1, log.err);
   BOOST_TEST(log.err.find("File too large") != std::string::npos, log.err);
   BOOST_TEST(log.err.find("terminate") == std::string::npos, log.err);
@@ -532,10 +543,10 @@ BOOST_AUTO_TEST_CASE(a_gnuplot_init_file_is_not_read) {
   fs::create_directories(base / "home");
   const fs::path marker = base / "owned";
   // A ~/.gnuplot that runs a command, switches the terminal and waits: none of it may take effect.
-  std::ofstream(base / "home" / ".gnuplot") << "system 'touch " << marker.string() << "'\nset terminal dumb\npause mouse\n";
-  const attn::test::Run r =
-      attn::test::run(cat("HOME=", attn::test::quote((base / "home").string()), " timeout 60 ", ch01(), " --plots ",
-                          attn::test::quote((base / "plots").string())));
+  std::ofstream(base / "home" / ".gnuplot")
+      << "system 'touch " << marker.string() << "'\nset terminal dumb\npause mouse\n";
+  const attn::test::Run r = attn::test::run(cat("HOME=", attn::test::quote((base / "home").string()), " timeout 60 ",
+                                                ch01(), " --plots ", attn::test::quote((base / "plots").string())));
   BOOST_TEST(r.code == 0, r.err);
   BOOST_TEST(!fs::exists(marker));
   BOOST_TEST(attn::is_valid_png(base / "plots" / "ch01_bank_weights.png"));
@@ -550,20 +561,22 @@ BOOST_AUTO_TEST_CASE(a_gnuplot_that_stops_reading_floods_or_leaves_a_child_is_st
     const char* limit;  // ATTN_GNUPLOT_TIMEOUT: long where the fault must show before the limit does
   };
   const std::vector<Fault> faults{
+      // clang-format off
       {cat(kProbe, "exec cat /dev/zero"), "wrote more than", "10"},                          // floods its stdout (the PNG)
       {cat(kProbe, "while :; do echo noise; done >&2"), "did not finish within 500 ms", "0.5"},  // floods stderr
       {cat(kProbe, "(sleep 30 &); cat >/dev/null; exit 0"), "did not finish within 500 ms", "0.5"},  // a child holds the pipes
       {cat(kProbe, "exec 0<&-; sleep 0.2; exit 0"), "not drawn: gnuplot", "10"},             // stops reading, exits 0
       {cat(kProbe, "cat >/dev/null; printf 'PNG'"), "sent no valid PNG (3 bytes)", "10"},     // a truncated PNG
   };
+  // clang-format on
   for (const Fault& f : faults) {
     BOOST_TEST_CONTEXT(f.body) {
       const fs::path bin = fake_gnuplot(base / "bin", f.body);
       fs::remove_all(plots);
       const auto start = std::chrono::steady_clock::now();
-      const attn::test::Run r = attn::test::run(cat("ATTN_GNUPLOT_TIMEOUT=", f.limit, " PATH=", attn::test::quote(bin.string()),
-                                                    ":/usr/bin:/bin timeout 60 ", ch01(), " --plots ",
-                                                    attn::test::quote(plots.string())));
+      const attn::test::Run r =
+          attn::test::run(cat("ATTN_GNUPLOT_TIMEOUT=", f.limit, " PATH=", attn::test::quote(bin.string()),
+                              ":/usr/bin:/bin timeout 60 ", ch01(), " --plots ", attn::test::quote(plots.string())));
       const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       BOOST_TEST(r.code == 1, r.err);
       BOOST_TEST(r.err.find(f.says) != std::string::npos, r.err);
@@ -580,19 +593,32 @@ BOOST_AUTO_TEST_CASE(hostile_labels_run_nothing_in_gnuplot) {
   const fs::path marker = dir / "owned";
   const std::string m = marker.string();
   // What a label from real text (chapter 09's tokens) could hold: every way into gnuplot's command language.
-  const std::vector<std::string> labels{"`touch " + m + "`", "\"; system(\"touch " + m + "\"); \"", "'; system('touch " + m + "'); '",
-                                        "a\nsystem \"touch " + m + "\"", "@m", "back\\slash", "a\"b", "tab\there", "\x1b[31m"};
+  const std::vector<std::string> labels{"`touch " + m + "`",
+                                        "\"; system(\"touch " + m + "\"); \"",
+                                        "'; system('touch " + m + "'); '",
+                                        "a\nsystem \"touch " + m + "\"",
+                                        "@m",
+                                        "back\\slash",
+                                        "a\"b",
+                                        "tab\there",
+                                        "\x1b[31m"};
   attn::PlotSettings settings;
   settings.folder = dir.string();
   attn::Plotter plots(settings);
   BOOST_REQUIRE(plots.enabled());
   arma::mat values(labels.size(), 2, arma::fill::ones);
-  plots.bars({.name = "labels_bars", .title = labels[0], .xlabel = labels[1], .ylabel = labels[3], .categories = labels,
+  plots.bars({.name = "labels_bars",
+              .title = labels[0],
+              .xlabel = labels[1],
+              .ylabel = labels[3],
+              .categories = labels,
+              // clang-format off
               .series = {labels[2], labels[4]}, .values = values});
   plots.heatmap({.name = "labels_map", .title = labels[3], .col_labels = {labels[0], labels[1]}, .row_labels = labels,
                  .values = values, .nan_label = labels[6]});
   plots.lines({.name = "labels_lines", .title = labels[6], .x = {1.0, 2.0}, .y = arma::mat(2, 1, arma::fill::ones),
                .series = {labels[0]}, .x_marks = {{1.5, labels[3]}}});
+  // clang-format on
   BOOST_TEST(!fs::exists(marker));
   for (const char* png : {"labels_bars.png", "labels_map.png", "labels_lines.png"}) {
     BOOST_TEST(attn::is_valid_png(dir / png), png);

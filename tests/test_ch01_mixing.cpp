@@ -125,7 +125,8 @@ BOOST_AUTO_TEST_CASE(runs_prints_the_article_numbers_and_draws_three_plots) {
 }
 
 BOOST_AUTO_TEST_CASE(flags_change_the_experiment) {
-  const attn::test::Run r = attn::test::run(std::string(CHAPTER_EXE) + " --no-plots --sentence 'the money bank' --scale 0");
+  const attn::test::Run r =
+      attn::test::run(std::string(CHAPTER_EXE) + " --no-plots --sentence 'the money bank' --scale 0");
   BOOST_TEST(r.code == 0);
   // Multiplier 0 makes every score 0, so the weights are exactly uniform.
   BOOST_TEST(r.out.find("weights:        [0.33, 0.33, 0.33]") != std::string::npos);
@@ -140,9 +141,9 @@ BOOST_AUTO_TEST_CASE(help_exits_zero) {
 
 BOOST_AUTO_TEST_CASE(bad_input_is_one_line_and_exit_2) {
   const std::string exe = CHAPTER_EXE;
-  for (const std::string args : {"--bogus", "--scale", "--scale abc", "--scale nan", "--scale inf", "--sentence ''",
-                                 "--sentence 'the lake'", "--plots /dev/null/x", "--no-plots --plots /tmp/x",
-                                 "stray"}) {
+  for (const std::string args :
+       {"--bogus", "--scale", "--scale abc", "--scale nan", "--scale inf", "--sentence ''", "--sentence 'the lake'",
+        "--plots /dev/null/x", "--no-plots --plots /tmp/x", "stray"}) {
     attn::test::check_usage_error(attn::test::cat(exe, " --no-plots ", args), "ch01_mixing");
   }
 }

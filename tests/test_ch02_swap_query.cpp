@@ -6,10 +6,10 @@
 /// or derived independently in closed form.
 #include <boost/test/unit_test.hpp>
 
+#include <cctype>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
-#include <cctype>
 
 #include "common/plot.hpp"
 #include "common/toy.hpp"
@@ -34,8 +34,10 @@ BOOST_AUTO_TEST_SUITE(claims)
 
 BOOST_AUTO_TEST_CASE(claim_swap_01_raw_similarity_weights) {
   const attn::HeadPass p = ch02::teaching_head(ch02::eiffel_sentence(), arma::eye(2, 2));
+  // clang-format off
   attn::test::check_printed(p.A.row(2), {0.2483, 0.2483, 0.5035}, 0.00005);
   attn::test::check_printed(p.A.row(2), {low(), low(), high()}, 1e-15);
+  // clang-format on
 }
 
 BOOST_AUTO_TEST_CASE(claim_swap_02_raw_similarity_mixture) {
@@ -52,8 +54,10 @@ BOOST_AUTO_TEST_CASE(claim_swap_03_eiffel_ties_with_the_zero_filler) {
 
 BOOST_AUTO_TEST_CASE(claim_swap_04_swap_query_weights) {
   const attn::HeadPass p = ch02::teaching_head(ch02::eiffel_sentence(), ch02::swap_matrix());
+  // clang-format off
   attn::test::check_printed(p.A.row(2), {0.2483, 0.5035, 0.2483}, 0.00005);
   attn::test::check_printed(p.A.row(2), {low(), high(), low()}, 1e-15);
+  // clang-format on
 }
 
 BOOST_AUTO_TEST_CASE(claim_swap_05_swap_query_mixture) {
@@ -82,11 +86,13 @@ BOOST_AUTO_TEST_CASE(claim_qk_01_n_is_in_the_null_space) {
 
 BOOST_AUTO_TEST_CASE(claim_qk_02_adding_n_leaves_the_query_unchanged) {
   const arma::mat M = ch02::small_query_map();
+  // clang-format off
   const arma::vec e{1, 2, 3}, n{1, 1, -1};
   attn::test::check_printed((e + n).t(), {2, 3, 2}, 0.0);
   attn::test::check_printed((M * e).t(), {4, 5}, 0.0);
   attn::test::check_printed((M * (e + n)).t(), {4, 5}, 0.0);
   attn::test::check_printed((M * (e - 7.5 * n)).t(), {4, 5}, 1e-12);
+  // clang-format on
 }
 
 BOOST_AUTO_TEST_CASE(claim_qk_03_width_12288_rank_128_nullity_12160) {
@@ -112,16 +118,20 @@ BOOST_AUTO_TEST_CASE(claim_qk_04_water_query_of_bank) {
 }
 
 BOOST_AUTO_TEST_CASE(claim_qk_05_fixed_keys) {
+  // clang-format off
   attn::test::check_printed(water_row("the river bank", &ch02::MatchTable::K, 0), {0, 0, 0}, 0.0);
   attn::test::check_printed(water_row("the river bank", &ch02::MatchTable::K, 1), {0, 1, 0}, 0.0);
   attn::test::check_printed(water_row("the river bank", &ch02::MatchTable::K, 2), {0.5, 0.5, 0.8}, 0.0);
+  // clang-format on
 }
 
 BOOST_AUTO_TEST_CASE(claim_qk_06_scores_over_sqrt_3) {
   const ch02::MatchTable t =
       ch02::match_last(attn::split_sentence("the river bank"), ch02::preset_wq(ch02::Preset::water), ch02::fixed_wk());
+  // clang-format off
   attn::test::check_printed(t.scores, {0.000, 1.732, 0.866}, 0.0005);
   attn::test::check_printed(t.scores, {0.0, 3.0 / std::sqrt(3.0), 1.5 / std::sqrt(3.0)}, 1e-15);
+  // clang-format on
 }
 
 BOOST_AUTO_TEST_CASE(claim_qk_07_weights_in_percent) {
@@ -132,10 +142,10 @@ BOOST_AUTO_TEST_CASE(claim_qk_07_weights_in_percent) {
 
 BOOST_AUTO_TEST_CASE(claim_qk_08_same_query_in_both_sentences) {
   for (const ch02::Preset p : {ch02::Preset::water, ch02::Preset::finance, ch02::Preset::structure}) {
-    const ch02::MatchTable river = ch02::match_last(attn::split_sentence("the river bank"), ch02::preset_wq(p),
-                                                    ch02::fixed_wk());
-    const ch02::MatchTable money = ch02::match_last(attn::split_sentence("the money bank"), ch02::preset_wq(p),
-                                                    ch02::fixed_wk());
+    const ch02::MatchTable river =
+        ch02::match_last(attn::split_sentence("the river bank"), ch02::preset_wq(p), ch02::fixed_wk());
+    const ch02::MatchTable money =
+        ch02::match_last(attn::split_sentence("the money bank"), ch02::preset_wq(p), ch02::fixed_wk());
     BOOST_TEST(arma::approx_equal(river.Q.row(2), money.Q.row(2), "absdiff", 0.0));
     BOOST_TEST(!arma::approx_equal(river.K.row(1), money.K.row(1), "absdiff", 0.0));  // the keys differ
   }
@@ -172,8 +182,10 @@ BOOST_AUTO_TEST_CASE(width_example_counts_for_other_widths) {
 
 BOOST_AUTO_TEST_CASE(presets_ask_along_their_axis) {
   const arma::rowvec bank = attn::toy_embeddings().vector("bank");
+  // clang-format off
   attn::test::check_printed(bank * ch02::preset_wq(ch02::Preset::finance), {3, 0, 0}, 1e-15);
   attn::test::check_printed(bank * ch02::preset_wq(ch02::Preset::structure), {0, 0, 3}, 1e-15);
+  // clang-format on
   BOOST_TEST(ch02::preset_name(ch02::parse_preset("structure")) == "structure");
   BOOST_CHECK_THROW(ch02::parse_preset("ocean"), std::invalid_argument);
   BOOST_CHECK_THROW(ch02::parse_preset(""), std::invalid_argument);
@@ -190,11 +202,11 @@ BOOST_AUTO_TEST_CASE(parse_matrix_good_input) {
 }
 
 BOOST_AUTO_TEST_CASE(parse_matrix_bad_input) {
-  for (const char* bad : {"", "1 2 3", "0 0 0; 0 0 0; 0 0 0", "0 0 0; 0 0 0; 0 0 0; 0 0 0; 0 0 0",
-                          "0 0 0; 0 0; 0 0 0; 0 0 0", "0 0 0; 0 0 0 0; 0 0 0; 0 0 0", "0 0 0; 0 x 0; 0 0 0; 0 0 0",
-                          "0 0 0; 0 1.5.2 0; 0 0 0; 0 0 0", "0 0 0; 0 nan 0; 0 0 0; 0 0 0",
-                          "0 0 0; 0 inf 0; 0 0 0; 0 0 0", "0 0 0; 0 1e999 0; 0 0 0; 0 0 0",
-                          "0 0 0; 0 1e308 0; 0 0 0; 0 0 0", "0 0 0; 0 -2e6 0; 0 0 0; 0 0 0"}) {
+  for (const char* bad :
+       {"", "1 2 3", "0 0 0; 0 0 0; 0 0 0", "0 0 0; 0 0 0; 0 0 0; 0 0 0; 0 0 0", "0 0 0; 0 0; 0 0 0; 0 0 0",
+        "0 0 0; 0 0 0 0; 0 0 0; 0 0 0", "0 0 0; 0 x 0; 0 0 0; 0 0 0", "0 0 0; 0 1.5.2 0; 0 0 0; 0 0 0",
+        "0 0 0; 0 nan 0; 0 0 0; 0 0 0", "0 0 0; 0 inf 0; 0 0 0; 0 0 0", "0 0 0; 0 1e999 0; 0 0 0; 0 0 0",
+        "0 0 0; 0 1e308 0; 0 0 0; 0 0 0", "0 0 0; 0 -2e6 0; 0 0 0; 0 0 0"}) {
     BOOST_CHECK_THROW(ch02::parse_matrix(bad, 4, 3), std::invalid_argument);
   }
 }
@@ -207,8 +219,10 @@ BOOST_AUTO_TEST_CASE(match_last_with_a_narrow_custom_projection) {
   // q_river = [0, 1]; k_money = [0, 1], k_river = [1, 0].
   attn::test::check_printed(t.scores, {1.0 / std::sqrt(2.0), 0.0}, 1e-15);
   BOOST_TEST(std::abs(arma::accu(t.weights) - 1.0) < 1e-15);
+  // clang-format off
   BOOST_CHECK_THROW(ch02::match_last({"the", "lake"}, Wq, Wk), std::invalid_argument);
   BOOST_CHECK_THROW(ch02::match_last({"bank"}, arma::mat(3, 2, arma::fill::zeros), Wk), std::invalid_argument);
+  // clang-format on
 }
 
 BOOST_AUTO_TEST_SUITE_END()
@@ -239,7 +253,8 @@ BOOST_AUTO_TEST_CASE(presets_custom_wq_and_sentence) {
   BOOST_TEST(r.out.find("find finance evidence") != std::string::npos);
   BOOST_TEST(r.out.find("q = [3.00, 0.00, 0.00]") != std::string::npos);
   BOOST_TEST(r.out.find("256 - 16 = 240") != std::string::npos);
-  BOOST_TEST(r.out.find("reads 16 independent input directions of 256; the other 240 are invisible") != std::string::npos);
+  BOOST_TEST(r.out.find("reads 16 independent input directions of 256; the other 240 are invisible") !=
+             std::string::npos);
   // A zero query gives equal scores, hence uniform weights.
   r = attn::test::run(fast + " --wq '0 0 0; 0 0 0; 0 0 0; 0 0 0' --sentence 'the river money bank'");
   BOOST_TEST(r.code == 0, r.err);
@@ -266,13 +281,29 @@ BOOST_AUTO_TEST_CASE(help_exits_zero) {
 }
 
 BOOST_AUTO_TEST_CASE(bad_input_is_one_line_and_exit_2) {
-  for (const std::string args :
-       {"--bogus", "--preset", "--preset ocean", "--wq '1 2 3'", "--wq '0 0 0; 0 0 0; 0 x 0; 0 0 0'",
-        "--wq '0 0 0; 0 0 0; 0 nan 0; 0 0 0'", "--wq '0 0 0; 0 0 0; 0 inf 0; 0 0 0'",
-        "--wq '0 0; 0 0; 0 0; 0 0'", "--wq '1e308 0 0; 0 1e308 0; 1 1 1; 1 1 1'", "--preset finance --wq '0 0 0; 0 0 0; 0 0 0; 0 0 0'", "--width 0",
-        "--width -5", "--width abc", "--width 1e3", "--width 10000000", "--dk 0", "--dk 5000",
-        "--width 100000 --dk 2000", "--sentence ''", "--sentence 'the lake'", "--plots /dev/null/x",
-        "--no-plots --plots /tmp/x", "stray"}) {
+  for (const std::string args : {"--bogus",
+                                 "--preset",
+                                 "--preset ocean",
+                                 "--wq '1 2 3'",
+                                 "--wq '0 0 0; 0 0 0; 0 x 0; 0 0 0'",
+                                 "--wq '0 0 0; 0 0 0; 0 nan 0; 0 0 0'",
+                                 "--wq '0 0 0; 0 0 0; 0 inf 0; 0 0 0'",
+                                 "--wq '0 0; 0 0; 0 0; 0 0'",
+                                 "--wq '1e308 0 0; 0 1e308 0; 1 1 1; 1 1 1'",
+                                 "--preset finance --wq '0 0 0; 0 0 0; 0 0 0; 0 0 0'",
+                                 "--width 0",
+                                 "--width -5",
+                                 "--width abc",
+                                 "--width 1e3",
+                                 "--width 10000000",
+                                 "--dk 0",
+                                 "--dk 5000",
+                                 "--width 100000 --dk 2000",
+                                 "--sentence ''",
+                                 "--sentence 'the lake'",
+                                 "--plots /dev/null/x",
+                                 "--no-plots --plots /tmp/x",
+                                 "stray"}) {
     attn::test::check_usage_error(attn::test::cat(exe, " --no-plots ", args), "ch02_swap_query");
   }
 }

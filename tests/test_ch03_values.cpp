@@ -7,13 +7,13 @@
 #include <boost/test/unit_test.hpp>
 
 #include <array>
+#include <cctype>
 #include <cmath>
 #include <filesystem>
-#include <cctype>
 
 #include "common/multihead.hpp"
-#include "common/random.hpp"
 #include "common/plot.hpp"
+#include "common/random.hpp"
 #include "common/toy.hpp"
 #include "support.hpp"
 #include "values.hpp"
@@ -63,8 +63,10 @@ BOOST_AUTO_TEST_CASE(claim_val_03_another_key_changes_the_weight_only) {
 
 BOOST_AUTO_TEST_CASE(claim_val_04_residual_addition) {
   const arma::rowvec tower = ch03::eiffel_sentence().row(2);
+  // clang-format off
   attn::test::check_printed(tower, {1, 0}, 0.0);
   attn::test::check_printed(tower + ch03::tower_head(Choice::swap, Choice::raw).H.row(2), {1.2483, 0.5035}, 0.00005);
+  // clang-format on
 }
 
 BOOST_AUTO_TEST_CASE(claim_heads_01_three_tokens_two_heads) {
@@ -92,9 +94,11 @@ BOOST_AUTO_TEST_CASE(claim_heads_02_stack_of_blocks) {
       BOOST_TEST(c.output_projections_in_stack == static_cast<std::uint64_t>(N));
     }
   }
+  // clang-format off
   for (const auto& bad : {std::array<long long, 3>{0, 2, 1}, {3, 0, 1}, {3, 2, 0}, {-1, 2, 1}, {3, 2, -4},
                           {3, 2000, 1}, {3, 2, 5000}, {2000000, 2, 1}}) {
     BOOST_CHECK_THROW(ch03::count_objects(bad[0], bad[1], bad[2]), std::invalid_argument);
+    // clang-format on
   }
 }
 
@@ -159,7 +163,8 @@ BOOST_AUTO_TEST_CASE(output_projection_blocks_act_per_head) {
 BOOST_AUTO_TEST_CASE(causal_option_reaches_every_head) {
   attn::Random rng(24);
   const arma::mat X = rng.normal_matrix(4, 3);
-  const attn::MultiHeadPass p = attn::multi_head_self_attention(X, attn::random_multi_head(3, 2, 2, 2, rng), {.causal = true});
+  const attn::MultiHeadPass p =
+      attn::multi_head_self_attention(X, attn::random_multi_head(3, 2, 2, 2, rng), {.causal = true});
   for (const auto& h : p.heads) BOOST_TEST(h.A(0, 3) == 0.0);
 }
 
@@ -168,13 +173,16 @@ BOOST_AUTO_TEST_CASE(mismatches_throw) {
   const arma::mat W43(4, 3, arma::fill::ones), W42(4, 2, arma::fill::ones);
   BOOST_CHECK_THROW(attn::multi_head_self_attention(X, {.heads = {}, .Wo = arma::eye(4, 4)}), std::invalid_argument);
   // Wo must be (h d_v) x d = 6 x 4.
-  BOOST_CHECK_THROW(attn::multi_head_self_attention(X, {.heads = {{W43, W43, W43}, {W43, W43, W43}}, .Wo = arma::mat(3, 4)}),
-                    std::invalid_argument);
-  BOOST_CHECK_THROW(attn::multi_head_self_attention(X, {.heads = {{W43, W43, W43}, {W43, W43, W43}}, .Wo = arma::mat(6, 3)}),
-                    std::invalid_argument);
+  BOOST_CHECK_THROW(
+      attn::multi_head_self_attention(X, {.heads = {{W43, W43, W43}, {W43, W43, W43}}, .Wo = arma::mat(3, 4)}),
+      std::invalid_argument);
+  BOOST_CHECK_THROW(
+      attn::multi_head_self_attention(X, {.heads = {{W43, W43, W43}, {W43, W43, W43}}, .Wo = arma::mat(6, 3)}),
+      std::invalid_argument);
   // Head 2's Wq and Wk disagree on d_k; its Wq has the wrong number of rows.
-  BOOST_CHECK_THROW(attn::multi_head_self_attention(X, {.heads = {{W43, W43, W43}, {W43, W42, W43}}, .Wo = arma::mat(6, 4)}),
-                    std::invalid_argument);
+  BOOST_CHECK_THROW(
+      attn::multi_head_self_attention(X, {.heads = {{W43, W43, W43}, {W43, W42, W43}}, .Wo = arma::mat(6, 4)}),
+      std::invalid_argument);
   BOOST_CHECK_THROW(attn::multi_head_self_attention(X, {.heads = {{arma::mat(3, 3), W43, W43}}, .Wo = arma::mat(3, 4)}),
                     std::invalid_argument);
   arma::mat bad(3, 4, arma::fill::zeros);
@@ -194,7 +202,7 @@ BOOST_AUTO_TEST_CASE(river_bank_sublayer_heads_ask_different_questions) {
   const arma::mat X = attn::toy_embeddings().lookup(attn::split_sentence("the river bank"));
   const attn::MultiHeadPass p = attn::multi_head_self_attention(X, ch03::river_bank_sublayer());
   attn::test::check_printed(p.heads[0].A.row(2), {0.111, 0.626, 0.263}, 0.0005);  // chapter 02's water preset (qk_07)
-  BOOST_TEST(p.heads[1].A(2, 2) > p.heads[1].A(2, 1));                // the finance question prefers bank
+  BOOST_TEST(p.heads[1].A(2, 2) > p.heads[1].A(2, 1));                            // the finance question prefers bank
   BOOST_TEST(p.Y.n_cols == 4u);
 }
 
@@ -248,11 +256,10 @@ BOOST_AUTO_TEST_CASE(help_exits_zero) {
 }
 
 BOOST_AUTO_TEST_CASE(bad_input_is_one_line_and_exit_2) {
-  for (const std::string args :
-       {"--bogus", "--query", "--query sideways", "--values ''", "--tokens 0", "--tokens -3", "--tokens abc",
-        "--tokens 2.5", "--tokens 99999999999", "--heads 0", "--heads 5000", "--blocks 0", "--blocks -1",
-        "--blocks 1e9", "--sentence ''", "--sentence 'the lake'", "--plots /dev/null/x", "--no-plots --plots /tmp/x",
-        "stray"}) {
+  for (const std::string args : {"--bogus", "--query", "--query sideways", "--values ''", "--tokens 0", "--tokens -3",
+                                 "--tokens abc", "--tokens 2.5", "--tokens 99999999999", "--heads 0", "--heads 5000",
+                                 "--blocks 0", "--blocks -1", "--blocks 1e9", "--sentence ''", "--sentence 'the lake'",
+                                 "--plots /dev/null/x", "--no-plots --plots /tmp/x", "stray"}) {
     attn::test::check_usage_error(attn::test::cat(exe, " --no-plots ", args), "ch03_values");
   }
 }

@@ -35,6 +35,7 @@ bool contains(const std::string& text, const std::string& part) { return text.fi
 BOOST_AUTO_TEST_SUITE(claims)
 
 BOOST_AUTO_TEST_CASE(claim_scale_01_dot_product_vs_cosine_table) {
+  // clang-format off
   BOOST_TEST(ch04::dot({1, 0}, {1, 0}) == 1.0);
   BOOST_TEST(ch04::dot({10, 0}, {10, 0}) == 100.0);
   BOOST_TEST(ch04::dot({1, 0}, {0, 1}) == 0.0);
@@ -43,6 +44,7 @@ BOOST_AUTO_TEST_CASE(claim_scale_01_dot_product_vs_cosine_table) {
   BOOST_TEST(ch04::cosine_similarity({10, 0}, {10, 0}) == 1.0, tt::tolerance(1e-12));
   BOOST_TEST(ch04::cosine_similarity({1, 0}, {0, 1}) == 0.0);
   BOOST_TEST(ch04::cosine_similarity({1, 0}, {-1, 0}) == -1.0, tt::tolerance(1e-12));
+  // clang-format on
 }
 
 BOOST_AUTO_TEST_CASE(claim_scale_02_shadow_at_20_degrees_length_10) {
@@ -82,14 +84,16 @@ BOOST_AUTO_TEST_CASE(claim_scale_04_the_program_table_is_within_3_standard_error
     BOOST_TEST(ch04::within_three_standard_errors(e), "d_k " << e.d_k);
   }
   // The predicate can fail: a variance off by 4 standard errors is caught.
-  ch04::VarianceEstimate off{.d_k = 64, .samples = 100, .var_raw = 64 + 4 * 9.0, .se_raw = 9.0, .var_scaled = 1.0,
-                             .se_scaled = 0.1};
+  ch04::VarianceEstimate off{
+      .d_k = 64, .samples = 100, .var_raw = 64 + 4 * 9.0, .se_raw = 9.0, .var_scaled = 1.0, .se_scaled = 0.1};
   BOOST_TEST(!ch04::within_three_standard_errors(off));
 }
 
 BOOST_AUTO_TEST_CASE(claim_scale_05_softmax_raw_and_scaled) {
+  // clang-format off
   check_printed(ch04::softmax({4, 2, 0}), {0.867, 0.117, 0.016}, 0.0005);
   check_printed(ch04::softmax({2, 1, 0}), {0.665, 0.245, 0.090}, 0.0005);
+  // clang-format on
 }
 
 BOOST_AUTO_TEST_CASE(claim_scale_06_ratio_is_exp_of_difference_and_shifts_change_nothing) {
@@ -216,7 +220,8 @@ BOOST_AUTO_TEST_CASE(runs_prints_the_article_numbers_and_draws_five_plots) {
   BOOST_TEST(contains(attn::test::squeeze_spaces(r.out), "[10, 0] [10, 0] 100 1 [scale_01]"));
   BOOST_TEST(!contains(r.out, "NO"));  // every width within 3 standard errors
   BOOST_TEST(!attn::test::has_nan_word(r.out));
-  attn::test::check_plots(dir, {"ch04_variance", "ch04_softmax_sharpness", "ch04_jacobian_norm", "ch04_dot_vs_angle", "ch04_shadow"});
+  attn::test::check_plots(
+      dir, {"ch04_variance", "ch04_softmax_sharpness", "ch04_jacobian_norm", "ch04_dot_vs_angle", "ch04_shadow"});
 }
 
 BOOST_AUTO_TEST_CASE(explorer_flags_report_the_sign) {
@@ -247,8 +252,8 @@ BOOST_AUTO_TEST_CASE(one_score_or_far_apart_scores_still_draw_every_plot) {
   for (const std::string scores : {"5", "100,0"}) {
     const std::filesystem::path dir = std::filesystem::path(TEST_PLOTS) / ("scores-" + scores);
     std::filesystem::remove_all(dir);
-    const attn::test::Run r = attn::test::run(attn::test::cat(CHAPTER_EXE, " --samples 100 --scores ", scores, " --plots ",
-                                                                attn::test::quote(dir.string())));
+    const attn::test::Run r = attn::test::run(
+        attn::test::cat(CHAPTER_EXE, " --samples 100 --scores ", scores, " --plots ", attn::test::quote(dir.string())));
     BOOST_TEST(r.code == 0, scores << ": " << r.err);
     BOOST_TEST(attn::is_valid_png(dir / "ch04_jacobian_norm.png"), scores);
   }
@@ -262,19 +267,38 @@ BOOST_AUTO_TEST_CASE(help_exits_zero) {
 
 BOOST_AUTO_TEST_CASE(bad_input_is_one_line_and_exit_2) {
   const std::string exe = CHAPTER_EXE;
-  for (const std::string args :
-       {"--bogus", "--angle", "--angle abc", "--angle nan", "--angle inf", "--length -1", "--length=-1",
-        "--length inf", "--length nan", "--length 1e6", "--samples 0", "--samples 10", "--samples 1e9",
-        "--samples 99999999", "--seed=-1", "--seed x", "--scores ''", "--scores 'a,b'", "--scores '1,nan'",
-        "--scores '1,2x'", "--scores 1,2,3,4,5,6,7,8,9,10,11", "--plots /dev/null/x", "--no-plots --plots /tmp/x",
-        "stray"}) {
+  for (const std::string args : {"--bogus",
+                                 "--angle",
+                                 "--angle abc",
+                                 "--angle nan",
+                                 "--angle inf",
+                                 "--length -1",
+                                 "--length=-1",
+                                 "--length inf",
+                                 "--length nan",
+                                 "--length 1e6",
+                                 "--samples 0",
+                                 "--samples 10",
+                                 "--samples 1e9",
+                                 "--samples 99999999",
+                                 "--seed=-1",
+                                 "--seed x",
+                                 "--scores ''",
+                                 "--scores 'a,b'",
+                                 "--scores '1,nan'",
+                                 "--scores '1,2x'",
+                                 "--scores 1,2,3,4,5,6,7,8,9,10,11",
+                                 "--plots /dev/null/x",
+                                 "--no-plots --plots /tmp/x",
+                                 "stray"}) {
     attn::test::check_usage_error(attn::test::cat(exe, " --no-plots ", args), "ch04_scaling");
   }
 }
 
 BOOST_AUTO_TEST_CASE(without_gnuplot_the_arithmetic_still_prints) {
-  const attn::test::Run r = attn::test::run("PATH=/nonexistent " + std::string(CHAPTER_EXE) + " --samples 100 --plots " +
-                                            attn::test::quote(std::string(TEST_PLOTS) + "-nognuplot"));
+  const attn::test::Run r =
+      attn::test::run("PATH=/nonexistent " + std::string(CHAPTER_EXE) + " --samples 100 --plots " +
+                      attn::test::quote(std::string(TEST_PLOTS) + "-nognuplot"));
   BOOST_TEST(r.code == 0);
   BOOST_TEST(contains(r.out, "[86.7%, 11.7%, 1.6%]"));
   BOOST_TEST(contains(r.out, "plots: skipped (gnuplot is not on PATH"));

@@ -40,11 +40,15 @@ void write(const std::filesystem::path& file, const std::string& text) { std::of
 
 /// True if `line` reads d.dddddddddddddddde[+-]dd[d]: 17 significant digits in scientific notation.
 bool is_17_digit_scientific(const std::string& line) {
-  const auto digit = [&](std::size_t i) { return i < line.size() && std::isdigit(static_cast<unsigned char>(line[i])); };
+  const auto digit = [&](std::size_t i) {
+    return i < line.size() && std::isdigit(static_cast<unsigned char>(line[i]));
+  };
   if (line.size() < 22 || line.size() > 23 || !digit(0) || line[1] != '.') return false;
-  for (std::size_t i = 2; i < 18; ++i) if (!digit(i)) return false;
+  for (std::size_t i = 2; i < 18; ++i)
+    if (!digit(i)) return false;
   if (line[18] != 'e' || (line[19] != '+' && line[19] != '-')) return false;
-  for (std::size_t i = 20; i < line.size(); ++i) if (!digit(i)) return false;
+  for (std::size_t i = 20; i < line.size(); ++i)
+    if (!digit(i)) return false;
   return true;
 }
 
@@ -111,13 +115,17 @@ BOOST_AUTO_TEST_CASE(claim_train_05_every_group_matches_central_differences) {
   // The article's shapes, then d_k != d and d_v != d with three classes; lengths 1, 2, 3 and 5,
   // and a sentence with a repeated word.
   const attn::OneHeadModel article = ch05::initial_model(4, ch05::TrainSettings{});
+  // clang-format off
   check_all_groups(article, arma::uvec{0, 1, 3}, 0, "the river bank");
   check_all_groups(article, arma::uvec{2, 3}, 1, "money bank");
   check_all_groups(article, arma::uvec{3}, 1, "bank alone (n = 1)");
+  // clang-format on
   const attn::OneHeadModel odd = attn::init_like_pytorch(6, 5, 3, 4, 3, 11);
+  // clang-format off
   check_all_groups(odd, arma::uvec{4, 1, 4, 0, 5}, 2, "n = 5, word 4 repeated, d 5, d_k 3, d_v 4, C 3");
   check_all_groups(odd, arma::uvec{2}, 0, "n = 1, d_k != d");
   check_all_groups(odd, arma::uvec{5, 5}, 1, "the same word twice");
+  // clang-format on
 }
 
 BOOST_AUTO_TEST_CASE(claim_bias_01_fits_six_of_six_arbitrary_assignments) {
@@ -153,8 +161,10 @@ BOOST_AUTO_TEST_SUITE(backward)
 
 BOOST_AUTO_TEST_CASE(softmax_backward_by_hand) {
   // a = softmax([0, ln 3]) = [1/4, 3/4]; dA = [1, 0]; dS = a .* (dA - a.dA) = [3/16, -3/16].
+  // clang-format off
   const arma::mat A = attn::softmax_rows(arma::mat{{0.0, std::log(3.0)}});
   const arma::mat dS = attn::softmax_rows_backward(A, arma::mat{{1.0, 0.0}});
+  // clang-format on
   BOOST_TEST(dS(0, 0) == 3.0 / 16, tt::tolerance(1e-14));
   BOOST_TEST(dS(0, 1) == -3.0 / 16, tt::tolerance(1e-14));
   // The full Jacobian, not its diagonal: a 3 x 4 case against (diag(a) - a^T a) row by row.
@@ -181,10 +191,12 @@ BOOST_AUTO_TEST_CASE(repeated_word_accumulates_its_gradient) {
 BOOST_AUTO_TEST_CASE(forward_and_model_checks_refuse_bad_input) {
   attn::OneHeadModel m = attn::init_like_pytorch(4, 3, 2, 5, 2, 1);
   BOOST_CHECK_NO_THROW(attn::check_model(m));
+  // clang-format off
   BOOST_TEST(attn::one_head_forward(m, arma::uvec{0, 3}, 1).H.n_cols == 5u);
   BOOST_CHECK_THROW(attn::one_head_forward(m, arma::uvec{}, 0), std::invalid_argument);
   BOOST_CHECK_THROW(attn::one_head_forward(m, arma::uvec{4}, 0), std::invalid_argument);
   BOOST_CHECK_THROW(attn::one_head_forward(m, arma::uvec{0}, 2), std::invalid_argument);
+  // clang-format on
   m.Wk = arma::mat(3, 3, arma::fill::ones);
   BOOST_CHECK_THROW(attn::check_model(m), std::invalid_argument);
   BOOST_CHECK_THROW(attn::init_like_pytorch(4, 0, 2, 2, 2, 0), std::invalid_argument);
@@ -352,16 +364,17 @@ BOOST_AUTO_TEST_CASE(runs_prints_the_claims_and_draws_the_plots) {
   attn::test::check_contains(r.out, {"trainable parameters: 242", "4 of 4 predictions right   [train_02]",
                                      "6 of 6 assignments fitted   [bias_01]", "[feat_01]", "wall time"});
   BOOST_TEST(!attn::test::has_nan_word(r.out));
-  attn::test::check_plots(dir, {"ch05_loss", "ch05_bank_attention_river", "ch05_bank_attention_money", "ch05_final_attention", "ch05_feature_recovery", "ch05_biased_attention"});
+  attn::test::check_plots(dir, {"ch05_loss", "ch05_bank_attention_river", "ch05_bank_attention_money",
+                                "ch05_final_attention", "ch05_feature_recovery", "ch05_biased_attention"});
 }
 
 BOOST_AUTO_TEST_CASE(save_init_and_loss_log_flags) {
   const auto dir = scratch("flags");
   const std::string exe = CHAPTER_EXE;
   const auto log = dir / "loss.txt";
-  const attn::test::Run r = attn::test::run(exe + " --no-plots --no-companions --passes 7 --seed 3 --loss-log " +
-                                            attn::test::quote(log.string()) + " --save " +
-                                            attn::test::quote((dir / "p").string()));
+  const attn::test::Run r =
+      attn::test::run(exe + " --no-plots --no-companions --passes 7 --seed 3 --loss-log " +
+                      attn::test::quote(log.string()) + " --save " + attn::test::quote((dir / "p").string()));
   BOOST_TEST(r.code == 0, r.err);
   std::ifstream in(log);
   std::string line;
@@ -372,8 +385,8 @@ BOOST_AUTO_TEST_CASE(save_init_and_loss_log_flags) {
   }
   BOOST_TEST(lines == 7);
   const attn::OneHeadModel saved = ch05::load_model(dir / "p", 4, 2);
-  const attn::test::Run again = attn::test::run(exe + " --no-plots --no-companions --passes 1 --init " +
-                                                attn::test::quote((dir / "p").string()));
+  const attn::test::Run again =
+      attn::test::run(exe + " --no-plots --no-companions --passes 1 --init " + attn::test::quote((dir / "p").string()));
   BOOST_TEST(again.code == 0, again.err);
   BOOST_TEST(again.out.find("parameters read from") != std::string::npos);
   write(dir / "p" / "Wv.txt", "1 2\n");
@@ -404,11 +417,29 @@ BOOST_AUTO_TEST_CASE(help_exits_zero) {
 
 BOOST_AUTO_TEST_CASE(bad_input_is_one_line_and_exit_2) {
   const std::string exe = CHAPTER_EXE;
-  for (const std::string args :
-       {"--bogus", "--seed", "--seed -1", "--seed abc", "--passes 0", "--passes 1000001", "--passes x", "--lr 0",
-        "--lr -1", "--lr nan", "--lr inf", "--lr 100", "--updates 5", "--pause", "--walkthrough --updates -1",
-        "--walkthrough --init /tmp", "--walkthrough --bench", "--bench --save /tmp/x", "--init /nonexistent/dir",
-        "--plots /dev/null/x", "--loss-log /dev/null/x/loss.txt", "--save /dev/null/x", "stray"}) {
+  for (const std::string args : {"--bogus",
+                                 "--seed",
+                                 "--seed -1",
+                                 "--seed abc",
+                                 "--passes 0",
+                                 "--passes 1000001",
+                                 "--passes x",
+                                 "--lr 0",
+                                 "--lr -1",
+                                 "--lr nan",
+                                 "--lr inf",
+                                 "--lr 100",
+                                 "--updates 5",
+                                 "--pause",
+                                 "--walkthrough --updates -1",
+                                 "--walkthrough --init /tmp",
+                                 "--walkthrough --bench",
+                                 "--bench --save /tmp/x",
+                                 "--init /nonexistent/dir",
+                                 "--plots /dev/null/x",
+                                 "--loss-log /dev/null/x/loss.txt",
+                                 "--save /dev/null/x",
+                                 "stray"}) {
     attn::test::check_usage_error(attn::test::cat(exe, " --no-plots ", args), "ch05_training");
   }
 }

@@ -93,8 +93,10 @@ BOOST_AUTO_TEST_CASE(claim_mask_05_tired_cat_table_and_causal_view) {
   BOOST_TEST(A.n_cols == 5u);
   for (arma::uword i = 0; i < 5; ++i) BOOST_TEST(arma::accu(A.row(i)) == 1.0, tt::tolerance(1e-12));
   const arma::mat C = ch06::renormalize_causal(A);
+  // clang-format off
   check_printed(C.row(1), {0.10, 0.90, 0.0, 0.0, 0.0}, 0.005);
   check_printed(C.row(0), {1.0, 0.0, 0.0, 0.0, 0.0}, 0.005);
+  // clang-format on
   // cat by hand: (0.18, 0.30, 0.40) / 0.88.
   BOOST_TEST(C(2, 0) == 0.18 / 0.88, tt::tolerance(1e-12));
   BOOST_TEST(C(2, 2) == 0.40 / 0.88, tt::tolerance(1e-12));
@@ -106,7 +108,7 @@ BOOST_AUTO_TEST_CASE(claim_mask_05_tired_cat_table_and_causal_view) {
 }
 
 BOOST_AUTO_TEST_CASE(claim_mask_06_cross_attention_shapes) {
-  const arma::mat Xq = random(3, 4, 5), Xkv = random(6, 5, 6);  // n_q = 3, n_kv = 6, d_q != d_kv
+  const arma::mat Xq = random(3, 4, 5), Xkv = random(6, 5, 6);                       // n_q = 3, n_kv = 6, d_q != d_kv
   const arma::mat Wq = random(4, 2, 7), Wk = random(5, 2, 8), Wv = random(5, 7, 9);  // d_k = 2, d_v = 7
   const attn::HeadPass p = attn::cross_attention(Xq, Xkv, Wq, Wk, Wv);
   BOOST_TEST(p.Q.n_rows == 3u);
@@ -142,8 +144,10 @@ BOOST_AUTO_TEST_CASE(offset_causal_mask_rule) {
   const arma::mat M = attn::causal_mask(2, 5, 3);  // 2 x 5: query i reads keys j <= i + 3
   for (arma::uword i = 0; i < 2; ++i) {
     for (arma::uword j = 0; j < 5; ++j) {
-      if (j <= i + 3) BOOST_TEST(M(i, j) == 0.0);
-      else BOOST_TEST(M(i, j) == -std::numeric_limits<double>::infinity());
+      if (j <= i + 3)
+        BOOST_TEST(M(i, j) == 0.0);
+      else
+        BOOST_TEST(M(i, j) == -std::numeric_limits<double>::infinity());
     }
   }
   BOOST_CHECK_THROW(attn::causal_mask(0, 3, 0), std::invalid_argument);
@@ -188,9 +192,11 @@ BOOST_AUTO_TEST_CASE(single_token_sequences) {
 
 BOOST_AUTO_TEST_CASE(renormalize_rejects_bad_tables) {
   BOOST_CHECK_THROW(ch06::renormalize_causal(arma::mat(2, 3, arma::fill::ones)), std::invalid_argument);
+  // clang-format off
   BOOST_CHECK_THROW(ch06::renormalize_causal(arma::mat{{0.0, 1.0}, {0.5, 0.5}}), std::invalid_argument);
   BOOST_CHECK_THROW(ch06::renormalize_causal(arma::mat{{1.0, 0.0}, {-0.5, 1.5}}), std::invalid_argument);
   BOOST_CHECK_THROW(ch06::mask_log_weights(arma::mat{{0.0, 1.0}, {0.5, 0.5}}), std::invalid_argument);
+  // clang-format on
   BOOST_CHECK_THROW(ch06::zero_fill(arma::mat(2, 3, arma::fill::zeros)), std::invalid_argument);
 }
 
@@ -231,8 +237,9 @@ BOOST_AUTO_TEST_CASE(help_exits_zero) {
 
 BOOST_AUTO_TEST_CASE(bad_input_is_one_line_and_exit_2) {
   const std::string& exe = kExe;
-  for (const std::string args : {"--bogus", "--sentence", "--sentence ''", "--sentence 'the cat'", "--causal --bidirectional",
-                                 "--causal=yes", "--plots /dev/null/x", "--no-plots --plots /tmp/x", "stray"}) {
+  for (const std::string args :
+       {"--bogus", "--sentence", "--sentence ''", "--sentence 'the cat'", "--causal --bidirectional", "--causal=yes",
+        "--plots /dev/null/x", "--no-plots --plots /tmp/x", "stray"}) {
     attn::test::check_usage_error(attn::test::cat(exe, " --no-plots ", args), "ch06_masking");
   }
 }

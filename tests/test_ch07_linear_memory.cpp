@@ -109,8 +109,8 @@ BOOST_AUTO_TEST_CASE(claims_mem_01_to_mem_05_hold_on_the_program_sections) {
     BOOST_TEST(b.asymmetry > 0.1);
     BOOST_TEST(std::abs(b.S(0, 1) - b.S(1, 0)) > 1e-3, "seed " << seed);  // mem_01: s_01 != s_10
     const ch07::FactorSection f = ch07::not_unique(h);
-    BOOST_TEST(f.factor_change > 0.1);       // mem_02: the factors moved ...
-    BOOST_TEST(f.score_change <= 1e-10);     // ... the scores did not
+    BOOST_TEST(f.factor_change > 0.1);                             // mem_02: the factors moved ...
+    BOOST_TEST(f.score_change <= 1e-10);                           // ... the scores did not
     BOOST_TEST(ch07::kernel_view(h).largest_difference <= 1e-12);  // mem_03
   }
   const ch07::MemorySection m = ch07::running_memory(attn::toy_embeddings());
@@ -189,7 +189,8 @@ BOOST_AUTO_TEST_CASE(runs_prints_every_claim_and_draws_the_memory) {
 BOOST_AUTO_TEST_CASE(a_short_bench_prints_its_table_and_plots) {
   const std::filesystem::path dir = std::string(TEST_PLOTS) + "-bench";
   std::filesystem::remove_all(dir);
-  const attn::test::Run r = attn::test::run(kExe + " --bench --bench-max 64 --plots " + attn::test::quote(dir.string()));
+  const attn::test::Run r =
+      attn::test::run(kExe + " --bench --bench-max 64 --plots " + attn::test::quote(dir.string()));
   BOOST_TEST(r.code == 0);
   BOOST_TEST(r.out.find("at position 64: softmax with a cache takes") != std::string::npos);
   BOOST_TEST(r.out.find("holds 2.00x its bytes") != std::string::npos);  // 64 x 128 x 8 / (64 x 64 x 8)
@@ -205,9 +206,9 @@ BOOST_AUTO_TEST_CASE(help_exits_zero) {
 }
 
 BOOST_AUTO_TEST_CASE(bad_input_is_one_line_and_exit_2) {
-  for (const std::string args : {"--bogus", "--seed", "--seed abc", "--bench-max 0", "--bench-max 99999999",
-                                 "--bench-max x", "--bench=1", "--plots /dev/null/x", "--no-plots --plots /tmp/x",
-                                 "stray"}) {
+  for (const std::string args :
+       {"--bogus", "--seed", "--seed abc", "--bench-max 0", "--bench-max 99999999", "--bench-max x", "--bench=1",
+        "--plots /dev/null/x", "--no-plots --plots /tmp/x", "stray"}) {
     attn::test::check_usage_error(attn::test::cat(kExe, " --no-plots ", args), "ch07_linear_memory");
   }
 }

@@ -20,7 +20,6 @@ namespace {
 /// A tiny configuration: vocabulary 5, 6 positions, width 4, 2 heads of d_k 3 (d_k != width / heads).
 ch08::ModelShape tiny_shape() { return {5, 6, 4, 2, 3, 2}; }
 
-
 /// The program's --quick run (seed 1), trained once for all claim tests.
 const ch08::LabResult& quick_run(bool fixed) {
   static std::optional<ch08::LabResult> random_offsets, fixed_offsets;
@@ -123,7 +122,8 @@ BOOST_AUTO_TEST_CASE(sampled_blocks_recur_right_after_themselves) {
     BOOST_TEST(k.length >= 6u);
     BOOST_TEST(k.length <= 12u);
     BOOST_TEST(k.start + 2 * k.length <= 32u);
-    for (arma::uword j = 0; j < k.length; ++j) BOOST_TEST(batch.tokens(b, k.start + j) == batch.tokens(b, k.start + k.length + j));
+    for (arma::uword j = 0; j < k.length; ++j)
+      BOOST_TEST(batch.tokens(b, k.start + j) == batch.tokens(b, k.start + k.length + j));
     arma::uword first = 0, repeat = 0;
     for (arma::uword t = 0; t < 32; ++t) {
       first += ch08::region_of(k, t) == ch08::Region::first;

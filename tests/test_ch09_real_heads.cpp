@@ -71,7 +71,7 @@ BOOST_AUTO_TEST_CASE(claim_real_01_beats_the_bigram_baseline) {
   const ch09::Baselines& b = fixture_report().baselines;
   BOOST_TEST(claim("real_01").holds, claim("real_01").numbers);
   BOOST_TEST(b.model < b.bigram);
-  BOOST_TEST(b.bigram < b.unigram);          // n-gram ladder: more context, lower loss
+  BOOST_TEST(b.bigram < b.unigram);  // n-gram ladder: more context, lower loss
   BOOST_TEST(b.unigram < b.uniform);
   BOOST_TEST(b.uniform == std::log(97.0), boost::test_tools::tolerance(1e-12));  // 97 tokens, as in the study
 }
@@ -92,7 +92,8 @@ BOOST_AUTO_TEST_CASE(claim_real_03_second_layer_induction_head_and_its_ablation)
   BOOST_TEST(rise > (r.roles.random.first - r.roles.random.repeat) / 2);
   // the circuit needs a first layer: zeroing layer 1 also undoes most of the repeat advantage
   BOOST_TEST(r.ablations.at(9).name == "all of layer 1");
-  BOOST_TEST(r.ablations.at(9).random.repeat - r.roles.random.repeat > (r.roles.random.first - r.roles.random.repeat) / 2);
+  BOOST_TEST(r.ablations.at(9).random.repeat - r.roles.random.repeat >
+             (r.roles.random.first - r.roles.random.repeat) / 2);
 }
 
 BOOST_AUTO_TEST_CASE(claim_real_04_weight_is_not_contribution) {
@@ -162,7 +163,8 @@ BOOST_AUTO_TEST_CASE(windows_repeat_their_snippet_right_after_it) {
     BOOST_TEST(k.length >= 10u);
     BOOST_TEST(k.length <= 64u);
     BOOST_TEST(k.start + 2 * k.length <= 128u);
-    for (arma::uword j = 0; j < k.length; ++j) BOOST_TEST(w.tokens(b, k.start + j) == w.tokens(b, k.start + k.length + j));
+    for (arma::uword j = 0; j < k.length; ++j)
+      BOOST_TEST(w.tokens(b, k.start + j) == w.tokens(b, k.start + k.length + j));
   }
   const ch09::Windows plain = ch09::sample_windows(rng, text, 10, {128, 0.0, 10, 64});
   for (const attn::Block& k : plain.blocks) BOOST_TEST(k.length == 0u);
@@ -198,7 +200,8 @@ BOOST_AUTO_TEST_CASE(contribution_sizes_are_weights_times_value_sizes) {
   tokens.fill(vocab().token(' '));
   tokens.cols(0, 6) = vocab().encode("abc abd");
   attn::forward(m, tokens, pass);
-  const arma::mat V = arma::conv_to<arma::mat>::from(pass.layers[1].part(2)), Wo = arma::conv_to<arma::mat>::from(m.layers[1].Wo);
+  const arma::mat V = arma::conv_to<arma::mat>::from(pass.layers[1].part(2)),
+                  Wo = arma::conv_to<arma::mat>::from(m.layers[1].Wo);
   const arma::mat A = arma::conv_to<arma::mat>::from(attn::attention_pattern(pass, 1, 1, 0));
   for (arma::uword j = 0; j <= 5; ++j) {
     const double size = arma::norm(V.submat(j, 4, j, 7) * Wo.rows(4, 7));
@@ -224,18 +227,19 @@ BOOST_AUTO_TEST_CASE(loaded_model_prints_every_claim_and_draws_valid_plots) {
   const fs::path dir = fs::path(TEST_PLOTS) / "loaded";
   const auto r = attn::test::run_with_plots(std::string(CHAPTER_EXE) + " --load " + attn::test::quote(CH09_MODEL), dir);
   BOOST_TEST(r.code == 0, r.err);
-  attn::test::check_contains(r.out, {"[real_01]", "[real_02]", "[real_03]", "[real_04]", "[real_05]", "Loaded the model"});
-  for (const char* name : {"ch09_loss_curve", "ch09_head_view", "ch09_contributions", "ch09_head_roles",
-                           "ch09_ablations", "ch09_bank"}) {
+  attn::test::check_contains(r.out,
+                             {"[real_01]", "[real_02]", "[real_03]", "[real_04]", "[real_05]", "Loaded the model"});
+  for (const char* name :
+       {"ch09_loss_curve", "ch09_head_view", "ch09_contributions", "ch09_head_roles", "ch09_ablations", "ch09_bank"}) {
     BOOST_TEST(attn::is_valid_png(dir / (std::string(name) + ".png")), name);
   }
   BOOST_TEST(!attn::test::has_nan_word(r.out));
 }
 
 BOOST_AUTO_TEST_CASE(bad_flags_exit_2_with_one_line) {
-  for (const char* flags : {"--steps 0", "--steps -4", "--repeat-share 1.5", "--lr 0", "--lr nan", "--seed x",
-                            "--sentence ''", "--bogus", "--load /tmp --steps 5", "--cached /tmp/x --save /tmp/y",
-                            "--plots /dev/null/x --steps 1"}) {
+  for (const char* flags :
+       {"--steps 0", "--steps -4", "--repeat-share 1.5", "--lr 0", "--lr nan", "--seed x", "--sentence ''", "--bogus",
+        "--load /tmp --steps 5", "--cached /tmp/x --save /tmp/y", "--plots /dev/null/x --steps 1"}) {
     attn::test::check_usage_error(std::string(CHAPTER_EXE) + " " + flags, "ch09_real_heads");
   }
 }
@@ -243,9 +247,11 @@ BOOST_AUTO_TEST_CASE(bad_flags_exit_2_with_one_line) {
 // A missing corpus is the machine's state (exit 1); a --load folder without a saved model is an
 // unusable input the reader named, refused before any output like ch05's --init (exit 2).
 BOOST_AUTO_TEST_CASE(missing_corpus_exits_1_and_missing_model_exits_2_in_one_line) {
+  // clang-format off
   for (const auto& [flags, code] : {std::pair{"--corpus /nonexistent/fortunes --no-plots", 1},
                                     std::pair{"--load /nonexistent/model --no-plots", 2}}) {
     const auto r = attn::test::run(std::string(CHAPTER_EXE) + " " + flags);
+    // clang-format on
     BOOST_TEST(r.code == code, flags);
     BOOST_TEST(attn::test::line_count(r.err) == 1u, flags << ": " << r.err);
     BOOST_TEST(r.err.rfind("ch09_real_heads: error: ", 0) == 0u, r.err);

@@ -85,8 +85,10 @@ BOOST_AUTO_TEST_CASE(a_row_of_all_minus_infinity_throws) {
 }
 
 BOOST_AUTO_TEST_CASE(nan_plus_infinity_and_empty_throw) {
+  // clang-format off
   BOOST_CHECK_THROW(attn::softmax_rows(arma::mat{{0.0, std::nan("")}}), std::invalid_argument);
   BOOST_CHECK_THROW(attn::softmax_rows(arma::mat{{0.0, inf}}), std::invalid_argument);
+  // clang-format on
   BOOST_CHECK_THROW(attn::softmax_rows(arma::mat()), std::invalid_argument);
 }
 
@@ -96,7 +98,9 @@ BOOST_AUTO_TEST_SUITE(head)
 
 BOOST_AUTO_TEST_CASE(shapes_rows_and_mixtures_for_random_inputs) {
   arma::arma_rng::set_seed(3);
-  struct Case { arma::uword n, d, d_k, d_v; };
+  struct Case {
+    arma::uword n, d, d_k, d_v;
+  };
   for (const Case c : {Case{1, 4, 4, 4}, Case{3, 5, 2, 4}, Case{6, 3, 7, 1}, Case{4, 8, 3, 8}}) {
     const arma::mat X = arma::randn(c.n, c.d), Wq = arma::randn(c.d, c.d_k), Wk = arma::randn(c.d, c.d_k),
                     Wv = arma::randn(c.d, c.d_v);
@@ -150,11 +154,13 @@ BOOST_AUTO_TEST_CASE(score_multiplier_scales_scores) {
 BOOST_AUTO_TEST_CASE(every_shape_mismatch_throws_naming_the_shapes) {
   const arma::mat X(3, 4, arma::fill::ones), W43(4, 3, arma::fill::ones), W53(5, 3, arma::fill::ones),
       W42(4, 2, arma::fill::ones);
+  // clang-format off
   BOOST_TEST(throws_invalid_with([&] { attn::attention(X, W53, W43, W43); }, "5 x 3"));
   BOOST_TEST(throws_invalid_with([&] { attn::attention(X, W43, W53, W43); }, "3 x 4"));
   BOOST_TEST(throws_invalid_with([&] { attn::attention(X, W43, W43, W53); }, "Wv is 5 x 3"));
   BOOST_TEST(throws_invalid_with([&] { attn::attention(X, W43, W42, W43); }, "Wk is 4 x 2"));
   BOOST_TEST(throws_invalid_with([&] { attn::attention(arma::mat(), W43, W43, W43); }, "empty"));
+  // clang-format on
 }
 
 BOOST_AUTO_TEST_CASE(non_finite_inputs_throw_instead_of_returning_nan) {
@@ -178,8 +184,7 @@ BOOST_AUTO_TEST_CASE(lookup_stacks_rows_in_sentence_order) {
 }
 
 BOOST_AUTO_TEST_CASE(unknown_word_lists_the_vocabulary) {
-  BOOST_TEST(throws_invalid_with([] { attn::toy_embeddings().lookup({"the", "lake"}); },
-                                 "the, river, money, bank"));
+  BOOST_TEST(throws_invalid_with([] { attn::toy_embeddings().lookup({"the", "lake"}); }, "the, river, money, bank"));
   BOOST_TEST(throws_invalid_with([] { attn::toy_embeddings().lookup({}); }, "empty"));
 }
 
@@ -209,14 +214,18 @@ BOOST_AUTO_TEST_CASE(cross_entropy_by_hand) {
   BOOST_TEST(ce.dlogits(0, 0) == -0.5, tt::tolerance(1e-15));
   BOOST_TEST(ce.dlogits(0, 1) == 0.5, tt::tolerance(1e-15));
   // Far-apart logits stay finite: -log softmax([1000, -1000])[1] = 2000.
+  // clang-format off
   BOOST_TEST(attn::cross_entropy(arma::mat{{1000.0, -1000.0}}, arma::uvec{1}).loss == 2000.0, tt::tolerance(1e-12));
   BOOST_CHECK_THROW(attn::cross_entropy(arma::mat{{0.0, 0.0}}, arma::uvec{2}), std::invalid_argument);
+  // clang-format on
 }
 
 BOOST_AUTO_TEST_CASE(adam_first_two_steps_match_the_paper) {
   // Kingma & Ba 2015, Algorithm 1, worked by hand for lr 0.1 on two parameter groups.
+  // clang-format off
   arma::mat a{{1.0, -1.0}}, b(1, 1, arma::fill::value(2.0));
   arma::mat ga{{0.5, -2.0}}, gb(1, 1, arma::fill::value(3.0));
+  // clang-format on
   attn::Adam adam(0.1);
   adam.step({{"a", &a, &ga}, {"b", &b, &gb}});
   // t = 1: m_hat = g, v_hat = g^2, so every entry moves by lr * g / (|g| + eps) = lr * sign(g).
@@ -235,8 +244,10 @@ BOOST_AUTO_TEST_CASE(adam_first_two_steps_match_the_paper) {
 }
 
 BOOST_AUTO_TEST_CASE(sgd_steps_against_the_gradient) {
+  // clang-format off
   arma::mat w{{1.0, 2.0}}, g{{0.5, -1.0}};
   attn::Sgd(0.3).step({{"w", &w, &g}});
+  // clang-format on
   BOOST_TEST(w(0, 0) == 0.85, tt::tolerance(1e-15));
   BOOST_TEST(w(0, 1) == 2.3, tt::tolerance(1e-15));
 }
@@ -278,10 +289,12 @@ BOOST_AUTO_TEST_CASE(bars_write_a_valid_png_and_its_data) {
   std::filesystem::remove_all(dir);
   attn::Plotter p(attn::PlotSettings{.folder = dir.string()});
   BOOST_REQUIRE_MESSAGE(p.enabled(), p.skip_reason());
+  // clang-format off
   p.bars({.name = "bars", .title = "t", .xlabel = "x", .ylabel = "y", .categories = {"a", "b c"},
           .series = {"s1", "s2"}, .values = arma::mat{{1, 2}, {3, -1}}});
   p.heatmap({.name = "map", .title = "t", .xlabel = "x", .ylabel = "y", .col_labels = {"a", "b"},
              .row_labels = {"c", "d"}, .values = arma::mat{{0.5, std::nan("")}, {0.25, 0.75}}});
+  // clang-format on
   BOOST_TEST(attn::is_valid_png(dir / "bars.png"));
   BOOST_TEST(attn::is_valid_png(dir / "map.png"));
   BOOST_TEST(std::filesystem::exists(dir / "bars.dat"));
@@ -293,10 +306,12 @@ BOOST_AUTO_TEST_CASE(bars_write_a_valid_png_and_its_data) {
 }
 
 BOOST_AUTO_TEST_CASE(heatmap_kinds_draw_labelled_boxes_and_labels_can_be_hidden) {
+  // clang-format off
   const attn::Heatmap mask{.title = "mask", .col_labels = {"a", "b"}, .row_labels = {"a", "b"},
                            .values = arma::mat{{0, 1}, {0, 0}},
                            .kinds = {{.label = "0", .colour = "#c6dbef", .key = "allowed"},
                                      {.label = "-inf", .colour = "#4d4d4d", .text_colour = "white", .key = "blocked"}}};
+  // clang-format on
   const std::string data = attn::heatmap_data(mask);
   BOOST_TEST(data.find("1\t0\t1\t\"-inf\"\t0xffffff") != std::string::npos, data);  // column 1, row 0: blocked
   const std::string commands = attn::heatmap_commands(mask, "'m.dat'");
@@ -306,7 +321,10 @@ BOOST_AUTO_TEST_CASE(heatmap_kinds_draw_labelled_boxes_and_labels_can_be_hidden)
   bad.values(0, 0) = 2;  // no third kind
   BOOST_CHECK_THROW(attn::heatmap_data(bad), std::invalid_argument);
 
-  attn::Heatmap quiet{.col_labels = {"a"}, .row_labels = {"b"}, .values = arma::mat(1, 1, arma::fill::value(0.5)), .cell_labels = false};
+  attn::Heatmap quiet{.col_labels = {"a"},
+                      .row_labels = {"b"},
+                      .values = arma::mat(1, 1, arma::fill::value(0.5)),
+                      .cell_labels = false};
   BOOST_TEST(attn::heatmap_commands(quiet, "'q.dat'").find("with labels") == std::string::npos);
   quiet.cell_labels = true;
   BOOST_TEST(attn::heatmap_commands(quiet, "'q.dat'").find("with labels") != std::string::npos);

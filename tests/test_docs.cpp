@@ -90,7 +90,7 @@ BOOST_AUTO_TEST_CASE(every_chapter_page_shows_output_and_plots) {
       BOOST_REQUIRE(fs::exists(page));
       const std::string text = read(page);
       BOOST_TEST(text.find("<img src=\"" + chapter.substr(0, 4)) != std::string::npos);  // its own plots
-      BOOST_TEST(text.find("plots: ") != std::string::npos);  // the captured output's last line
+      BOOST_TEST(text.find("plots: ") != std::string::npos);      // the captured output's last line
       BOOST_TEST(text.find("chapter-nav") == std::string::npos);  // the source marker never shows as a heading
       BOOST_TEST(index.find("href=\"" + chapter + ".html") != std::string::npos);  // linked from the main page
     }

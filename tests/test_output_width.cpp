@@ -115,14 +115,12 @@ BOOST_AUTO_TEST_CASE(every_printed_line_fits_in_100_characters) {
       const bool quiet = args.find("--help") != std::string::npos || args.find("--no-plots") != std::string::npos;
       // stderr joins stdout inside the subshell (its lines must fit too); the helper's own stderr
       // file stays empty, so two threads sharing its name do not matter.
-      results[i] = attn::test::run("(cd " + attn::test::quote(folder.string()) + " && " +
-                                   attn::test::quote(exe.at(name).first) + " " + args +
-                                   (quiet ? "" : " --no-plots") + " 2>&1)");
+      results[i] =
+          attn::test::run("(cd " + attn::test::quote(folder.string()) + " && " + attn::test::quote(exe.at(name).first) +
+                          " " + args + (quiet ? "" : " --no-plots") + " 2>&1)");
     }
   };
-  {
-    std::jthread a(worker, 0), b(worker, 1);
-  }
+  { std::jthread a(worker, 0), b(worker, 1); }
   for (std::size_t i = 0; i < runs.size(); ++i) {
     const auto& [name, args] = runs[i];
     const attn::test::Run& r = results[i];

@@ -44,8 +44,8 @@ std::string sqrt_d(const arma::mat& X) { return "sqrt(" + std::to_string(X.n_col
 
 /// Section 1: both sentences, bank's weights and mixture; the residual preview; a plain average.
 void print_forward_pass(const ch01::ForwardPassSection& f, const std::vector<std::string>& axes) {
-  attn::print_heading(std::cout, "1. One forward pass, no training (Wq = Wk = Wv = I, d_k = " +
-                                     std::to_string(f.river.X.n_cols) + ")");
+  attn::print_heading(
+      std::cout, "1. One forward pass, no training (Wq = Wk = Wv = I, d_k = " + std::to_string(f.river.X.n_cols) + ")");
   std::cout << "Every token's vector is its own query, key and value. bank is the last row.\n";
   const ch01::SentencePass* sentences[2] = {&f.river, &f.money};
   const char* tags[2][2] = {{"mix_01", "mix_02"}, {"mix_03", "mix_04"}};
@@ -68,7 +68,8 @@ void print_forward_pass(const ch01::ForwardPassSection& f, const std::vector<std
 
   std::cout << "\n  A plain average separates the sentences too. The mean of \"" << attn::join_words(f.river.words)
             << "\":\n"
-            << "    water " << format_number(f.mean(1), kPrecision) << ", finance " << format_number(f.mean(0), kPrecision)
+            << "    water " << format_number(f.mean(1), kPrecision) << ", finance "
+            << format_number(f.mean(0), kPrecision)
             << "   [mix_07]\n"
                "  So this experiment shows information mixing, not a task that needs selective weights.\n";
 }
@@ -83,13 +84,13 @@ void print_why_it_mixed(const ch01::WhyItMixedSection& w) {
   const std::string dots_label = "  dot products with " + joined(s.words) + ": ";
   std::cout << dots_label << format_vector(t.dots, kPrecision) << "   [mix_08]\n"
             << std::left << std::setw(static_cast<int>(dots_label.size())) << "  divided by " + divisor << std::right
-            << format_vector(t.scaled, kPrecision)
-            << "   [mix_09]\n"
+            << format_vector(t.scaled, kPrecision) << "   [mix_09]\n"
             << "  softmax (exp, then divide by sum):  " << format_vector(t.weights, kPrecision) << "   [mix_01]\n"
             << "  mixture = " << format_number(t.weights(0), kPrecision) << " x " << s.words[0] << " + "
             << format_number(t.weights(1), kPrecision) << " x " << s.words[1] << " + "
-            << format_number(t.weights(2), kPrecision) << " x " << s.words[2] << "\n          = "
-            << format_vector(t.mixture, kPrecision) << "   (printed rounded; computed in full precision)\n";
+            << format_number(t.weights(2), kPrecision) << " x " << s.words[2]
+            << "\n          = " << format_vector(t.mixture, kPrecision)
+            << "   (printed rounded; computed in full precision)\n";
 
   const attn::HeadPass& pass = s.pass;
   std::cout << "\n  Every row at once: scores = X X^T / " << root << " is " << attn::shape(pass.scores)
@@ -170,14 +171,15 @@ void draw_plots(attn::Plotter& plots, const ch01::ForwardPassSection& f, const c
               .categories = axes,
               .series = {"bank input", "mixture in " + attn::join_words(f.river.words),
                          "mixture in " + attn::join_words(f.money.words)},
-              .values = arma::join_rows(arma::vec(f.river.X.row(f.river.receiver).t()), arma::vec(f.river.mixture().t()),
-                                        arma::vec(f.money.mixture().t())),
+              .values = arma::join_rows(arma::vec(f.river.X.row(f.river.receiver).t()),
+                                        arma::vec(f.river.mixture().t()), arma::vec(f.money.mixture().t())),
               .yrange = std::make_pair(0.0, 1.0)});
 
   const std::vector<std::string>& words = e.sentence.words;
   std::vector<std::pair<double, std::string>> marks{{0.1, "x0.1"}, {1.0, "x1"}, {5.0, "x5"}};
   const bool marked = e.multiplier == 0.1 || e.multiplier == 1.0 || e.multiplier == 5.0;
-  if (!marked && e.multiplier >= e.sweep.min() && e.multiplier <= e.sweep.max()) marks.emplace_back(e.multiplier, "yours");
+  if (!marked && e.multiplier >= e.sweep.min() && e.multiplier <= e.sweep.max())
+    marks.emplace_back(e.multiplier, "yours");
   plots.lines({.name = "ch01_scale_sweep",
                .title = "Weights received by '" + words[e.sentence.receiver] + "' in \"" + attn::join_words(words) +
                         "\" as the scores are multiplied",
@@ -209,11 +211,13 @@ struct Flags {
 std::optional<Flags> read_flags(int argc, char** argv) {
   po::options_description options("Options");
   attn::cli::add_common_options(options);
+  // clang-format off
   options.add_options()
       ("sentence", po::value<std::string>()->value_name("WORDS"),
        "also trace the last word of this sentence (words from: the, river, money, bank)")
       ("scale", po::value<double>()->value_name("FACTOR")->default_value(1.0),
        "multiply the scores by FACTOR before softmax in your experiment (-1000 to 1000)");
+  // clang-format on
   po::variables_map vm;
   if (!attn::cli::parse(argc, argv, options, kProgram, vm)) return std::nullopt;
   Flags f;

@@ -21,11 +21,11 @@ RowTrace trace_row(const arma::mat& X, arma::uword i, double multiplier) {
   }
   const attn::HeadPass pass = identity_head(X, multiplier);
   RowTrace t;
-  t.dots = X.row(i) * X.t();                                 // 1 x n
+  t.dots = X.row(i) * X.t();                                     // 1 x n
   t.scaled = t.dots / std::sqrt(static_cast<double>(X.n_cols));  // 1 x n
-  t.scores = pass.scores.row(i);                             // multiplier * scaled
-  t.weights = pass.A.row(i);                                 // softmax(scores)
-  t.mixture = pass.H.row(i);                                 // weights X: 1 x d
+  t.scores = pass.scores.row(i);                                 // multiplier * scaled
+  t.weights = pass.A.row(i);                                     // softmax(scores)
+  t.mixture = pass.H.row(i);                                     // weights X: 1 x d
   return t;
 }
 // [trace_row]

@@ -44,9 +44,9 @@ arma::mat multiplier_sweep(const arma::mat& X, arma::uword i, const arma::vec& m
 /// One sentence through the identity head, with its receiving (last) position.
 struct SentencePass {
   std::vector<std::string> words{};  ///< the sentence
-  arma::mat X{};                   ///< n x d, one embedding per row
+  arma::mat X{};                     ///< n x d, one embedding per row
   attn::HeadPass pass{};             ///< the identity head on X
-  arma::uword receiver = 0;        ///< the receiving row: the last word
+  arma::uword receiver = 0;          ///< the receiving row: the last word
   /// 1 x n: the receiver's weights over the sentence. Throws nothing on a computed pass.
   /// Source: the article's `A[-1]` ("One forward pass, no training").
   arma::rowvec weights() const { return pass.A.row(receiver); }
@@ -66,9 +66,9 @@ SentencePass sentence_pass(const attn::EmbeddingTable& table, const std::vector<
 
 /// Section 1, "One forward pass, no training": both article sentences and a plain average.
 struct ForwardPassSection {
-  SentencePass river{};   ///< "the river bank"
-  SentencePass money{};   ///< "the money bank"
-  arma::rowvec mean{};    ///< 1 x d: the plain average of "the river bank"'s rows
+  SentencePass river{};  ///< "the river bank"
+  SentencePass money{};  ///< "the money bank"
+  arma::rowvec mean{};   ///< 1 x d: the plain average of "the river bank"'s rows
 };
 /// Computes section 1 over the toy table. Throws std::invalid_argument if `table` lacks one of the
 /// words the, river, money, bank. Source: the article, "One forward pass, no training".
@@ -99,11 +99,11 @@ ScoreScaleSection score_scale(const attn::EmbeddingTable& table);
 /// The reader's experiment and the sweep plot: a sentence's last word traced at one multiplier,
 /// and its weights as the multiplier sweeps 0.05 .. 10 (121 points, log spaced).
 struct Experiment {
-  SentencePass sentence{};   ///< the sentence at the chosen multiplier
-  double multiplier = 1.0; ///< the chosen multiplier
-  RowTrace trace{};          ///< the last word traced
-  arma::vec sweep{};         ///< 121 x 1: the multipliers, 0.05 .. 10
-  arma::mat sweep_weights{}; ///< 121 x n: the last word's weights under each
+  SentencePass sentence{};    ///< the sentence at the chosen multiplier
+  double multiplier = 1.0;    ///< the chosen multiplier
+  RowTrace trace{};           ///< the last word traced
+  arma::vec sweep{};          ///< 121 x 1: the multipliers, 0.05 .. 10
+  arma::mat sweep_weights{};  ///< 121 x n: the last word's weights under each
 };
 /// Computes the experiment. Throws std::invalid_argument for an unknown word, an empty sentence or a
 /// non-finite multiplier. Source: the article, "Try the score scale" (the reader's own sentence).

@@ -107,8 +107,8 @@ void null_space(arma::uword width, arma::uword d_k) {
 }
 
 void print_match(const ch02::MatchTable& t) {
-  attn::Table table({"token", "its query x Wq", "its key x Wk", "q_" + t.words[t.receiver] + " . key / sqrt(3)",
-                     "weight"});
+  attn::Table table(
+      {"token", "its query x Wq", "its key x Wk", "q_" + t.words[t.receiver] + " . key / sqrt(3)", "weight"});
   for (arma::uword j = 0; j < t.words.size(); ++j) {
     table.add({t.words[j], row(t.Q, j, 2), row(t.K, j, 2), format_number(t.scores(j), 3),
                format_number(100.0 * t.weights(j), 1) + "%"});
@@ -129,8 +129,8 @@ void matching_directions(const std::string& label, const ch02::MatchingSection& 
   arma::rowvec first_query;
   for (const ch02::MatchTable& t : m.tables) {
     const arma::rowvec q = t.Q.row(t.receiver);
-    std::cout << "\n  \"" << attn::join_words(t.words) << "\", receiving token " << t.words[t.receiver] << ": q = "
-              << format_vector(q, 2) << (article_preset ? "   [qk_04]" : "") << '\n';
+    std::cout << "\n  \"" << attn::join_words(t.words) << "\", receiving token " << t.words[t.receiver]
+              << ": q = " << format_vector(q, 2) << (article_preset ? "   [qk_04]" : "") << '\n';
     print_match(t);
     if (article_preset) {
       std::cout << "    keys [qk_05], scores [qk_06], weights [qk_07]\n";
@@ -156,11 +156,13 @@ void draw_plots(attn::Plotter& plots, const ch02::TeachingSection& teaching, con
               .title = "tower's weights: raw similarity ties Eiffel with the filler; the swap query picks Eiffel",
               .xlabel = "source position",
               .ylabel = "weight a_tower,j",
+              // clang-format off
               .categories = {"the", "Eiffel", "tower"},
               .series = {"raw query (Wq = I)", "swap query (Wq = swap)"},
               .values = arma::join_rows(arma::vec(raw.A.row(2).t()), arma::vec(swapped.A.row(2).t())),
               .yrange = std::make_pair(0.0, 0.65),
               .precision = 4});
+  // clang-format on
 
   ch02::draw_matching_space(plots, label, matching.tables.front());
   ch02::draw_bank_presets(plots);
@@ -185,13 +187,13 @@ const attn::cli::ProgramInfo kProgram{
 
 /// What the reader asked for on the command line.
 struct Flags {
-  ch02::Preset preset = ch02::Preset::water;       ///< --preset
-  std::optional<arma::mat> custom_wq;              ///< --wq (4 x 3), instead of the preset
-  std::vector<std::vector<std::string>> sentences; ///< --sentence, or both article sentences
-  bool own_sentence = false;                       ///< --sentence was given
-  arma::uword width = 12288;                       ///< --width
-  arma::uword d_k = 128;                           ///< --dk
-  attn::PlotSettings plots;                        ///< --plots, --no-plots
+  ch02::Preset preset = ch02::Preset::water;        ///< --preset
+  std::optional<arma::mat> custom_wq;               ///< --wq (4 x 3), instead of the preset
+  std::vector<std::vector<std::string>> sentences;  ///< --sentence, or both article sentences
+  bool own_sentence = false;                        ///< --sentence was given
+  arma::uword width = 12288;                        ///< --width
+  arma::uword d_k = 128;                            ///< --dk
+  attn::PlotSettings plots;                         ///< --plots, --no-plots
   /// The query projection the matching widget uses.
   arma::mat Wq() const { return custom_wq ? *custom_wq : ch02::preset_wq(preset); }
   /// How the widget names it: "custom" or "find water evidence".
@@ -201,6 +203,7 @@ struct Flags {
 po::options_description options() {
   po::options_description options("Options");
   attn::cli::add_common_options(options);
+  // clang-format off
   options.add_options()
       ("preset", po::value<std::string>()->value_name("NAME")->default_value("water"),
        "bank's hand-set query: water, finance or structure")
@@ -214,6 +217,7 @@ po::options_description options() {
        "input width of the random query map in the null-space example")
       ("dk", po::value<long long>()->value_name("D_K")->default_value(128),
        "query width of the random query map in the null-space example");
+  // clang-format on
   return options;
 }
 
@@ -249,7 +253,8 @@ int main(int argc, char** argv) {
   return attn::cli::run(kProgram.name, [&] {
     const std::optional<Flags> flags = read_flags(argc, argv);
     if (!flags) return 0;
-    const ch02::MatchingSection matching = ch02::matching_section(flags->Wq(), flags->sentences);  // refuses unknown words
+    const ch02::MatchingSection matching =
+        ch02::matching_section(flags->Wq(), flags->sentences);  // refuses unknown words
     attn::Plotter plots(flags->plots);
     const ch02::TeachingSection teaching = ch02::teaching_section();
 

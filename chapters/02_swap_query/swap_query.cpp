@@ -36,7 +36,7 @@ NullSpace null_space(const arma::mat& M) {
   ns.rank = arma::rank(M);
   ns.nullity = M.n_cols - ns.rank;
   ns.basis = arma::null(M);
-  for (arma::uword c = 0; c < ns.basis.n_cols; ++c) {  // LAPACK's sign is arbitrary: make each column's
+  for (arma::uword c = 0; c < ns.basis.n_cols; ++c) {                // LAPACK's sign is arbitrary: make each column's
     const arma::uword top = arma::abs(ns.basis.col(c)).index_max();  // largest entry positive
     if (ns.basis(top, c) < 0) ns.basis.col(c) *= -1.0;
   }
@@ -54,7 +54,7 @@ WidthExample width_example(arma::uword d, arma::uword d_k, arma::arma_rng::seed_
   WidthExample w{.d = d, .d_k = d_k};
   w.rank = arma::rank(Wq);  // singular values of the d x d_k matrix: cheap
   w.nullity = d - w.rank;   // rank–nullity: the directions that Wq^T sends to zero
-  if (w.nullity == 0) {  // d <= d_k: Wq reads every input direction; there is nothing to sample
+  if (w.nullity == 0) {     // d <= d_k: Wq reads every input direction; there is nothing to sample
     w.seconds = timer.toc();
     return w;
   }
@@ -64,7 +64,7 @@ WidthExample width_example(arma::uword d, arma::uword d_k, arma::arma_rng::seed_
   arma::mat C, R;
   arma::qr_econ(C, R, Wq);
   const arma::mat random_rows = arma::randn<arma::mat>(samples, d);  // samples x d
-  const arma::mat N = random_rows - (random_rows * C) * C.t();        // samples x d, each row in the null space
+  const arma::mat N = random_rows - (random_rows * C) * C.t();       // samples x d, each row in the null space
   const arma::rowvec x = arma::randn<arma::rowvec>(d);
   w.null_query_max = arma::abs(N * Wq).max() / arma::abs(Wq).max();
   w.query_change_max = arma::abs((x + N.row(0)) * Wq - x * Wq).max();
@@ -82,9 +82,12 @@ Preset parse_preset(const std::string& name) {
 
 std::string preset_name(Preset preset) {
   switch (preset) {
-    case Preset::water: return "water";
-    case Preset::finance: return "finance";
-    case Preset::structure: return "structure";
+    case Preset::water:
+      return "water";
+    case Preset::finance:
+      return "finance";
+    case Preset::structure:
+      return "structure";
   }
   return "?";
 }
@@ -147,7 +150,7 @@ arma::mat parse_matrix(const std::string& text, arma::uword rows, arma::uword co
 
 // [match_last]
 MatchTable match_last(const std::vector<std::string>& words, const arma::mat& Wq, const arma::mat& Wk) {
-  const arma::mat X = attn::toy_embeddings().lookup(words);  // n x 4
+  const arma::mat X = attn::toy_embeddings().lookup(words);    // n x 4
   const attn::HeadPass pass = attn::attention(X, Wq, Wk, Wk);  // values unused: this stops at matching
   MatchTable t{.words = words, .receiver = X.n_rows - 1, .Q = pass.Q, .K = pass.K};
   t.scores = pass.scores.row(t.receiver);  // q_receiver . k_j / sqrt(d_k)

@@ -37,7 +37,7 @@ arma::mat small_query_map();
 struct NullSpace {
   arma::uword rank = 0;     ///< rank(M): how many independent input directions M reads
   arma::uword nullity = 0;  ///< inputs - rank: the dimension of the null space (rank–nullity)
-  arma::mat basis{};          ///< inputs x nullity, orthonormal columns spanning {x : M x = 0}
+  arma::mat basis{};        ///< inputs x nullity, orthonormal columns spanning {x : M x = 0}
 };
 
 /// rank(M) and an orthonormal basis of M's null space, from arma::rank and arma::null (SVD).
@@ -47,14 +47,14 @@ NullSpace null_space(const arma::mat& M);
 
 /// The width example: a random d x d_k query projection Wq, its rank and null-space dimension.
 struct WidthExample {
-  arma::uword d = 0;                ///< input width (rows of Wq)
-  arma::uword d_k = 0;              ///< query width (columns of Wq)
-  arma::uword rank = 0;             ///< rank(Wq) = rank(M), from the singular values
-  arma::uword nullity = 0;          ///< d - rank: input directions this query map ignores
-  arma::uword null_samples = 0;     ///< null-space vectors checked (0 when the null space is {0})
-  double null_query_max = 0;        ///< max |n Wq| over sampled null-space vectors n (about 1e-15)
-  double query_change_max = 0;      ///< max |(x + n) Wq - x Wq| for a random input x
-  double seconds = 0;               ///< wall time of the whole computation
+  arma::uword d = 0;             ///< input width (rows of Wq)
+  arma::uword d_k = 0;           ///< query width (columns of Wq)
+  arma::uword rank = 0;          ///< rank(Wq) = rank(M), from the singular values
+  arma::uword nullity = 0;       ///< d - rank: input directions this query map ignores
+  arma::uword null_samples = 0;  ///< null-space vectors checked (0 when the null space is {0})
+  double null_query_max = 0;     ///< max |n Wq| over sampled null-space vectors n (about 1e-15)
+  double query_change_max = 0;   ///< max |(x + n) Wq - x Wq| for a random input x
+  double seconds = 0;            ///< wall time of the whole computation
 };
 
 /// Draws Wq (d x d_k, standard normal entries, Armadillo's generator seeded by `seed`), computes
@@ -97,7 +97,7 @@ arma::mat parse_matrix(const std::string& text, arma::uword rows, arma::uword co
 /// One receiving token's matching table: every token's query and key, and the receiver's scores and weights.
 struct MatchTable {
   std::vector<std::string> words{};  ///< the sentence, one word per token
-  arma::uword receiver = 0;        ///< index of the receiving token
+  arma::uword receiver = 0;          ///< index of the receiving token
   arma::mat Q{};                     ///< n x d_k: every token's query x Wq
   arma::mat K{};                     ///< n x d_k: every token's key x Wk
   arma::rowvec scores{};             ///< 1 x n: q_receiver . k_j / sqrt(d_k)
@@ -124,7 +124,7 @@ TeachingSection teaching_section();
 
 /// Section 4: the matching widget's tables, one per sentence, under one query projection.
 struct MatchingSection {
-  arma::mat Wq{};                   ///< 4 x 3: the preset's or the reader's
+  arma::mat Wq{};                    ///< 4 x 3: the preset's or the reader's
   std::vector<MatchTable> tables{};  ///< one per sentence, in order
 };
 /// match_last() of every sentence under `Wq` (4 x 3) and fixed_wk(); one table per sentence.

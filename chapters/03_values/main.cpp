@@ -76,7 +76,8 @@ void counting(long long n, long long h, long long N, const std::optional<ch03::B
 
 /// Section 2: queries and keys choose the weights, values the content.
 void three_roles(const std::vector<ch03::Combination>& combos) {
-  attn::print_heading(std::cout, "2. Three roles: Q and K set the weights, V sets the content (receiving token: tower)");
+  attn::print_heading(std::cout,
+                      "2. Three roles: Q and K set the weights, V sets the content (receiving token: tower)");
   attn::Table t({"query", "values", "weights (the, Eiffel, tower)", "mixture (structure, Paris id.)", "claims"});
   for (const auto& [q, v, p] : combos) {
     const bool both = q == ch03::Choice::swap && v == ch03::Choice::swap;
@@ -94,8 +95,8 @@ void three_roles(const std::vector<ch03::Combination>& combos) {
 
 /// The reader's combination (--query, --values).
 void your_combination(const std::vector<ch03::Combination>& combos, ch03::Choice q, ch03::Choice v) {
-  attn::print_heading(std::cout, "Your combination: --query " + ch03::choice_name(q) + " --values " +
-                                     ch03::choice_name(v));
+  attn::print_heading(std::cout,
+                      "Your combination: --query " + ch03::choice_name(q) + " --values " + ch03::choice_name(v));
   const attn::HeadPass& p = ch03::combination(combos, q, v);
   std::cout << "  tower's input x:   [1.0000, 0.0000]\n";
   for (arma::uword j = 0; j < 3; ++j) {
@@ -116,7 +117,8 @@ void what_the_weight_measures() {
          format_number(k.score_after, 4), format_number(k.weight_after, 4)});
   t.print(std::cout);
   std::cout << "  q_tower and k_Eiffel are unchanged; the new key joins the softmax denominator, so a(tower, Eiffel)\n"
-               "  falls from " << format_number(k.weight_before, 4) << " to " << format_number(k.weight_after, 4)
+               "  falls from "
+            << format_number(k.weight_before, 4) << " to " << format_number(k.weight_after, 4)
             << "   [val_03]\n"
                "  A weight compares one score with every other allowed score in its row;\n"
                "  it is not a co-occurrence count.\n";
@@ -205,6 +207,7 @@ struct Flags {
 po::options_description options() {
   po::options_description options("Options");
   attn::cli::add_common_options(options);
+  // clang-format off
   options.add_options()
       ("query", po::value<std::string>()->value_name("raw|swap"), "tower's query projection in your combination")
       ("values", po::value<std::string>()->value_name("raw|swap"), "the value projection in your combination")
@@ -213,6 +216,7 @@ po::options_description options() {
       ("blocks", po::value<long long>()->value_name("N")->default_value(1), "transformer blocks N in the stack")
       ("sentence", po::value<std::string>()->value_name("WORDS"),
        "run the two-head example sublayer on this sentence (words from: the, river, money, bank)");
+  // clang-format on
   return options;
 }
 

@@ -35,14 +35,18 @@ attn::HeadPass tower_head(Choice query, Choice values) {
 AnotherKey add_another_key(const arma::rowvec& extra) {
   if (extra.n_elem != 2) throw std::invalid_argument("add_another_key: the extra token must be 1 x 2");
   attn::require_finite(extra, "add_another_key: the extra token");
-  const arma::mat X2 = eiffel_sentence();                     // 3 x 2
-  const arma::mat X3 = arma::join_cols(X2, extra);            // 4 x 2: one more key in every row
+  const arma::mat X2 = eiffel_sentence();           // 3 x 2
+  const arma::mat X3 = arma::join_cols(X2, extra);  // 4 x 2: one more key in every row
   const arma::mat swap = choice_matrix(Choice::swap), I = arma::eye(2, 2);
   const attn::HeadPass before = attn::attention(X2, swap, I, I), after = attn::attention(X3, swap, I, I);
-  return {.q_before = before.Q.row(2), .q_after = after.Q.row(2),
-          .k_before = before.K.row(1), .k_after = after.K.row(1),
-          .score_before = before.scores(2, 1), .score_after = after.scores(2, 1),
-          .weight_before = before.A(2, 1), .weight_after = after.A(2, 1)};
+  return {.q_before = before.Q.row(2),
+          .q_after = after.Q.row(2),
+          .k_before = before.K.row(1),
+          .k_after = after.K.row(1),
+          .score_before = before.scores(2, 1),
+          .score_after = after.scores(2, 1),
+          .weight_before = before.A(2, 1),
+          .weight_after = after.A(2, 1)};
 }
 // [add_another_key]
 
@@ -64,11 +68,11 @@ Counts count_objects(long long n, long long h, long long N) {
   check_size("the number of blocks", N, kMaxBlocks);
   const auto un = static_cast<std::uint64_t>(n), uh = static_cast<std::uint64_t>(h), uN = static_cast<std::uint64_t>(N);
   Counts c;
-  c.qkv_projections_per_block = 3 * uh;    // Wq, Wk, Wv for every head
-  c.qkv_matrices_per_block = 3 * uh;       // Q, K, V for every head
-  c.qkv_vectors_per_block = 3 * un * uh;   // one row of each per token
+  c.qkv_projections_per_block = 3 * uh;   // Wq, Wk, Wv for every head
+  c.qkv_matrices_per_block = 3 * uh;      // Q, K, V for every head
+  c.qkv_vectors_per_block = 3 * un * uh;  // one row of each per token
   c.qkv_projections_in_stack = 3 * uN * uh;
-  c.output_projections_in_stack = uN;      // one Wo per sublayer
+  c.output_projections_in_stack = uN;  // one Wo per sublayer
   c.queries_per_token = uh;
   return c;
 }
@@ -85,6 +89,7 @@ std::vector<CountRow> counting_table(long long n, long long h) {
   std::string wo_shape = "(";
   wo_shape.append(hdv).append(") x d");
   return {
+      // clang-format off
       {"token embedding table E", "learned", "1, before the stack", "vocabulary size x d"},
       {"input X", "computed", "1, shared by all heads", ns + " x d"},
       {"query projections Wq", "learned", per_head, "d x d_k"},
@@ -100,6 +105,7 @@ std::vector<CountRow> counting_table(long long n, long long h) {
       {"output projection Wo", "learned", "1 for this sublayer", wo_shape},
       {"update Delta, result Y = X + Delta", "computed", "1 of each", ns + " x d"},
   };
+  // clang-format on
 }
 
 // [river_bank_sublayer]
@@ -108,8 +114,8 @@ attn::MultiHeadWeights river_bank_sublayer() {
   arma::mat keep(4, 3, arma::fill::zeros);
   keep(0, 0) = keep(1, 1) = keep(2, 2) = 1.0;  // drops generic
   arma::mat water_q(4, 3, arma::fill::zeros), finance_q(4, 3, arma::fill::zeros);
-  water_q(2, 1) = 3.75;    // bank's structure asks along water
-  finance_q(2, 0) = 3.75;  // ... or along finance
+  water_q(2, 1) = 3.75;                   // bank's structure asks along water
+  finance_q(2, 0) = 3.75;                 // ... or along finance
   arma::mat Wo(6, 4, arma::fill::zeros);  // (h d_v) x d: half of each head's mixture, back onto its axis
   for (arma::uword head = 0; head < 2; ++head) {
     for (arma::uword axis = 0; axis < 3; ++axis) Wo(3 * head + axis, axis) = 0.5;
@@ -121,7 +127,8 @@ attn::MultiHeadWeights river_bank_sublayer() {
 std::vector<Combination> three_roles() {
   std::vector<Combination> combos;
   for (const Choice q : {Choice::raw, Choice::swap}) {
-    for (const Choice v : {Choice::raw, Choice::swap}) combos.push_back({.query = q, .values = v, .pass = tower_head(q, v)});
+    for (const Choice v : {Choice::raw, Choice::swap})
+      combos.push_back({.query = q, .values = v, .pass = tower_head(q, v)});
   }
   return combos;
 }
@@ -130,7 +137,8 @@ const attn::HeadPass& combination(const std::vector<Combination>& combos, Choice
   for (const Combination& c : combos) {
     if (c.query == query && c.values == values) return c.pass;
   }
-  throw std::invalid_argument("combination: no " + choice_name(query) + " query with " + choice_name(values) + " values");
+  throw std::invalid_argument("combination: no " + choice_name(query) + " query with " + choice_name(values) +
+                              " values");
 }
 
 ExampleSublayer example_sublayer(const std::vector<std::string>& words) {

@@ -41,14 +41,14 @@ attn::HeadPass tower_head(Choice query, Choice values);
 
 /// One receiving token's score and weight for one source, before and after another key joins the row.
 struct AnotherKey {
-  arma::rowvec q_before{};  ///< 1 x d_k: the receiver's query without the extra token
-  arma::rowvec q_after{};   ///< 1 x d_k: the same query with it (unchanged)
-  arma::rowvec k_before{};  ///< 1 x d_k: the source's key without the extra token
-  arma::rowvec k_after{};   ///< 1 x d_k: the same key with it (unchanged)
-  double score_before = 0;  ///< s_ij = q_i . k_j / sqrt(d_k), without the extra token
-  double score_after = 0;   ///< the same score with it (unchanged)
-  double weight_before = 0; ///< a_ij over the original row
-  double weight_after = 0;  ///< a_ij once the extra key competes in the softmax
+  arma::rowvec q_before{};   ///< 1 x d_k: the receiver's query without the extra token
+  arma::rowvec q_after{};    ///< 1 x d_k: the same query with it (unchanged)
+  arma::rowvec k_before{};   ///< 1 x d_k: the source's key without the extra token
+  arma::rowvec k_after{};    ///< 1 x d_k: the same key with it (unchanged)
+  double score_before = 0;   ///< s_ij = q_i . k_j / sqrt(d_k), without the extra token
+  double score_after = 0;    ///< the same score with it (unchanged)
+  double weight_before = 0;  ///< a_ij over the original row
+  double weight_after = 0;   ///< a_ij once the extra key competes in the softmax
 };
 
 /// Appends `extra` (1 x 2) as a fourth token to "the Eiffel tower" and follows tower's (i = 2) weight on
@@ -58,12 +58,12 @@ AnotherKey add_another_key(const arma::rowvec& extra);
 
 /// Counts of the objects in a stack of N blocks of h-head self-attention on n tokens.
 struct Counts {
-  std::uint64_t qkv_projections_per_block = 0;  ///< 3h learned Wq, Wk, Wv in one sublayer
-  std::uint64_t qkv_matrices_per_block = 0;     ///< 3h computed Q, K, V matrices on one pass
-  std::uint64_t qkv_vectors_per_block = 0;      ///< 3nh computed query, key and value vectors
-  std::uint64_t qkv_projections_in_stack = 0;   ///< 3Nh learned projections in N blocks
-  std::uint64_t output_projections_in_stack = 0;///< N output projections Wo
-  std::uint64_t queries_per_token = 0;          ///< h queries (and h keys, h values) per token per block
+  std::uint64_t qkv_projections_per_block = 0;    ///< 3h learned Wq, Wk, Wv in one sublayer
+  std::uint64_t qkv_matrices_per_block = 0;       ///< 3h computed Q, K, V matrices on one pass
+  std::uint64_t qkv_vectors_per_block = 0;        ///< 3nh computed query, key and value vectors
+  std::uint64_t qkv_projections_in_stack = 0;     ///< 3Nh learned projections in N blocks
+  std::uint64_t output_projections_in_stack = 0;  ///< N output projections Wo
+  std::uint64_t queries_per_token = 0;            ///< h queries (and h keys, h values) per token per block
 };
 
 /// Largest number of tokens n that count_objects() accepts.
@@ -131,9 +131,9 @@ struct BuiltSublayer {
   arma::uword d = 8;                 ///< the model width it is built with
   arma::uword d_k = 4;               ///< its query/key width
   arma::uword d_v = 2;               ///< its value width
-  attn::MultiHeadWeights weights{};    ///< h random heads and Wo
-  attn::MultiHeadPass pass{};          ///< run on n random tokens
-  arma::uword qkv_rows = 0;            ///< rows of every head's Q, K and V together (3 n h)
+  attn::MultiHeadWeights weights{};  ///< h random heads and Wo
+  attn::MultiHeadPass pass{};        ///< run on n random tokens
+  arma::uword qkv_rows = 0;          ///< rows of every head's Q, K and V together (3 n h)
 };
 /// Builds and runs it with attn::Random (seed 3) when n <= 64 and h <= 16; nothing when larger.
 /// X: n x d random tokens; Q, K n x d_k and V n x d_v per head. n and h must have passed

@@ -23,18 +23,22 @@ void draw_variance(attn::Plotter& plots, const std::vector<VarianceEstimate>& es
   for (const auto& e : estimates) {
     data << e.d_k << '\t' << e.var_raw << '\t' << e.se_raw << '\t' << e.var_scaled << '\t' << e.se_scaled << '\n';
   }
-  plots.figure("ch04_variance", "Spread of q . k as the query/key width grows (Monte Carlo, +-3 SE bars)",
-               {data.str()}, [](const std::vector<std::string>& dat) {
-                 return "set xlabel 'd_k (log scale)'\nset ylabel 'variance (log scale)'\n"
-                        "set logscale xy 2\nset xrange [0.7:730]\nset yrange [0.25:1024]\nset grid\n"
-                        "set key top left box opaque\n"
-                        "plot x with lines dashtype 2 linewidth 2 linecolor rgb '#1f77b4' title 'd_k (theory for q . k)', " +
-                        dat[0] + " using 1:2:(3*$3) with yerrorbars pointtype 7 pointsize 1.2 linecolor rgb '#1f77b4' "
-                                 "title 'measured Var(q . k)', "
-                                 "1 with lines dashtype 2 linewidth 2 linecolor rgb '#d62728' title '1 (theory for q . k / sqrt(d_k))', " +
-                        dat[0] + " using 1:4:(3*$5) with yerrorbars pointtype 5 pointsize 1.2 linecolor rgb '#d62728' "
-                                 "title 'measured Var(q . k / sqrt(d_k))'\n";
-               });
+  plots.figure(
+      "ch04_variance", "Spread of q . k as the query/key width grows (Monte Carlo, +-3 SE bars)", {data.str()},
+      [](const std::vector<std::string>& dat) {
+        return "set xlabel 'd_k (log scale)'\nset ylabel 'variance (log scale)'\n"
+               "set logscale xy 2\nset xrange [0.7:730]\nset yrange [0.25:1024]\nset grid\n"
+               "set key top left box opaque\n"
+               "plot x with lines dashtype 2 linewidth 2 linecolor rgb '#1f77b4' title 'd_k (theory for q . k)', " +
+               dat[0] +
+               " using 1:2:(3*$3) with yerrorbars pointtype 7 pointsize 1.2 linecolor rgb '#1f77b4' "
+               "title 'measured Var(q . k)', "
+               "1 with lines dashtype 2 linewidth 2 linecolor rgb '#d62728' title '1 (theory for q . k / "
+               "sqrt(d_k))', " +
+               dat[0] +
+               " using 1:4:(3*$5) with yerrorbars pointtype 5 pointsize 1.2 linecolor rgb '#d62728' "
+               "title 'measured Var(q . k / sqrt(d_k))'\n";
+      });
 }
 
 void draw_softmax_sweeps(attn::Plotter& plots, const arma::rowvec& scores) {
@@ -95,9 +99,11 @@ void draw_dot_vs_angle(attn::Plotter& plots, const Shadow& s) {
                .ylabel = "a . b = |a| cos(angle)",
                .x = angles,
                .y = dots,
+               // clang-format off
                .series = {"|a| = 1", "|a| = 5", "|a| = 10"},
                .x_marks = {{shown, "your angle"}},
                .yrange = std::make_pair(-11.0, 11.0)});
+  // clang-format on
 }
 
 void draw_shadow(attn::Plotter& plots, const Shadow& s) {
@@ -106,18 +112,23 @@ void draw_shadow(attn::Plotter& plots, const Shadow& s) {
   data.precision(10);
   data << "# x\ty\tdx\tdy\t(rows: a; its projection on b's line; b, drawn below the line)\n"
        << "0\t0\t" << s.a(0) << '\t' << s.a(1) << "\n0\t0\t" << s.projection << "\t0\n0\t" << below << "\t1\t0\n";
-  const std::string title = "At " + format_number(s.angle_degrees, 2) + " degrees, a has length " + format_plain(s.length) +
-                            " and signed projection " + format_number(s.projection, 2);
+  const std::string title = "At " + format_number(s.angle_degrees, 2) + " degrees, a has length " +
+                            format_plain(s.length) + " and signed projection " + format_number(s.projection, 2);
   plots.figure("ch04_shadow", title, {data.str()}, [&](const std::vector<std::string>& dat) {
     std::ostringstream gp;
     gp << "set xlabel 'b direction'\nset ylabel 'perpendicular to b'\nset size ratio -1\nset grid\n"
-       << "set xrange [" << -reach << ":" << reach << "]\nset yrange [" << std::min(-reach, 2 * below) << ":"
-       << reach << "]\nset xzeroaxis linetype -1\nset key outside right top vertical Left reverse\n"
+       << "set xrange [" << -reach << ":" << reach << "]\nset yrange [" << std::min(-reach, 2 * below) << ":" << reach
+       << "]\nset xzeroaxis linetype -1\nset key outside right top vertical Left reverse\n"
        << "set arrow from " << s.a(0) << "," << s.a(1) << " to " << s.projection
        << ",0 nohead dashtype 2 linecolor rgb 'gray50'\n"
-       << "plot " << dat[0] << " every ::0::0 using 1:2:3:4 with vectors head filled linewidth 3 linecolor rgb '#1f77b4' title 'vector a', "
-       << dat[0] << " every ::1::1 using 1:2:3:4 with vectors head filled linewidth 3 linecolor rgb '#2ca02c' title 'projection on b (signed)', "
-       << dat[0] << " every ::2::2 using 1:2:3:4 with vectors head filled linewidth 3 linecolor rgb '#ff7f0e' title 'unit vector b (drawn below the line)'\n";
+       << "plot " << dat[0]
+       << " every ::0::0 using 1:2:3:4 with vectors head filled linewidth 3 linecolor rgb '#1f77b4' title 'vector a', "
+       << dat[0]
+       << " every ::1::1 using 1:2:3:4 with vectors head filled linewidth 3 linecolor rgb '#2ca02c' title 'projection "
+          "on b (signed)', "
+       << dat[0]
+       << " every ::2::2 using 1:2:3:4 with vectors head filled linewidth 3 linecolor rgb '#ff7f0e' title 'unit vector "
+          "b (drawn below the line)'\n";
     return gp.str();
   });
 }

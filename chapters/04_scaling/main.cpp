@@ -47,9 +47,12 @@ std::string percents(const arma::rowvec& w) {
 
 std::string side_words(ch04::Side side) {
   switch (side) {
-    case ch04::Side::positive: return "positive: part of a points along b";
-    case ch04::Side::negative: return "negative: part of a points against b";
-    case ch04::Side::zero: break;
+    case ch04::Side::positive:
+      return "positive: part of a points along b";
+    case ch04::Side::negative:
+      return "negative: part of a points against b";
+    case ch04::Side::zero:
+      break;
   }
   return "zero: a is perpendicular to b (or has no length)";
 }
@@ -66,7 +69,8 @@ arma::rowvec parse_scores(const std::string& text) {
       const attn::cli::Parsed<double> x = attn::cli::parse_number(word);  // the one number rule
       if (!x.value) throw attn::cli::UsageError("--scores: entry " + attn::cli::quoted(word) + " " + x.problem);
       if (std::abs(*x.value) > attn::cli::kLargestInput) {
-        throw attn::cli::UsageError("--scores entries must be between -1e+06 and 1e+06 (got " + attn::cli::quoted(word) + ")");
+        throw attn::cli::UsageError("--scores entries must be between -1e+06 and 1e+06 (got " +
+                                    attn::cli::quoted(word) + ")");
       }
       values.push_back(*x.value);
     }
@@ -89,8 +93,8 @@ void dot_versus_cosine() {
   const std::pair<arma::vec, arma::vec> pairs[] = {
       {{1, 0}, {1, 0}}, {{10, 0}, {10, 0}}, {{1, 0}, {0, 1}}, {{1, 0}, {-1, 0}}};
   for (const auto& [q, k] : pairs) {
-    t.add({format_vector(q, 0), format_vector(k, 0), attn::format_plain(ch04::dot(q, k)), attn::format_plain(ch04::cosine_similarity(q, k)),
-           "[scale_01]"});
+    t.add({format_vector(q, 0), format_vector(k, 0), attn::format_plain(ch04::dot(q, k)),
+           attn::format_plain(ch04::cosine_similarity(q, k)), "[scale_01]"});
   }
   t.print(std::cout);
   std::cout << "  Ten times longer in the same direction: the dot product grows 100-fold, the cosine stays 1.\n";
@@ -102,8 +106,8 @@ void explorer(const ch04::Shadow& s) {
                                      " degrees, length " + attn::format_plain(s.length) + "; b = (1, 0))");
   const bool article = s.angle_degrees == 20.0 && s.length == 10.0;
   const std::string tag = article ? "   [scale_02]" : "";
-  std::cout << "  a = " << format_vector(s.a, 2) << ", |a| = " << attn::format_plain(s.length) << ";   b = "
-            << format_vector(s.b, 0) << ", |b| = 1\n"
+  std::cout << "  a = " << format_vector(s.a, 2) << ", |a| = " << attn::format_plain(s.length)
+            << ";   b = " << format_vector(s.b, 0) << ", |b| = 1\n"
             << "  signed projection  |a| cos(theta)      = " << format_number(s.projection, 2) << tag << '\n'
             << "  dot product        projection x |b|    = " << format_number(s.dot, 2) << tag << '\n'
             << "  projection vector  (on b's line)       = " << format_vector(s.shadow, 2) << '\n'
@@ -125,10 +129,12 @@ void explorer(const ch04::Shadow& s) {
 void fixed_divisor() {
   attn::print_heading(std::cout, "3. Scaling keeps the lengths: a head with d_k = 64 divides every dot product by 8");
   attn::Table t({"dot product", "scaled dot product", ""});
-  for (double d : {1.0, 8.0, 40.0, 100.0}) t.add({attn::format_plain(d), attn::format_plain(ch04::scaled_dot(d, 64)), "[scale_03]"});
+  for (double d : {1.0, 8.0, 40.0, 100.0})
+    t.add({attn::format_plain(d), attn::format_plain(ch04::scaled_dot(d, 64)), "[scale_03]"});
   t.print(std::cout);
   std::cout << "  Make one vector ten times longer: 40 becomes 400 and its scaled score 5 becomes "
-            << attn::format_plain(ch04::scaled_dot(10 * 40.0, 64)) << ".\n"
+            << attn::format_plain(ch04::scaled_dot(10 * 40.0, 64))
+            << ".\n"
                "  One positive divisor keeps the order of the scores; it does not bound them to [-1, 1].\n";
 }
 
@@ -162,12 +168,13 @@ void softmax_sharpness() {
             << "  scaled [2, 1, 0] -> " << percents(a_scaled) << "   [scale_05]\n"
             << "  Key 1 still wins, with a smaller share.\n\n"
             << "  Two keys: a1 / a2 = exp(s1 - s2)\n"
-            << "    raw:    a1 / a2 = " << format_number(a_raw(0) / a_raw(1), 6) << ",  exp(2) = "
-            << format_number(std::exp(2.0), 6) << "   [scale_06]\n"
-            << "    scaled: a1 / a2 = " << format_number(a_scaled(0) / a_scaled(1), 6) << ",  exp(1) = "
-            << format_number(std::exp(1.0), 6) << "   [scale_06]\n";
+            << "    raw:    a1 / a2 = " << format_number(a_raw(0) / a_raw(1), 6)
+            << ",  exp(2) = " << format_number(std::exp(2.0), 6) << "   [scale_06]\n"
+            << "    scaled: a1 / a2 = " << format_number(a_scaled(0) / a_scaled(1), 6)
+            << ",  exp(1) = " << format_number(std::exp(1.0), 6) << "   [scale_06]\n";
   double worst = 0.0;
-  for (double shift : {-50.0, 3.0, 1000.0}) worst = std::max(worst, arma::abs(ch04::softmax(raw + shift) - a_raw).max());
+  for (double shift : {-50.0, 3.0, 1000.0})
+    worst = std::max(worst, arma::abs(ch04::softmax(raw + shift) - a_raw).max());
   std::cout << "  Adding -50, 3 or 1000 to every score: the largest change in any weight is "
             << (worst < 1e-12 ? std::string("below 1e-12") : format_number(worst, 15)) << "   [scale_06]\n";
 }
@@ -215,8 +222,7 @@ void learning_signal(const arma::rowvec& scores, bool article) {
               << ": from " << small(norms(0)) << " to " << small(norms.back()) << "."
               << (article ? "   [scale_07]" : "") << "\n";
   }
-  std::cout
-            << "  Small derivatives weaken the learning signal through the weights; the sqrt(d_k) divisor keeps\n"
+  std::cout << "  Small derivatives weaken the learning signal through the weights; the sqrt(d_k) divisor keeps\n"
                "  wide heads from starting there. It does not stop training from learning sharp attention.\n";
 }
 
@@ -228,18 +234,19 @@ const attn::cli::ProgramInfo kProgram{
 
 /// What the reader asked for on the command line.
 struct Flags {
-  double angle = 20.0;                  ///< --angle, degrees
-  double length = 10.0;                 ///< --length
-  arma::rowvec scores{4, 2, 0};         ///< --scores (default the article's 4, 2, 0)
-  bool own_scores = false;              ///< --scores was given
-  arma::uword samples = 10000;          ///< --samples
-  std::uint64_t seed = 4;               ///< --seed
-  attn::PlotSettings plots;             ///< --plots, --no-plots
+  double angle = 20.0;           ///< --angle, degrees
+  double length = 10.0;          ///< --length
+  arma::rowvec scores{4, 2, 0};  ///< --scores (default the article's 4, 2, 0)
+  bool own_scores = false;       ///< --scores was given
+  arma::uword samples = 10000;   ///< --samples
+  std::uint64_t seed = 4;        ///< --seed
+  attn::PlotSettings plots;      ///< --plots, --no-plots
 };
 
 po::options_description options() {
   po::options_description options("Options");
   attn::cli::add_common_options(options);
+  // clang-format off
   options.add_options()
       ("angle", po::value<double>()->value_name("DEG")->default_value(20.0),
        "explorer: the angle of a from b, in degrees (-360 to 360)")
@@ -251,6 +258,7 @@ po::options_description options() {
        "Monte Carlo: (q, k) pairs per width (100 to 200000)")
       ("seed", po::value<long long>()->value_name("S")->default_value(4),
        "Monte Carlo: seed of std::mt19937_64 (>= 0)");
+  // clang-format on
   return options;
 }
 

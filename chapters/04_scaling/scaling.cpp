@@ -53,11 +53,11 @@ Shadow shadow_of(double angle_degrees, double length) {
   s.length = length;
   s.a = length * arma::vec{std::cos(theta), std::sin(theta)};
   s.b = arma::vec{1.0, 0.0};
-  s.projection = length * std::cos(theta);       // |a| cos(theta): a's shadow along b
+  s.projection = length * std::cos(theta);  // |a| cos(theta): a's shadow along b
   s.shadow = arma::vec{s.projection, 0.0};
-  s.dot = arma::dot(s.a, s.b);                    // = projection * |b|, and |b| = 1
+  s.dot = arma::dot(s.a, s.b);  // = projection * |b|, and |b| = 1
   if (length > 0.0) s.cosine = s.dot / (length * arma::norm(s.b));
-  const double zero_band = 1e-12 * length;        // cos(90 deg) is 6e-17 in floating point
+  const double zero_band = 1e-12 * length;  // cos(90 deg) is 6e-17 in floating point
   s.side = s.projection > zero_band ? Side::positive : s.projection < -zero_band ? Side::negative : Side::zero;
   return s;
 }
@@ -77,17 +77,18 @@ VarianceEstimate dot_product_variance(arma::uword d_k, arma::uword samples, std:
   }
   VarianceEstimate e{.d_k = d_k, .samples = samples};
   e.mean = arma::mean(dots);
-  e.var_raw = arma::var(dots);                                   // expected d_k
-  const double m4 = arma::mean(arma::pow(dots - e.mean, 4));     // fourth central moment
+  e.var_raw = arma::var(dots);                                // expected d_k
+  const double m4 = arma::mean(arma::pow(dots - e.mean, 4));  // fourth central moment
   e.se_raw = std::sqrt(std::max(m4 - e.var_raw * e.var_raw, 0.0) / static_cast<double>(samples));
-  e.var_scaled = e.var_raw / static_cast<double>(d_k);           // Var(X / c) = Var(X) / c^2, c = sqrt(d_k)
+  e.var_scaled = e.var_raw / static_cast<double>(d_k);  // Var(X / c) = Var(X) / c^2, c = sqrt(d_k)
   e.se_scaled = e.se_raw / static_cast<double>(d_k);
   return e;
 }
 // [dot_product_variance]
 
 bool within_three_standard_errors(const VarianceEstimate& e) {
-  return std::abs(e.var_raw - static_cast<double>(e.d_k)) <= 3 * e.se_raw && std::abs(e.var_scaled - 1.0) <= 3 * e.se_scaled;
+  return std::abs(e.var_raw - static_cast<double>(e.d_k)) <= 3 * e.se_raw &&
+         std::abs(e.var_scaled - 1.0) <= 3 * e.se_scaled;
 }
 
 std::vector<arma::uword> variance_widths() { return {1, 2, 4, 8, 16, 32, 64, 128, 256, 512}; }

@@ -32,15 +32,15 @@ enum class Side { positive, zero, negative };
 
 /// The explorer's state: a at an angle with a length, b the unit vector along the horizontal axis.
 struct Shadow {
-  double angle_degrees = 0.0;  ///< the angle of a from b, as given
-  double length = 0.0;         ///< |a|
-  arma::vec a;                 ///< 2 x 1: length * (cos angle, sin angle)
-  arma::vec b;                 ///< 2 x 1: (1, 0)
-  double projection = 0.0;     ///< signed projection of a on b's direction: |a| cos(angle)
-  arma::vec shadow;            ///< 2 x 1: the projection vector (projection, 0)
-  double dot = 0.0;            ///< a . b = projection * |b| = projection (b is a unit vector)
+  double angle_degrees = 0.0;    ///< the angle of a from b, as given
+  double length = 0.0;           ///< |a|
+  arma::vec a;                   ///< 2 x 1: length * (cos angle, sin angle)
+  arma::vec b;                   ///< 2 x 1: (1, 0)
+  double projection = 0.0;       ///< signed projection of a on b's direction: |a| cos(angle)
+  arma::vec shadow;              ///< 2 x 1: the projection vector (projection, 0)
+  double dot = 0.0;              ///< a . b = projection * |b| = projection (b is a unit vector)
   std::optional<double> cosine;  ///< cos(angle); empty when |a| = 0 (undefined)
-  Side side = Side::zero;      ///< positive, zero (within 1e-12 |a|) or negative projection
+  Side side = Side::zero;        ///< positive, zero (within 1e-12 |a|) or negative projection
 };
 
 /// The "Rotate a. Watch its shadow." explorer: a has `length` and makes `angle_degrees` with b = (1, 0).
@@ -51,13 +51,13 @@ Shadow shadow_of(double angle_degrees, double length);
 
 /// What a Monte Carlo run measured for one d_k (q and k with independent N(0, 1) components).
 struct VarianceEstimate {
-  arma::uword d_k = 0;       ///< query/key width
-  arma::uword samples = 0;   ///< number of (q, k) pairs drawn
-  double mean = 0.0;         ///< sample mean of q . k (expected 0)
-  double var_raw = 0.0;      ///< sample variance of q . k (expected d_k)
-  double se_raw = 0.0;       ///< its standard error, sqrt((m4 - s^4) / samples)
-  double var_scaled = 0.0;   ///< sample variance of q . k / sqrt(d_k) (expected 1)
-  double se_scaled = 0.0;    ///< its standard error (se_raw / d_k)
+  arma::uword d_k = 0;      ///< query/key width
+  arma::uword samples = 0;  ///< number of (q, k) pairs drawn
+  double mean = 0.0;        ///< sample mean of q . k (expected 0)
+  double var_raw = 0.0;     ///< sample variance of q . k (expected d_k)
+  double se_raw = 0.0;      ///< its standard error, sqrt((m4 - s^4) / samples)
+  double var_scaled = 0.0;  ///< sample variance of q . k / sqrt(d_k) (expected 1)
+  double se_scaled = 0.0;   ///< its standard error (se_raw / d_k)
 };
 
 /// Draws `samples` pairs q, k (each d_k x 1, independent N(0, 1) components) from a

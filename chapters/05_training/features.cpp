@@ -38,11 +38,14 @@ arma::mat mixed_inputs(const arma::mat& A, const std::vector<arma::mat>& Xs) {
   return M;
 }
 
-double relative_error(const arma::mat& Y, const arma::mat& T) { return arma::accu(arma::square(Y - T)) / arma::accu(arma::square(T)); }
+double relative_error(const arma::mat& Y, const arma::mat& T) {
+  return arma::accu(arma::square(Y - T)) / arma::accu(arma::square(T));
+}
 
 }  // namespace
 
-arma::mat feature_head(const arma::mat& Wq, const arma::mat& Wv, const arma::mat& Xq, const std::vector<arma::mat>& Xs) {
+arma::mat feature_head(const arma::mat& Wq, const arma::mat& Wv, const arma::mat& Xq,
+                       const std::vector<arma::mat>& Xs) {
   return mixed_inputs(attention_weights(Wq, Xq), Xs) * Wv;
 }
 
@@ -83,7 +86,8 @@ FeatureLoss feature_loss(const arma::mat& Wq, const arma::mat& Wv, const Feature
 
 FeatureRecovery recover_features(const FeatureSettings& settings) {
   const auto [n_train, n_test, steps, lr, seed] = settings;
-  if (n_train == 0 || n_test == 0 || steps < 1) throw std::invalid_argument("recover_features: sizes and steps must be >= 1");
+  if (n_train == 0 || n_test == 0 || steps < 1)
+    throw std::invalid_argument("recover_features: sizes and steps must be >= 1");
   const FeatureData train = make_feature_data(n_train, seed);
   const FeatureData test = make_feature_data(n_test, seed + 1);
   FeatureRecovery r;
@@ -109,10 +113,12 @@ FeatureRecovery recover_features(const FeatureSettings& settings) {
   for (arma::uword f = 0; f < FeatureLayout::features; ++f) {
     arma::mat Xq = test.Xq;
     Xq.col(f) += 1.0;
-    r.query_effect(f) = arma::mean(arma::sqrt(arma::sum(arma::square(feature_head(r.Wq, r.Wv, Xq, test.Xs) - base), 1)));
+    r.query_effect(f) =
+        arma::mean(arma::sqrt(arma::sum(arma::square(feature_head(r.Wq, r.Wv, Xq, test.Xs) - base), 1)));
     std::vector<arma::mat> Xs = test.Xs;
     for (auto& X : Xs) X.col(f) += 1.0;
-    r.source_effect(f) = arma::mean(arma::sqrt(arma::sum(arma::square(feature_head(r.Wq, r.Wv, test.Xq, Xs) - base), 1)));
+    r.source_effect(f) =
+        arma::mean(arma::sqrt(arma::sum(arma::square(feature_head(r.Wq, r.Wv, test.Xq, Xs) - base), 1)));
   }
   return r;
 }
@@ -121,7 +127,8 @@ arma::mat feature_row_norms(const FeatureRecovery& r) {
   const arma::mat tq = true_Wq(), tv = true_Wv();
   arma::mat norms(FeatureLayout::features, 4);
   for (arma::uword f = 0; f < FeatureLayout::features; ++f) {
-    norms.row(f) = arma::rowvec{arma::norm(tq.row(f)), arma::norm(r.Wq.row(f)), arma::norm(tv.row(f)), arma::norm(r.Wv.row(f))};
+    norms.row(f) =
+        arma::rowvec{arma::norm(tq.row(f)), arma::norm(r.Wq.row(f)), arma::norm(tv.row(f)), arma::norm(r.Wv.row(f))};
   }
   return norms;
 }
@@ -137,7 +144,8 @@ bool features_recovered(const FeatureRecovery& r, std::string* why) {
   for (arma::uword f = 0; f < FeatureLayout::features; ++f) {
     const bool query_relevant = f < 3, value_relevant = f >= 3 && f < 6;
     const bool query_ok = query_relevant ? r.query_effect(f) > kRelevantEffect : r.query_effect(f) < kIrrelevantEffect;
-    const bool source_ok = value_relevant ? r.source_effect(f) > kRelevantEffect : r.source_effect(f) < kIrrelevantEffect;
+    const bool source_ok =
+        value_relevant ? r.source_effect(f) > kRelevantEffect : r.source_effect(f) < kIrrelevantEffect;
     if (!query_ok) return fail("query intervention on feature " + std::to_string(f));
     if (!source_ok) return fail("source intervention on feature " + std::to_string(f));
   }

@@ -35,9 +35,9 @@ struct FeatureLayout {
 
 /// A batch of synthetic examples.
 struct FeatureData {
-  arma::mat Xq;                ///< N x 9: the query token of each example
-  std::vector<arma::mat> Xs;   ///< 4 matrices N x 9: source slot j of each example
-  arma::mat Y;                 ///< N x 3: targets
+  arma::mat Xq;               ///< N x 9: the query token of each example
+  std::vector<arma::mat> Xs;  ///< 4 matrices N x 9: source slot j of each example
+  arma::mat Y;                ///< N x 3: targets
 };
 
 /// The fixed keys of the four source slots: 4 x 3 (rows e1, e2, e3 and -(1,1,1)). Throws nothing.
@@ -77,14 +77,14 @@ FeatureLoss feature_loss(const arma::mat& Wq, const arma::mat& Wv, const Feature
 
 /// Result of the feature-recovery experiment.
 struct FeatureRecovery {
-  arma::mat Wq;                  ///< learned 9 x 3
-  arma::mat Wv;                  ///< learned 9 x 3
-  double train_error = 0.0;      ///< relative error on the training set: sum|y - t|^2 / sum|t|^2
-  double heldout_error = 0.0;    ///< the same on fresh held-out examples
-  double Wq_error = 0.0;         ///< |Wq - Wq*|_F / |Wq*|_F
-  double Wv_error = 0.0;         ///< |Wv - Wv*|_F / |Wv*|_F
-  arma::vec query_effect;        ///< 9 x 1: mean |change of y| when the query token moves +1 along feature r
-  arma::vec source_effect;       ///< 9 x 1: mean |change of y| when every source token moves +1 along feature r
+  arma::mat Wq;                ///< learned 9 x 3
+  arma::mat Wv;                ///< learned 9 x 3
+  double train_error = 0.0;    ///< relative error on the training set: sum|y - t|^2 / sum|t|^2
+  double heldout_error = 0.0;  ///< the same on fresh held-out examples
+  double Wq_error = 0.0;       ///< |Wq - Wq*|_F / |Wq*|_F
+  double Wv_error = 0.0;       ///< |Wv - Wv*|_F / |Wv*|_F
+  arma::vec query_effect;      ///< 9 x 1: mean |change of y| when the query token moves +1 along feature r
+  arma::vec source_effect;     ///< 9 x 1: mean |change of y| when every source token moves +1 along feature r
 };
 
 /// The article's settings of the feature-recovery companion.

@@ -10,17 +10,17 @@
 
 #include <armadillo>
 #include <cmath>
-#include <iostream>
 #include <fstream>
 #include <iomanip>
+#include <iostream>
 #include <limits>
 #include <optional>
 #include <sstream>
 #include <string>
 
 #include "common/attn.hpp"
-#include "common/cli.hpp"
 #include "common/backprop.hpp"
+#include "common/cli.hpp"
 #include "common/faults.hpp"
 #include "features.hpp"
 #include "training.hpp"
@@ -86,7 +86,8 @@ void report_predictions(const std::vector<ch05::Prediction>& predictions) {
     quoted.append(attn::join_words(e.words)).push_back('"');
     std::cout << "  " << std::left << std::setw(17) << quoted << " " << std::setw(7) << ch05::class_names()[e.label]
               << " -> " << std::setw(7) << ch05::class_names()[predicted] << std::right << "  bank attends to";
-    for (arma::uword j = 0; j < e.words.size(); ++j) std::cout << ' ' << e.words[j] << ' ' << format_number(weights(j), 2);
+    for (arma::uword j = 0; j < e.words.size(); ++j)
+      std::cout << ' ' << e.words[j] << ' ' << format_number(weights(j), 2);
     std::cout << " [train_03]\n";
   }
   std::cout << "  " << right << " of 4 predictions right   [train_02]\n"
@@ -211,11 +212,13 @@ void draw_companions(attn::Plotter& plots, const ch05::FeatureRecovery* features
                 .title = "Weight each map puts on each input feature: true vs learned",
                 .xlabel = "input feature (0-2 query-relevant, 3-5 value-relevant, 6-8 distractors)",
                 .ylabel = "row norm",
+                // clang-format off
                 .categories = {"0", "1", "2", "3", "4", "5", "6", "7", "8"},
                 .series = {"Wq* (true)", "Wq (learned)", "Wv* (true)", "Wv (learned)"},
                 .values = norms,
                 .value_labels = false,
                 .key = "top right"});  // the distractor features 6-8 leave that corner empty
+    // clang-format on
   }
   if (!biased.empty()) {
     arma::vec weights(biased.size());
@@ -273,8 +276,7 @@ void check_outputs(const std::optional<std::string>& save_dir, const std::option
 }
 
 const attn::cli::ProgramInfo kProgram{
-    "ch05_training",
-    "train one attention head with a hand-written backward pass and Adam; the article's companions",
+    "ch05_training", "train one attention head with a hand-written backward pass and Adam; the article's companions",
     "\"Make it learn\", \"Follow one sentence through training\", \"Heads and blocks train together\",\n"
     "  \"Can two small matrices recover identifiable features?\", \"Attention learns the data, not the world\"",
     "  ch05_training\n  ch05_training --seed 3 --passes 100 --loss-log loss.txt --save trained\n"
@@ -286,22 +288,23 @@ enum class Mode { train, walkthrough, bench };
 
 /// What the reader asked for on the command line.
 struct Flags {
-  Mode mode = Mode::train;                ///< --walkthrough, --bench, or neither
-  std::uint64_t seed = 0;                 ///< --seed
-  int passes = 300;                       ///< --passes
-  int updates = 0;                        ///< --updates (walkthrough)
-  std::optional<double> lr;               ///< --lr (the mode's default otherwise)
-  bool pause = false;                     ///< --pause (walkthrough)
-  bool companions = true;                 ///< not --no-companions
-  std::optional<std::string> init_dir;    ///< --init
-  std::optional<std::string> save_dir;    ///< --save
-  std::optional<std::string> loss_log;    ///< --loss-log
-  attn::PlotSettings plots;               ///< --plots, --no-plots
+  Mode mode = Mode::train;              ///< --walkthrough, --bench, or neither
+  std::uint64_t seed = 0;               ///< --seed
+  int passes = 300;                     ///< --passes
+  int updates = 0;                      ///< --updates (walkthrough)
+  std::optional<double> lr;             ///< --lr (the mode's default otherwise)
+  bool pause = false;                   ///< --pause (walkthrough)
+  bool companions = true;               ///< not --no-companions
+  std::optional<std::string> init_dir;  ///< --init
+  std::optional<std::string> save_dir;  ///< --save
+  std::optional<std::string> loss_log;  ///< --loss-log
+  attn::PlotSettings plots;             ///< --plots, --no-plots
 };
 
 po::options_description options() {
   po::options_description options("Options");
   attn::cli::add_common_options(options);
+  // clang-format off
   options.add_options()
       ("seed", po::value<long long>()->value_name("N")->default_value(0), "seed of the initial parameters (>= 0)")
       ("passes", po::value<int>()->value_name("N")->default_value(300), "passes over the four examples (1..100000)")
@@ -318,6 +321,7 @@ po::options_description options() {
        "with --walkthrough: continue for N more updates (0..100000)")
       ("pause", "with --walkthrough on a terminal: wait for Enter between stages")
       ("bench", "time the optimizer steps of the article's training and compare with its PyTorch script");
+  // clang-format on
   return options;
 }
 
@@ -334,7 +338,8 @@ void check_mode(const po::variables_map& vm, Mode mode) {
   if (walk && !vm["passes"].defaulted()) {
     throw UsageError("--passes applies to training and --bench; the walkthrough counts --updates");
   }
-  if ((walk || bench) && vm.count("plots")) throw UsageError("--" + name + " draws no plots, so --plots has nothing to write");
+  if ((walk || bench) && vm.count("plots"))
+    throw UsageError("--" + name + " draws no plots, so --plots has nothing to write");
   if (!walk && (vm.count("pause") || !vm["updates"].defaulted())) {
     throw UsageError("--updates and --pause need --walkthrough");
   }
@@ -397,7 +402,8 @@ void run_bench(const Flags& flags) {
   std::cout << "  best of 20 runs: " << format_number(us, 3) << " us per step\n"
             << "  the article's PyTorch script: " << format_number(1e3 * kArticleMsPerStep, 0)
             << " us per step (1,200 steps in 0.46 s)\n"
-            << "  ratio: " << format_number(1e3 * kArticleMsPerStep / us, 0) << "x faster (the target is 20x, under 20 us)\n";
+            << "  ratio: " << format_number(1e3 * kArticleMsPerStep / us, 0)
+            << "x faster (the target is 20x, under 20 us)\n";
 }
 
 /// Training writes its outputs (the loss log, the parameters) as soon as it is done.
@@ -423,9 +429,10 @@ void run_training(const Flags& flags) {
   const attn::OneHeadModel initial = model;
 
   std::cout << "Chapter 05 - Training: one head learned by hand-written backpropagation and Adam\n";
-  describe_model(model, flags.init_dir ? "read from " + *flags.init_dir
-                                       : "initialized as PyTorch does (embedding N(0,1), linear U(+-1/sqrt(fan_in))), seed " +
-                                             std::to_string(flags.seed));
+  describe_model(model, flags.init_dir
+                            ? "read from " + *flags.init_dir
+                            : "initialized as PyTorch does (embedding N(0,1), linear U(+-1/sqrt(fan_in))), seed " +
+                                  std::to_string(flags.seed));
   const ch05::TrainLog log = train_article_model(model, data, settings.passes, settings.lr);
   attn::require_converging(arma::conv_to<std::vector<double>>::from(log.pass_loss), "pass", settings.lr);
   write_outputs(flags, model, log);
@@ -455,9 +462,15 @@ int main(int argc, char** argv) {
     const std::optional<Flags> flags = read_flags(argc, argv);
     if (!flags) return 0;
     switch (flags->mode) {
-      case Mode::walkthrough: run_walkthrough(*flags); break;
-      case Mode::bench: run_bench(*flags); break;
-      case Mode::train: run_training(*flags); break;
+      case Mode::walkthrough:
+        run_walkthrough(*flags);
+        break;
+      case Mode::bench:
+        run_bench(*flags);
+        break;
+      case Mode::train:
+        run_training(*flags);
+        break;
     }
     return 0;
   });

@@ -55,8 +55,10 @@ Example example(const std::vector<std::string>& words, arma::uword label, const 
 
 std::vector<Example> article_examples() {
   const auto& v = vocabulary();
+  // clang-format off
   return {example({"the", "river", "bank"}, 0, v), example({"the", "money", "bank"}, 1, v),
           example({"river", "bank"}, 0, v), example({"money", "bank"}, 1, v)};
+  // clang-format on
 }
 
 attn::OneHeadModel initial_model(arma::uword vocab, const TrainSettings& s) {
@@ -82,7 +84,8 @@ TrainLog train(attn::OneHeadModel& model, const std::vector<Example>& data, int 
   if (data.empty()) throw std::invalid_argument("train: no examples");
   if (passes < 1) throw std::invalid_argument("train: passes must be >= 1, got " + std::to_string(passes));
   for (std::size_t t : track) {
-    if (t >= data.size()) throw std::invalid_argument("train: tracked example " + std::to_string(t) + " does not exist");
+    if (t >= data.size())
+      throw std::invalid_argument("train: tracked example " + std::to_string(t) + " does not exist");
   }
   TrainLog log;
   log.pass_loss.zeros(passes);
@@ -209,8 +212,8 @@ arma::mat read_matrix(const std::filesystem::path& file) {
 void require_shape(const arma::mat& M, const std::filesystem::path& file, arma::uword rows, arma::uword cols,
                    const std::string& meaning) {
   if (M.n_rows != rows || M.n_cols != cols) {
-    throw std::invalid_argument(attn::quoted_path(file) + " is " + attn::shape(M) + " but must be " + std::to_string(rows) +
-                                " x " + std::to_string(cols) + " (" + meaning + ")");
+    throw std::invalid_argument(attn::quoted_path(file) + " is " + attn::shape(M) + " but must be " +
+                                std::to_string(rows) + " x " + std::to_string(cols) + " (" + meaning + ")");
   }
 }
 
@@ -293,9 +296,11 @@ const std::vector<std::string>& biased_vocabulary() {
 std::vector<Example> biased_examples() {
   const auto& v = biased_vocabulary();
   std::vector<Example> data;
+  // clang-format off
   const std::pair<const char*, arma::uword> assigned[] = {{"river", 0},  {"money", 1},  {"vault", 0},
                                                           {"salmon", 1}, {"lawyer", 0}, {"attorney", 1}};
   for (const auto& [context, label] : assigned) data.push_back(example({"the", context, "bank"}, label, v));
+  // clang-format on
   return data;
 }
 

@@ -9,8 +9,8 @@
 #include <armadillo>
 #include <cstdint>
 #include <filesystem>
-#include <optional>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -45,10 +45,10 @@ std::vector<Example> article_examples();
 
 /// The article's settings (d = 8, 300 passes, Adam with learning rate 0.05, seed 0).
 struct TrainSettings {
-  arma::uword d = 8;        ///< embedding and head width (d = d_k = d_v)
-  int passes = 300;         ///< passes over the examples; one Adam step per example
-  double lr = 0.05;         ///< Adam learning rate
-  std::uint64_t seed = 0;   ///< seed of init_like_pytorch
+  arma::uword d = 8;       ///< embedding and head width (d = d_k = d_v)
+  int passes = 300;        ///< passes over the examples; one Adam step per example
+  double lr = 0.05;        ///< Adam learning rate
+  std::uint64_t seed = 0;  ///< seed of init_like_pytorch
 };
 
 /// The article's model, freshly initialized: vocabulary x d embedding, d x d projections, d x 2
@@ -104,9 +104,9 @@ arma::uword predict(const attn::OneHeadModel& model, const Example& example);
 
 /// What a model does with one example: its class and the receiving (last) position's weights.
 struct Prediction {
-  Example example;          ///< the sentence and its target
+  Example example;            ///< the sentence and its target
   arma::uword predicted = 0;  ///< argmax of the logits
-  arma::rowvec weights;     ///< 1 x n: the last row of A, how bank shares its attention
+  arma::rowvec weights;       ///< 1 x n: the last row of A, how bank shares its attention
 };
 
 /// predict() and the last row of A for every example, from one forward pass each (one Prediction per
@@ -191,10 +191,10 @@ std::vector<Example> biased_examples();
 
 /// One row of the biased-dataset table.
 struct BiasedRow {
-  std::string context;        ///< the middle word
-  arma::uword label = 0;      ///< assigned class
-  arma::uword prediction = 0; ///< the trained model's class
-  double attention = 0.0;     ///< bank's attention weight on the context word
+  std::string context;         ///< the middle word
+  arma::uword label = 0;       ///< assigned class
+  arma::uword prediction = 0;  ///< the trained model's class
+  double attention = 0.0;      ///< bank's attention weight on the context word
 };
 
 /// Trains the article's model (same settings) on the biased dataset and returns the table, one row

@@ -58,9 +58,11 @@ void print_inputs(std::ostream& out, const Example& e, const Update& u, std::uin
   const auto& words = e.words;
   const attn::OneHeadPass& p = u.pass;
   stage(out, 1, "Sentence", between);
-  out << "  \"" << attn::join_words(words) << "\"  token ids " << attn::format_vector(arma::conv_to<arma::rowvec>::from(e.ids), 0)
-      << "   target: " << class_names()[e.label] << " (" << e.label << ")\n"
-      << "  The classifier reads only the mixture at '" << words.back() << "'. The target enters the loss, not the attention.\n"
+  out << "  \"" << attn::join_words(words) << "\"  token ids "
+      << attn::format_vector(arma::conv_to<arma::rowvec>::from(e.ids), 0) << "   target: " << class_names()[e.label]
+      << " (" << e.label << ")\n"
+      << "  The classifier reads only the mixture at '" << words.back()
+      << "'. The target enters the loss, not the attention.\n"
       << "  Parameters start from repeatable random numbers (seed " << seed
       << "); the classifier bias starts at zero.\n";
 
@@ -85,8 +87,8 @@ void print_outputs(std::ostream& out, const Example& e, const Update& u, const s
   matrix(out, "S, row i: scores of position i over the sources", words, p.S);
   matrix(out, "A, row i: weights of position i (each row sums to 1)", words, p.A);
   matrix(out, "H, row i: the mixture received at position i", words, p.H);
-  out << "  The classifier reads h = H['" << words.back() << "'] = "
-      << attn::format_vector(arma::rowvec(p.H.row(p.H.n_rows - 1)), kDigits) << "\n";
+  out << "  The classifier reads h = H['" << words.back()
+      << "'] = " << attn::format_vector(arma::rowvec(p.H.row(p.H.n_rows - 1)), kDigits) << "\n";
 
   stage(out, 5, "Prediction: logits = h Wc + bc", between);
   matrix(out, "Wc (parameter)", kCoords, u.before.Wc);
@@ -96,8 +98,8 @@ void print_outputs(std::ostream& out, const Example& e, const Update& u, const s
       << "   predicted: " << class_names()[p.logits.index_max()] << '\n';
 
   stage(out, 6, "Loss: -log p[target]", between);
-  out << "  loss = -log " << attn::format_number(p.probs(e.label), kDigits) << " = " << attn::format_number(p.loss, kDigits)
-      << " nats (target " << class_names()[e.label] << ")\n";
+  out << "  loss = -log " << attn::format_number(p.probs(e.label), kDigits) << " = "
+      << attn::format_number(p.loss, kDigits) << " nats (target " << class_names()[e.label] << ")\n";
 }
 
 /// Stage 7: every gradient, and the rows of dE that must be zero.
@@ -151,8 +153,9 @@ void continue_updates(std::ostream& out, attn::OneHeadModel& model, const std::v
   out << "  After " << updates + 1 << " updates:\n";
   for (const Example& x : data) {
     const attn::OneHeadPass q = attn::one_head_forward(model, x.ids, x.label);
-    out << "    \"" << attn::join_words(x.words) << "\": p(water, finance) = " << attn::format_vector(arma::rowvec(q.probs), kDigits)
-        << ",\n      predicted " << class_names()[q.logits.index_max()] << ", " << data[0].words.back() << "'s weights "
+    out << "    \"" << attn::join_words(x.words)
+        << "\": p(water, finance) = " << attn::format_vector(arma::rowvec(q.probs), kDigits) << ",\n      predicted "
+        << class_names()[q.logits.index_max()] << ", " << data[0].words.back() << "'s weights "
         << attn::format_vector(arma::rowvec(q.A.row(q.A.n_rows - 1)), 2) << '\n';
   }
 }
@@ -160,7 +163,9 @@ void continue_updates(std::ostream& out, attn::OneHeadModel& model, const std::v
 }  // namespace
 
 void walkthrough(std::ostream& out, std::uint64_t seed, double lr, int updates, const std::function<void()>& between) {
-  if (updates < 0) throw std::invalid_argument("walkthrough: the number of further updates must be >= 0, got " + std::to_string(updates));
+  if (updates < 0)
+    throw std::invalid_argument("walkthrough: the number of further updates must be >= 0, got " +
+                                std::to_string(updates));
   const std::vector<Example> data = walkthrough_examples();
   const attn::Sgd sgd(lr);
   const Example& e = data[0];

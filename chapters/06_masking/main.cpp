@@ -7,14 +7,14 @@
 #include <cmath>
 #include <iomanip>
 #include <iostream>
-#include <optional>
 #include <limits>
+#include <optional>
 #include <sstream>
 
 #include "common/attn.hpp"
 #include "common/cli.hpp"
-#include "common/panels.hpp"
 #include "common/cross_attention.hpp"
+#include "common/panels.hpp"
 #include "masking.hpp"
 
 namespace po = boost::program_options;
@@ -50,8 +50,8 @@ void the_mask() {
   std::cout << "  Causal weights, softmax(scores + mask); exp(-inf) = 0 removes the future exactly:\n";
   attn::print_matrix(std::cout, words, causal.A, kPrecision);
   std::cout << "  above the diagonal: " << (arma::trimatu(causal.A, 1).max() == 0.0 ? "every entry exactly 0" : "NOT 0")
-            << ";\n  row sums " << format_vector(arma::vec(arma::sum(causal.A, 1)), 12) << "; row 0 = "
-            << format_vector(row(causal.A, 0), kPrecision) << "   [mask_01]\n";
+            << ";\n  row sums " << format_vector(arma::vec(arma::sum(causal.A, 1)), 12)
+            << "; row 0 = " << format_vector(row(causal.A, 0), kPrecision) << "   [mask_01]\n";
 
   const arma::mat leaky = attn::softmax_rows(ch06::zero_fill(open.scores));
   std::cout << "\n  The wrong fill: set the future scores to 0 instead of -inf. exp(0) = 1, so they keep a share:\n";
@@ -108,8 +108,8 @@ void cross() {
   const arma::mat I = arma::eye(4, 4);
   const attn::HeadPass pass = attn::cross_attention(Xq, Xkv, I, I, I);
   std::cout << "  queries: \"river bank\" (n_q = 2); keys and values: \"the money bank the river\" (n_kv = 5)\n"
-            << "  Q " << attn::shape(pass.Q) << ", K " << attn::shape(pass.K) << ", V " << attn::shape(pass.V)
-            << ", A " << attn::shape(pass.A) << ", H " << attn::shape(pass.H) << "   [mask_06]\n";
+            << "  Q " << attn::shape(pass.Q) << ", K " << attn::shape(pass.K) << ", V " << attn::shape(pass.V) << ", A "
+            << attn::shape(pass.A) << ", H " << attn::shape(pass.H) << "   [mask_06]\n";
   attn::print_matrix(std::cout, q_words, pass.A, kPrecision);
   std::cout << "  (columns: " << attn::join_words(kv_words) << ")\n";
   // The newest two positions of the key sequence as queries, as when generating with a key/value cache.
@@ -167,8 +167,8 @@ void side_by_side(attn::Plotter& plots, const std::string& name, const std::stri
                          .colorbox = false,
                          .xtics_rotation = -30};
   };
-  attn::heatmap_panels(plots, name, title, {panel("bidirectional", open), panel("causal (grey: masked, weight 0)",
-                                                                                   mark_future(causal))});
+  attn::heatmap_panels(plots, name, title,
+                       {panel("bidirectional", open), panel("causal (grey: masked, weight 0)", mark_future(causal))});
 }
 
 /// The causal mask as two kinds of cell with a key: allowed (0 added, the score is kept) and
@@ -222,11 +222,13 @@ struct Flags {
 std::optional<Flags> read_flags(int argc, char** argv) {
   po::options_description options("Options");
   attn::cli::add_common_options(options);
+  // clang-format off
   options.add_options()
       ("sentence", po::value<std::string>()->value_name("WORDS"),
        "show this sentence's weights (words from: the, river, money, bank); default plot: \"the bank river\"")
       ("causal", "show only the causal view of --sentence")
       ("bidirectional", "show only the bidirectional view of --sentence");
+  // clang-format on
   po::variables_map vm;
   if (!attn::cli::parse(argc, argv, options, kProgram, vm)) return std::nullopt;
   if (vm.count("causal") && vm.count("bidirectional")) {

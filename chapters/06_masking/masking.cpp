@@ -39,11 +39,13 @@ const std::vector<std::string>& tired_cat_words() {
 }
 
 arma::mat tired_cat_weights() {
+  // clang-format off
   return {{0.55, 0.05, 0.30, 0.03, 0.07},
           {0.05, 0.45, 0.40, 0.03, 0.07},
           {0.18, 0.30, 0.40, 0.04, 0.08},
           {0.04, 0.05, 0.10, 0.41, 0.40},
           {0.05, 0.20, 0.35, 0.20, 0.20}};
+  // clang-format on
 }
 
 // [renormalize_causal]

@@ -18,9 +18,9 @@ namespace {
 void require_qkv(const arma::mat& Q, const arma::mat& K, const arma::mat& V, const char* who, bool causal) {
   if (Q.n_cols != K.n_cols || K.n_rows != V.n_rows || Q.n_cols == 0 || K.n_rows == 0 || V.n_cols == 0 ||
       (causal && Q.n_rows != K.n_rows)) {
-    throw std::invalid_argument(std::string(who) + ": Q is " + attn::shape(Q) + ", K is " + attn::shape(K) + ", V is " +
-                                attn::shape(V) + (causal ? " (need n x d_k, n x d_k, n x d_v)" :
-                                                           " (need n_q x d_k, n_kv x d_k, n_kv x d_v)"));
+    throw std::invalid_argument(
+        std::string(who) + ": Q is " + attn::shape(Q) + ", K is " + attn::shape(K) + ", V is " + attn::shape(V) +
+        (causal ? " (need n x d_k, n x d_k, n x d_v)" : " (need n_q x d_k, n_kv x d_k, n_kv x d_v)"));
   }
 }
 }  // namespace
@@ -199,7 +199,8 @@ RandomHead random_head(unsigned seed) {
   h.Wq = arma::randn(6, 2);  // d_k = 2
   h.Wk = arma::randn(6, 2);
   h.Wv = arma::randn(6, 3);  // d_v = 3
-  do h.R = arma::randn(2, 2); while (std::abs(arma::det(h.R)) < 0.1);  // comfortably invertible
+  do h.R = arma::randn(2, 2);
+  while (std::abs(arma::det(h.R)) < 0.1);  // comfortably invertible
   return h;
 }
 

@@ -138,11 +138,11 @@ KernelSection kernel_view(const RandomHead& head);
 /// Section 4: causal linear attention as a running memory, on "the river money bank" with
 /// identity projections (q = k = v = x, d_k = d_v = 4).
 struct MemorySection {
-  std::vector<std::string> words{};  ///< the sentence
-  arma::mat masked{};                ///< 4 x 4: tril(Q K^T) V
-  arma::mat recurrent{};             ///< 4 x 4: y_i = S_i q_i, token by token
-  std::vector<arma::mat> memories{}; ///< S_1 .. S_4, each 4 x 4
-  attn::HeadPass softmax{};          ///< the causal softmax head on the same sentence, for contrast
+  std::vector<std::string> words{};   ///< the sentence
+  arma::mat masked{};                 ///< 4 x 4: tril(Q K^T) V
+  arma::mat recurrent{};              ///< 4 x 4: y_i = S_i q_i, token by token
+  std::vector<arma::mat> memories{};  ///< S_1 .. S_4, each 4 x 4
+  attn::HeadPass softmax{};           ///< the causal softmax head on the same sentence, for contrast
 };
 /// Computes section 4 over `table`. Throws std::invalid_argument if `table` lacks the, river, money or
 /// bank. Source: the article, "Learned matching, kernel smoothing, and memory"; Katharopoulos et al.

@@ -43,8 +43,8 @@ void print_matching(const ch07::RandomHead& h, const ch07::BilinearSection& b, u
   std::cout << "  M = Wq Wk^T (" << attn::shape(b.M) << "):\n";
   attn::print_matrix(std::cout, numbered("row ", b.M.n_rows), b.M, kPrecision);
   std::cout << "  X M X^T equals (X Wq)(X Wk)^T: largest difference " << sci(b.largest_difference) << '\n'
-            << "  rank(M) = " << b.rank << " <= d_k = " << h.Wq.n_cols << "; largest |M - M^T| = "
-            << format_number(b.asymmetry, kPrecision) << " (not symmetric)\n"
+            << "  rank(M) = " << b.rank << " <= d_k = " << h.Wq.n_cols
+            << "; largest |M - M^T| = " << format_number(b.asymmetry, kPrecision) << " (not symmetric)\n"
             << "  s_01 = " << format_number(b.S(0, 1), 4) << " but s_10 = " << format_number(b.S(1, 0), 4)
             << ": how token 0 matches token 1 is not how 1 matches 0   [mem_01]\n"
             << "  A bilinear compatibility, not a distance: it need not be symmetric or zero on the diagonal.\n";
@@ -73,7 +73,8 @@ void print_memory(const ch07::MemorySection& m) {
   const auto& words = m.words;
   const arma::uword d = m.masked.n_cols;
   const std::string dims = std::to_string(d);
-  std::cout << "  \"" << attn::join_words(words) << "\", Q = K = V = X (identity projections, d_k = d_v = " << dims << ")\n"
+  std::cout << "  \"" << attn::join_words(words) << "\", Q = K = V = X (identity projections, d_k = d_v = " << dims
+            << ")\n"
             << "  tril(Q K^T) V, the masked product:\n";
   attn::print_matrix(std::cout, words, m.masked, kPrecision);
   std::cout << "  y_i = S_i q_i with S_i = S_(i-1) + v_i k_i^T, token by token:\n";
@@ -88,13 +89,15 @@ void print_memory(const ch07::MemorySection& m) {
            std::to_string(i + 1) + " x (" + dims + " + " + dims + ")", std::to_string((i + 1) * 2 * d)});
   }
   t.print(std::cout);
-  std::cout << "  S stays " << attn::shape(m.memories.back()) << " while the cache grows by one key and one value per token   [mem_05]\n"
+  std::cout << "  S stays " << attn::shape(m.memories.back())
+            << " while the cache grows by one key and one value per token   [mem_05]\n"
             << "  At d_k = d_v = 64 and position 16384: S holds " << ch07::linear_memory_bytes(64, 64)
             << " bytes, the cache " << ch07::kv_cache_bytes(16384, 64, 64) << " bytes   [mem_05]\n";
 
   const arma::uword last = m.recurrent.n_rows - 1;
   std::cout << "\n  Removing softmax changes the operation: the causal softmax head's " << words[last] << " row is\n  "
-            << format_vector(arma::rowvec(m.softmax.H.row(last)), kPrecision) << " (a weighted average), the linear row is "
+            << format_vector(arma::rowvec(m.softmax.H.row(last)), kPrecision)
+            << " (a weighted average), the linear row is "
             << format_vector(arma::rowvec(m.recurrent.row(last)), kPrecision)
             << "\n  (unnormalized sum). Softmax needs every past key at every step; only the linear form folds\n"
                "  them into S.\n";
@@ -103,14 +106,15 @@ void print_memory(const ch07::MemorySection& m) {
 void bench(std::size_t max_position, attn::Plotter& plots) {
   attn::print_heading(std::cout, "5. The cost, measured: one generation step at each position (d_k = d_v = 64)");
   const std::vector<ch07::CostRow> rows = ch07::benchmark_generation(kBenchDk, kBenchDk, max_position, 0.002);
-  attn::Table t({"position", "softmax+cache us", "linear memory us", "time ratio", "cache bytes", "S bytes", "bytes ratio"});
+  attn::Table t(
+      {"position", "softmax+cache us", "linear memory us", "time ratio", "cache bytes", "S bytes", "bytes ratio"});
   arma::vec x(rows.size());
   arma::mat time(rows.size(), 2), bytes(rows.size(), 2);
   for (std::size_t r = 0; r < rows.size(); ++r) {
     const ch07::CostRow& c = rows[r];
-    t.add({std::to_string(c.position), format_number(c.softmax_seconds * 1e6, 3), format_number(c.linear_seconds * 1e6, 3),
-           format_number(c.softmax_seconds / c.linear_seconds, 2), std::to_string(c.softmax_bytes),
-           std::to_string(c.linear_bytes),
+    t.add({std::to_string(c.position), format_number(c.softmax_seconds * 1e6, 3),
+           format_number(c.linear_seconds * 1e6, 3), format_number(c.softmax_seconds / c.linear_seconds, 2),
+           std::to_string(c.softmax_bytes), std::to_string(c.linear_bytes),
            format_number(static_cast<double>(c.softmax_bytes) / static_cast<double>(c.linear_bytes), 2)});
     x(r) = static_cast<double>(c.position);
     time.row(r) = arma::rowvec{c.softmax_seconds * 1e6, c.linear_seconds * 1e6};
@@ -123,17 +127,18 @@ void bench(std::size_t max_position, attn::Plotter& plots) {
             << ratio(last.softmax_seconds / last.linear_seconds) << "x the linear memory's time per token\n  and holds "
             << ratio(static_cast<double>(last.softmax_bytes) / static_cast<double>(last.linear_bytes))
             << "x its bytes\n  (times are wall clock on this machine and vary from run to run; the bytes do not)\n";
-  plots.lines({.name = "ch07_cost_time",
-               .title = "Time per generated token (d_k = d_v = 64)",
-               .xlabel = "position (tokens so far, log scale)",
-               .ylabel = "microseconds per token (log scale)",
-               .x = x,
-               .y = time,
-               .series = {"softmax attention over a key/value cache", "linear attention memory S"},
-               .logx = true,
-               .logy = true,
-               .points = true,
-               .key = "top left Left reverse box opaque"});  // the softmax line climbs to the right; top left stays empty
+  plots.lines(
+      {.name = "ch07_cost_time",
+       .title = "Time per generated token (d_k = d_v = 64)",
+       .xlabel = "position (tokens so far, log scale)",
+       .ylabel = "microseconds per token (log scale)",
+       .x = x,
+       .y = time,
+       .series = {"softmax attention over a key/value cache", "linear attention memory S"},
+       .logx = true,
+       .logy = true,
+       .points = true,
+       .key = "top left Left reverse box opaque"});  // the softmax line climbs to the right; top left stays empty
   plots.lines({.name = "ch07_cost_memory",
                .title = "Bytes held while generating (d_k = d_v = 64, doubles)",
                .xlabel = "position (tokens so far, log scale)",
@@ -172,21 +177,23 @@ const attn::cli::ProgramInfo kProgram{
 
 /// What the reader asked for on the command line.
 struct Flags {
-  unsigned seed = 7;               ///< --seed of the random head
-  bool bench = false;              ///< --bench
-  std::size_t bench_max = 16384;   ///< --bench-max
-  attn::PlotSettings plots;        ///< --plots, --no-plots
+  unsigned seed = 7;              ///< --seed of the random head
+  bool bench = false;             ///< --bench
+  std::size_t bench_max = 16384;  ///< --bench-max
+  attn::PlotSettings plots;       ///< --plots, --no-plots
 };
 
 /// The flags, or nothing after --help.
 std::optional<Flags> read_flags(int argc, char** argv) {
   po::options_description options("Options");
   attn::cli::add_common_options(options);
+  // clang-format off
   options.add_options()
       ("seed", po::value<long long>()->value_name("N")->default_value(7), "seed of the random head in sections 1-3")
       ("bench", "measure the per-token cost of both mechanisms up to --bench-max positions")
       ("bench-max", po::value<long long>()->value_name("POS")->default_value(16384),
        "longest position the benchmark measures (1 .. 1048576)");
+  // clang-format on
   po::variables_map vm;
   if (!attn::cli::parse(argc, argv, options, kProgram, vm)) return std::nullopt;
   Flags f;

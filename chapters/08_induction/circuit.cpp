@@ -5,7 +5,6 @@
 #include <cmath>
 #include <stdexcept>
 
-
 namespace ch08 {
 
 HeadScores head_scores(const ForwardPass& pass, const RepeatBatch& batch) {
@@ -36,9 +35,16 @@ RegionLosses region_losses(const Model& model, const RepeatBatch& batch, const a
     for (arma::uword t = 0; t < losses.n_cols; ++t) {
       const double loss = losses(b, t);
       switch (region_of(batch.blocks[b], t + 1)) {
-        case Region::first: out.first += loss; n_first += 1; break;
-        case Region::repeat: out.repeat += loss; n_repeat += 1; break;
-        case Region::other: break;
+        case Region::first:
+          out.first += loss;
+          n_first += 1;
+          break;
+        case Region::repeat:
+          out.repeat += loss;
+          n_repeat += 1;
+          break;
+        case Region::other:
+          break;
       }
     }
   }

@@ -24,9 +24,9 @@ using attn::previous_token_score;
 
 /// Scores of every head, averaged over a batch.
 struct HeadScores {
-  arma::mat previous_token;  ///< layers x heads
-  arma::mat induction;       ///< layers x heads
-  arma::mat duplicate_token; ///< layers x heads
+  arma::mat previous_token;   ///< layers x heads
+  arma::mat induction;        ///< layers x heads
+  arma::mat duplicate_token;  ///< layers x heads
 };
 
 /// Scores of every head of the last forward pass over `batch` (run forward() on batch.tokens first).

@@ -7,7 +7,6 @@
 #include <stdexcept>
 #include <string>
 
-
 namespace ch08 {
 
 void validate(const LabOptions& o) {

@@ -17,14 +17,14 @@ namespace ch08 {
 
 /// Everything a training run depends on.
 struct LabOptions {
-  ModelShape shape{};             ///< model sizes (vocab and context must match data)
-  RepeatSpec data{};              ///< how sequences are drawn
-  arma::uword steps = 1200;       ///< Adam steps
-  arma::uword batch = 32;         ///< sequences per step
-  arma::uword held_out = 256;     ///< held-out sequences (sampled once, never trained on)
-  arma::uword eval_every = 50;    ///< steps between held-out evaluations
-  double lr = 3e-3;               ///< Adam learning rate
-  std::uint64_t seed = 1;         ///< seeds the initial weights, training batches and held-out set
+  ModelShape shape{};           ///< model sizes (vocab and context must match data)
+  RepeatSpec data{};            ///< how sequences are drawn
+  arma::uword steps = 1200;     ///< Adam steps
+  arma::uword batch = 32;       ///< sequences per step
+  arma::uword held_out = 256;   ///< held-out sequences (sampled once, never trained on)
+  arma::uword eval_every = 50;  ///< steps between held-out evaluations
+  double lr = 3e-3;             ///< Adam learning rate
+  std::uint64_t seed = 1;       ///< seeds the initial weights, training batches and held-out set
 };
 
 /// Throws std::invalid_argument for bad sizes (see validate() of ModelShape and RepeatSpec), a

@@ -66,8 +66,8 @@ void print_scores(const ch08::HeadScores& s, bool fixed) {
 }
 
 /// The ablation table, and claim ind_03: the last layer together and the most important first-layer head.
-void print_ablations(const std::vector<ch08::Ablation>& ablations, const ch08::RegionLosses& base,
-                     arma::uword heads, arma::uword layers, bool fixed) {
+void print_ablations(const std::vector<ch08::Ablation>& ablations, const ch08::RegionLosses& base, arma::uword heads,
+                     arma::uword layers, bool fixed) {
   attn::print_heading(std::cout, "3. Ablation: zero a head's output, measure the held-out loss again");
   attn::Table t({"zeroed", "first-occurrence loss", "repeat loss", "repeat loss rise"});
   t.add({"nothing", format_number(base.first, kPrecision), format_number(base.repeat, kPrecision), "0"});
@@ -86,8 +86,8 @@ void print_ablations(const std::vector<ch08::Ablation>& ablations, const ch08::R
   const double last_layer = ablations[layers * heads + layers - 1].losses.repeat - base.repeat;
   std::cout << "  in-context advantage (first - repeat): " << format_number(gap, kPrecision) << " nats\n"
             << "  zeroing all of layer " << layers << " raises the repeat loss by "
-            << format_number(last_layer, kPrecision) << ";\n  zeroing " << best_name << " (the first-layer head that matters most) by "
-            << format_number(best_l1, kPrecision) << "\n";
+            << format_number(last_layer, kPrecision) << ";\n  zeroing " << best_name
+            << " (the first-layer head that matters most) by " << format_number(best_l1, kPrecision) << "\n";
   if (!fixed) {
     std::cout << "  both above half the advantage (" << format_number(gap / 2, kPrecision)
               << "): " << yes_no(last_layer > gap / 2 && best_l1 > gap / 2) << "   [ind_03]\n";
@@ -142,15 +142,17 @@ void draw_plots(attn::Plotter& plots, const ch08::LabResult& r, const ch08::Head
     std::ostringstream data;
     data << "# source_position\treceiving_position\tweight (NaN: masked, j > i)\n";
     for (arma::uword i = 0; i < A.n_rows; ++i) {
-      for (arma::uword j = 0; j < A.n_cols; ++j) data << j << '\t' << i << '\t' << (j > i ? std::string("NaN") : format_number(A(i, j), 4)) << '\n';
+      for (arma::uword j = 0; j < A.n_cols; ++j)
+        data << j << '\t' << i << '\t' << (j > i ? std::string("NaN") : format_number(A(i, j), 4)) << '\n';
       data << '\n';
     }
     const double T = static_cast<double>(shape.context), s0 = static_cast<double>(block.start) - 0.5,
                  n = static_cast<double>(block.length);
-    plots.figure(name, why + " " + ch08::head_name(l, h) + ": block at " + std::to_string(block.start) + ".." +
-                           std::to_string(block.start + block.length - 1) + ", repeat at " +
-                           std::to_string(block.start + block.length) + ".." +
-                           std::to_string(block.start + 2 * block.length - 1) + " (boxes)",
+    plots.figure(name,
+                 why + " " + ch08::head_name(l, h) + ": block at " + std::to_string(block.start) + ".." +
+                     std::to_string(block.start + block.length - 1) + ", repeat at " +
+                     std::to_string(block.start + block.length) + ".." +
+                     std::to_string(block.start + 2 * block.length - 1) + " (boxes)",
                  {data.str()}, [&](const std::vector<std::string>& dat) {
                    std::ostringstream gp;
                    gp << "set xlabel 'source position j'\nset ylabel 'receiving position i'\n"
@@ -212,6 +214,7 @@ int main(int argc, char** argv) {
   return attn::cli::run("ch08_induction", [&] {
     po::options_description options("Options");
     attn::cli::add_common_options(options);
+    // clang-format off
     options.add_options()
         ("seed", po::value<long long>()->value_name("N")->default_value(1), "seeds weights, batches and held-out set")
         ("steps", po::value<long long>()->value_name("N"), "Adam steps (default 1000; 700 with --quick)")
@@ -220,6 +223,7 @@ int main(int argc, char** argv) {
         ("lr", po::value<double>()->value_name("RATE")->default_value(1e-2), "Adam learning rate")
         ("fixed-offset", "every block has the same length and position (the control of claim ind_04)")
         ("quick", "a shorter run for tests and the docs");
+    // clang-format on
     po::variables_map vm;
     const attn::cli::ProgramInfo info{
         "ch08_induction", "train a two-layer attention-only model on repeated blocks; score and ablate its heads",
@@ -242,7 +246,8 @@ int main(int argc, char** argv) {
     o.seed = in_range("--seed", 0, std::numeric_limits<long long>::max(), 1);
     o.steps = in_range("--steps", 1, 1000000, quick ? 700 : 1000);
     o.lr = attn::cli::finite("--lr", vm["lr"].as<double>());
-    if (!(o.lr > 0 && o.lr <= 1)) throw attn::cli::UsageError("--lr must be in (0, 1], got " + attn::cli::as_typed("--lr", o.lr));
+    if (!(o.lr > 0 && o.lr <= 1))
+      throw attn::cli::UsageError("--lr must be in (0, 1], got " + attn::cli::as_typed("--lr", o.lr));
     o.data.fixed_offset = fixed;
     o.held_out = quick ? 128 : 256;
     const arma::uword heads = in_range("--heads", 1, 64, 2), width = in_range("--width", 1, 256, 32);
@@ -263,15 +268,16 @@ int main(int argc, char** argv) {
     attn::Plotter plots(attn::cli::plot_settings(vm));
 
     std::cout << "Chapter 08 - The induction-head lab: two attention-only layers, repeated blocks\n\n"
-              << "Data: " << o.data.context << " random tokens from a vocabulary of " << o.data.vocab << ";\n  a block of "
+              << "Data: " << o.data.context << " random tokens from a vocabulary of " << o.data.vocab
+              << ";\n  a block of "
               << (fixed ? "fixed length " + std::to_string(ch08::fixed_block(o.data).length) + " at fixed position " +
                               std::to_string(ch08::fixed_block(o.data).start)
                         : std::to_string(o.data.min_block) + " to " + std::to_string(o.data.max_block) +
                               " tokens at a random position")
               << " recurs right after itself.\n"
-              << "Model: width " << width << ", " << o.shape.layers << " layers of " << heads << " heads (d_k = "
-              << o.shape.d_k << "), causal, no MLP.\n  Adam, lr " << format_number(o.lr, 4) << ", " << o.steps
-              << " steps of " << o.batch << " fresh sequences; " << o.held_out << " held-out sequences.\n\n";
+              << "Model: width " << width << ", " << o.shape.layers << " layers of " << heads
+              << " heads (d_k = " << o.shape.d_k << "), causal, no MLP.\n  Adam, lr " << format_number(o.lr, 4) << ", "
+              << o.steps << " steps of " << o.batch << " fresh sequences; " << o.held_out << " held-out sequences.\n\n";
     std::cout << "Training (held-out losses, nats):\n";
     attn::DivergenceWatch watch(o.lr);  // a diverging run stops with exit 1, its results unreported
     ch08::LabResult r;

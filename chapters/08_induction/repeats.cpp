@@ -8,7 +8,8 @@
 namespace ch08 {
 
 void validate(const RepeatSpec& s) {
-  if (s.vocab < 2) throw std::invalid_argument("the vocabulary needs at least 2 tokens, got " + std::to_string(s.vocab));
+  if (s.vocab < 2)
+    throw std::invalid_argument("the vocabulary needs at least 2 tokens, got " + std::to_string(s.vocab));
   if (s.min_block < 2 || s.min_block > s.max_block) {
     throw std::invalid_argument("block lengths must satisfy 2 <= min <= max, got " + std::to_string(s.min_block) +
                                 " .. " + std::to_string(s.max_block));

@@ -41,7 +41,8 @@ arma::urowvec Vocabulary::encode(const std::string& text) const {
 Corpus read_corpus(const std::string& folder) {
   const std::string install = " (Debian: apt-get install fortunes, or scripts/install-deps.sh)";
   std::error_code ec;
-  if (!fs::is_directory(folder, ec)) throw std::runtime_error("the fortunes folder " + folder + " is missing" + install);
+  if (!fs::is_directory(folder, ec))
+    throw std::runtime_error("the fortunes folder " + folder + " is missing" + install);
   Corpus c;
   for (const fs::directory_entry& e : fs::directory_iterator(folder, ec)) {
     if (e.is_symlink(ec) || !e.is_regular_file(ec) || e.path().has_extension()) continue;
@@ -57,8 +58,10 @@ Corpus read_corpus(const std::string& folder) {
       entry.clear();
     };
     while (std::getline(in, line)) {
-      if (line == "%") finish();
-      else entry += line + '\n';
+      if (line == "%")
+        finish();
+      else
+        entry += line + '\n';
     }
     finish();
   }
@@ -71,10 +74,12 @@ Corpus read_corpus(const std::string& folder) {
 
 void validate(const WindowSpec& s) {
   if (s.min_snippet < 2 || s.min_snippet > s.max_snippet || 2 * s.max_snippet > s.context) {
-    throw std::invalid_argument("snippets of " + std::to_string(s.min_snippet) + " to " + std::to_string(s.max_snippet) +
-                                " characters and their repeats do not fit in " + std::to_string(s.context));
+    throw std::invalid_argument("snippets of " + std::to_string(s.min_snippet) + " to " +
+                                std::to_string(s.max_snippet) + " characters and their repeats do not fit in " +
+                                std::to_string(s.context));
   }
-  if (!(s.repeat_share >= 0.0 && s.repeat_share <= 1.0)) throw std::invalid_argument("the repeat share must be in [0, 1]");
+  if (!(s.repeat_share >= 0.0 && s.repeat_share <= 1.0))
+    throw std::invalid_argument("the repeat share must be in [0, 1]");
 }
 
 namespace {

@@ -63,8 +63,8 @@ Corpus read_corpus(const std::string& folder = kFortuneFolder);
 
 /// A batch of windows and, for windows with a repeat, where the snippet sits.
 struct Windows {
-  arma::umat tokens;               ///< count x context token ids, row = window
-  std::vector<attn::Block> blocks; ///< one per window; length 0 for a plain window
+  arma::umat tokens;                ///< count x context token ids, row = window
+  std::vector<attn::Block> blocks;  ///< one per window; length 0 for a plain window
 };
 
 /// How training windows are drawn.

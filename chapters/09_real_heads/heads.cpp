@@ -45,7 +45,8 @@ RegionLosses region_losses(const arma::mat& losses, const Windows& w) {
 /// The stream at position `at` of the last forward: (layers + 1) x width.
 arma::mat stream_at(const Pass& pass, arma::uword at) {
   arma::mat out(pass.layers.size() + 1, pass.X_out.n_cols);
-  for (std::size_t l = 0; l < pass.layers.size(); ++l) out.row(l) = arma::conv_to<arma::rowvec>::from(pass.layers[l].X.row(at));
+  for (std::size_t l = 0; l < pass.layers.size(); ++l)
+    out.row(l) = arma::conv_to<arma::rowvec>::from(pass.layers[l].X.row(at));
   out.row(pass.layers.size()) = arma::conv_to<arma::rowvec>::from(pass.X_out.row(at));
   return out;
 }
@@ -82,8 +83,8 @@ Probes make_probes(const Corpus& corpus, const Vocabulary& vocab, arma::uword co
 Baselines baselines(const Corpus& corpus, const Vocabulary& vocab, const Model& model, const Probes& probes) {
   const arma::uword V = vocab.size();
   const arma::urowvec train = vocab.encode(corpus.train_text), held = vocab.encode(corpus.held_text);
-  arma::vec unigram(V, arma::fill::ones);        // add-one counts
-  arma::mat bigram(V, V, arma::fill::ones);      // row = previous character
+  arma::vec unigram(V, arma::fill::ones);    // add-one counts
+  arma::mat bigram(V, V, arma::fill::ones);  // row = previous character
   for (arma::uword t = 0; t < train.n_elem; ++t) {
     unigram(train(t)) += 1;
     if (t > 0) bigram(train(t - 1), train(t)) += 1;
@@ -158,8 +159,15 @@ Contributions contributions(const HeadView& view) {
 // [roles]
 Roles roles(const Model& model, const Probes& probes) {
   const arma::uword L = model.shape.layers, H = model.shape.heads, B = probes.plain.n_rows, T = model.shape.context;
-  Roles r{arma::mat(L, H, arma::fill::zeros), arma::mat(L, H, arma::fill::zeros), arma::mat(L, H, arma::fill::zeros),
-          arma::mat(L, H, arma::fill::zeros), {}, {}, 0.0, 0.0, 0.0};
+  Roles r{arma::mat(L, H, arma::fill::zeros),
+          arma::mat(L, H, arma::fill::zeros),
+          arma::mat(L, H, arma::fill::zeros),
+          arma::mat(L, H, arma::fill::zeros),
+          {},
+          {},
+          0.0,
+          0.0,
+          0.0};
   Pass plain, natural, random;
   attn::forward(model, probes.plain, plain);
   attn::forward(model, probes.natural.tokens, natural);
@@ -233,7 +241,7 @@ BankReading read_bank(const Model& model, const Vocabulary& vocab, const std::st
 
 // [bank]
 BankStudy bank_study(const Model& model, const Vocabulary& vocab) {
-  const std::vector<std::pair<std::string, std::string>> texts{
+  const std::vector<std::pair<std::string, std::string>> texts{// clang-format off
       {"the river bank", "river"},
       {"we fished from the grassy river bank", "river"},
       {"the boat drifted toward the muddy bank", "river"},
@@ -242,15 +250,17 @@ BankStudy bank_study(const Model& model, const Vocabulary& vocab) {
       {"the loan came from the savings bank", "money"},
       {"the honey bank", "control"},
       {"the rover bank", "control"}};
+                                                               // clang-format on
   BankStudy s;
   for (const auto& [text, sense] : texts) s.sentences.push_back(read_bank(model, vocab, text, sense));
   const arma::uword stages = model.shape.layers + 1;
   const auto cos_at = [&](std::size_t a, std::size_t b, arma::uword k) {
     return cosine(s.sentences[a].stream.row(k), s.sentences[b].stream.row(k));
   };
-  const std::vector<std::tuple<std::string, std::size_t, std::size_t>> pairs{
+  const std::vector<std::tuple<std::string, std::size_t, std::size_t>> pairs{// clang-format off
       {"river vs money (sense differs)", 0, 3}, {"river vs honey (control)", 0, 6},
       {"money vs honey (control)", 3, 6}, {"river vs rover (control)", 0, 7}};
+                                                                             // clang-format on
   s.cosines.set_size(pairs.size(), stages);
   for (std::size_t p = 0; p < pairs.size(); ++p) {
     s.pair_names.push_back(std::get<0>(pairs[p]));
@@ -320,8 +330,8 @@ Claim claim_contribution_differs(const Contributions& c) {
   if (c.found) {
     const ContributionCase& e = c.example;
     numbers += "; e.g. " + head_name(e.layer, e.head) + " at position " + std::to_string(e.query) + ": weight " +
-               attn::format_number(e.weights(e.top_weight), 2) + " on " + std::to_string(e.top_weight) +
-               " gives " + attn::format_number(e.norms(e.top_weight), 2) + ", weight " +
+               attn::format_number(e.weights(e.top_weight), 2) + " on " + std::to_string(e.top_weight) + " gives " +
+               attn::format_number(e.norms(e.top_weight), 2) + ", weight " +
                attn::format_number(e.weights(e.top_contribution), 2) + " on " + std::to_string(e.top_contribution) +
                " gives " + attn::format_number(e.norms(e.top_contribution), 2);
   }
@@ -334,7 +344,7 @@ Claim claim_bank_controls(const BankStudy& b) {
   const bool finite = b.cosines.is_finite() && b.within_sense.is_finite() && b.across_sense.is_finite();
   const bool same_start = std::abs(b.cosines.col(0).min() - 1.0) < 1e-9;  // same 'k' at the same position
   const std::string verdict = sense < control - 0.02 ? "the sense pair differs more than the letter control"
-                                                      : "the letter control differs as much: shared letters, not sense";
+                                                     : "the letter control differs as much: shared letters, not sense";
   return {"real_05", "bank compared after each layer, with controls beside",
           "after the last layer river vs money " + attn::format_number(sense, 3) + ", river vs honey " +
               attn::format_number(control, 3) + " (" + verdict + ")",

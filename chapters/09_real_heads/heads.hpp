@@ -32,10 +32,10 @@ Probes make_probes(const Corpus& corpus, const Vocabulary& vocab, arma::uword co
 
 /// Section 1: held-out cross-entropies (nats/char).
 struct Baselines {
-  double uniform = 0.0;  ///< ln(vocab)
-  double unigram = 0.0;  ///< training character frequencies (add-one), on the held-out text
-  double bigram = 0.0;   ///< p(c | previous c) from training counts (add-one), on the held-out text
-  double model = 0.0;    ///< the model on the plain held-out windows
+  double uniform = 0.0;        ///< ln(vocab)
+  double unigram = 0.0;        ///< training character frequencies (add-one), on the held-out text
+  double bigram = 0.0;         ///< p(c | previous c) from training counts (add-one), on the held-out text
+  double model = 0.0;          ///< the model on the plain held-out windows
   arma::uword held_chars = 0;  ///< characters of held-out text the n-grams were scored on
 };
 
@@ -44,11 +44,11 @@ Baselines baselines(const Corpus& corpus, const Vocabulary& vocab, const Model& 
 
 /// Section 2: every head's attention on one sentence.
 struct HeadView {
-  std::string sentence;             ///< what was read
-  std::vector<std::string> labels;  ///< one axis label per character
-  arma::uword layers = 0;           ///< rows of the grid
-  arma::uword heads = 0;            ///< columns of the grid
-  std::vector<arma::mat> weights;   ///< layers x heads patterns (index l heads + h), each n x n
+  std::string sentence;                  ///< what was read
+  std::vector<std::string> labels;       ///< one axis label per character
+  arma::uword layers = 0;                ///< rows of the grid
+  arma::uword heads = 0;                 ///< columns of the grid
+  std::vector<arma::mat> weights;        ///< layers x heads patterns (index l heads + h), each n x n
   std::vector<arma::mat> contributions;  ///< the same grid of ||a_ij v_j W_O^h|| (section 3)
 };
 
@@ -59,22 +59,22 @@ HeadView head_view(const Model& model, const Vocabulary& vocab, const std::strin
 
 /// Section 3: where the largest weight and the largest contribution disagree.
 struct ContributionCase {
-  arma::uword layer = 0;         ///< the head's layer
-  arma::uword head = 0;          ///< the head within its layer
-  arma::uword query = 0;         ///< the receiving position
-  arma::uword top_weight = 0;    ///< source with the largest weight a_ij
+  arma::uword layer = 0;             ///< the head's layer
+  arma::uword head = 0;              ///< the head within its layer
+  arma::uword query = 0;             ///< the receiving position
+  arma::uword top_weight = 0;        ///< source with the largest weight a_ij
   arma::uword top_contribution = 0;  ///< source with the largest ||a_ij v_j W_O^h||
-  arma::rowvec weights;          ///< a_ij over sources j <= query
-  arma::rowvec norms;            ///< ||a_ij v_j W_O^h|| over the same sources
+  arma::rowvec weights;              ///< a_ij over sources j <= query
+  arma::rowvec norms;                ///< ||a_ij v_j W_O^h|| over the same sources
 };
 
 /// Section 3 on a head view.
 struct Contributions {
-  arma::uword cases = 0;        ///< (head, query) pairs examined (queries from position 1 on)
-  arma::uword disagree = 0;     ///< of them, where the two arg-maxes differ
-  ContributionCase example;     ///< the disagreement where the top weight's contribution is smallest
-                                ///< relative to the top contribution
-  bool found = false;           ///< whether any disagreement exists
+  arma::uword cases = 0;     ///< (head, query) pairs examined (queries from position 1 on)
+  arma::uword disagree = 0;  ///< of them, where the two arg-maxes differ
+  ContributionCase example;  ///< the disagreement where the top weight's contribution is smallest
+                             ///< relative to the top contribution
+  bool found = false;        ///< whether any disagreement exists
 };
 
 /// Section 3 from the head view of section 2.
@@ -104,10 +104,10 @@ Roles roles(const Model& model, const Probes& probes);
 
 /// Section 5: one intervention and what it changed.
 struct Ablation {
-  std::string name;        ///< "L1.H2" or "all of layer 2"
-  double held_out = 0.0;   ///< plain held-out loss with it
-  RegionLosses natural;    ///< repeated natural text
-  RegionLosses random;     ///< repeated random letters
+  std::string name;       ///< "L1.H2" or "all of layer 2"
+  double held_out = 0.0;  ///< plain held-out loss with it
+  RegionLosses natural;   ///< repeated natural text
+  RegionLosses random;    ///< repeated random letters
 };
 
 /// Section 5: zero each head alone, then each layer, on the probes; index 0 is nothing zeroed.
@@ -115,20 +115,21 @@ std::vector<Ablation> ablations(const Model& model, const Probes& probes);
 
 /// Section 6: one sentence ending in "bank".
 struct BankReading {
-  std::string text;                ///< the sentence
-  std::string sense;               ///< "river", "money" or "control"
-  arma::mat stream;                ///< (layers + 1) x width: the final 'k' after the embedding and each layer
-  std::vector<std::string> reads;  ///< per head (l heads + h): the character it weighs most at the final 'k', and the weight
+  std::string text;   ///< the sentence
+  std::string sense;  ///< "river", "money" or "control"
+  arma::mat stream;   ///< (layers + 1) x width: the final 'k' after the embedding and each layer
+  std::vector<std::string>
+      reads;  ///< per head (l heads + h): the character it weighs most at the final 'k', and the weight
   std::vector<std::pair<std::string, double>> next;  ///< the five likeliest next characters
 };
 
 /// Section 6: the sentences and their cosines.
 struct BankStudy {
-  std::vector<BankReading> sentences;  ///< river, money, then the controls
-  std::vector<std::string> pair_names; ///< e.g. "river vs money"
-  arma::mat cosines;                   ///< pairs x (layers + 1), column 0 after the embedding
-  arma::rowvec within_sense;           ///< mean cosine between sentences of the same sense, per stage
-  arma::rowvec across_sense;           ///< mean cosine between river and money sentences, per stage
+  std::vector<BankReading> sentences;   ///< river, money, then the controls
+  std::vector<std::string> pair_names;  ///< e.g. "river vs money"
+  arma::mat cosines;                    ///< pairs x (layers + 1), column 0 after the embedding
+  arma::rowvec within_sense;            ///< mean cosine between sentences of the same sense, per stage
+  arma::rowvec across_sense;            ///< mean cosine between river and money sentences, per stage
 };
 
 /// Section 6: "the river bank", "the money bank", two longer sentences of each sense, and the

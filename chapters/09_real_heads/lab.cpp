@@ -26,7 +26,8 @@ TrainOptions quick_options(TrainOptions o) {
 void validate(const TrainOptions& o) {
   attn::validate(o.shape);
   validate(o.windows);
-  if (o.shape.context != o.windows.context) throw std::invalid_argument("the model and the windows disagree on the context");
+  if (o.shape.context != o.windows.context)
+    throw std::invalid_argument("the model and the windows disagree on the context");
   const auto in_range = [](arma::uword v, arma::uword most, const char* what) {
     if (v == 0 || v > most) {
       throw std::invalid_argument(std::string(what) + " must be in [1, " + std::to_string(most) + "], got " +
@@ -36,7 +37,8 @@ void validate(const TrainOptions& o) {
   in_range(o.steps, 1000000, "the number of steps");
   in_range(o.batch, 4096, "the batch size");
   in_range(o.eval_every, 1000000, "the evaluation interval");
-  if (!(std::isfinite(o.lr) && o.lr > 0 && o.lr <= 1)) throw std::invalid_argument("the learning rate must be in (0, 1]");
+  if (!(std::isfinite(o.lr) && o.lr > 0 && o.lr <= 1))
+    throw std::invalid_argument("the learning rate must be in (0, 1]");
 }
 
 Divergence::Divergence(arma::uword at, double value)
@@ -144,22 +146,24 @@ void save_run(const Run& run, const std::string& dir) {
 Run load_run(const std::string& dir, const Vocabulary& vocab) {
   const fs::path path = fs::path(dir) / "run.txt";
   std::ifstream in(path);
-  if (!in) throw std::runtime_error("cannot read " + path.string() + " (train and save a model first: --save " + dir + ")");
+  if (!in)
+    throw std::runtime_error("cannot read " + path.string() + " (train and save a model first: --save " + dir + ")");
   const auto fail = [&](const std::string& what) { return std::runtime_error(path.string() + ": " + what); };
   Run run;
   std::string magic, word, chars;
   int version = 0;
   std::size_t points = 0;
   TrainOptions& o = run.options;
-  if (!(in >> magic >> version) || magic != "ch09-run" || version != 1) throw fail("not a run saved by ch09_real_heads");
+  if (!(in >> magic >> version) || magic != "ch09-run" || version != 1)
+    throw fail("not a run saved by ch09_real_heads");
   const auto expect = [&](const char* name) {
     if (!(in >> word) || word != name) throw fail(std::string("expected '") + name + "'");
     return true;
   };
   if (!(expect("steps") && in >> o.steps && expect("batch") && in >> o.batch && expect("lr") && in >> o.lr &&
         expect("seed") && in >> o.seed && expect("repeat_share") && in >> o.windows.repeat_share &&
-        expect("eval_every") && in >> o.eval_every && expect("seconds") && in >> run.seconds &&
-        expect("characters") && in >> chars && expect("curve") && in >> points) ||
+        expect("eval_every") && in >> o.eval_every && expect("seconds") && in >> run.seconds && expect("characters") &&
+        in >> chars && expect("curve") && in >> points) ||
       points > 100000) {
     throw fail("malformed header");
   }

@@ -27,12 +27,13 @@ using Pass = attn::AttnOnlyPass<Real>;
 /// Everything a training run depends on (the full run: about 2 minutes on 2 cores).
 struct TrainOptions {
   attn::AttnOnlyShape shape{0, 128, 64, 4, 16, 2, true};  ///< vocab is filled from the corpus
-  WindowSpec windows{};           ///< how training windows are drawn
-  arma::uword steps = 4000;       ///< Adam steps
-  arma::uword batch = 32;         ///< windows per step
-  double lr = 3e-3;               ///< Adam learning rate
-  std::uint64_t seed = 1;         ///< seeds the initial weights and the training windows (seed 0 forms the circuit later, after 6000 steps)
-  arma::uword eval_every = 250;   ///< steps between held-out evaluations
+  WindowSpec windows{};                                   ///< how training windows are drawn
+  arma::uword steps = 4000;                               ///< Adam steps
+  arma::uword batch = 32;                                 ///< windows per step
+  double lr = 3e-3;                                       ///< Adam learning rate
+  std::uint64_t seed =
+      1;  ///< seeds the initial weights and the training windows (seed 0 forms the circuit later, after 6000 steps)
+  arma::uword eval_every = 250;  ///< steps between held-out evaluations
 };
 
 /// The same options with the short settings of `--quick` (the tour and the no-gnuplot test):
@@ -52,11 +53,11 @@ struct CurvePoint {
 
 /// A trained (or loaded) model and what is known about its training.
 struct Run {
-  TrainOptions options;            ///< how it was trained
-  std::string characters;          ///< the vocabulary's characters (checked against the corpus on load)
-  Model model;                     ///< parameters after the last step
-  std::vector<CurvePoint> curve;   ///< at step 0, every eval_every steps and at the end
-  double seconds = 0.0;            ///< wall time of training
+  TrainOptions options;           ///< how it was trained
+  std::string characters;         ///< the vocabulary's characters (checked against the corpus on load)
+  Model model;                    ///< parameters after the last step
+  std::vector<CurvePoint> curve;  ///< at step 0, every eval_every steps and at the end
+  double seconds = 0.0;           ///< wall time of training
 };
 
 /// Thrown when the loss stops being finite or explodes: training stopped at `step`.
@@ -70,11 +71,11 @@ class Divergence : public std::runtime_error {
 
 /// Progress of a run, reported every few seconds and at every curve point.
 struct Progress {
-  arma::uword step = 0;        ///< steps taken
-  arma::uword steps = 0;       ///< steps in the run
-  double loss = 0.0;           ///< recent mean training loss
-  double elapsed = 0.0;        ///< seconds since training began
-  double left = 0.0;           ///< estimated seconds to go
+  arma::uword step = 0;   ///< steps taken
+  arma::uword steps = 0;  ///< steps in the run
+  double loss = 0.0;      ///< recent mean training loss
+  double elapsed = 0.0;   ///< seconds since training began
+  double left = 0.0;      ///< estimated seconds to go
 };
 
 /// A fixed set of plain held-out windows: `count` windows at evenly spaced offsets.

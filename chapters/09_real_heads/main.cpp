@@ -10,8 +10,8 @@
 #include <iostream>
 #include <optional>
 
-#include "common/cli.hpp"
 #include "common/attn.hpp"
+#include "common/cli.hpp"
 #include "lab.hpp"
 #include "report.hpp"
 
@@ -22,20 +22,21 @@ namespace {
 
 /// The command line, read once.
 struct Flags {
-  ch09::TrainOptions train;              ///< how to train (unless loading)
-  std::string sentence;                  ///< the head view's input
-  std::optional<std::string> save;       ///< --save DIR
-  std::optional<std::string> load;       ///< --load DIR
-  std::optional<std::string> cached;     ///< --cached DIR: load DIR if it holds a run, else train and save there
+  ch09::TrainOptions train;                   ///< how to train (unless loading)
+  std::string sentence;                       ///< the head view's input
+  std::optional<std::string> save;            ///< --save DIR
+  std::optional<std::string> load;            ///< --load DIR
+  std::optional<std::string> cached;          ///< --cached DIR: load DIR if it holds a run, else train and save there
   std::string corpus = ch09::kFortuneFolder;  ///< --corpus DIR
-  bool quick = false;                    ///< --quick
-  arma::uword bench = 0;                 ///< --bench N: time N training steps and stop
-  attn::PlotSettings plots;              ///< --plots / --no-plots
+  bool quick = false;                         ///< --quick
+  arma::uword bench = 0;                      ///< --bench N: time N training steps and stop
+  attn::PlotSettings plots;                   ///< --plots / --no-plots
 };
 
 po::options_description options() {
   po::options_description o("Options");
   attn::cli::add_common_options(o);
+  // clang-format off
   o.add_options()
       ("steps", po::value<long long>()->value_name("N"), "Adam steps (default 4000, about 1-3 minutes; 300 with --quick)")
       ("seed", po::value<long long>()->value_name("N")->default_value(1), "seeds the weights and the training windows")
@@ -52,6 +53,7 @@ po::options_description options() {
        "the folder of fortune files")
       ("quick", "a short run (300 steps of 16 windows, seconds) for the tour: too short for the claims")
       ("bench", po::value<long long>()->value_name("N"), "time N training steps of the full model and stop");
+  // clang-format on
   return o;
 }
 
@@ -72,19 +74,23 @@ Flags read_flags(const po::variables_map& vm) {
   f.train.seed = count_flag(vm, "seed", 0, std::numeric_limits<long long>::max());
   f.train.windows.repeat_share = attn::cli::finite("--repeat-share", vm["repeat-share"].as<double>());
   if (f.train.windows.repeat_share < 0 || f.train.windows.repeat_share > 1) {
-    throw UsageError("--repeat-share must be in [0, 1], got " + attn::cli::as_typed("--repeat-share", f.train.windows.repeat_share));
+    throw UsageError("--repeat-share must be in [0, 1], got " +
+                     attn::cli::as_typed("--repeat-share", f.train.windows.repeat_share));
   }
   f.train.lr = attn::cli::finite("--lr", vm["lr"].as<double>());
-  if (!(f.train.lr > 0 && f.train.lr <= 1)) throw UsageError("--lr must be in (0, 1], got " + attn::cli::as_typed("--lr", f.train.lr));
+  if (!(f.train.lr > 0 && f.train.lr <= 1))
+    throw UsageError("--lr must be in (0, 1], got " + attn::cli::as_typed("--lr", f.train.lr));
   f.sentence = vm["sentence"].as<std::string>();
   if (f.sentence.empty() || f.sentence.size() > f.train.shape.context) {
     throw UsageError("--sentence must have 1 to 128 characters, got " + std::to_string(f.sentence.size()));
   }
   for (const char c : f.sentence) {
-    if (c < 32 || c > 126) throw UsageError("--sentence must be printable ASCII, got \"" + attn::cli::printable(f.sentence) + "\"");
+    if (c < 32 || c > 126)
+      throw UsageError("--sentence must be printable ASCII, got \"" + attn::cli::printable(f.sentence) + "\"");
   }
   for (const char* dir : {"save", "load", "cached", "corpus"}) {
-    if (vm.count(dir) && vm[dir].as<std::string>().empty()) throw UsageError("--" + std::string(dir) + " needs a folder name");
+    if (vm.count(dir) && vm[dir].as<std::string>().empty())
+      throw UsageError("--" + std::string(dir) + " needs a folder name");
   }
   if (vm.count("save")) f.save = vm["save"].as<std::string>();
   if (vm.count("load")) f.load = vm["load"].as<std::string>();
@@ -95,7 +101,8 @@ Flags read_flags(const po::variables_map& vm) {
     (std::filesystem::exists(std::filesystem::path(dir) / "run.txt", ec) ? f.load : f.save) = dir;
   }
   if (f.load && (vm.count("steps") || f.quick || !vm["seed"].defaulted() || !vm["repeat-share"].defaulted())) {
-    throw UsageError("--load inspects a saved model; --steps, --quick, --seed and --repeat-share only apply to training");
+    throw UsageError(
+        "--load inspects a saved model; --steps, --quick, --seed and --repeat-share only apply to training");
   }
   f.corpus = vm["corpus"].as<std::string>();
   if (vm.count("bench")) f.bench = count_flag(vm, "bench", 1, 10000);
@@ -157,7 +164,8 @@ ch09::Run obtain_run(const Flags& f, std::optional<ch09::Run> loaded, const ch09
   });
   std::cout << "wall time of training: " << attn::format_number(run.seconds, 1) << " s\n";
   if (f.quick) {
-    std::cout << "(a --quick run: the induction head needs the full run, `ch09_real_heads --save DIR`, about 1-3 min)\n";
+    std::cout
+        << "(a --quick run: the induction head needs the full run, `ch09_real_heads --save DIR`, about 1-3 min)\n";
   }
   return run;
 }
@@ -172,7 +180,8 @@ int main(int argc, char** argv) {
         "ch09_real_heads",
         "train a two-layer attention-only model on Debian's fortunes; inspect, score and ablate its heads",
         "\"Watch real heads\" (and \"Reverse-engineer a head you trained\")",
-        "  ch09_real_heads --save build/ch09_model\n  ch09_real_heads --load build/ch09_model --sentence \"the river bank\"\n"
+        "  ch09_real_heads --save build/ch09_model\n  ch09_real_heads --load build/ch09_model --sentence \"the river "
+        "bank\"\n"
         "  ch09_real_heads --repeat-share 0 --no-plots\n  ch09_real_heads --quick"};
     if (!attn::cli::parse(argc, argv, opts, info, vm)) return 0;
     const Flags flags = read_flags(vm);

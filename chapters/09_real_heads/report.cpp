@@ -114,7 +114,8 @@ void print_head_view(std::ostream& out, const Report& r) {
     const arma::uvec order = arma::sort_index(a, "descend");
     std::vector<std::string> row{head_name(k / v.heads, k % v.heads)};
     for (arma::uword i = 0; i < 3 && i < order.n_elem; ++i) {
-      row.push_back("'" + v.labels[order(i)] + "'@" + std::to_string(order(i)) + " (" + format_number(a(order(i)), 2) + ")");
+      row.push_back("'" + v.labels[order(i)] + "'@" + std::to_string(order(i)) + " (" + format_number(a(order(i)), 2) +
+                    ")");
     }
     while (row.size() < 4) row.push_back("");
     t.add(row);
@@ -127,8 +128,9 @@ void print_contributions(std::ostream& out, const Report& r) {
   attn::print_heading(out, "3. What each head contributes: weight a_ij against size ||a_ij v_j W_O||");
   out << "  A weight says how much of source j's value is mixed in; the value v_j and the output\n"
          "  projection W_O decide how large a vector that becomes (Kobayashi et al. 2020).\n"
-      << "  top weight and top contribution disagree in " << c.disagree << " of " << c.cases << " (head, position) pairs ("
-      << percent(c.disagree, std::max<arma::uword>(c.cases, 1)) << ";\n    figure ch09_contributions).\n";
+      << "  top weight and top contribution disagree in " << c.disagree << " of " << c.cases
+      << " (head, position) pairs (" << percent(c.disagree, std::max<arma::uword>(c.cases, 1))
+      << ";\n    figure ch09_contributions).\n";
   if (c.found) {
     const ContributionCase& e = c.example;
     out << "  the starkest, " << head_name(e.layer, e.head) << " reading at position " << e.query << " ('"
@@ -170,7 +172,8 @@ void print_ablations(std::ostream& out, const Report& r) {
   attn::Table t({"zeroed", "held-out text", "random repeat", "text repeat", "random repeat rise"});
   for (const Ablation& a : r.ablations) {
     t.add({a.name, format_number(a.held_out, kPrecision), format_number(a.random.repeat, kPrecision),
-           format_number(a.natural.repeat, kPrecision), format_number(a.random.repeat - base.random.repeat, kPrecision)});
+           format_number(a.natural.repeat, kPrecision),
+           format_number(a.random.repeat - base.random.repeat, kPrecision)});
   }
   t.print(out);
   const arma::uword L = r.roles.previous_token.n_rows, H = r.roles.previous_token.n_cols;
@@ -268,17 +271,20 @@ void draw_grid(attn::Plotter& plots, const std::string& name, const std::string&
     std::ostringstream d;
     d << "# source j\treceiving i\tvalue (NaN: masked, j > i)\n";
     for (arma::uword i = 0; i < M.n_rows; ++i) {
-      for (arma::uword j = 0; j < M.n_cols; ++j) d << j << '\t' << i << '\t' << (j > i ? "NaN" : format_number(M(i, j), 5)) << '\n';
+      for (arma::uword j = 0; j < M.n_cols; ++j)
+        d << j << '\t' << i << '\t' << (j > i ? "NaN" : format_number(M(i, j), 5)) << '\n';
       d << '\n';
     }
     data.push_back(d.str());
   }
   std::ostringstream tics;
-  for (std::size_t t = 0; t < v.labels.size(); ++t) tics << (t ? ", " : "") << attn::gnuplot_quote(v.labels[t]) << ' ' << t;
+  for (std::size_t t = 0; t < v.labels.size(); ++t)
+    tics << (t ? ", " : "") << attn::gnuplot_quote(v.labels[t]) << ' ' << t;
   const double n = static_cast<double>(v.labels.size());
   plots.figure(name, title, data, [&](const std::vector<std::string>& dat) {
     std::ostringstream gp;
-    gp << "set terminal pngcairo noenhanced size " << 300 * v.heads << "," << 310 * v.layers + 40 << " font 'DejaVu Sans,8'\n"
+    gp << "set terminal pngcairo noenhanced size " << 300 * v.heads << "," << 310 * v.layers + 40
+       << " font 'DejaVu Sans,8'\n"
        << "set multiplot layout " << v.layers << "," << v.heads << " title " << attn::gnuplot_quote(title) << "\n"
        << "unset title\nset size ratio 1\nunset key\nset palette defined (0 '#f7fbff', 1 '#9ecae1', 2 '#08306b')\n"
        << "set xrange [-0.5:" << n - 0.5 << "]\nset yrange [" << n - 0.5 << ":-0.5]\n"

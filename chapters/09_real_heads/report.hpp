@@ -16,14 +16,14 @@ inline const std::string kDefaultSentence = "the cat sat. the cat sat.";
 
 /// Everything the program shows, computed once (sections 1-7 and the claims).
 struct Report {
-  Baselines baselines;               ///< section 1
-  HeadView view;                     ///< sections 2 and 3
-  Contributions contributions;       ///< section 3
-  Roles roles;                       ///< section 4
-  std::vector<Ablation> ablations;   ///< section 5
-  BankStudy bank;                    ///< section 6
-  std::vector<std::string> names;    ///< section 7
-  std::vector<Claim> claims;         ///< real_01 .. real_05
+  Baselines baselines;              ///< section 1
+  HeadView view;                    ///< sections 2 and 3
+  Contributions contributions;      ///< section 3
+  Roles roles;                      ///< section 4
+  std::vector<Ablation> ablations;  ///< section 5
+  BankStudy bank;                   ///< section 6
+  std::vector<std::string> names;   ///< section 7
+  std::vector<Claim> claims;        ///< real_01 .. real_05
 };
 
 /// Computes every section on a trained model (about a second).
