@@ -86,4 +86,9 @@ void print_heading(std::ostream& out, const std::string& title) {
   out << '\n' << title << '\n' << std::string(title.size(), '=') << '\n';
 }
 
+void print_claim(std::ostream& out, const ClaimCheck& claim) {
+  if (claim.id.empty()) throw std::invalid_argument("print_claim: the claim has no ID");
+  out << claim.evidence << (claim.holds ? "" : " (does not hold here)") << "   [" << claim.id << "]\n";
+}
+
 }  // namespace attn

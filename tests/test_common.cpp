@@ -203,6 +203,14 @@ BOOST_AUTO_TEST_CASE(vectors_print_like_the_article) {
   BOOST_TEST(attn::format_number(-inf, 2) == "-inf");
 }
 
+BOOST_AUTO_TEST_CASE(a_claim_prints_its_evidence_then_its_tag) {
+  std::ostringstream out;
+  attn::print_claim(out, {.id = "mix_01", .holds = true, .evidence = "  weights sum to 1"});
+  attn::print_claim(out, {.id = "mix_02", .holds = false, .evidence = "  bank keeps 0.47"});
+  BOOST_TEST(out.str() == "  weights sum to 1   [mix_01]\n  bank keeps 0.47 (does not hold here)   [mix_02]\n");
+  BOOST_CHECK_THROW(attn::print_claim(out, {.id = "", .holds = true, .evidence = "x"}), std::invalid_argument);
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 BOOST_AUTO_TEST_SUITE(training_tools)
