@@ -9,6 +9,7 @@
 
 #include "common/checks.hpp"
 #include "common/numbers.hpp"
+#include "common/print.hpp"
 #include "common/toy.hpp"
 
 namespace ch02 {
@@ -155,9 +156,90 @@ MatchTable match_last(const std::vector<std::string>& words, const arma::mat& Wq
   MatchTable t{.words = words, .receiver = X.n_rows - 1, .Q = pass.Q, .K = pass.K};
   t.scores = pass.scores.row(t.receiver);  // q_receiver . k_j / sqrt(d_k)
   t.weights = pass.A.row(t.receiver);
+  t.X = X;
   return t;
 }
 // [match_last]
+
+std::vector<QueryTerm> query_terms(const arma::rowvec& x, const arma::mat& Wq) {
+  if (x.n_elem != Wq.n_rows) {
+    throw std::invalid_argument("query_terms: x is " + attn::shape(x) + " but Wq is " + attn::shape(Wq));
+  }
+  std::vector<QueryTerm> terms;
+  for (arma::uword r = 0; r < Wq.n_rows; ++r) {
+    if (x(r) != 0.0 && arma::any(Wq.row(r) != 0.0)) terms.push_back({.input = r, .x = x(r), .row = Wq.row(r)});
+  }
+  return terms;
+}
+
+// [combined_query]
+arma::mat combined_wq() { return preset_wq(Preset::water) + preset_wq(Preset::structure); }
+
+CombinedQuery combined_query(const std::vector<std::string>& words) {
+  CombinedQuery c{.table = match_last(words, combined_wq(), fixed_wk())};
+  const MatchTable& t = c.table;
+  const double root = std::sqrt(static_cast<double>(t.K.n_cols));
+  // s_ij = sum_r q_i,r k_j,r / sqrt(d_k): row j holds source j's shares, one per coordinate pair
+  c.shares = (t.K.each_row() % arma::rowvec(t.Q.row(t.receiver))) / root;
+  c.water = match_last(words, preset_wq(Preset::water), fixed_wk()).scores;
+  c.structure = match_last(words, preset_wq(Preset::structure), fixed_wk()).scores;
+  c.largest_gap = arma::abs(arma::sum(c.shares, 1).t() - t.scores).max();
+  c.largest_split_gap = arma::abs(c.water + c.structure - t.scores).max();
+  return c;
+}
+// [combined_query]
+
+attn::ClaimCheck combined_query_claim(const CombinedQuery& c) {
+  const MatchTable& t = c.table;
+  bool scores_from_match = true;  // a key with water or structure earns a positive share there
+  for (arma::uword j = 0; j < t.K.n_rows; ++j) {
+    for (const arma::uword axis : {arma::uword{1}, arma::uword{2}}) {
+      if (t.K(j, axis) > 0.0 && !(c.shares(j, axis) > 0.0)) scores_from_match = false;
+    }
+  }
+  const bool adds_up = c.largest_gap <= 1e-12;
+  std::ostringstream evidence;
+  evidence << "  the shares add up to every score (largest gap " << attn::format_plain(c.largest_gap)
+           << (adds_up ? " <= " : " > ") << "1e-12), and every key matching\n  water or structure scores from "
+           << (scores_from_match ? "that share" : "it? NO");
+  return {.id = "qk_09", .holds = adds_up && scores_from_match, .evidence = evidence.str()};
+}
+
+// [superposition]
+Superposition superposition(arma::uword features) {
+  if (features < 3 || features > 12) {
+    throw std::invalid_argument("superposition: features must be between 3 and 12 (got " + std::to_string(features) +
+                                ")");
+  }
+  Superposition s{.W = arma::mat(features, 2)};
+  for (arma::uword i = 0; i < features; ++i) {  // feature i points at angle 2 pi i / features
+    const double angle = 2.0 * arma::datum::pi * static_cast<double>(i) / static_cast<double>(features);
+    s.W(i, 0) = std::cos(angle);
+    s.W(i, 1) = std::sin(angle);
+  }
+  s.rank = arma::rank(s.W);
+  s.overlaps = s.W * s.W.t();  // features x features: w_i . w_j
+  const arma::mat off = s.overlaps - arma::diagmat(s.overlaps.diag());
+  s.max_interference = arma::abs(off).max();
+  const arma::rowvec one = s.W.row(0), two = s.W.row(0) + s.W.row(2);  // x = w_1, x = w_1 + w_3
+  s.one_active = one * s.W.t();                                        // read every feature: x . w_i
+  s.two_active = two * s.W.t();
+  s.bias = -off.max();  // just enough to cancel the nearest neighbour's overlap
+  s.one_active_relu = arma::clamp(s.one_active + s.bias, 0.0, arma::datum::inf);
+  s.two_active_relu = arma::clamp(s.two_active + s.bias, 0.0, arma::datum::inf);
+  return s;
+}
+// [superposition]
+
+attn::ClaimCheck superposition_claim(const Superposition& s) {
+  const arma::uword dims = s.W.n_cols, features = s.W.n_rows;
+  const bool holds = s.rank == dims && features > dims && s.max_interference > 1e-9;
+  std::ostringstream evidence;
+  evidence << "  rank(W) = " << s.rank << " for " << features << " directions in " << dims
+           << "-d; reading one active feature\n  picks up interference up to "
+           << attn::format_number(s.max_interference, 3) << " from the others";
+  return {.id = "qk_10", .holds = holds, .evidence = evidence.str()};
+}
 
 TeachingSection teaching_section() {
   TeachingSection t{.X2 = eiffel_sentence()};

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "common/attention.hpp"
+#include "common/print.hpp"
 
 namespace ch02 {
 
@@ -102,12 +103,75 @@ struct MatchTable {
   arma::mat K{};                     ///< n x d_k: every token's key x Wk
   arma::rowvec scores{};             ///< 1 x n: q_receiver . k_j / sqrt(d_k)
   arma::rowvec weights{};            ///< 1 x n: softmax of scores
+  arma::mat X{};                     ///< n x 4: the sentence's toy embeddings, one word per row
 };
+
+/// One term x_r Wq_r of the receiver's query q = x Wq = sum_r x_r Wq_r (row r of Wq scaled by input r).
+struct QueryTerm {
+  arma::uword input = 0;  ///< r: the input coordinate (row of Wq)
+  double x = 0;           ///< x_r: the receiver's input along it
+  arma::rowvec row{};     ///< 1 x d_k: row r of Wq
+};
+
+/// The non-zero terms of q = x Wq for a 1 x d input x and a d x d_k Wq: the rows whose input and
+/// coefficients are both non-zero, in row order (empty when q is built from nothing).
+/// Throws std::invalid_argument if x has not one entry per row of Wq.
+/// Source: the article, "Try three hypothetical matching directions" ("q_bank = 0.8 x [0.00, 3.75, 0.00]").
+std::vector<QueryTerm> query_terms(const arma::rowvec& x, const arma::mat& Wq);
 
 /// Matches the last word of `words` (looked up in attn::toy_embeddings()) against every key.
 /// Wq, Wk: 4 x d_k. Throws std::invalid_argument for an empty sentence, an unknown word or a bad shape.
 /// Source: the article, "What could this query match?" (its token table).
 MatchTable match_last(const std::vector<std::string>& words, const arma::mat& Wq, const arma::mat& Wk);
+
+/// "One query can combine several matching criteria": bank's query asking for water and structure
+/// at once, and each coordinate pair's share of every score.
+struct CombinedQuery {
+  MatchTable table{};            ///< bank in the sentence, under combined_wq() and fixed_wk()
+  arma::mat shares{};            ///< n x 3: q_receiver,r k_j,r / sqrt(d_k), one row per source j
+  arma::rowvec water{};          ///< 1 x n: the scores under the water preset alone
+  arma::rowvec structure{};      ///< 1 x n: the scores under the structure preset alone
+  double largest_gap = 0;        ///< max_j |sum_r shares(j, r) - scores(j)|
+  double largest_split_gap = 0;  ///< max_j |water(j) + structure(j) - scores(j)|
+};
+
+/// The water preset's Wq plus the structure preset's (4 x 3): the structure row [0, 3.75, 3.75].
+/// Throws nothing. Source: the article, "One query can combine several matching criteria".
+arma::mat combined_wq();
+
+/// bank's combined query on `words` (last word receives; toy vocabulary), its shares and the two
+/// single-preset score rows. Throws like match_last.
+/// Source: the article, "One query can combine several matching criteria"; Vaswani et al. 2017, §3.2.1.
+CombinedQuery combined_query(const std::vector<std::string>& words);
+
+/// Claim qk_09: the shares add up to every score (to 1e-12), and every key that matches either
+/// preference (a non-zero water or structure coordinate) scores from it (a positive share there).
+/// Throws nothing. Source: the claims ledger, qk_09.
+attn::ClaimCheck combined_query_claim(const CombinedQuery& c);
+
+/// More feature directions than dimensions, after Elhage et al. 2022, "Toy Models of Superposition":
+/// a representational possibility, not a claim about what a trained head holds.
+struct Superposition {
+  arma::mat W{};                   ///< features x dims: unit feature directions, 360/features degrees apart
+  arma::uword rank = 0;            ///< rank(W): at most dims
+  arma::mat overlaps{};            ///< features x features: W W^T (off the diagonal: interference)
+  double max_interference = 0;     ///< the largest |off-diagonal overlap|
+  arma::rowvec one_active{};       ///< 1 x features: every feature read (x W^T) when x = w_1
+  arma::rowvec two_active{};       ///< 1 x features: read when x = w_1 + w_3
+  double bias = 0;                 ///< -(largest positive overlap): the ReLU read's bias
+  arma::rowvec one_active_relu{};  ///< max(0, x W^T + bias) for x = w_1
+  arma::rowvec two_active_relu{};  ///< the same for x = w_1 + w_3
+};
+
+/// `features` unit directions in `dims` = 2 dimensions at angles 2 pi i / features, and their reads.
+/// Throws std::invalid_argument unless 3 <= features <= 12. Source: Elhage et al. 2022, "Toy Models
+/// of Superposition" (the pentagon of 5 features in 2-d, ReLU read with a bias); the article, "One
+/// query can combine several matching criteria".
+Superposition superposition(arma::uword features = 5);
+
+/// Claim qk_10: rank(W) = dims < features, and reading one active feature picks up non-zero
+/// interference from the others. Throws nothing. Source: the claims ledger, qk_10.
+attn::ClaimCheck superposition_claim(const Superposition& s);
 
 // ---- the program's sections, computed once --------------------------------------------------------
 
