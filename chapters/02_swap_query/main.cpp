@@ -220,7 +220,7 @@ void superposition(const ch02::Superposition& s) {
             << features << " strengths cannot all be\n  recovered by a linear read x W^T:\n"
             << "    only f1 active (x = w_1):         " << format_vector(s.one_active, 3) << '\n'
             << "    f1 and f3 active (x = w_1 + w_3): " << format_vector(s.two_active, 3)
-            << " (f2, inactive, reads most)\n"
+            << "\n    (f2, inactive, reads most: w_1 + w_3 points near w_2)\n"
             << "  A ReLU read with bias " << format_number(s.bias, 3)
             << " (the paper's toy model) cleans up a lone feature but not two at once:\n"
             << "    only f1 active:                   " << format_vector(s.one_active_relu, 3) << '\n'

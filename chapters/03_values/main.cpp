@@ -12,6 +12,7 @@
 #include "common/cli.hpp"
 #include "common/multihead.hpp"
 #include "common/panels.hpp"
+#include "figures.hpp"
 #include "values.hpp"
 
 namespace po = boost::program_options;
@@ -25,6 +26,22 @@ const std::vector<std::string> kEiffel{"the", "Eiffel", "tower"};
 
 std::string row(const arma::mat& M, arma::uword r, int precision) {
   return format_vector(arma::rowvec(M.row(r)), precision);
+}
+
+/// Section 0: which objects are learned and which computed, in one table.
+void print_separate_objects(const ch03::ExampleSublayer& example) {
+  attn::print_heading(std::cout, "0. The embedding table and the projection matrices are separate");
+  const std::vector<ch03::SeparateObject> rows = ch03::separate_objects(example);
+  attn::Table t({"object", "purpose", "learned/computed", "shape here"});
+  for (const ch03::SeparateObject& r : rows) {
+    t.add({r.object, r.purpose, r.learned ? "learned" : "computed per pass", r.here});
+  }
+  t.print(std::cout);
+  std::cout << "  (\"shape here\": head 1 of section 1's hand-set sublayer on \"" << attn::join_words(example.words)
+            << "\".)\n";
+  attn::print_claim(std::cout, ch03::separate_objects_claim(rows, example));
+  std::cout << "  Only the lookup in E is indexed by token ID; the projections have input-coordinate rows, so\n"
+               "  every token of a head uses the same Wq, Wk, Wv. Later blocks project updated rows, not E's.\n";
 }
 
 /// Section 1: the counting table, the totals, and a sublayer built and run with those shapes.
@@ -93,6 +110,19 @@ void three_roles(const std::vector<ch03::Combination>& combos) {
             << "  A large weight on Eiffel does not say which way the output moves; Eiffel's value does.\n";
 }
 
+/// Section 2, added: with Wq != Wk a score need not equal its reverse.
+void print_asymmetry(const ch03::Asymmetry& a) {
+  std::cout << "  Q and K come from separate projections, so a score need not equal its reverse. In head 1 of\n"
+            << "  section 1 on \"" << attn::join_words(a.words)
+            << "\" (Wq reads structure into water, Wk keeps finance, water, structure):\n";
+  attn::print_claim(std::cout, ch03::asymmetry_claim(a));
+  std::cout << "  M = Wq Wk^T has M(structure, water) = " << format_number(a.M(2, 1), 2)
+            << " but M(water, structure) = " << format_number(a.M(1, 2), 2)
+            << ",\n  so s_ij = x_i M x_j^T / sqrt(3) is not symmetric,\n  nor are the weights: a(" << a.words[a.i]
+            << ", " << a.words[a.j] << ") = " << format_number(a.weight_forward, 3) << ", a(" << a.words[a.j] << ", "
+            << a.words[a.i] << ") = " << format_number(a.weight_backward, 3) << ".\n";
+}
+
 /// The reader's combination (--query, --values).
 void your_combination(const std::vector<ch03::Combination>& combos, ch03::Choice q, ch03::Choice v) {
   attn::print_heading(std::cout,
@@ -135,8 +165,23 @@ void where_this_leaves_us(const std::vector<ch03::Combination>& combos) {
                "  projection, several heads, normalization and a feed-forward update.\n";
 }
 
+void draw_bars(attn::Plotter& plots, const std::vector<ch03::Combination>& combinations);
+void draw_heads(attn::Plotter& plots, const ch03::ExampleSublayer& example);
+
+/// Every figure: the bars, the heat maps and the two diagrams, from the sections' results.
 void draw_plots(attn::Plotter& plots, const std::vector<ch03::Combination>& combinations,
                 const ch03::ExampleSublayer& example) {
+  draw_bars(plots, combinations);
+  draw_heads(plots, example);
+  plots.diagram(
+      "ch03_counting",
+      ch03::counting_diagram(example, ch03::count_objects(static_cast<long long>(example.words.size()),
+                                                          static_cast<long long>(example.weights.heads.size()), 1)));
+  plots.diagram("ch03_full_head", ch03::full_head_diagram(example));
+}
+
+/// The four query/value combinations as two bar panels (ch03_query_value_combos).
+void draw_bars(attn::Plotter& plots, const std::vector<ch03::Combination>& combinations) {
   arma::mat weights(3, combinations.size()), mixtures(2, combinations.size());
   std::vector<std::string> combos;
   for (arma::uword c = 0; c < combinations.size(); ++c) {
@@ -163,7 +208,10 @@ void draw_plots(attn::Plotter& plots, const std::vector<ch03::Combination>& comb
                      .values = mixtures,
                      .yrange = std::make_pair(0.0, 0.75),
                      .value_labels = false}});
+}
 
+/// The example sublayer's two weight matrices as heat maps (ch03_head1_weights, ch03_head2_weights).
+void draw_heads(attn::Plotter& plots, const ch03::ExampleSublayer& example) {
   const std::vector<std::string>& words = example.words;
   const attn::MultiHeadPass& p = example.pass;
   const char* questions[2] = {"head 1 (bank asks for water)", "head 2 (bank asks for finance)"};
@@ -182,6 +230,7 @@ void draw_plots(attn::Plotter& plots, const std::vector<ch03::Combination>& comb
 
 const attn::cli::ProgramInfo kProgram{
     "ch03_values", "values carry the content while queries and keys set the weights; a multi-head sublayer",
+    "\"The embedding table and the projection matrices are separate\", "
     "\"How many tables and vectors are there?\", \"Three roles: matching and carrying information\", "
     "\"What the weight actually measures\", \"Where this leaves us\"",
     "  ch03_values\n  ch03_values --query swap --values raw\n  ch03_values --tokens 5 --heads 12 --blocks 24\n"
@@ -248,10 +297,13 @@ int main(int argc, char** argv) {
 
     const std::optional<ch03::BuiltSublayer> built = ch03::build_sublayer(n, h);
     const std::vector<ch03::Combination> combos = ch03::three_roles();
+    const ch03::Asymmetry asymmetric = ch03::asymmetric_scores();
 
     std::cout << "Chapter 03 - Values: matching sets the weights, values carry the content\n";
+    print_separate_objects(example);
     counting(n, h, N, built, example);
     three_roles(combos);
+    print_asymmetry(asymmetric);
     if (flags->custom) your_combination(combos, flags->query, flags->values);
     what_the_weight_measures();
     where_this_leaves_us(combos);

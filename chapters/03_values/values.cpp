@@ -3,6 +3,7 @@
 #include "values.hpp"
 
 #include <cmath>
+#include <sstream>
 #include <stdexcept>
 
 #include "common/checks.hpp"
@@ -145,6 +146,71 @@ ExampleSublayer example_sublayer(const std::vector<std::string>& words) {
   ExampleSublayer e{.words = words, .X = attn::toy_embeddings().lookup(words), .weights = river_bank_sublayer()};
   e.pass = attn::multi_head_self_attention(e.X, e.weights);
   return e;
+}
+
+// [separate_objects]
+std::vector<SeparateObject> separate_objects(const ExampleSublayer& example) {
+  const attn::HeadProjections& w = example.weights.heads.front();
+  const attn::HeadPass& p = example.pass.heads.front();
+  // One shape for several matrices when they agree ("4 x 3 each"), else each in turn.
+  const auto each = [](const std::vector<const arma::mat*>& ms) {
+    std::string out = attn::shape(*ms.front());
+    bool same = true;
+    for (const arma::mat* m : ms) same = same && attn::shape(*m) == out;
+    if (same) return out + (ms.size() > 1 ? " each" : "");
+    for (std::size_t k = 1; k < ms.size(); ++k) out += ", " + attn::shape(*ms[k]);
+    return out;
+  };
+  return {
+      {"E", "supplies the starting vector for each token ID", true, attn::shape(attn::toy_embeddings().E())},
+      {"Wq, Wk, Wv", "transform the current representations", true, each({&w.Wq, &w.Wk, &w.Wv})},
+      {"X, Q, K, V", "represent this input and its transformed views", false,
+       attn::shape(example.X) + "; " + each({&p.Q, &p.K, &p.V})},
+      {"A, H", "weight and mix the values for this input", false, each({&p.A, &p.H})},
+  };
+}
+// [separate_objects]
+
+attn::ClaimCheck separate_objects_claim(const std::vector<SeparateObject>& rows, const ExampleSublayer& example) {
+  bool kinds = rows.size() == 4;
+  for (const SeparateObject& r : rows) {
+    const bool parameter = r.object == "E" || r.object == "Wq, Wk, Wv";
+    kinds = kinds && r.learned == parameter;
+  }
+  const arma::mat& E = attn::toy_embeddings().E();
+  const arma::mat& Wq = example.weights.heads.front().Wq;
+  // Separate objects: E is indexed by token ID (vocabulary rows), a projection by input coordinate (d rows).
+  const bool separate = E.n_cols == Wq.n_rows && example.X.n_cols == E.n_cols && Wq.n_cols != E.n_cols;
+  std::ostringstream evidence;
+  evidence << "  learned: E (" << attn::shape(E) << ") and Wq, Wk, Wv (" << attn::shape(Wq)
+           << " per head);\n  computed on each pass: X, Q, K, V, A, H";
+  return {.id = "heads_04", .holds = kinds && separate, .evidence = evidence.str()};
+}
+
+// [asymmetric_scores]
+Asymmetry asymmetric_scores() {
+  const ExampleSublayer e = example_sublayer({"the", "river", "bank"});
+  const attn::HeadProjections& w = e.weights.heads.front();
+  const attn::HeadPass& p = e.pass.heads.front();
+  Asymmetry a{.words = e.words, .i = 2, .j = 1, .M = w.Wq * w.Wk.t()};  // s_ij = x_i Wq Wk^T x_j^T / sqrt(d_k)
+  a.forward = p.scores(a.i, a.j);
+  a.backward = p.scores(a.j, a.i);
+  a.weight_forward = p.A(a.i, a.j);
+  a.weight_backward = p.A(a.j, a.i);
+  return a;
+}
+// [asymmetric_scores]
+
+attn::ClaimCheck asymmetry_claim(const Asymmetry& a) {
+  const bool differs = std::abs(a.forward - a.backward) > 1e-9;
+  const bool asymmetric_M = !arma::approx_equal(a.M, a.M.t(), "absdiff", 1e-12);
+  const std::string& wi = a.words[a.i];
+  const std::string& wj = a.words[a.j];
+  std::ostringstream evidence;
+  evidence << "  s(" << wi << " -> " << wj << ") = q_" << wi << " . k_" << wj
+           << " / sqrt(3) = " << attn::format_number(a.forward, 3) << ", but\n  s(" << wj << " -> " << wi << ") = q_"
+           << wj << " . k_" << wi << " / sqrt(3) = " << attn::format_number(a.backward, 3);
+  return {.id = "val_05", .holds = differs && asymmetric_M, .evidence = evidence.str()};
 }
 
 std::optional<BuiltSublayer> build_sublayer(long long n, long long h) {

@@ -15,6 +15,7 @@
 
 #include "common/attention.hpp"
 #include "common/multihead.hpp"
+#include "common/print.hpp"
 
 namespace ch03 {
 
@@ -125,6 +126,45 @@ struct ExampleSublayer {
 /// Runs river_bank_sublayer() on `words` (X: n x 4, one word per row). Throws std::invalid_argument
 /// for an unknown word or an empty sentence. Source: the article, "How many tables and vectors are there?"
 ExampleSublayer example_sublayer(const std::vector<std::string>& words);
+
+/// One row of the article's table "The embedding table and the projection matrices are separate".
+struct SeparateObject {
+  std::string object{};   ///< e.g. "Wq, Wk, Wv"
+  std::string purpose{};  ///< what it is for
+  bool learned = false;   ///< a learned parameter (true) or computed on each forward pass (false)
+  std::string here{};     ///< its shape(s) in the example sublayer's head 1, e.g. "4 x 3 each"
+};
+
+/// The article's four rows (E; Wq, Wk, Wv; X, Q, K, V; A, H), each with its shape in `example`'s
+/// head 1 (the toy table's E is vocabulary x d = 4 x 4). Throws nothing.
+/// Source: the article, "The embedding table and the projection matrices are separate".
+std::vector<SeparateObject> separate_objects(const ExampleSublayer& example);
+
+/// Claim heads_04: E and the projections Wq, Wk, Wv are learned; X, Q, K, V, A and H are computed
+/// on each pass; and in `example` they are separate objects of different shapes (E is
+/// vocabulary x d, a projection d x d_k, X n x d). Throws nothing. Source: the claims ledger, heads_04.
+attn::ClaimCheck separate_objects_claim(const std::vector<SeparateObject>& rows, const ExampleSublayer& example);
+
+/// A score and its reverse in one head whose query and key projections differ.
+struct Asymmetry {
+  std::vector<std::string> words{};  ///< the sentence ("the river bank")
+  arma::uword i = 0, j = 0;          ///< receiver i (bank) and source j (river)
+  arma::mat M{};                     ///< d x d: Wq Wk^T, so s_ij = x_i M x_j^T / sqrt(d_k)
+  double forward = 0;                ///< s_ij = q_i . k_j / sqrt(d_k)
+  double backward = 0;               ///< s_ji = q_j . k_i / sqrt(d_k)
+  double weight_forward = 0;         ///< a_ij
+  double weight_backward = 0;        ///< a_ji
+};
+
+/// Head 1 of river_bank_sublayer() (Wq asks along water from structure, Wk keeps finance, water,
+/// structure) on "the river bank": the score from bank to river and from river to bank.
+/// Throws nothing. Source: the article, "Three roles: matching and carrying information" ("the
+/// score from i to j can differ from the score from j to i").
+Asymmetry asymmetric_scores();
+
+/// Claim val_05: with Wq != Wk, s_ij differs from s_ji (by more than 1e-9) and M is not symmetric.
+/// Throws nothing. Source: the claims ledger, val_05.
+attn::ClaimCheck asymmetry_claim(const Asymmetry& a);
 
 /// Section 1's random sublayer built with the counting table's n and h, run to confirm the counts.
 struct BuiltSublayer {
