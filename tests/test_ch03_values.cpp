@@ -15,6 +15,7 @@
 #include "common/plot.hpp"
 #include "common/random.hpp"
 #include "common/toy.hpp"
+#include "figures.hpp"
 #include "support.hpp"
 #include "values.hpp"
 
@@ -131,6 +132,57 @@ BOOST_AUTO_TEST_CASE(claim_heads_03_sublayer_shapes) {
   BOOST_TEST(table[5].count == "2 matrices; 6 query vectors");
 }
 
+BOOST_AUTO_TEST_CASE(claim_heads_04_embedding_table_and_projections_are_separate) {
+  const ch03::ExampleSublayer example = ch03::example_sublayer({"the", "river", "bank"});
+  const std::vector<ch03::SeparateObject> rows = ch03::separate_objects(example);
+  const attn::ClaimCheck claim = ch03::separate_objects_claim(rows, example);
+  BOOST_TEST(claim.id == "heads_04");
+  BOOST_TEST(claim.holds);
+  // The article's table: E and the projections learned; X, Q, K, V and A, H computed on each pass.
+  BOOST_TEST_REQUIRE(rows.size() == 4u);
+  const std::array<const char*, 4> objects{"E", "Wq, Wk, Wv", "X, Q, K, V", "A, H"};
+  const std::array<bool, 4> learned{true, true, false, false};
+  for (std::size_t r = 0; r < 4; ++r) {
+    BOOST_TEST(rows[r].object == objects[r]);
+    BOOST_TEST(rows[r].learned == learned[r], rows[r].object);
+  }
+  // Shapes: E is vocabulary x d = 4 x 4 (the, river, money, bank; finance, water, structure, generic),
+  // each projection d x d_k = 4 x 3, X n x d = 3 x 4, Q, K, V n x d_k = 3 x 3, A n x n, H n x d_v.
+  BOOST_TEST(rows[0].here == "4 x 4");
+  BOOST_TEST(rows[1].here == "4 x 3 each");
+  BOOST_TEST(rows[2].here == "3 x 4; 3 x 3 each");
+  BOOST_TEST(rows[3].here == "3 x 3 each");
+  // A table that calls the projections computed makes the claim fail.
+  std::vector<ch03::SeparateObject> wrong = rows;
+  wrong[1].learned = false;
+  BOOST_TEST(!ch03::separate_objects_claim(wrong, example).holds);
+}
+
+BOOST_AUTO_TEST_CASE(claim_val_05_score_from_i_to_j_differs_from_j_to_i) {
+  const ch03::Asymmetry a = ch03::asymmetric_scores();
+  const attn::ClaimCheck claim = ch03::asymmetry_claim(a);
+  BOOST_TEST(claim.id == "val_05");
+  BOOST_TEST(claim.holds);
+  BOOST_TEST(a.words[a.i] == "bank");
+  BOOST_TEST(a.words[a.j] == "river");
+  // By hand: q_bank = 0.8 x 3.75 along water = [0, 3, 0], k_river = [0, 1, 0]: s = 3 / sqrt 3 = sqrt 3.
+  // q_river = 0 (river has no structure, the only row Wq reads), so s(river -> bank) = 0.
+  BOOST_TEST(a.forward == std::sqrt(3.0), boost::test_tools::tolerance(1e-14));
+  BOOST_TEST(a.backward == 0.0);
+  // a(bank, river) = e^sqrt3 / (1 + e^sqrt3 + e^(0.5 x 3 / sqrt3)); river's row is uniform.
+  const double e3 = std::exp(std::sqrt(3.0)), eb = std::exp(1.5 / std::sqrt(3.0));
+  BOOST_TEST(a.weight_forward == e3 / (1.0 + e3 + eb), boost::test_tools::tolerance(1e-14));
+  BOOST_TEST(a.weight_backward == 1.0 / 3.0, boost::test_tools::tolerance(1e-14));
+  // M = Wq Wk^T: only M(structure, water) = 3.75 is non-zero.
+  BOOST_TEST(a.M(2, 1) == 3.75);
+  BOOST_TEST(arma::accu(arma::abs(a.M)) == 3.75);
+  // With Wq = Wk (a symmetric M) the reverse score is the same and the claim fails.
+  ch03::Asymmetry symmetric = a;
+  symmetric.M = arma::eye(4, 4);
+  symmetric.backward = symmetric.forward;
+  BOOST_TEST(!ch03::asymmetry_claim(symmetric).holds);
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 BOOST_AUTO_TEST_SUITE(multihead)
@@ -212,7 +264,7 @@ BOOST_AUTO_TEST_SUITE(program)
 
 const std::string exe = CHAPTER_EXE;
 
-BOOST_AUTO_TEST_CASE(runs_prints_the_article_numbers_and_draws_three_plots) {
+BOOST_AUTO_TEST_CASE(runs_prints_the_article_numbers_and_draws_its_plots) {
   const std::filesystem::path dir = TEST_PLOTS;
   const attn::test::Run r = attn::test::run_with_plots(exe, dir);
   BOOST_TEST(r.code == 0);
@@ -225,6 +277,29 @@ BOOST_AUTO_TEST_CASE(runs_prints_the_article_numbers_and_draws_three_plots) {
        "exactly as they were", "0.5035 to 0.3349   [val_03]", "= [1.2483, 0.5035]   [val_04]"});
   BOOST_TEST(!attn::test::has_nan_word(r.out));
   attn::test::check_plots(dir, {"ch03_query_value_combos", "ch03_head1_weights", "ch03_head2_weights"});
+  attn::test::check_contains(r.out, {"0. The embedding table and the projection matrices are separate", "[heads_04]",
+                                     "= 1.732, but", "/ sqrt(3) = 0.000   [val_05]"});
+  BOOST_TEST(r.out.find("does not hold") == std::string::npos);
+  // The two diagrams: source and PNG together, or (without Graphviz) neither, and a line saying so.
+  for (const char* name : {"ch03_counting", "ch03_full_head"}) {
+    const bool drawn = attn::is_valid_png(dir / (std::string(name) + ".png"));
+    BOOST_TEST(drawn == std::filesystem::exists(dir / (std::string(name) + ".dot")), name);
+    BOOST_TEST((drawn || r.out.find("diagrams: 2 skipped") != std::string::npos), name);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(diagrams_follow_the_example_shapes) {
+  const ch03::ExampleSublayer e = ch03::example_sublayer({"the", "river", "bank"});
+  const std::string counting = ch03::counting_diagram(e, ch03::count_objects(3, 2, 1));
+  for (const char* part : {"E: token embedding table, 4 x 4", "X 3 x 4", "Wq(1)\\n4 x 3", "Wv(2)\\n4 x 3",
+                           "q_the(1), q_river(1), q_bank(1)", "A(2) 3 x 3", "Concat(H(1) .. H(2)) 3 x 6", "Wo 6 x 4",
+                           "Delta = Concat Wo 3 x 4", "6 learned Q/K/V projection matrices", "18 computed vectors"}) {
+    BOOST_TEST(counting.find(part) != std::string::npos, part);
+  }
+  const std::string head = ch03::full_head_diagram(e);
+  for (const char* part : {"S = Q K^T / sqrt(d_k)\\n3 x 3", "Wo, head 1's rows\\n3 x 4", "H = A V\\n3 x 3"}) {
+    BOOST_TEST(head.find(part) != std::string::npos, part);
+  }
 }
 
 BOOST_AUTO_TEST_CASE(flags_change_the_counts_and_the_combination) {
