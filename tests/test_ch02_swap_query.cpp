@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <utility>
 
 #include "common/plot.hpp"
 #include "common/toy.hpp"
@@ -31,11 +32,16 @@ arma::rowvec water_row(const std::string& sentence, arma::mat ch02::MatchTable::
   return (t.*field).row(r);
 }
 
+ch02::MatchTable water_table(const std::string& sentence) {
+  return ch02::match_last(attn::split_sentence(sentence), ch02::preset_wq(ch02::Preset::water), ch02::fixed_wk());
+}
+
 }  // namespace
 
 BOOST_AUTO_TEST_SUITE(claims)
 
 BOOST_AUTO_TEST_CASE(claim_swap_01_raw_similarity_weights) {
+  BOOST_TEST(ch02::claim_raw_weights(ch02::teaching_section()).holds);
   const attn::HeadPass p = ch02::teaching_head(ch02::eiffel_sentence(), arma::eye(2, 2));
   // clang-format off
   attn::test::check_printed(p.A.row(2), {0.2483, 0.2483, 0.5035}, 0.00005);
@@ -44,11 +50,13 @@ BOOST_AUTO_TEST_CASE(claim_swap_01_raw_similarity_weights) {
 }
 
 BOOST_AUTO_TEST_CASE(claim_swap_02_raw_similarity_mixture) {
+  BOOST_TEST(ch02::claim_raw_mixture(ch02::teaching_section()).holds);
   const attn::HeadPass p = ch02::teaching_head(ch02::eiffel_sentence(), arma::eye(2, 2));
   attn::test::check_printed(p.H.row(2), {0.5035, 0.2483}, 0.00005);
 }
 
 BOOST_AUTO_TEST_CASE(claim_swap_03_eiffel_ties_with_the_zero_filler) {
+  BOOST_TEST(ch02::claim_eiffel_ties_the_filler(ch02::teaching_section()).holds);
   const arma::mat X2 = ch02::eiffel_sentence();
   BOOST_TEST(arma::dot(X2.row(2), X2.row(1)) == 0.0);  // tower . Eiffel
   const attn::HeadPass p = ch02::teaching_head(X2, arma::eye(2, 2));
@@ -56,6 +64,7 @@ BOOST_AUTO_TEST_CASE(claim_swap_03_eiffel_ties_with_the_zero_filler) {
 }
 
 BOOST_AUTO_TEST_CASE(claim_swap_04_swap_query_weights) {
+  BOOST_TEST(ch02::claim_swap_weights(ch02::teaching_section()).holds);
   const attn::HeadPass p = ch02::teaching_head(ch02::eiffel_sentence(), ch02::swap_matrix());
   // clang-format off
   attn::test::check_printed(p.A.row(2), {0.2483, 0.5035, 0.2483}, 0.00005);
@@ -64,17 +73,20 @@ BOOST_AUTO_TEST_CASE(claim_swap_04_swap_query_weights) {
 }
 
 BOOST_AUTO_TEST_CASE(claim_swap_05_swap_query_mixture) {
+  BOOST_TEST(ch02::claim_swap_mixture(ch02::teaching_section()).holds);
   const attn::HeadPass p = ch02::teaching_head(ch02::eiffel_sentence(), ch02::swap_matrix());
   attn::test::check_printed(p.H.row(2), {0.2483, 0.5035}, 0.00005);
 }
 
 BOOST_AUTO_TEST_CASE(claim_swap_06_queries_row_by_row) {
+  BOOST_TEST(ch02::claim_queries_row_by_row(ch02::teaching_section()).holds);
   const attn::HeadPass p = ch02::teaching_head(ch02::eiffel_sentence(), ch02::swap_matrix());
   const arma::mat expected{{0, 0}, {1, 0}, {0, 1}};
   BOOST_TEST(arma::approx_equal(p.Q, expected, "absdiff", 0.0));
 }
 
 BOOST_AUTO_TEST_CASE(claim_qk_01_n_is_in_the_null_space) {
+  BOOST_TEST(ch02::claim_n_in_null_space(ch02::small_null_space()).holds);
   const arma::mat M = ch02::small_query_map();
   const arma::vec Mn = M * arma::vec{1, 1, -1};
   BOOST_TEST(Mn(0) == 0.0);
@@ -88,6 +100,7 @@ BOOST_AUTO_TEST_CASE(claim_qk_01_n_is_in_the_null_space) {
 }
 
 BOOST_AUTO_TEST_CASE(claim_qk_02_adding_n_leaves_the_query_unchanged) {
+  BOOST_TEST(ch02::claim_same_query(ch02::small_null_space()).holds);
   const arma::mat M = ch02::small_query_map();
   // clang-format off
   const arma::vec e{1, 2, 3}, n{1, 1, -1};
@@ -107,6 +120,7 @@ BOOST_AUTO_TEST_CASE(claim_qk_03_width_12288_rank_128_nullity_12160) {
   BOOST_TEST(w.nullity == 12160u);
   BOOST_TEST(w.null_query_max < 1e-12);
   BOOST_TEST(w.query_change_max < 1e-9);
+  BOOST_TEST(ch02::claim_width_nullity(w).holds);
   // Cross-check the rank-nullity count against an explicit null-space basis on a smaller map.
   arma::arma_rng::set_seed(7);
   const arma::mat Wq = arma::randn<arma::mat>(300, 20);
@@ -117,10 +131,12 @@ BOOST_AUTO_TEST_CASE(claim_qk_03_width_12288_rank_128_nullity_12160) {
 }
 
 BOOST_AUTO_TEST_CASE(claim_qk_04_water_query_of_bank) {
+  BOOST_TEST(ch02::claim_query_of(water_table("the river bank"), ch02::preset_wq(ch02::Preset::water)).holds);
   attn::test::check_printed(water_row("the river bank", &ch02::MatchTable::Q, 2), {0.00, 3.00, 0.00}, 0.005);
 }
 
 BOOST_AUTO_TEST_CASE(claim_qk_05_fixed_keys) {
+  BOOST_TEST(ch02::claim_fixed_keys(water_table("the river bank")).holds);
   // clang-format off
   attn::test::check_printed(water_row("the river bank", &ch02::MatchTable::K, 0), {0, 0, 0}, 0.0);
   attn::test::check_printed(water_row("the river bank", &ch02::MatchTable::K, 1), {0, 1, 0}, 0.0);
@@ -129,6 +145,7 @@ BOOST_AUTO_TEST_CASE(claim_qk_05_fixed_keys) {
 }
 
 BOOST_AUTO_TEST_CASE(claim_qk_06_scores_over_sqrt_3) {
+  BOOST_TEST(ch02::claim_scores(water_table("the river bank")).holds);
   const ch02::MatchTable t =
       ch02::match_last(attn::split_sentence("the river bank"), ch02::preset_wq(ch02::Preset::water), ch02::fixed_wk());
   // clang-format off
@@ -138,12 +155,17 @@ BOOST_AUTO_TEST_CASE(claim_qk_06_scores_over_sqrt_3) {
 }
 
 BOOST_AUTO_TEST_CASE(claim_qk_07_weights_in_percent) {
+  BOOST_TEST(ch02::claim_weights(water_table("the river bank")).holds);
   const ch02::MatchTable t =
       ch02::match_last(attn::split_sentence("the river bank"), ch02::preset_wq(ch02::Preset::water), ch02::fixed_wk());
   attn::test::check_printed(100.0 * t.weights, {11.1, 62.6, 26.3}, 0.05);
 }
 
 BOOST_AUTO_TEST_CASE(claim_qk_08_same_query_in_both_sentences) {
+  const ch02::MatchingSection both =
+      ch02::matching_section(ch02::preset_wq(ch02::Preset::water),
+                             {attn::split_sentence("the river bank"), attn::split_sentence("the money bank")});
+  BOOST_TEST(ch02::claim_query_same_in_both(both).holds);
   for (const ch02::Preset p : {ch02::Preset::water, ch02::Preset::finance, ch02::Preset::structure}) {
     const ch02::MatchTable river =
         ch02::match_last(attn::split_sentence("the river bank"), ch02::preset_wq(p), ch02::fixed_wk());
@@ -201,6 +223,38 @@ BOOST_AUTO_TEST_CASE(claim_qk_10_five_directions_in_two_dimensions_interfere) {
   square.max_interference = 0.0;
   BOOST_TEST(!ch02::superposition_claim(square).holds);
   BOOST_CHECK_THROW(ch02::superposition(2), std::invalid_argument);
+}
+
+BOOST_AUTO_TEST_CASE(the_claim_functions_fail_on_numbers_that_contradict_them) {
+  ch02::TeachingSection t = ch02::teaching_section();
+  std::swap(t.raw, t.swapped);  // each query's numbers where the other's claims expect them
+  BOOST_TEST(!ch02::claim_raw_weights(t).holds);
+  BOOST_TEST(!ch02::claim_eiffel_ties_the_filler(t).holds);
+  BOOST_TEST(!ch02::claim_swap_weights(t).holds);
+  BOOST_TEST(!ch02::claim_swap_mixture(t).holds);
+  BOOST_TEST(!ch02::claim_queries_row_by_row(t).holds);
+  ch02::SmallNullSpace s = ch02::small_null_space();
+  s.n = {1.0, 1.0, 1.0};  // not in the null space
+  BOOST_TEST(!ch02::claim_n_in_null_space(s).holds);
+  BOOST_TEST(!ch02::claim_same_query(s).holds);
+  ch02::WidthExample w = ch02::width_example(64, 8, 1);
+  w.nullity += 1;  // rank + nullity no longer d
+  BOOST_TEST(!ch02::claim_width_nullity(w).holds);
+  ch02::MatchTable m = water_table("the river bank");
+  m.Q(2, 0) = 1.0;  // a query that is not x Wq
+  BOOST_TEST(!ch02::claim_query_of(m, ch02::preset_wq(ch02::Preset::water)).holds);
+  BOOST_TEST(!ch02::claim_scores(m).holds);
+  m = water_table("the river bank");
+  m.K(1, 1) = 2.0;
+  BOOST_TEST(!ch02::claim_fixed_keys(m).holds);
+  m.weights = {0.5, 0.25, 0.25};  // largest where the score is not
+  BOOST_TEST(!ch02::claim_weights(m).holds);
+  ch02::MatchingSection one =
+      ch02::matching_section(ch02::preset_wq(ch02::Preset::water), {attn::split_sentence("the river bank")});
+  BOOST_TEST(!ch02::claim_query_same_in_both(one).holds);  // one sentence: nothing to compare
+  one.tables.push_back(ch02::match_last(attn::split_sentence("the money bank"), ch02::preset_wq(ch02::Preset::finance),
+                                        ch02::fixed_wk()));
+  BOOST_TEST(!ch02::claim_query_same_in_both(one).holds);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -10,6 +10,7 @@
 #include <cctype>
 #include <cmath>
 #include <filesystem>
+#include <optional>
 
 #include "common/multihead.hpp"
 #include "common/plot.hpp"
@@ -28,6 +29,7 @@ using ch03::Choice;
 BOOST_AUTO_TEST_SUITE(claims)
 
 BOOST_AUTO_TEST_CASE(claim_val_01_swapping_values_keeps_the_weights) {
+  BOOST_TEST(ch03::claim_values_keep_weights(ch03::three_roles()).holds);
   const attn::HeadPass swapped = ch03::tower_head(Choice::swap, Choice::swap);
   attn::test::check_printed(swapped.A.row(2), {0.2483, 0.5035, 0.2483}, 0.00005);
   // Exactly the swap-query weights of swap_04, in every row, not only tower's.
@@ -37,6 +39,7 @@ BOOST_AUTO_TEST_CASE(claim_val_01_swapping_values_keeps_the_weights) {
 }
 
 BOOST_AUTO_TEST_CASE(claim_val_02_swapping_values_changes_the_content) {
+  BOOST_TEST(ch03::claim_values_swap_content(ch03::three_roles()).holds);
   const arma::rowvec h = ch03::tower_head(Choice::swap, Choice::swap).H.row(2);
   attn::test::check_printed(h, {0.5035, 0.2483}, 0.00005);
   const arma::rowvec before = ch03::tower_head(Choice::swap, Choice::raw).H.row(2);
@@ -45,6 +48,7 @@ BOOST_AUTO_TEST_CASE(claim_val_02_swapping_values_changes_the_content) {
 }
 
 BOOST_AUTO_TEST_CASE(claim_val_03_another_key_changes_the_weight_only) {
+  BOOST_TEST(ch03::claim_another_key(ch03::add_another_key({0.0, 1.0})).holds);
   const ch03::AnotherKey k = ch03::add_another_key({0.0, 1.0});
   BOOST_TEST(arma::approx_equal(k.q_before, k.q_after, "absdiff", 0.0));
   BOOST_TEST(arma::approx_equal(k.k_before, k.k_after, "absdiff", 0.0));
@@ -63,6 +67,7 @@ BOOST_AUTO_TEST_CASE(claim_val_03_another_key_changes_the_weight_only) {
 }
 
 BOOST_AUTO_TEST_CASE(claim_val_04_residual_addition) {
+  BOOST_TEST(ch03::claim_residual(ch03::three_roles()).holds);
   const arma::rowvec tower = ch03::eiffel_sentence().row(2);
   // clang-format off
   attn::test::check_printed(tower, {1, 0}, 0.0);
@@ -71,6 +76,7 @@ BOOST_AUTO_TEST_CASE(claim_val_04_residual_addition) {
 }
 
 BOOST_AUTO_TEST_CASE(claim_heads_01_three_tokens_two_heads) {
+  BOOST_TEST(ch03::claim_counts_per_block(ch03::count_objects(3, 2, 1), 3, 2, ch03::build_sublayer(3, 2)).holds);
   const ch03::Counts c = ch03::count_objects(3, 2, 1);
   BOOST_TEST(c.qkv_projections_per_block == 6u);
   BOOST_TEST(c.qkv_matrices_per_block == 6u);
@@ -88,6 +94,7 @@ BOOST_AUTO_TEST_CASE(claim_heads_01_three_tokens_two_heads) {
 }
 
 BOOST_AUTO_TEST_CASE(claim_heads_02_stack_of_blocks) {
+  BOOST_TEST(ch03::claim_stack_counts(ch03::count_objects(3, 2, 24), 2, 24).holds);
   for (const long long N : {1LL, 2LL, 12LL, 96LL}) {
     for (const long long h : {1LL, 2LL, 8LL, 96LL}) {
       const ch03::Counts c = ch03::count_objects(7, h, N);
@@ -104,6 +111,7 @@ BOOST_AUTO_TEST_CASE(claim_heads_02_stack_of_blocks) {
 }
 
 BOOST_AUTO_TEST_CASE(claim_heads_03_sublayer_shapes) {
+  BOOST_TEST(ch03::claim_sublayer_shapes(ch03::example_sublayer({"the", "river", "bank"})).holds);
   // n = 5 tokens, d = 7, h = 3 heads, d_k = 2, d_v = 4: Concat 5 x 12, Wo 12 x 7, Delta and Y 5 x 7.
   attn::Random rng(5);
   const arma::mat X = rng.normal_matrix(5, 7);
@@ -181,6 +189,41 @@ BOOST_AUTO_TEST_CASE(claim_val_05_score_from_i_to_j_differs_from_j_to_i) {
   symmetric.M = arma::eye(4, 4);
   symmetric.backward = symmetric.forward;
   BOOST_TEST(!ch03::asymmetry_claim(symmetric).holds);
+}
+
+BOOST_AUTO_TEST_CASE(the_claim_functions_fail_on_numbers_that_contradict_them) {
+  ch03::Counts c = ch03::count_objects(3, 2, 1);
+  c.qkv_vectors_per_block = 12;  // 2nh instead of 3nh
+  BOOST_TEST(!ch03::claim_counts_per_block(c, 3, 2, std::nullopt).holds);
+  c = ch03::count_objects(3, 2, 1);
+  std::optional<ch03::BuiltSublayer> built = ch03::build_sublayer(3, 2);
+  built->qkv_rows = 17;  // a built sublayer that disagrees with the counts
+  BOOST_TEST(!ch03::claim_counts_per_block(c, 3, 2, built).holds);
+  c.output_projections_in_stack = 2;
+  BOOST_TEST(!ch03::claim_stack_counts(c, 2, 1).holds);
+  ch03::ExampleSublayer e = ch03::example_sublayer({"the", "river", "bank"});
+  e.pass.Y(0, 0) += 1.0;  // Y is no longer X + Delta
+  BOOST_TEST(!ch03::claim_sublayer_shapes(e).holds);
+  std::vector<ch03::Combination> combos = ch03::three_roles();
+  for (ch03::Combination& k : combos) {
+    if (k.query == Choice::swap && k.values == Choice::swap) k.pass = ch03::tower_head(Choice::raw, Choice::raw);
+  }
+  BOOST_TEST(!ch03::claim_values_keep_weights(combos).holds);  // the raw query's weights
+  for (ch03::Combination& k : combos) {
+    if (k.query == Choice::swap && k.values == Choice::swap) k.pass = ch03::tower_head(Choice::swap, Choice::raw);
+  }
+  BOOST_TEST(!ch03::claim_values_swap_content(combos).holds);  // the same content as with raw values
+  ch03::AnotherKey k = ch03::add_another_key({0.0, 1.0});
+  k.weight_after = k.weight_before;
+  BOOST_TEST(!ch03::claim_another_key(k).holds);
+  for (ch03::Combination& m : combos) {
+    if (m.query == Choice::swap && m.values == Choice::raw) m.pass.H(2, 1) = -1.0;  // a residual that shrinks
+  }
+  BOOST_TEST(ch03::claim_residual(combos).holds);  // the sum is still exact ...
+  for (ch03::Combination& m : combos) {
+    if (m.query == Choice::swap && m.values == Choice::raw) m.pass.H(2, 0) = -2.0;
+  }
+  BOOST_TEST(!ch03::claim_residual(combos).holds);  // ... but tower's structure no longer grows
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <iostream>
 #include <optional>
+#include <utility>
 
 #include "common/attn.hpp"
 #include "common/cli.hpp"
@@ -33,17 +34,15 @@ std::string column(const arma::vec& v, int precision) { return format_vector(v, 
 /// Section 1: raw similarity in the teaching space.
 void raw_similarity(const ch02::TeachingSection& teaching) {
   const arma::mat& X2 = teaching.X2;
-  const attn::HeadPass& raw = teaching.raw;
   attn::print_heading(std::cout, "1. When raw similarity asks the wrong question (teaching space, Wq = Wk = Wv = I)");
   std::cout << "  Axes: structure, Paris identity. the = [0, 0] (a zero filler), Eiffel = [0, 1], tower = [1, 0].\n";
   std::cout << "  tower . Eiffel = " << format_number(arma::dot(X2.row(2), X2.row(1)), 0)
             << ", tower . the = " << format_number(arma::dot(X2.row(2), X2.row(0)), 0)
-            << ", tower . tower = " << format_number(arma::dot(X2.row(2), X2.row(2)), 0) << '\n'
-            << "  tower's weights over (the, Eiffel, tower): " << row(raw.A, 2, kTeaching) << "   [swap_01]\n"
-            << "  tower's mixture (structure, Paris identity): " << row(raw.H, 2, kTeaching) << "   [swap_02]\n"
-            << "  weight(the) == weight(Eiffel): " << (raw.A(2, 0) == raw.A(2, 1) ? "exactly" : "NOT")
-            << " (both scores are 0):\n  Eiffel ties with the zero filler   [swap_03]\n"
-            << "  Some Paris identity still arrives (softmax gives every position a share), but nothing in the\n"
+            << ", tower . tower = " << format_number(arma::dot(X2.row(2), X2.row(2)), 0) << '\n';
+  attn::print_claim(std::cout, ch02::claim_raw_weights(teaching));
+  attn::print_claim(std::cout, ch02::claim_raw_mixture(teaching));
+  attn::print_claim(std::cout, ch02::claim_eiffel_ties_the_filler(teaching));
+  std::cout << "  Some Paris identity still arrives (softmax gives every position a share), but nothing in the\n"
                "  rule prefers Eiffel. The matching rule is at fault, not the weighted mixing.\n";
 }
 
@@ -53,9 +52,9 @@ void producing_a_query(const ch02::TeachingSection& teaching) {
   const arma::mat& X2 = teaching.X2;
   const arma::mat swap = ch02::swap_matrix();
   const attn::HeadPass& pass = teaching.swapped;
-  std::cout << "  tower's weights: " << row(pass.A, 2, kTeaching) << "   [swap_04]\n"
-            << "  tower's mixture: " << row(pass.H, 2, kTeaching) << "   [swap_05]\n"
-            << "  Queries Q = X2 swap, one row per token (the same matrix acts on every row):   [swap_06]\n";
+  attn::print_claim(std::cout, ch02::claim_swap_weights(teaching));
+  attn::print_claim(std::cout, ch02::claim_swap_mixture(teaching));
+  attn::print_claim(std::cout, ch02::claim_queries_row_by_row(teaching));
   attn::print_matrix(std::cout, {"the", "Eiffel", "tower"}, pass.Q, 0);
   std::cout << "  tower's query [0, 1] now points along Eiffel's identity coordinate; its input stays [1, 0].\n\n";
   const auto& table = attn::teaching_space_2d();
@@ -68,20 +67,18 @@ void producing_a_query(const ch02::TeachingSection& teaching) {
 }
 
 /// Section 3: what a query map ignores.
-void null_space(const ch02::WidthExample& w) {
+void null_space(const ch02::SmallNullSpace& small, const ch02::WidthExample& w) {
   const arma::uword width = w.d, d_k = w.d_k;
   attn::print_heading(std::cout, "3. What the query map reads and ignores (column form: M = Wq^T, q^T = M x^T)");
-  const arma::mat M = ch02::small_query_map();
-  const ch02::NullSpace ns = ch02::null_space(M);
+  const arma::mat& M = small.M;
+  const ch02::NullSpace& ns = small.ns;
   std::cout << "  M = [[1, 0, 1], [0, 1, 1]] reads x1 + x3 and x2 + x3.\n"
             << "  Armadillo: rank(M) = " << ns.rank << ", null space of dimension " << ns.nullity
             << ", unit basis vector " << column(ns.basis.col(0), 4) << '\n';
-  const arma::vec n{1.0, 1.0, -1.0}, e{1.0, 2.0, 3.0};
-  std::cout << "  n = " << column(n, 0) << " (the basis vector times " << format_number(n(0) / ns.basis(0, 0), 4)
-            << "):  M n = " << column(M * n, 0) << "   [qk_01]\n"
-            << "  e = " << column(e, 0) << ", e + n = " << column(e + n, 0) << ":  M e = " << column(M * e, 0)
-            << ", M (e + n) = " << column(M * (e + n), 0) << "   [qk_02]\n"
-            << "  M (e + 2.5 n) = " << column(M * (e + 2.5 * n), 0)
+  const arma::vec &n = small.n, &e = small.e;
+  attn::print_claim(std::cout, ch02::claim_n_in_null_space(small));
+  attn::print_claim(std::cout, ch02::claim_same_query(small));
+  std::cout << "  M (e + 2.5 n) = " << column(M * (e + 2.5 * n), 0)
             << ": any multiple of n leaves the query unchanged.\n"
             << "  The map cannot tell e from e + n: it loses how far the input lies along (1, 1, -1), not the\n"
             << "  third coordinate (which feeds both sums). Other heads, keys, values and the residual stream\n"
@@ -89,8 +86,7 @@ void null_space(const ch02::WidthExample& w) {
 
   std::cout << "\n  The width example: a random " << width << " x " << d_k << " query projection (seed " << kSeed
             << ")\n";
-  std::cout << "  rank(Wq) = " << w.rank << ", null space of dimension " << width << " - " << w.rank << " = "
-            << w.nullity << "   [qk_03]\n";
+  attn::print_claim(std::cout, ch02::claim_width_nullity(w));
   if (w.null_samples > 0) {
     std::cout << "  " << w.null_samples << " sampled null-space rows n: max |n Wq| / max |Wq| "
               << (w.null_query_max < 1e-12 ? "< 1e-12" : "= " + std::to_string(w.null_query_max))
@@ -156,20 +152,28 @@ void matching_directions(const std::string& label, const ch02::MatchingSection& 
   arma::rowvec first_query;
   for (const ch02::MatchTable& t : m.tables) {
     const arma::rowvec q = t.Q.row(t.receiver);
-    std::cout << "\n  \"" << attn::join_words(t.words) << "\", receiving token " << t.words[t.receiver]
-              << ": q = " << format_vector(q, 2) << (article_preset ? "   [qk_04]" : "") << '\n';
+    const attn::ClaimCheck query = ch02::claim_query_of(t, Wq);
+    std::cout << '\n';
+    if (article_preset) {
+      attn::print_claim(std::cout, query);  // the claim is about the article's preset and sentence
+    } else {
+      std::cout << query.evidence << '\n';
+    }
     print_derivation(t, Wq);
     print_match(t);
     if (article_preset) {
-      std::cout << "    keys [qk_05], scores [qk_06], weights [qk_07]\n";
+      // Three claims about the table above, tagged on one line: "keys [qk_05], scores [qk_06], ...".
+      std::string line = "   ";
+      for (const attn::ClaimCheck& c : {ch02::claim_fixed_keys(t), ch02::claim_scores(t), ch02::claim_weights(t)}) {
+        line += (line.size() > 3 ? ", " : " ") + c.evidence + " [" + c.id + "]" + (c.holds ? "" : " (does not hold)");
+      }
+      std::cout << line << '\n';
       article_preset = false;  // the claims are about the first (river) sentence
     }
     if (first_query.is_empty()) {
       first_query = q;
     } else {
-      std::cout << "    " << t.words[t.receiver] << "'s query is "
-                << (arma::approx_equal(q, first_query, "absdiff", 0.0) ? "identical" : "different")
-                << " in both sentences; only the available keys changed   [qk_08]\n";
+      attn::print_claim(std::cout, ch02::claim_query_same_in_both(m));
     }
   }
   std::cout << "\n  A hand-set teaching construction: a trained head learns numerical matching directions, not\n"
@@ -231,6 +235,7 @@ void superposition(const ch02::Superposition& s) {
 /// Every section's result, computed once; the printers and the plots read them.
 struct Sections {
   ch02::TeachingSection teaching{};     ///< sections 1 and 2
+  ch02::SmallNullSpace small{};         ///< section 3's 3-d example
   ch02::WidthExample width{};           ///< section 3's width example
   ch02::MatchingSection matching{};     ///< section 4
   ch02::CombinedQuery combined{};       ///< section 5, first part
@@ -373,17 +378,19 @@ int main(int argc, char** argv) {
   return attn::cli::run(kProgram.name, [&] {
     const std::optional<Flags> flags = read_flags(argc, argv);
     if (!flags) return 0;
-    Sections r{.matching = ch02::matching_section(flags->Wq(), flags->sentences)};  // refuses unknown words
+    ch02::MatchingSection matching = ch02::matching_section(flags->Wq(), flags->sentences);  // refuses unknown words
     attn::Plotter plots(flags->plots);
-    r.teaching = ch02::teaching_section();
-    r.width = ch02::width_example(flags->width, flags->d_k, kSeed);
-    r.combined = ch02::combined_query(attn::split_sentence("the river bank"));
-    r.superposition = ch02::superposition();
+    const Sections r{.teaching = ch02::teaching_section(),
+                     .small = ch02::small_null_space(),
+                     .width = ch02::width_example(flags->width, flags->d_k, kSeed),
+                     .matching = std::move(matching),
+                     .combined = ch02::combined_query(attn::split_sentence("the river bank")),
+                     .superposition = ch02::superposition()};
 
     std::cout << "Chapter 02 - Swap query: learned projections change what a token matches\n";
     raw_similarity(r.teaching);
     producing_a_query(r.teaching);
-    null_space(r.width);
+    null_space(r.small, r.width);
     const bool custom = flags->custom_wq.has_value();
     const bool article_preset = !custom && flags->preset == ch02::Preset::water && !flags->own_sentence;
     matching_directions(flags->label() + (custom ? "" : " (" + ch02::preset_question(flags->preset) + ")"), r.matching,

@@ -186,6 +186,17 @@ struct TeachingSection {
 /// and "Producing a query".
 TeachingSection teaching_section();
 
+/// Section 3's small example: the 3-d -> 2-d map, its null space, and the article's n and e.
+struct SmallNullSpace {
+  arma::mat M{};   ///< 2 x 3: small_query_map()
+  NullSpace ns{};  ///< null_space(M)
+  arma::vec n{};   ///< 3 x 1: the article's n = (1, 1, -1)
+  arma::vec e{};   ///< 3 x 1: the article's e = (1, 2, 3)
+};
+/// M, its null space and the article's n and e. Throws nothing (fixed inputs).
+/// Source: the article, "What information does the query map lose?".
+SmallNullSpace small_null_space();
+
 /// Section 4: the matching widget's tables, one per sentence, under one query projection.
 struct MatchingSection {
   arma::mat Wq{};                    ///< 4 x 3: the preset's or the reader's
@@ -194,5 +205,40 @@ struct MatchingSection {
 /// match_last() of every sentence under `Wq` (4 x 3) and fixed_wk(); one table per sentence.
 /// Throws like match_last. Source: the article, "Try three hypothetical matching directions".
 MatchingSection matching_section(const arma::mat& Wq, const std::vector<std::vector<std::string>>& sentences);
+
+// ---- the claims, each checked on its section's result (../shared/claims.md) ----------------------
+// Each returns the line(s) the program prints before the claim's tag; all throw nothing.
+
+/// swap_01: under raw similarity tower's weights tie Eiffel with the filler and favour tower itself.
+attn::ClaimCheck claim_raw_weights(const TeachingSection& t);
+/// swap_02: tower's raw mixture carries its weights: Paris identity = weight on Eiffel, structure = its own.
+attn::ClaimCheck claim_raw_mixture(const TeachingSection& t);
+/// swap_03: tower . Eiffel = 0 = tower . the, so Eiffel's weight equals the filler's exactly.
+attn::ClaimCheck claim_eiffel_ties_the_filler(const TeachingSection& t);
+/// swap_04: under the swap query tower's largest weight is on Eiffel, the other two tie.
+attn::ClaimCheck claim_swap_weights(const TeachingSection& t);
+/// swap_05: the swap query's mixture takes its Paris identity from Eiffel's weight, now the larger part.
+attn::ClaimCheck claim_swap_mixture(const TeachingSection& t);
+/// swap_06: Q = X2 swap row by row (the same matrix on every token); tower's query is [0, 1].
+attn::ClaimCheck claim_queries_row_by_row(const TeachingSection& t);
+/// qk_01: n = (1, 1, -1) spans M's null space (rank 2, nullity 1) and M n = 0.
+attn::ClaimCheck claim_n_in_null_space(const SmallNullSpace& s);
+/// qk_02: M e = M (e + n): the map cannot tell e from e + n.
+attn::ClaimCheck claim_same_query(const SmallNullSpace& s);
+/// qk_03: rank + nullity = d for the width example, rank <= d_k, and sampled null-space rows leave
+/// the query unchanged (relative 1e-12).
+attn::ClaimCheck claim_width_nullity(const WidthExample& w);
+/// qk_04: the receiver's query of `t` is the sum of its terms x_r Wq_r (query_terms), and for the
+/// water preset it points along water only. `Wq`: 4 x 3, the table's query projection.
+attn::ClaimCheck claim_query_of(const MatchTable& t, const arma::mat& Wq);
+/// qk_05: every key is the token's finance, water and structure (Wk keeps them, drops generic).
+attn::ClaimCheck claim_fixed_keys(const MatchTable& t);
+/// qk_06: every score is q_receiver . k_j / sqrt(d_k).
+attn::ClaimCheck claim_scores(const MatchTable& t);
+/// qk_07: the weights are the scores' softmax: positive, summing to 1, largest where the score is.
+attn::ClaimCheck claim_weights(const MatchTable& t);
+/// qk_08: the receiver's query is the same in every table of `m` (only the keys differ); needs at
+/// least two tables.
+attn::ClaimCheck claim_query_same_in_both(const MatchingSection& m);
 
 }  // namespace ch02

@@ -54,15 +54,18 @@ void counting(long long n, long long h, long long N, const std::optional<ch03::B
   t.print(std::cout);
   const ch03::Counts c = ch03::count_objects(n, h, N);
   const bool article = n == 3 && h == 2;
-  std::cout << "\n  One sublayer: " << c.qkv_projections_per_block << " learned Q/K/V projection matrices (3h), "
-            << c.qkv_matrices_per_block << " computed Q/K/V matrices (3h),\n  " << c.qkv_vectors_per_block
-            << " computed vectors (3nh: " << n * h << " queries + " << n * h << " keys + " << n * h << " values)"
-            << (article ? "   [heads_01]" : "") << "\n  Each token has " << c.queries_per_token << " queries, "
-            << c.queries_per_token << " keys and " << c.queries_per_token << " values in a block.\n"
-            << "  A stack of N = " << N << " block(s):\n  3Nh = " << c.qkv_projections_in_stack
-            << " Q/K/V projection matrices and N = " << c.output_projections_in_stack
-            << " output projection(s)   [heads_02]\n"
-            << "  (Logical matrices, no biases; implementations often pack several into one tensor.)\n";
+  const attn::ClaimCheck per_block = ch03::claim_counts_per_block(c, n, h, built);
+  std::cout << '\n';
+  if (article) {
+    attn::print_claim(std::cout, per_block);  // the claim is about the article's 3 tokens and 2 heads
+  } else {
+    std::cout << per_block.evidence << '\n';
+  }
+  std::cout << "  Each token has " << c.queries_per_token << " queries, " << c.queries_per_token << " keys and "
+            << c.queries_per_token << " values in a block.\n"
+            << "  A stack of N = " << N << " block(s):\n";
+  attn::print_claim(std::cout, ch03::claim_stack_counts(c, h, N));
+  std::cout << "  (Logical matrices, no biases; implementations often pack several into one tensor.)\n";
 
   // A built sublayer with exactly these shapes, when small enough to run, confirms the counts.
   if (built) {
@@ -78,16 +81,13 @@ void counting(long long n, long long h, long long N, const std::optional<ch03::B
                "  (d = 4, d_k = d_v = 3, Wo adds half of each head's mixture back onto finance, water, structure):\n";
   const std::vector<std::string>& words = example.words;
   const arma::mat& X = example.X;
-  const attn::MultiHeadWeights& w = example.weights;
   const attn::MultiHeadPass& p = example.pass;
   for (std::size_t k = 0; k < p.heads.size(); ++k) {
     std::cout << "  A(" << k + 1 << "), rows = receiving tokens:\n";
     attn::print_matrix(std::cout, words, p.heads[k].A, 2);
   }
-  std::cout << "  X " << attn::shape(X) << " -> Concat(H(1), H(2)) " << attn::shape(p.concat) << " -> Wo "
-            << attn::shape(w.Wo) << " -> Delta " << attn::shape(p.delta) << " -> Y = X + Delta " << attn::shape(p.Y)
-            << "   [heads_03]\n"
-            << "  " << words.back() << ": input " << row(X, X.n_rows - 1, 2) << " + Delta "
+  attn::print_claim(std::cout, ch03::claim_sublayer_shapes(example));
+  std::cout << "  " << words.back() << ": input " << row(X, X.n_rows - 1, 2) << " + Delta "
             << row(p.delta, X.n_rows - 1, 2) << " = Y " << row(p.Y, X.n_rows - 1, 2) << '\n';
 }
 
@@ -96,10 +96,15 @@ void three_roles(const std::vector<ch03::Combination>& combos) {
   attn::print_heading(std::cout,
                       "2. Three roles: Q and K set the weights, V sets the content (receiving token: tower)");
   attn::Table t({"query", "values", "weights (the, Eiffel, tower)", "mixture (structure, Paris id.)", "claims"});
+  // The swap/swap row carries val_01 and val_02 (their evidence is this row of the table).
+  const attn::ClaimCheck same = ch03::claim_values_keep_weights(combos);
+  const attn::ClaimCheck swapped = ch03::claim_values_swap_content(combos);
+  const std::string tags =
+      "[" + same.id + "] [" + swapped.id + "]" + (same.holds && swapped.holds ? "" : " (does not hold here)");
   for (const auto& [q, v, p] : combos) {
     const bool both = q == ch03::Choice::swap && v == ch03::Choice::swap;
     t.add({ch03::choice_name(q), ch03::choice_name(v), row(p.A, 2, kTeaching), row(p.H, 2, kTeaching),
-           both ? "[val_01] [val_02]" : "-"});
+           both ? tags : "-"});
   }
   t.print(std::cout);
   const attn::HeadPass& sq = ch03::combination(combos, ch03::Choice::swap, ch03::Choice::raw);
@@ -146,22 +151,16 @@ void what_the_weight_measures() {
   t.add({"+ a second Eiffel-like token [0, 1]", format_vector(k.q_after, 0), format_vector(k.k_after, 0),
          format_number(k.score_after, 4), format_number(k.weight_after, 4)});
   t.print(std::cout);
-  std::cout << "  q_tower and k_Eiffel are unchanged; the new key joins the softmax denominator, so a(tower, Eiffel)\n"
-               "  falls from "
-            << format_number(k.weight_before, 4) << " to " << format_number(k.weight_after, 4)
-            << "   [val_03]\n"
-               "  A weight compares one score with every other allowed score in its row;\n"
+  attn::print_claim(std::cout, ch03::claim_another_key(k));
+  std::cout << "  A weight compares one score with every other allowed score in its row;\n"
                "  it is not a co-occurrence count.\n";
 }
 
 /// Section 4: the residual addition.
 void where_this_leaves_us(const std::vector<ch03::Combination>& combos) {
   attn::print_heading(std::cout, "4. Where this leaves us: add the contribution (identity output projection)");
-  const arma::mat X2 = ch03::eiffel_sentence();
-  const attn::HeadPass& p = ch03::combination(combos, ch03::Choice::swap, ch03::Choice::raw);
-  std::cout << "  tower " << row(X2, 2, 0) << " + swap-query mixture " << row(p.H, 2, kTeaching) << " = "
-            << format_vector(arma::rowvec(X2.row(2) + p.H.row(2)), kTeaching) << "   [val_04]\n"
-            << "  The mixture is one contribution to an existing representation; a real block adds an output\n"
+  attn::print_claim(std::cout, ch03::claim_residual(combos));
+  std::cout << "  The mixture is one contribution to an existing representation; a real block adds an output\n"
                "  projection, several heads, normalization and a feed-forward update.\n";
 }
 

@@ -181,4 +181,25 @@ struct BuiltSublayer {
 /// article, "How many tables and vectors are there?"; Vaswani et al. 2017, §3.2.2.
 std::optional<BuiltSublayer> build_sublayer(long long n, long long h);
 
+// ---- the claims, each checked on its section's result (../shared/claims.md) ----------------------
+// Each returns the line(s) the program prints before the claim's tag; all throw nothing.
+
+/// heads_01: one sublayer of h heads on n tokens has 3h learned projections, 3h computed Q/K/V
+/// matrices and 3nh vectors; `built` (when given) confirms them from real matrices.
+attn::ClaimCheck claim_counts_per_block(const Counts& c, long long n, long long h,
+                                        const std::optional<BuiltSublayer>& built);
+/// heads_02: N blocks hold 3Nh Q/K/V projections and N output projections.
+attn::ClaimCheck claim_stack_counts(const Counts& c, long long h, long long N);
+/// heads_03: the example's X (n x d) -> Concat (n x sum d_v) -> Wo ((sum d_v) x d) -> Delta (n x d)
+/// -> Y = X + Delta (n x d), and Y equals X + Delta.
+attn::ClaimCheck claim_sublayer_shapes(const ExampleSublayer& e);
+/// val_01: swapping the values leaves tower's weights exactly as with raw values (swap query).
+attn::ClaimCheck claim_values_keep_weights(const std::vector<Combination>& combos);
+/// val_02: swapping the values swaps tower's mixture coordinates (swap query).
+attn::ClaimCheck claim_values_swap_content(const std::vector<Combination>& combos);
+/// val_03: the extra key leaves q_tower, k_Eiffel and their score unchanged and lowers a(tower, Eiffel).
+attn::ClaimCheck claim_another_key(const AnotherKey& k);
+/// val_04: tower [1, 0] plus its swap-query mixture is the residual result, to the last bit.
+attn::ClaimCheck claim_residual(const std::vector<Combination>& combos);
+
 }  // namespace ch03
