@@ -83,31 +83,23 @@ attn::VectorFigure matching_views_figure(const std::string& label, const MatchTa
   return f;
 }
 
-void draw_bank_presets(attn::Plotter& plots, const std::optional<arma::mat>& custom) {
-  // bank's weights for every preset (and the reader's Wq) in both article sentences.
-  std::vector<std::string> series{"find water", "find finance", "find structure"};
-  if (custom) series.push_back("your --wq");
+void draw_bank_presets(attn::Plotter& plots, const PresetWeights& presets) {
   std::vector<attn::BarChart> panels;
-  for (const std::string sentence : {"the river bank", "the money bank"}) {
-    const auto ws = attn::split_sentence(sentence);
+  for (std::size_t k = 0; k < presets.sentences.size(); ++k) {
+    const arma::mat& values = presets.weights[k];
     std::string title = "\"";
-    title.append(sentence).append("\"");
-    arma::mat values(3, series.size());
-    for (const Preset p : {Preset::water, Preset::finance, Preset::structure}) {
-      values.col(static_cast<arma::uword>(p)) = match_last(ws, preset_wq(p), fixed_wk()).weights.t();
-    }
-    if (custom) values.col(3) = match_last(ws, *custom, fixed_wk()).weights.t();
-    const double top = std::max(0.75, values.max() + 0.1);
+    title.append(attn::join_words(presets.sentences[k])).append("\"");
     panels.push_back({.title = title,
                       .xlabel = "source position",
                       .ylabel = "bank's weight",
-                      .categories = ws,
-                      .series = series,
+                      .categories = presets.sentences[k],
+                      .series = presets.series,
                       .values = values,
-                      .yrange = std::make_pair(0.0, top),
+                      .yrange = std::make_pair(0.0, std::max(0.75, values.max() + 0.1)),
                       .precision = 2});
   }
-  const std::string what = custom ? "the three hand-set queries and yours" : "the three hand-set queries";
+  const std::string what =
+      presets.series.size() > 3 ? "the three hand-set queries and yours" : "the three hand-set queries";
   attn::bar_panels(plots, "ch02_bank_presets", "bank's weights under " + what + ", in both sentences", panels);
 }
 

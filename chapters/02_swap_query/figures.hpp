@@ -27,11 +27,10 @@ attn::VectorFigure matching_space_figure(const std::string& label, const MatchTa
 /// (azimuth 90, elevation 0: water against structure). Throws nothing.
 attn::VectorFigure matching_views_figure(const std::string& label, const MatchTable& t, attn::View3d view);
 
-/// bank's weights under the three hand-set presets, and under the reader's `custom` Wq (4 x 3) when
-/// given, in both article sentences, as two panels (ch02_bank_presets). Throws like match_last for
-/// a custom Wq of the wrong shape; a figure gnuplot cannot draw is reported.
-/// Source: the article, "Try three hypothetical matching directions".
-void draw_bank_presets(attn::Plotter& plots, const std::optional<arma::mat>& custom);
+/// bank's weights under the three hand-set presets, and under the reader's Wq when given, in both
+/// article sentences, as two panels (ch02_bank_presets). Throws nothing; a figure gnuplot cannot
+/// draw is reported. Source: the article, "Try three hypothetical matching directions".
+void draw_bank_presets(attn::Plotter& plots, const PresetWeights& presets);
 
 /// The combined query's shares (ch02_combined_shares): one group per source token, one bar per
 /// coordinate pair, and the score they add up to. Throws nothing.

@@ -238,12 +238,12 @@ struct Sections {
   ch02::SmallNullSpace small{};         ///< section 3's 3-d example
   ch02::WidthExample width{};           ///< section 3's width example
   ch02::MatchingSection matching{};     ///< section 4
+  ch02::PresetWeights presets{};        ///< section 4's figure: bank's weights under every preset
   ch02::CombinedQuery combined{};       ///< section 5, first part
   ch02::Superposition superposition{};  ///< section 5, second part
 };
 
-void draw_plots(attn::Plotter& plots, const Sections& r, const std::string& label,
-                const std::optional<arma::mat>& custom_wq, attn::View3d view) {
+void draw_plots(attn::Plotter& plots, const Sections& r, const std::string& label, attn::View3d view) {
   const attn::HeadPass& raw = r.teaching.raw;
   const attn::HeadPass& swapped = r.teaching.swapped;
   plots.bars({.name = "ch02_tower_weights",
@@ -259,7 +259,7 @@ void draw_plots(attn::Plotter& plots, const Sections& r, const std::string& labe
   // clang-format on
 
   plots.vectors(ch02::matching_space_figure(label, r.matching.tables.front(), view));
-  ch02::draw_bank_presets(plots, custom_wq);
+  ch02::draw_bank_presets(plots, r.presets);
   plots.vectors(ch02::matching_views_figure(label, r.matching.tables.front(), view));
   plots.bars(ch02::combined_shares_chart(r.combined));
   plots.vectors(ch02::superposition_figure(r.superposition));
@@ -384,6 +384,7 @@ int main(int argc, char** argv) {
                      .small = ch02::small_null_space(),
                      .width = ch02::width_example(flags->width, flags->d_k, kSeed),
                      .matching = std::move(matching),
+                     .presets = ch02::preset_weights(flags->custom_wq),
                      .combined = ch02::combined_query(attn::split_sentence("the river bank")),
                      .superposition = ch02::superposition()};
 
@@ -399,7 +400,7 @@ int main(int argc, char** argv) {
     superposition(r.superposition);
 
     std::cout << '\n';
-    draw_plots(plots, r, flags->label(), flags->custom_wq, flags->view);
+    draw_plots(plots, r, flags->label(), flags->view);
     plots.report(std::cout);
     return 0;
   });

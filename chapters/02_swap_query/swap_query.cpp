@@ -266,6 +266,21 @@ SmallNullSpace small_null_space() {
   return s;
 }
 
+PresetWeights preset_weights(const std::optional<arma::mat>& custom) {
+  PresetWeights p{.sentences = {attn::split_sentence("the river bank"), attn::split_sentence("the money bank")},
+                  .series = {"find water", "find finance", "find structure"}};
+  if (custom) p.series.push_back("your --wq");
+  for (const auto& words : p.sentences) {
+    arma::mat values(words.size(), p.series.size());
+    for (const Preset preset : {Preset::water, Preset::finance, Preset::structure}) {
+      values.col(static_cast<arma::uword>(preset)) = match_last(words, preset_wq(preset), fixed_wk()).weights.t();
+    }
+    if (custom) values.col(3) = match_last(words, *custom, fixed_wk()).weights.t();
+    p.weights.push_back(values);
+  }
+  return p;
+}
+
 namespace {
 
 constexpr int kTeaching = 4;  // the article prints the teaching space to four decimals

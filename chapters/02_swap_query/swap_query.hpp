@@ -9,6 +9,7 @@
 #pragma once
 
 #include <armadillo>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -205,6 +206,18 @@ struct MatchingSection {
 /// match_last() of every sentence under `Wq` (4 x 3) and fixed_wk(); one table per sentence.
 /// Throws like match_last. Source: the article, "Try three hypothetical matching directions".
 MatchingSection matching_section(const arma::mat& Wq, const std::vector<std::vector<std::string>>& sentences);
+
+/// bank's weights under every preset (and the reader's Wq) in both article sentences, for the
+/// presets figure.
+struct PresetWeights {
+  std::vector<std::vector<std::string>> sentences{};  ///< "the river bank", "the money bank"
+  std::vector<std::string> series{};                  ///< "find water", ..., and "your --wq" when given
+  std::vector<arma::mat> weights{};                   ///< per sentence: n x series, column s = series s
+};
+/// match_last() of both article sentences under the three presets and `custom` (4 x 3) if given.
+/// Throws std::invalid_argument for a custom Wq of the wrong shape.
+/// Source: the article, "Try three hypothetical matching directions".
+PresetWeights preset_weights(const std::optional<arma::mat>& custom);
 
 // ---- the claims, each checked on its section's result (../shared/claims.md) ----------------------
 // Each returns the line(s) the program prints before the claim's tag; all throw nothing.
