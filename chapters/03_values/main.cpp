@@ -169,13 +169,10 @@ void draw_heads(attn::Plotter& plots, const ch03::ExampleSublayer& example);
 
 /// Every figure: the bars, the heat maps and the two diagrams, from the sections' results.
 void draw_plots(attn::Plotter& plots, const std::vector<ch03::Combination>& combinations,
-                const ch03::ExampleSublayer& example) {
+                const ch03::ExampleSublayer& example, const ch03::Counts& example_counts) {
   draw_bars(plots, combinations);
   draw_heads(plots, example);
-  plots.diagram(
-      "ch03_counting",
-      ch03::counting_diagram(example, ch03::count_objects(static_cast<long long>(example.words.size()),
-                                                          static_cast<long long>(example.weights.heads.size()), 1)));
+  plots.diagram("ch03_counting", ch03::counting_diagram(example, example_counts));
   plots.diagram("ch03_full_head", ch03::full_head_diagram(example));
 }
 
@@ -297,6 +294,9 @@ int main(int argc, char** argv) {
     const std::optional<ch03::BuiltSublayer> built = ch03::build_sublayer(n, h);
     const std::vector<ch03::Combination> combos = ch03::three_roles();
     const ch03::Asymmetry asymmetric = ch03::asymmetric_scores();
+    const ch03::Counts example_counts =  // the diagram's counts: the example's tokens and heads, one block
+        ch03::count_objects(static_cast<long long>(example.words.size()),
+                            static_cast<long long>(example.weights.heads.size()), 1);
 
     std::cout << "Chapter 03 - Values: matching sets the weights, values carry the content\n";
     print_separate_objects(example);
@@ -308,7 +308,7 @@ int main(int argc, char** argv) {
     where_this_leaves_us(combos);
 
     std::cout << '\n';
-    draw_plots(plots, combos, example);
+    draw_plots(plots, combos, example, example_counts);
     plots.report(std::cout);
     return 0;
   });
