@@ -301,7 +301,7 @@ const attn::cli::ProgramInfo kProgram{
     "\"One query can combine several matching criteria\"",
     "  ch02_swap_query\n  ch02_swap_query --preset finance\n"
     "  ch02_swap_query --wq \"0 0 0; 0 0 0; 2 2 0; 0 0 0\" --sentence \"the money river bank\"\n"
-    "  ch02_swap_query --view 120,20          # turn the 3-d matching space (\"Rotate view\")\n"
+    "  ch02_swap_query --view 120,20                    # turn the matching space (\"Rotate view\")\n"
     "  ch02_swap_query --view 0,90 --preset structure   # look straight down on it\n"
     "  ch02_swap_query --width 4096 --dk 64 --no-plots"};
 
@@ -338,9 +338,9 @@ po::options_description options() {
        "input width of the random query map in the null-space example")
       ("dk", po::value<long long>()->value_name("D_K")->default_value(128),
        "query width of the random query map in the null-space example")
-      ("view", po::value<std::string>()->value_name("AZIMUTH,ELEVATION")->default_value("35,28"),
-       "viewpoint of the 3-d matching-space figures in degrees: azimuth 0..360 about the structure "
-       "axis, elevation -90..90 above the floor (90 looks straight down), e.g. --view 120,20");
+      ("view", po::value<std::string>()->value_name("AZ,EL")->default_value("35,28"),
+       "viewpoint of the 3-d matching-space figures, in degrees: azimuth AZ 0..360 about the "
+       "structure axis, elevation EL -90..90 above the floor (90 looks straight down)");
   // clang-format on
   return options;
 }
