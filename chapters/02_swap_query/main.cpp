@@ -122,8 +122,8 @@ void print_derivation(const ch02::MatchTable& t, const arma::mat& Wq) {
   for (const ch02::QueryTerm& term : terms)
     parts.push_back(attn::format_plain(term.x) + " x " + format_vector(term.row, 2));
   if (parts.empty()) {
-    std::cout << "    q_" << who << " = x_" << who << " Wq = " << result << ": none of x_" << who
-              << "'s non-zero inputs meets a non-zero row of Wq\n";
+    std::cout << "    q_" << who << " = x_" << who << " Wq = " << result << " (every row of Wq that x_" << who
+              << " reads is zero)\n";
     return;
   }
   std::string line = "    q_" + who + " = ";

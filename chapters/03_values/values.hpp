@@ -148,7 +148,8 @@ attn::ClaimCheck separate_objects_claim(const std::vector<SeparateObject>& rows,
 /// A score and its reverse in one head whose query and key projections differ.
 struct Asymmetry {
   std::vector<std::string> words{};  ///< the sentence ("the river bank")
-  arma::uword i = 0, j = 0;          ///< receiver i (bank) and source j (river)
+  arma::uword i = 0;                 ///< the receiver i (bank)
+  arma::uword j = 0;                 ///< the source j (river)
   arma::mat M{};                     ///< d x d: Wq Wk^T, so s_ij = x_i M x_j^T / sqrt(d_k)
   double forward = 0;                ///< s_ij = q_i . k_j / sqrt(d_k)
   double backward = 0;               ///< s_ji = q_j . k_i / sqrt(d_k)
