@@ -22,14 +22,17 @@ using attn::duplicate_token_score;
 using attn::induction_score;
 using attn::previous_token_score;
 
-/// Scores of every head, averaged over a batch.
+/// Scores of every head, averaged over a batch; each entry is a mean attention weight in [0, 1]
+/// (attn::previous_token_score and its kin, common/head_roles.hpp).
 struct HeadScores {
   arma::mat previous_token;   ///< layers x heads
   arma::mat induction;        ///< layers x heads
   arma::mat duplicate_token;  ///< layers x heads
 };
 
-/// Scores of every head of the last forward pass over `batch` (run forward() on batch.tokens first).
+/// Scores of every head of the last forward pass over `batch` (run forward() on batch.tokens first;
+/// B sequences of T tokens, one Block each). Throws std::invalid_argument if the pass is over
+/// another number of sequences.
 HeadScores head_scores(const ForwardPass& pass, const RepeatBatch& batch);
 
 /// Mean next-token losses (nats) of a pass, split by where the target sits (see Region).
@@ -39,7 +42,9 @@ struct RegionLosses {
   double repeat = 0.0;   ///< block tokens in the repeat
 };
 
-/// Losses of `model` on `batch`, optionally with heads ablated (keep: layers x heads, see forward()).
+/// Losses of `model` on `batch` (B x T tokens), optionally with heads ablated (keep: layers x heads
+/// of 0/1 multipliers, see attn::forward()). Throws std::invalid_argument, from attn::forward(), for
+/// a token outside the vocabulary, a wrong tokens or keep shape, or non-finite scores.
 RegionLosses region_losses(const Model& model, const RepeatBatch& batch, const arma::mat* keep = nullptr);
 
 /// One ablation: which heads were zeroed and what the held-out losses became.
@@ -49,7 +54,9 @@ struct Ablation {
   RegionLosses losses;  ///< held-out losses with those heads zeroed
 };
 
-/// Zero-ablation of each head alone, then of all heads of each layer together (in that order).
+/// Zero-ablation of each head alone, then of all heads of each layer together (in that order):
+/// layers x heads + layers rows. Source: the article, "Reverse-engineer a head you trained"
+/// (compare the loss before and after each ablation). Throws as region_losses() does.
 std::vector<Ablation> ablation_study(const Model& model, const RepeatBatch& held_out);
 
 using attn::head_name;

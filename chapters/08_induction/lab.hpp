@@ -32,7 +32,7 @@ struct LabOptions {
 /// more than 10^6 steps or 4096 sequences, or a learning rate that is not finite and positive.
 void validate(const LabOptions& options);
 
-/// Held-out losses after `step` Adam steps.
+/// Held-out losses (nats per target) after `step` Adam steps.
 struct Checkpoint {
   arma::uword step = 0;   ///< Adam steps taken
   RegionLosses held_out;  ///< losses on the held-out set
@@ -46,13 +46,17 @@ struct LabResult {
   double seconds = 0.0;           ///< wall time of the training loop
 };
 
-/// The held-out set of a run (the same sequences train() evaluates on).
+/// The held-out set of a run (options.held_out x context tokens; the same sequences train()
+/// evaluates on, from a stream apart from the training batches). Throws std::invalid_argument for
+/// a bad data spec or a held-out size of 0.
 RepeatBatch held_out_set(const LabOptions& options);
 
 /// Trains from scratch: each step samples `batch` fresh sequences and takes one step of
 /// attn::AttnOnlyTrainer (forward, the next-token loss over every position, backward, Adam, with
 /// the batch split over the cores). `progress` (may be empty) is called at
-/// every checkpoint. Throws std::invalid_argument for bad options.
+/// every checkpoint; an exception it throws stops training and propagates. Throws
+/// std::invalid_argument for bad options (see validate()) or when a forward pass meets a
+/// non-finite score (parameters that diverged to inf or NaN).
 LabResult train(const LabOptions& options, const std::function<void(const Checkpoint&)>& progress = {});
 
 }  // namespace ch08
