@@ -15,17 +15,21 @@
 
 namespace ch08 {
 
-/// Everything a training run depends on.
+/// Everything a training run depends on; the defaults are the program's default run.
 struct LabOptions {
   ModelShape shape{};           ///< model sizes (vocab and context must match data)
   RepeatSpec data{};            ///< how sequences are drawn
-  arma::uword steps = 1200;     ///< Adam steps
+  arma::uword steps = 1000;     ///< Adam steps
   arma::uword batch = 32;       ///< sequences per step
   arma::uword held_out = 256;   ///< held-out sequences (sampled once, never trained on)
   arma::uword eval_every = 50;  ///< steps between held-out evaluations
-  double lr = 3e-3;             ///< Adam learning rate
+  double lr = 1e-2;             ///< Adam learning rate
   std::uint64_t seed = 1;       ///< seeds the initial weights, training batches and held-out set
 };
+
+/// `options` with the shorter settings of the program's `--quick` (700 steps, 128 held-out
+/// sequences), which the tests and the book's figures use; throws nothing.
+LabOptions quick_options(LabOptions options);
 
 /// Throws std::invalid_argument for bad sizes (see validate() of ModelShape and RepeatSpec), a
 /// vocabulary or context that differ between model and data, zero steps, batch or held-out size,
