@@ -192,14 +192,14 @@ std::vector<CostRow> benchmark_generation(std::size_t d_k, std::size_t d_v, std:
 // ---- the program's sections, computed once --------------------------------------------------------
 
 RandomHead random_head(unsigned seed) {
-  // Every random number of sections 1-3 is drawn here, in one order, after one seeding.
-  arma::arma_rng::set_seed(seed);
+  // Every random number of sections 1-3 is drawn here, in one order, from one stream.
+  attn::Random rng(seed);
   RandomHead h;
-  h.X = arma::randn(4, 6);   // 4 tokens, d = 6
-  h.Wq = arma::randn(6, 2);  // d_k = 2
-  h.Wk = arma::randn(6, 2);
-  h.Wv = arma::randn(6, 3);  // d_v = 3
-  do h.R = arma::randn(2, 2);
+  h.X = rng.normal_matrix(4, 6);   // 4 tokens, d = 6
+  h.Wq = rng.normal_matrix(6, 2);  // d_k = 2
+  h.Wk = rng.normal_matrix(6, 2);
+  h.Wv = rng.normal_matrix(6, 3);  // d_v = 3
+  do h.R = rng.normal_matrix(2, 2);
   while (std::abs(arma::det(h.R)) < 0.1);  // comfortably invertible
   return h;
 }

@@ -96,9 +96,9 @@ struct RandomHead {
   arma::mat R{};   ///< 2 x 2 with |det R| >= 0.1 (redrawn until it is)
 };
 
-/// The head drawn from Armadillo's generator after seeding it with `seed` once, in the order X,
-/// Wq, Wk, Wv, R. (The numbers are those of std::mt19937_64 through std::normal_distribution, which
-/// differ between standard libraries; the claims hold for any draw.) Throws nothing.
+/// The head drawn from one attn::Random stream seeded with `seed`, in the order X, Wq, Wk, Wv, R,
+/// every entry N(0, 1): the same numbers with every compiler and standard library (Armadillo's
+/// global generator is not touched; the claims hold for any draw). Throws nothing.
 /// Source: the article, "Learned matching, kernel smoothing, and memory".
 RandomHead random_head(unsigned seed);
 
