@@ -297,9 +297,7 @@ int main(int argc, char** argv) {
     if (!flags) return 0;
     attn::Plotter plots(flags->plots);
     print_setup(flags->lab);
-    ch08::LabResult run = train_and_report(flags->lab);
-    std::cout << "wall time of training: " << format_number(run.seconds, 1) << " s\n";
-    const Findings findings = measure(std::move(run), flags->lab.data.fixed_offset);
+    const Findings findings = measure(train_and_report(flags->lab), flags->lab.data.fixed_offset);
 
     print_losses(findings);
     print_scores(findings);
@@ -307,6 +305,7 @@ int main(int argc, char** argv) {
     std::cout << '\n';
     draw_plots(plots, findings);
     plots.report(std::cout);
+    std::cout << "wall time of training: " << format_number(findings.run.seconds, 1) << " s\n";
     return 0;
   });
 }
