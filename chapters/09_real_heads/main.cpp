@@ -137,8 +137,7 @@ ch09::Run obtain_run(const Flags& f, std::optional<ch09::Run> loaded, const ch09
                      const ch09::Vocabulary& vocab) {
   if (loaded) {
     ch09::Run run = std::move(*loaded);
-    std::cout << "Loaded the model saved in " << *f.load << " (trained in " << attn::format_number(run.seconds, 0)
-              << " s).\n";
+    std::cout << "Loaded the model saved in " << *f.load << ".\n";
     return run;
   }
   std::cout << "Training (progress on stderr)...\n";
@@ -147,7 +146,6 @@ ch09::Run obtain_run(const Flags& f, std::optional<ch09::Run> loaded, const ch09
               << attn::format_number(p.elapsed, 0) << " s elapsed, about " << attn::format_number(p.left, 0)
               << " s left\n";
   });
-  std::cout << "wall time of training: " << attn::format_number(run.seconds, 1) << " s\n";
   if (f.quick) {
     std::cout
         << "(a --quick run: the induction head needs the full run, `ch09_real_heads --save DIR`, about 1-3 min)\n";
@@ -193,6 +191,8 @@ int main(int argc, char** argv) {
     std::cout << '\n';
     ch09::draw_report(plots, report, run);
     plots.report(std::cout);
+    std::cout << "wall time of training: " << attn::format_number(run.seconds, 1) << " s"
+              << (flags.load ? " (when the saved model was trained)" : "") << "\n";
     return 0;
   });
 }
