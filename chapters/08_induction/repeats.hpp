@@ -2,7 +2,7 @@
 /// \brief Chapter 08 data: random token sequences in which one block recurs right after itself.
 ///
 /// Source: the article, "Reverse-engineer a head you trained" (its companion experiment trains on
-/// repeated patterns: A B ... A is continued with B). Draws come from the portable attn::Rng, so a
+/// repeated patterns: A B ... A is continued with B). Draws come from the portable attn::Random, so a
 /// seed gives the same sequences everywhere.
 #pragma once
 
@@ -10,12 +10,12 @@
 #include <vector>
 
 #include "common/head_roles.hpp"
-#include "common/rng.hpp"
+#include "common/random.hpp"
 
 namespace ch08 {
 
 using attn::Block;
-using attn::Rng;
+using attn::Random;
 
 /// How sequences are drawn.
 struct RepeatSpec {
@@ -33,7 +33,8 @@ struct RepeatSpec {
 /// 2 max_block <= context.
 void validate(const RepeatSpec& spec);
 
-/// The block used in every sequence when spec.fixed_offset is set.
+/// The block used in every sequence when spec.fixed_offset is set: length (min + max) / 2, both
+/// copies centred in the context. Throws std::invalid_argument for a spec validate() refuses.
 Block fixed_block(const RepeatSpec& spec);
 
 /// A batch of sequences. tokens: count x context, row b = sequence b; blocks[b] is its block.
@@ -44,7 +45,7 @@ struct RepeatBatch {
 
 /// Draws `count` sequences: every token uniform over the vocabulary, then the block's first copy
 /// written again right after itself. Throws std::invalid_argument for a bad spec or count 0.
-RepeatBatch sample_repeats(Rng& rng, arma::uword count, const RepeatSpec& spec);
+RepeatBatch sample_repeats(Random& rng, arma::uword count, const RepeatSpec& spec);
 
 /// What a next-token target is, measured by where the target token sits.
 enum class Region {
@@ -54,7 +55,8 @@ enum class Region {
 };
 
 /// The region of the token at position `target` (the label predicted from position target - 1).
-/// The first token of each copy is `other`: nothing announces where a block begins.
+/// The first token of each copy is `other`: nothing announces where a block begins. Any target
+/// is accepted (positions outside the block are `other`); throws nothing.
 Region region_of(const Block& block, arma::uword target);
 
 }  // namespace ch08
