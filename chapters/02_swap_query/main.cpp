@@ -6,6 +6,7 @@
 /// Run `ch02_swap_query --help` for the flags.
 #include <armadillo>
 #include <cmath>
+#include <cstdint>
 #include <iostream>
 #include <optional>
 #include <utility>
@@ -23,7 +24,7 @@ namespace {
 
 constexpr int kTeaching = 4;  // the article prints the teaching space to four decimals
 constexpr arma::uword kMaxWidth = 100000, kMaxDk = 2048, kMaxEntries = 20000000;
-constexpr arma::arma_rng::seed_type kSeed = 2017;
+constexpr std::uint64_t kSeed = 2017;
 
 std::string row(const arma::mat& M, arma::uword r, int precision) {
   return format_vector(arma::rowvec(M.row(r)), precision);
@@ -93,8 +94,7 @@ void null_space(const ch02::SmallNullSpace& small, const ch02::WidthExample& w) 
               << "; adding one to a random input\n  changes its query by "
               << (w.query_change_max < 1e-9 ? "< 1e-9" : std::to_string(w.query_change_max)) << " (rounding only)\n";
   }
-  std::cout << "  computed in " << format_number(w.seconds, 3) << " s (wall time)\n"
-            << "  The query map reads " << w.rank << " independent input directions of " << width << "; ";
+  std::cout << "  The query map reads " << w.rank << " independent input directions of " << width << "; ";
   if (w.nullity > 0) {
     std::cout << "the other " << w.nullity << " are invisible.\n";
   } else {
@@ -402,6 +402,7 @@ int main(int argc, char** argv) {
     std::cout << '\n';
     draw_plots(plots, r, flags->label(), flags->view);
     plots.report(std::cout);
+    std::cout << "wall time of the width example: " << format_number(r.width.seconds, 3) << " s\n";
     return 0;
   });
 }

@@ -10,6 +10,7 @@
 #include "common/checks.hpp"
 #include "common/numbers.hpp"
 #include "common/print.hpp"
+#include "common/random.hpp"
 #include "common/toy.hpp"
 
 namespace ch02 {
@@ -46,12 +47,12 @@ NullSpace null_space(const arma::mat& M) {
 // [null_space]
 
 // [width_example]
-WidthExample width_example(arma::uword d, arma::uword d_k, arma::arma_rng::seed_type seed, arma::uword samples) {
+WidthExample width_example(arma::uword d, arma::uword d_k, std::uint64_t seed, arma::uword samples) {
   if (d == 0 || d_k == 0) throw std::invalid_argument("width_example: d and d_k must be positive");
   arma::wall_clock timer;
   timer.tic();
-  arma::arma_rng::set_seed(seed);
-  const arma::mat Wq = arma::randn<arma::mat>(d, d_k);  // d x d_k
+  attn::Random rng(seed);
+  const arma::mat Wq = rng.normal_matrix(d, d_k);  // d x d_k
   WidthExample w{.d = d, .d_k = d_k};
   w.rank = arma::rank(Wq);  // singular values of the d x d_k matrix: cheap
   w.nullity = d - w.rank;   // rank–nullity: the directions that Wq^T sends to zero
@@ -64,9 +65,9 @@ WidthExample width_example(arma::uword d, arma::uword d_k, arma::arma_rng::seed_
   // column space of Wq (orthonormal basis C from economy QR, d x d_k).
   arma::mat C, R;
   arma::qr_econ(C, R, Wq);
-  const arma::mat random_rows = arma::randn<arma::mat>(samples, d);  // samples x d
-  const arma::mat N = random_rows - (random_rows * C) * C.t();       // samples x d, each row in the null space
-  const arma::rowvec x = arma::randn<arma::rowvec>(d);
+  const arma::mat random_rows = rng.normal_matrix(samples, d);  // samples x d
+  const arma::mat N = random_rows - (random_rows * C) * C.t();  // samples x d, each row in the null space
+  const arma::rowvec x = rng.normal_matrix(1, d);
   w.null_query_max = arma::abs(N * Wq).max() / arma::abs(Wq).max();
   w.query_change_max = arma::abs((x + N.row(0)) * Wq - x * Wq).max();
   w.seconds = timer.toc();

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <armadillo>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -59,14 +60,14 @@ struct WidthExample {
   double seconds = 0;            ///< wall time of the whole computation
 };
 
-/// Draws Wq (d x d_k, standard normal entries, Armadillo's generator seeded by `seed`), computes
+/// Draws Wq (d x d_k, standard normal entries from one attn::Random stream seeded by `seed`), computes
 /// its rank from the singular values (arma::rank), the null-space dimension d - rank, and checks
 /// `samples` null-space vectors, built by removing from random inputs their part in the column
 /// space of Wq (economy QR; the full null-space basis would be d x (d - d_k)). When d <= d_k the
 /// null space is {0} and nothing is sampled.
 /// Throws std::invalid_argument if d or d_k is 0.
 /// Source: the article, "One head maps the full representation into a smaller matching space".
-WidthExample width_example(arma::uword d, arma::uword d_k, arma::arma_rng::seed_type seed, arma::uword samples = 4);
+WidthExample width_example(arma::uword d, arma::uword d_k, std::uint64_t seed, arma::uword samples = 4);
 
 /// The three hand-set matching directions of "What could this query match?".
 enum class Preset { water, finance, structure };
