@@ -82,9 +82,10 @@ struct LineChart {
   bool points = false;                                    ///< mark every point
   std::vector<std::pair<double, std::string>> x_marks{};  ///< dashed vertical lines with labels
   std::optional<std::pair<double, double>> yrange{};      ///< fixed y range, else automatic
-  std::string key = "below";        ///< where the legend goes: gnuplot `set key` arguments, e.g. "top left"
-  std::vector<LineStyle> styles{};  ///< empty (all solid lines), or one per series
-  arma::mat errors{};               ///< points x series: bar half-heights (styles' error_bars)
+  std::string key = "below";  ///< where the legend goes: gnuplot `set key` arguments, e.g. "top left"
+
+  std::vector<LineStyle> styles{};                    ///< empty (all solid lines), or one per series
+  arma::mat errors{};                                 ///< points x series: bar half-heights (styles' error_bars)
   std::optional<std::pair<double, double>> xrange{};  ///< fixed x range, else the range of x
   int log_base = 10;  ///< base of the log axes: 10 labels decades as 10^k, another base labels plain numbers
 };

@@ -110,23 +110,26 @@ void draw_shadow(attn::Plotter& plots, const Shadow& s) {
   const double reach = 1.15 * size, below = -0.12 * size;
   const std::string b_label =
       s.b_length == 1.0 ? "unit vector b (drawn below the line)" : "vector b (drawn below the line)";
-  plots.arrows({.name = "ch04_shadow",
-                .title = "At " + format_number(s.angle_degrees, 2) + " degrees, a has length " +
-                         format_plain(s.length) + " and signed projection " + format_number(s.projection, 2),
-                .xlabel = "b direction",
-                .ylabel = "perpendicular to b",
-                .arrows = {{.x0 = s.a(0),
-                            .y0 = s.a(1),
-                            .x1 = s.projection,
-                            .colour = "gray50",
-                            .head = false,
-                            .dashed = true,
-                            .width = 1},
-                           {.x1 = s.a(0), .y1 = s.a(1), .colour = kColours[0], .label = "vector a"},
-                           {.x1 = s.projection, .colour = kColours[2], .label = "projection on b (signed)"},
-                           {.y0 = below, .x1 = s.b(0), .y1 = below, .colour = kColours[1], .label = b_label}},
-                .xrange = {-reach, reach},
-                .yrange = {std::min(-reach, 2 * below), reach}});
+  plots.arrows(
+      {.name = "ch04_shadow",
+       .title = "At " + format_number(s.angle_degrees, 2) + " degrees, a has length " + format_plain(s.length) +
+                " and signed projection " + format_number(s.projection, 2) +
+                (s.b_length == 1.0 ? std::string()
+                                   : "; |b| = " + format_plain(s.b_length) + ", a . b = " + format_number(s.dot, 2)),
+       .xlabel = "b direction",
+       .ylabel = "perpendicular to b",
+       .arrows = {{.x0 = s.a(0),
+                   .y0 = s.a(1),
+                   .x1 = s.projection,
+                   .colour = "gray50",
+                   .head = false,
+                   .dashed = true,
+                   .width = 1},
+                  {.x1 = s.a(0), .y1 = s.a(1), .colour = kColours[0], .label = "vector a"},
+                  {.x1 = s.projection, .colour = kColours[2], .label = "projection on b (signed)"},
+                  {.y0 = below, .x1 = s.b(0), .y1 = below, .colour = kColours[1], .label = b_label}},
+       .xrange = {-reach, reach},
+       .yrange = {std::min(-reach, 2 * below), reach}});
 }
 
 void draw_length_effects(attn::Plotter& plots, const CosineComparison& r) {
