@@ -8,6 +8,7 @@
 namespace ch04 {
 namespace {
 
+// [key_row]
 /// The weight of `key` when that key alone is made c times longer: dot product and cosine.
 KeyScaleRow key_row(const LengthExample& ex, arma::uword key, double c) {
   const arma::mat K = with_key_scaled(ex.K, key, c);
@@ -18,6 +19,7 @@ KeyScaleRow key_row(const LengthExample& ex, arma::uword key, double c) {
           .weight = softmax(s)(key),
           .cosine_weight = softmax(cosine_scores(ex.q, K))(key)};
 }
+// [key_row]
 
 LengthCurves length_curves(const LengthExample& ex) {
   LengthCurves c{.cs = arma::logspace(-1, 1, 121)};
@@ -48,7 +50,7 @@ attn::ClaimCheck query_length_claim(const LengthExample& ex, const std::vector<Q
   for (std::size_t r = 0; r < rows.size(); ++r) {
     holds = holds && arma::abs(rows[r].scores - rows[r].c * base).max() <= 1e-12 * (1.0 + rows[r].c);
     holds = holds && arma::abs(rows[r].cosine_weights - base_cosine).max() <= 1e-12;
-    if (r > 0) holds = holds && rows[r].c > rows[r - 1].c && rows[r].weights.max() > rows[r - 1].weights.max();
+    if (r > 0) holds = holds && rows[r].c > rows[r - 1].c && rows[r].largest > rows[r - 1].largest;
   }
   return {.id = "scale_08",
           .holds = holds,
@@ -87,6 +89,7 @@ CosineComparison cosine_comparison() {
     const arma::rowvec s = scaled_scores(c * ex.q, ex.K);
     r.query_rows.push_back(
         {.c = c, .scores = s, .weights = softmax(s), .cosine_weights = softmax(cosine_scores(c * ex.q, ex.K))});
+    r.query_rows.back().largest = r.query_rows.back().weights.max();
   }
   for (arma::uword key : {arma::uword{0}, ex.K.n_rows - 1}) {
     for (double c : {1.0, 2.0, 4.0}) r.key_rows.push_back(key_row(ex, key, c));

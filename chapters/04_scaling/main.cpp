@@ -56,11 +56,13 @@ arma::rowvec parse_scores(const std::string& text) {
 const attn::cli::ProgramInfo kProgram{
     "ch04_scaling", "dot products, cosine similarity, and why attention divides scores by sqrt(d_k)",
     "\"Dot products, cosine similarity, and scaling\" and its subsections",
-    "  ch04_scaling\n  ch04_scaling --angle 120 --length 5\n  ch04_scaling --angle=-90\n"
-    "  ch04_scaling --length 3 --b-length 2          # change either vector's length\n"
-    "  ch04_scaling --scores \"3,1,1,0\"               # your scores, raw and scaled, in sections 5 and 6\n"
-    "  ch04_scaling --scores \"4,2,0\" --d-k 16        # a wider head divides by 4: flatter weights\n"
-    "  ch04_scaling --samples 50000 --seed 7 --no-plots"};
+    "  ch04_scaling                                  # the article's numbers, every claim tagged\n"
+    "  ch04_scaling --angle 120 --length 5           # explorer: rotate a, change its length\n"
+    "  ch04_scaling --angle=-90                      # explorer: a negative angle, written with '='\n"
+    "  ch04_scaling --length 3 --b-length 2          # explorer: change either vector's length\n"
+    "  ch04_scaling --scores \"3,1,1,0\"               # softmax: your scores, raw and scaled (sections 5, 6)\n"
+    "  ch04_scaling --scores \"4,2,0\" --d-k 16        # score scale: a wider head divides by 4, flatter\n"
+    "  ch04_scaling --samples 50000 --seed 7 --no-plots  # Monte Carlo: more pairs, another seed"};
 
 /// What the reader asked for on the command line.
 struct Flags {

@@ -61,9 +61,8 @@ void print_dot_cosine(std::ostream& out, const DotCosineTable& t) {
         {format_vector(r.q, 0), format_vector(r.k, 0), format_plain(r.dot), format_plain(r.cosine), tag(t.claim)});
   }
   table.print(out);
-  out << "  Ten times longer in the same direction: the dot product grows "
-      << format_plain(t.rows[1].dot / t.rows[0].dot) << "-fold, the cosine stays " << format_plain(t.rows[1].cosine)
-      << ".\n";
+  out << "  Ten times longer in the same direction: the dot product grows " << format_plain(t.growth)
+      << "-fold, the cosine stays " << format_plain(t.rows[1].cosine) << ".\n";
 }
 
 void print_explorer(std::ostream& out, const Explorer& e) {
@@ -102,9 +101,8 @@ void print_fixed_divisor(std::ostream& out, const FixedDivisor& f) {
     t.add({format_plain(f.dots(i)), format_plain(f.scaled(i)), tag(f.claim)});
   }
   t.print(out);
-  out << "  Make one vector ten times longer: " << format_plain(f.longer_dot / 10) << " becomes "
-      << format_plain(f.longer_dot) << " and its scaled score " << format_plain(f.shorter_scaled) << " becomes "
-      << format_plain(f.longer_scaled)
+  out << "  Make one vector ten times longer: " << format_plain(f.base_dot) << " becomes " << format_plain(f.longer_dot)
+      << " and its scaled score " << format_plain(f.shorter_scaled) << " becomes " << format_plain(f.longer_scaled)
       << ".\n"
          "  One positive divisor keeps the order of the scores; it does not bound them to [-1, 1].\n";
 }
@@ -116,11 +114,11 @@ void print_variance(std::ostream& out, const VarianceSection& v) {
       << "  Monte Carlo: " << v.samples << " pairs per width, std::mt19937_64 seed " << v.seed
       << " (+ index); +- is one standard error.\n";
   attn::Table t({"d_k", "mean of q.k", "Var(q.k)", "expected", "Var(q.k / sqrt(d_k))", "expected", "within 3 SE"});
-  for (const auto& e : v.estimates) {
+  for (std::size_t i = 0; i < v.estimates.size(); ++i) {
+    const VarianceEstimate& e = v.estimates[i];
     t.add({std::to_string(e.d_k), format_number(e.mean, 2),
            format_number(e.var_raw, 2) + " +- " + format_number(e.se_raw, 2), std::to_string(e.d_k),
-           format_number(e.var_scaled, 3) + " +- " + format_number(e.se_scaled, 3), "1",
-           within_three_standard_errors(e) ? "yes" : "NO"});
+           format_number(e.var_scaled, 3) + " +- " + format_number(e.se_scaled, 3), "1", v.within[i] ? "yes" : "NO"});
   }
   t.print(out);
   out << "  The mean stays near 0; the spread grows like sqrt(d_k). At d_k = 64 the SD is 8, and dividing\n";
@@ -162,7 +160,7 @@ void print_learning_signal(std::ostream& out, const LearningSignal& r) {
   for (arma::uword i = 0; i < r.cs.n_elem; ++i) {
     std::vector<std::string> row{format_plain(r.cs(i))};
     for (arma::uword j = 0; j < r.weights.n_cols; ++j) row.push_back(format_number(r.weights(i, j), 4));
-    row.push_back(format_number(r.weights.row(i).max(), 4));
+    row.push_back(format_number(r.largest(i), 4));
     row.push_back(small(r.norms(i)));
     t.add(row);
   }
@@ -189,7 +187,7 @@ void print_query_rows(std::ostream& out, const CosineComparison& r) {
   attn::Table t({"c", "scores of c q", "weights", "largest weight", "weights from cosine scores"});
   for (const QueryScaleRow& row : r.query_rows) {
     t.add({format_plain(row.c), format_vector(row.scores, 2), format_vector(row.weights, 3),
-           format_number(row.weights.max(), 3), format_vector(row.cosine_weights, 3)});
+           format_number(row.largest, 3), format_vector(row.cosine_weights, 3)});
   }
   t.print(out);
   attn::print_claim(out, r.query_claim);

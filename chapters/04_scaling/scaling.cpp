@@ -149,6 +149,7 @@ void require_keys(const arma::rowvec& q, const arma::mat& K, const char* who) {
 
 }  // namespace
 
+// [length_scores]
 arma::rowvec scaled_scores(const arma::rowvec& q, const arma::mat& K) {
   require_keys(q, K, "scaled_scores");
   return arma::rowvec(q * K.t() / std::sqrt(static_cast<double>(q.n_elem)));
@@ -160,6 +161,7 @@ arma::rowvec cosine_scores(const arma::rowvec& q, const arma::mat& K) {
   for (arma::uword j = 0; j < K.n_rows; ++j) out(j) = cosine_similarity(q.t(), K.row(j).t());
   return out;
 }
+// [length_scores]
 
 arma::mat with_key_scaled(const arma::mat& K, arma::uword key, double c) {
   if (key >= K.n_rows) {

@@ -55,6 +55,7 @@ DotCosineTable dot_cosine_table() {
     dots(t.rows.size() - 1) = t.rows.back().dot;
     cosines(t.rows.size() - 1) = t.rows.back().cosine;
   }
+  t.growth = t.rows[1].dot / t.rows[0].dot;
   t.claim = {.id = "scale_01",
              .holds = all_close(dots, {1, 100, 0, -1}, 1e-12) && all_close(cosines, {1, 1, 0, -1}, 1e-12),
              .evidence = "  dot products " + plain_vector(dots) + ", cosines " + plain_vector(cosines)};
@@ -93,9 +94,9 @@ FixedDivisor fixed_divisor() {
   FixedDivisor f{.d_k = 64, .divisor = std::sqrt(64.0), .dots = {1, 8, 40, 100}};
   f.scaled.set_size(f.dots.n_elem);
   for (arma::uword i = 0; i < f.dots.n_elem; ++i) f.scaled(i) = scaled_dot(f.dots(i), f.d_k);
-  f.longer_dot = 10 * 40.0;
+  f.longer_dot = 10 * f.base_dot;
   f.longer_scaled = scaled_dot(f.longer_dot, f.d_k);
-  f.shorter_scaled = scaled_dot(40.0, f.d_k);
+  f.shorter_scaled = scaled_dot(f.base_dot, f.d_k);
   f.claim = {.id = "scale_03",
              .holds = all_close(f.scaled.t(), {0.125, 1, 5, 12.5}, 1e-12),
              .evidence = "  scaled dot products " + plain_vector(f.scaled.t())};
@@ -109,6 +110,7 @@ attn::ClaimCheck scaled_variance_claim(const std::vector<VarianceEstimate>& esti
 
 VarianceSection variance_section(arma::uword samples, std::uint64_t seed) {
   VarianceSection v{.estimates = variance_sweep(variance_widths(), samples, seed), .samples = samples, .seed = seed};
+  for (const VarianceEstimate& e : v.estimates) v.within.push_back(within_three_standard_errors(e));
   v.claim = scaled_variance_claim(v.estimates);
   return v;
 }
@@ -218,6 +220,7 @@ LearningSignal learning_signal(const arma::rowvec& scores, double divisor, bool 
   r.cs = {0.25, 0.5, 1, 2, 4, 8, 16};
   r.weights = sharpness_sweep(scores, r.cs);
   r.norms = jacobian_norm_sweep(scores, r.cs);
+  r.largest = arma::max(r.weights, 1);
   r.verdict = verdict_line(scores, r.norms, article);
   return r;
 }

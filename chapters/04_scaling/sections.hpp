@@ -34,6 +34,7 @@ struct DotCosineRow {
 
 /// Section 1: the article's four pairs and claim scale_01 over all of them.
 struct DotCosineTable {
+  double growth = 0.0;               ///< row 2's dot product over row 1's: 100 (ten times both lengths)
   std::vector<DotCosineRow> rows{};  ///< (1,0).(1,0), (10,0).(10,0), (1,0).(0,1), (1,0).(-1,0)
   attn::ClaimCheck claim{};          ///< scale_01: dots 1, 100, 0, -1 and cosines 1, 1, 0, -1 (to 1e-12)
 };
@@ -68,6 +69,7 @@ Explorer explorer(double angle_degrees, double length, double b_length);
 struct FixedDivisor {
   arma::uword d_k = 0;          ///< the head's query/key width (64)
   double divisor = 0.0;         ///< sqrt(d_k)
+  double base_dot = 40.0;       ///< the dot product made ten times larger below
   arma::vec dots{};             ///< the article's dot products 1, 8, 40, 100
   arma::vec scaled{};           ///< each divided by sqrt(d_k)
   double longer_dot = 0.0;      ///< 40 with one vector ten times longer: 400
@@ -83,6 +85,7 @@ FixedDivisor fixed_divisor();
 struct VarianceSection {
   std::vector<VarianceEstimate> estimates{};  ///< one per width of variance_widths()
   arma::uword samples = 0;                    ///< pairs per width
+  std::vector<bool> within{};                 ///< per width: within_three_standard_errors
   std::uint64_t seed = 0;                     ///< first seed (width i uses seed + i)
   attn::ClaimCheck claim{};                   ///< scale_04: every width within 3 standard errors
 };
@@ -132,6 +135,7 @@ struct LearningSignal {
   arma::vec cs{};                   ///< the table's multipliers 0.25 .. 16
   arma::mat weights{};              ///< cs x m: softmax(c x scores)
   arma::vec norms{};                ///< cs x 1: |J| at each c
+  arma::vec largest{};              ///< cs x 1: the largest weight at each c
   ClaimLine verdict{};              ///< what |J| did; scale_07 when the scores are the article's
 };
 
@@ -158,6 +162,7 @@ struct QueryScaleRow {
   double c = 0.0;                 ///< the query's length factor
   arma::rowvec scores{};          ///< (c q) K^T / sqrt(d_k)
   arma::rowvec weights{};         ///< softmax of them
+  double largest = 0.0;           ///< the largest weight
   arma::rowvec cosine_weights{};  ///< softmax of the cosine scores of c q
 };
 
