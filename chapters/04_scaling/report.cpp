@@ -82,7 +82,7 @@ void print_explorer(std::ostream& out, const Explorer& e) {
     out << "  b is a unit vector, so the dot product equals the signed projection. Same angle, other lengths:\n";
   } else {
     out << "  |b| = " << format_plain(s.b_length) << ", so the dot product is " << format_plain(s.b_length)
-        << " times the signed projection. Same angle and b, other lengths of a:\n";
+        << " times the signed projection. Other lengths of a:\n";
   }
   attn::Table t({"|a|", "dot product", "cosine"});
   for (const Shadow& other : e.other_lengths) {
