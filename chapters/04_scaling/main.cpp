@@ -60,7 +60,7 @@ const attn::cli::ProgramInfo kProgram{
     "  ch04_scaling --angle 120 --length 5           # explorer: rotate a, change its length\n"
     "  ch04_scaling --angle=-90                      # explorer: a negative angle, written with '='\n"
     "  ch04_scaling --length 3 --b-length 2          # explorer: change either vector's length\n"
-    "  ch04_scaling --scores \"3,1,1,0\"               # softmax: your scores, raw and scaled (sections 5, 6)\n"
+    "  ch04_scaling --scores \"3,1,1,0\"               # softmax: your own scores, raw and scaled\n"
     "  ch04_scaling --scores \"4,2,0\" --d-k 16        # score scale: a wider head divides by 4, flatter\n"
     "  ch04_scaling --samples 50000 --seed 7 --no-plots  # Monte Carlo: more pairs, another seed"};
 
