@@ -345,46 +345,122 @@ std::string bar_chart_commands(const BarChart& chart, const std::string& dat, in
   return gp.str() + "\n";
 }
 
-void Plotter::lines(const LineChart& chart) {
+namespace {
+
+void check_line_chart(const LineChart& chart) {
   if (chart.y.n_rows != chart.x.n_elem || chart.y.n_cols != chart.series.size()) {
     throw std::invalid_argument("Plotter::lines(" + chart.name + "): y is " + std::to_string(chart.y.n_rows) + " x " +
                                 std::to_string(chart.y.n_cols) + " for " + std::to_string(chart.x.n_elem) +
                                 " points x " + std::to_string(chart.series.size()) + " series");
   }
-  if (!enabled_) return;
+  if (!chart.styles.empty() && chart.styles.size() != chart.series.size()) {
+    throw std::invalid_argument("Plotter::lines(" + chart.name + "): " + std::to_string(chart.styles.size()) +
+                                " styles for " + std::to_string(chart.series.size()) + " series");
+  }
+  const bool bars =
+      std::any_of(chart.styles.begin(), chart.styles.end(), [](const LineStyle& s) { return s.error_bars; });
+  if (bars && (chart.errors.n_rows != chart.y.n_rows || chart.errors.n_cols != chart.y.n_cols)) {
+    throw std::invalid_argument("Plotter::lines(" + chart.name + "): errors are " +
+                                std::to_string(chart.errors.n_rows) + " x " + std::to_string(chart.errors.n_cols) +
+                                " for y of " + std::to_string(chart.y.n_rows) + " x " + std::to_string(chart.y.n_cols));
+  }
+}
+
+/// Columns: x, one per series, then (with error bars) one +- column per series.
+std::string line_chart_data(const LineChart& chart) {
+  const bool errors = !chart.errors.is_empty();
   std::ostringstream data;
   data << "# " << comment_text(chart.title) << "\n# " << comment_text(chart.xlabel);
   for (const auto& s : chart.series) data << '\t' << comment_text(s);
+  if (errors) {
+    for (const auto& s : chart.series) data << "\t+- " << comment_text(s);
+  }
   data << '\n';
   for (arma::uword r = 0; r < chart.x.n_elem; ++r) {
     data << number(chart.x(r));
     for (arma::uword c = 0; c < chart.y.n_cols; ++c) data << '\t' << number(chart.y(r, c));
+    if (errors) {
+      for (arma::uword c = 0; c < chart.y.n_cols; ++c) data << '\t' << number(chart.errors(r, c));
+    }
     data << '\n';
   }
+  return data.str();
+}
+
+/// The axes of a line chart: labels, key, log scales, ranges and the dashed x marks.
+std::string line_chart_axes(const LineChart& chart) {
+  std::ostringstream gp;
+  gp << axis_labels(chart.title, chart.xlabel, chart.ylabel) << "set grid\nset key " << chart.key << "\n";
+  // A legend below the plot gets a line of space between it and the x label (gnuplot packs them tight).
+  if (chart.key.rfind("below", 0) == 0) gp << "set key height 1.5\n";
+  // Log axes label their decades as powers of ten (10^-8, not 0.000000010; the terminal is not enhanced, so no
+  // braces); another base labels its powers as plain numbers (1, 2, 4, ...).
+  const std::string base = chart.log_base == 10 ? "" : " " + std::to_string(chart.log_base);
+  const std::string format = chart.log_base == 10 ? "'10^%L'" : "'%g'";
+  if (chart.logx) gp << "set logscale x" << base << "\nset format x " << format << "\n";
+  if (chart.xrange) {
+    gp << "set xrange " << range(*chart.xrange) << "\n";
+  } else if (chart.x.n_elem > 1) {
+    gp << "set xrange " << range({chart.x.min(), chart.x.max()}) << "\n";
+  }
+  if (chart.logy) gp << "set logscale y" << base << "\nset format y " << format << "\n";
+  if (chart.yrange) gp << "set yrange " << range(*chart.yrange) << "\n";
+  for (const auto& [x, label] : chart.x_marks) {
+    gp << "set arrow from " << number(x) << ", graph 0 to " << number(x)
+       << ", graph 1 nohead dashtype 2 linecolor rgb 'gray40'\n"
+       << "set label " << gnuplot_quote(label) << " at " << number(x)
+       << ", graph 0.96 offset 0.4, 0 textcolor rgb 'gray30'\n";
+  }
+  return gp.str();
+}
+
+/// One series' plot element: a line (solid or dashed, in its colour) or points with error bars.
+std::string line_series(const LineChart& chart, std::size_t s, const std::string& dat) {
+  const LineStyle style = chart.styles.empty() ? LineStyle{} : chart.styles[s];
+  const std::string colour = style.colour.empty() ? "" : " linecolor rgb " + gnuplot_quote(style.colour);
+  std::ostringstream gp;
+  gp << dat << " using 1:" << s + 2;
+  if (style.error_bars) {
+    gp << ":" << chart.series.size() + s + 2 << " with yerrorbars pointtype 7 pointsize 1.2";
+  } else {
+    gp << " with " << (chart.points ? "linespoints" : "lines") << " linewidth 2" << (style.dashed ? " dashtype 2" : "");
+  }
+  gp << colour << " title " << gnuplot_quote(chart.series[s]);
+  return gp.str();
+}
+
+}  // namespace
+
+void Plotter::lines(const LineChart& chart) {
+  check_line_chart(chart);
+  if (!enabled_) return;
+  draw(chart.name, {line_chart_data(chart)}, [&](const std::vector<std::string>& dats) {
+    std::string gp = line_chart_axes(chart) + "plot ";
+    for (std::size_t s = 0; s < chart.series.size(); ++s) gp += (s ? ", " : "") + line_series(chart, s, dats[0]);
+    return gp;
+  });
+}
+
+void Plotter::arrows(const ArrowChart& chart) {
+  std::ostringstream data;
+  data << "# " << comment_text(chart.title) << "\n# x\ty\tdx\tdy\t(one row per arrow)\n";
+  for (const Arrow& a : chart.arrows) {
+    data << number(a.x0) << '\t' << number(a.y0) << '\t' << number(a.x1 - a.x0) << '\t' << number(a.y1 - a.y0) << "\t# "
+         << comment_text(a.label) << '\n';
+  }
   draw(chart.name, {data.str()}, [&](const std::vector<std::string>& dats) {
-    const std::string& dat = dats[0];
     std::ostringstream gp;
-    gp << axis_labels(chart.title, chart.xlabel, chart.ylabel) << "set grid\nset key " << chart.key << "\n";
-    // A legend below the plot gets a line of space between it and the x label (gnuplot packs them tight).
-    if (chart.key.rfind("below", 0) == 0) gp << "set key height 1.5\n";
-    // Log axes label their decades as powers of ten (10^-8, not 0.000000010; the terminal is not enhanced, so no
-    // braces).
-    if (chart.logx) gp << "set logscale x\nset format x '10^%L'\n";
-    if (chart.x.n_elem > 1) gp << "set xrange " << range({chart.x.min(), chart.x.max()}) << "\n";
-    if (chart.logy) gp << "set logscale y\nset format y '10^%L'\n";
-    if (chart.yrange) gp << "set yrange " << range(*chart.yrange) << "\n";
-    for (const auto& [x, label] : chart.x_marks) {
-      gp << "set arrow from " << number(x) << ", graph 0 to " << number(x)
-         << ", graph 1 nohead dashtype 2 linecolor rgb 'gray40'\n"
-         << "set label " << gnuplot_quote(label) << " at " << number(x)
-         << ", graph 0.96 offset 0.4, 0 textcolor rgb 'gray30'\n";
+    gp << axis_labels(chart.title, chart.xlabel, chart.ylabel) << (chart.equal_scale ? "set size ratio -1\n" : "")
+       << "set grid\nset xrange " << range(chart.xrange) << "\nset yrange " << range(chart.yrange) << "\n"
+       << (chart.x_axis ? "set xzeroaxis linetype -1\n" : "") << "set key " << chart.key << "\nplot ";
+    for (std::size_t i = 0; i < chart.arrows.size(); ++i) {
+      const Arrow& a = chart.arrows[i];
+      gp << (i ? ", " : "") << dats[0] << " every ::" << i << "::" << i << " using 1:2:3:4 with vectors "
+         << (a.head ? "head filled" : "nohead") << " linewidth " << a.width << (a.dashed ? " dashtype 2" : "")
+         << " linecolor rgb " << gnuplot_quote(a.colour) << " "
+         << (a.label.empty() ? std::string("notitle") : "title " + gnuplot_quote(a.label));
     }
-    gp << "plot ";
-    for (std::size_t s = 0; s < chart.series.size(); ++s) {
-      gp << (s ? ", " : "") << dat << " using 1:" << s + 2 << " with " << (chart.points ? "linespoints" : "lines")
-         << " linewidth 2 title " << gnuplot_quote(chart.series[s]);
-    }
-    return gp.str();
+    return gp.str() + "\n";
   });
 }
 

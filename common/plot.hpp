@@ -60,6 +60,14 @@ struct BarChart {
   std::string key = "top left";                       ///< where the legend goes: gnuplot `set key` arguments
 };
 
+/// How one series of a LineChart is drawn (LineChart::styles). The default is a solid line in
+/// gnuplot's next colour.
+struct LineStyle {
+  std::string colour{};     ///< a gnuplot colour such as "#1f77b4"; empty: gnuplot's next colour
+  bool dashed = false;      ///< a dashed line (a theory line, or a second variant in the same colour)
+  bool error_bars = false;  ///< points with vertical bars of +- LineChart::errors instead of a line
+};
+
 /// Lines (with points) against a shared x.
 struct LineChart {
   std::string name{};                                     ///< file stem: writes `NAME.png` and `NAME.dat`
@@ -75,6 +83,38 @@ struct LineChart {
   std::vector<std::pair<double, std::string>> x_marks{};  ///< dashed vertical lines with labels
   std::optional<std::pair<double, double>> yrange{};      ///< fixed y range, else automatic
   std::string key = "below";  ///< where the legend goes: gnuplot `set key` arguments, e.g. "top left"
+
+  std::vector<LineStyle> styles{};                    ///< empty (all solid lines), or one per series
+  arma::mat errors{};                                 ///< points x series: bar half-heights (styles' error_bars)
+  std::optional<std::pair<double, double>> xrange{};  ///< fixed x range, else the range of x
+  int log_base = 10;  ///< base of the log axes: 10 labels decades as 10^k, another base labels plain numbers
+};
+
+/// One arrow of an ArrowChart, from (x0, y0) to (x1, y1) in data units.
+struct Arrow {
+  double x0 = 0.0;               ///< tail x
+  double y0 = 0.0;               ///< tail y
+  double x1 = 0.0;               ///< tip x
+  double y1 = 0.0;               ///< tip y
+  std::string colour = "black";  ///< a gnuplot colour such as "#1f77b4"
+  std::string label{};           ///< legend entry; empty: none
+  bool head = true;              ///< a filled head at the tip; false: a plain segment
+  bool dashed = false;           ///< dashed (a guide line)
+  int width = 3;                 ///< line width
+};
+
+/// Vectors drawn as arrows in the plane (a vector, its projection, a guide line).
+struct ArrowChart {
+  std::string name{};                                           ///< file stem: writes `NAME.png` and `NAME.dat`
+  std::string title{};                                          ///< plot title
+  std::string xlabel{};                                         ///< x axis label
+  std::string ylabel{};                                         ///< y axis label
+  std::vector<Arrow> arrows{};                                  ///< drawn in order, each one data line
+  std::pair<double, double> xrange{-1.0, 1.0};                  ///< x range
+  std::pair<double, double> yrange{-1.0, 1.0};                  ///< y range
+  bool equal_scale = true;                                      ///< one unit is as long on both axes
+  bool x_axis = true;                                           ///< draw the line y = 0
+  std::string key = "outside right top vertical Left reverse";  ///< gnuplot `set key` arguments
 };
 
 /// One kind of cell in a Heatmap drawn as labelled boxes (see Heatmap::kinds).
@@ -222,6 +262,8 @@ class Plotter {
   /// the caller's generated text: user text must reach it only through graphviz_quote().
   /// Throws std::invalid_argument for a NAME outside [A-Za-z0-9_.-].
   void diagram(const std::string& name, const std::string& dot_source);
+  /// Draws an ArrowChart (see bars() for what is written and thrown).
+  void arrows(const ArrowChart& chart);
 
   /// Escape hatch for figures the helpers above do not cover (splot, several panels, ...).
   /// data: one text per data file, written to `NAME.dat`, `NAME_2.dat`, ...; `commands`

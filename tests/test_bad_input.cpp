@@ -142,6 +142,11 @@ BOOST_AUTO_TEST_CASE(every_bad_input_is_one_line_and_exit_2) {
       {"ch05_training", "--init /tmp/attn-bad-params-fifo", "FIFO"},              // would block forever
       {"ch05_training", "--init /tmp/attn-bad-params-zero", "character device"},  // would read forever
       {"ch05_training", "--init /tmp/attn-bad-params-big", "1048576-byte limit"}, // too large
+      // issue 15: ch04's new flags
+      {"ch04_scaling", "--b-length 0", "between 0.01 and 1000"},                 // b has no direction
+      {"ch04_scaling", "--b-length nan", "b-length"},                            // non-finite
+      {"ch04_scaling", "--d-k 0", "between 1 and 4096"},                         // zero width
+      {"ch04_scaling", "--d-k 2.5", "'2.5' is not a whole number"},              // not a whole width
   };
   // clang-format on
   BOOST_TEST(cases.size() >= 20u);

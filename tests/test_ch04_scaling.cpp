@@ -1,5 +1,8 @@
 /// \file test_ch04_scaling.cpp
-/// \brief Chapter 04: claims scale_01..scale_07 of ../shared/claims.md, and the program run as a reader would.
+/// \brief Chapter 04: claims scale_01..scale_09 of ../shared/claims.md, and the program run as a reader would.
+///
+/// Each claim test asserts the lesson function the program prints the claim from (its ClaimCheck's
+/// `holds`) and the numbers behind it, derived here by hand.
 ///
 /// Expected values are the article's, at its printed precision (half a unit in the last digit), or
 /// derived independently here (the variance of a sum of products, finite differences of softmax).
@@ -14,6 +17,7 @@
 #include "common/gradcheck.hpp"
 #include "common/plot.hpp"
 #include "scaling.hpp"
+#include "sections.hpp"
 #include "support.hpp"
 
 namespace tt = boost::test_tools;
@@ -45,6 +49,11 @@ BOOST_AUTO_TEST_CASE(claim_scale_01_dot_product_vs_cosine_table) {
   BOOST_TEST(ch04::cosine_similarity({1, 0}, {0, 1}) == 0.0);
   BOOST_TEST(ch04::cosine_similarity({1, 0}, {-1, 0}) == -1.0, tt::tolerance(1e-12));
   // clang-format on
+  const ch04::DotCosineTable t = ch04::dot_cosine_table();
+  BOOST_TEST(t.claim.id == "scale_01");
+  BOOST_TEST(t.claim.holds);
+  BOOST_REQUIRE_EQUAL(t.rows.size(), 4u);
+  BOOST_TEST(t.rows[1].dot == 10.0 * 10.0);  // (10, 0) . (10, 0) = 10 x 10 + 0 x 0
 }
 
 BOOST_AUTO_TEST_CASE(claim_scale_02_shadow_at_20_degrees_length_10) {
@@ -55,6 +64,15 @@ BOOST_AUTO_TEST_CASE(claim_scale_02_shadow_at_20_degrees_length_10) {
   BOOST_TEST(arma::norm(s.a) == 10.0, tt::tolerance(1e-12));
   BOOST_TEST(arma::norm(s.b) == 1.0);
   BOOST_TEST((s.side == ch04::Side::positive));
+  // The program's lines: tagged at the article's setting, holding 10 cos(20 degrees) = 9.3969.
+  const ch04::Explorer e = ch04::explorer(20.0, 10.0, 1.0);
+  for (const ch04::ClaimLine* line : {&e.projection, &e.dot}) {
+    BOOST_TEST(line->check.id == "scale_02");
+    BOOST_TEST(line->check.holds);
+    BOOST_TEST(line->tagged);
+  }
+  BOOST_TEST(e.dot.check.evidence.find("= 9.40") != std::string::npos);
+  BOOST_TEST(!ch04::explorer(20.0, 10.0, 2.0).dot.tagged);  // another |b| is not the article's
 }
 
 BOOST_AUTO_TEST_CASE(claim_scale_03_dk_64_divides_by_8) {
@@ -62,6 +80,11 @@ BOOST_AUTO_TEST_CASE(claim_scale_03_dk_64_divides_by_8) {
   for (int i = 0; i < 4; ++i) BOOST_TEST(ch04::scaled_dot(dots[i], 64) == article[i], tt::tolerance(1e-12));
   // Ten times one vector: ten times the scaled dot product.
   BOOST_TEST(ch04::scaled_dot(10 * 40.0, 64) == 10 * 5.0, tt::tolerance(1e-12));
+  const ch04::FixedDivisor f = ch04::fixed_divisor();
+  BOOST_TEST(f.claim.id == "scale_03");
+  BOOST_TEST(f.claim.holds);
+  BOOST_TEST(f.divisor == 8.0);  // sqrt(64)
+  BOOST_TEST(f.longer_scaled == 400.0 / 8.0);
 }
 
 BOOST_AUTO_TEST_CASE(claim_scale_04_variances_within_3_standard_errors) {
@@ -80,13 +103,18 @@ BOOST_AUTO_TEST_CASE(claim_scale_04_variances_within_3_standard_errors) {
 
 BOOST_AUTO_TEST_CASE(claim_scale_04_the_program_table_is_within_3_standard_errors) {
   // The program's own widths and default settings (10000 pairs, seed 4), as its table prints them.
-  for (const ch04::VarianceEstimate& e : ch04::variance_sweep(ch04::variance_widths(), 10000, 4)) {
-    BOOST_TEST(ch04::within_three_standard_errors(e), "d_k " << e.d_k);
-  }
+  const std::vector<ch04::VarianceEstimate> sweep = ch04::variance_sweep(ch04::variance_widths(), 10000, 4);
+  for (const ch04::VarianceEstimate& e : sweep) BOOST_TEST(ch04::within_three_standard_errors(e), "d_k " << e.d_k);
+  const attn::ClaimCheck claim = ch04::variance_section(10000, 4).claim;
+  BOOST_TEST(claim.id == "scale_04");
+  BOOST_TEST(claim.holds);
   // The predicate can fail: a variance off by 4 standard errors is caught.
   ch04::VarianceEstimate off{
       .d_k = 64, .samples = 100, .var_raw = 64 + 4 * 9.0, .se_raw = 9.0, .var_scaled = 1.0, .se_scaled = 0.1};
   BOOST_TEST(!ch04::within_three_standard_errors(off));
+  std::vector<ch04::VarianceEstimate> spoiled = sweep;
+  spoiled[6] = off;
+  BOOST_TEST(!ch04::scaled_variance_claim(spoiled).holds);  // one bad width fails the claim
 }
 
 BOOST_AUTO_TEST_CASE(claim_scale_05_softmax_raw_and_scaled) {
@@ -94,6 +122,17 @@ BOOST_AUTO_TEST_CASE(claim_scale_05_softmax_raw_and_scaled) {
   check_printed(ch04::softmax({4, 2, 0}), {0.867, 0.117, 0.016}, 0.0005);
   check_printed(ch04::softmax({2, 1, 0}), {0.665, 0.245, 0.090}, 0.0005);
   // clang-format on
+  // By hand: exp(4), exp(2), exp(0) over their sum.
+  const double z = std::exp(4.0) + std::exp(2.0) + 1.0;
+  const ch04::SoftmaxScaling r = ch04::softmax_scaling({4, 2, 0}, 4, true);
+  BOOST_TEST(r.a_raw(0) == std::exp(4.0) / z, tt::tolerance(1e-12));
+  BOOST_TEST(r.scaled(1) == 1.0);
+  for (const ch04::ClaimLine* line : {&r.raw_line, &r.scaled_line}) {
+    BOOST_TEST(line->check.id == "scale_05");
+    BOOST_TEST(line->check.holds);
+    BOOST_TEST(line->tagged);
+  }
+  BOOST_TEST(!ch04::softmax_scaling({4, 2, 0}, 16, false).scaled_line.check.holds);  // divided by 4 instead
 }
 
 BOOST_AUTO_TEST_CASE(claim_scale_06_ratio_is_exp_of_difference_and_shifts_change_nothing) {
@@ -107,6 +146,14 @@ BOOST_AUTO_TEST_CASE(claim_scale_06_ratio_is_exp_of_difference_and_shifts_change
   for (double shift : {-100.0, -1.0, 0.5, 7.0, 1000.0}) {
     BOOST_TEST(arma::abs(ch04::softmax(s + shift) - a).max() <= 1e-12, "shift " << shift);
   }
+  const ch04::SoftmaxScaling r = ch04::softmax_scaling({4, 2, 0}, 4, true);
+  BOOST_REQUIRE(r.ratio_raw.has_value());
+  BOOST_REQUIRE(r.ratio_scaled.has_value());
+  for (const ch04::ClaimLine* line : {&*r.ratio_raw, &*r.ratio_scaled, &r.shift}) {
+    BOOST_TEST(line->check.id == "scale_06");
+    BOOST_TEST(line->check.holds, line->check.evidence);
+  }
+  BOOST_TEST(r.ratio_raw->check.evidence.find("exp(2) = 7.389056") != std::string::npos);
 }
 
 BOOST_AUTO_TEST_CASE(claim_scale_07_jacobian_norm_falls_as_scores_grow) {
@@ -119,6 +166,81 @@ BOOST_AUTO_TEST_CASE(claim_scale_07_jacobian_norm_falls_as_scores_grow) {
   // The article's pair: scaling [4, 2, 0] down to [2, 1, 0] gives softmax larger derivatives.
   const auto J = [](const arma::rowvec& s) { return arma::norm(ch04::softmax_jacobian(ch04::softmax(s)), "fro"); };
   BOOST_TEST(J({2, 1, 0}) > J({4, 2, 0}));
+  const ch04::LearningSignal signal = ch04::learning_signal({4, 2, 0}, 2.0, true);
+  BOOST_TEST(signal.verdict.check.id == "scale_07");
+  BOOST_TEST(signal.verdict.check.holds);
+  BOOST_TEST(signal.verdict.tagged);
+  BOOST_TEST(signal.at[0].norm == J({2, 1, 0}), tt::tolerance(1e-12));
+  BOOST_TEST(!ch04::learning_signal({1, 1, 0}, 2.0, true).verdict.check.holds);  // tied winners: no claim
+}
+
+namespace {
+
+/// softmax by hand: exp of each score over the sum of the exps.
+arma::rowvec by_hand(const std::vector<double>& s) {
+  arma::rowvec e(s.size());
+  for (std::size_t j = 0; j < s.size(); ++j) e(j) = std::exp(s[j]);
+  return e / arma::accu(e);
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(claim_scale_08_a_longer_query_scales_its_row_and_sharpens) {
+  const ch04::CosineComparison r = ch04::cosine_comparison();
+  // By hand, with d_k = 4 (divisor 2): q . k1 = 2*2 = 4, q . k2 = 1*2 = 2, q . k3 = 2*(-1) = -2.
+  check_printed(r.scores, {2.0, 1.0, -1.0}, 1e-15);
+  // |q| = sqrt(5), |k1| = |k2| = sqrt(5), |k3| = sqrt(2): cosines 4/5, 2/5, -2/sqrt(10).
+  check_printed(r.cosines, {0.8, 0.4, -2.0 / std::sqrt(10.0)}, 1e-12);
+  BOOST_REQUIRE_EQUAL(r.query_rows.size(), 4u);
+  const double cs[] = {0.5, 1, 2, 4};
+  double previous_max = 0.0;
+  for (std::size_t i = 0; i < 4; ++i) {
+    const ch04::QueryScaleRow& row = r.query_rows[i];
+    BOOST_TEST(row.c == cs[i]);
+    check_printed(row.scores, {2 * cs[i], cs[i], -cs[i]}, 1e-12);
+    const arma::rowvec cosine = by_hand({0.8, 0.4, -2.0 / std::sqrt(10.0)});
+    BOOST_TEST(arma::abs(row.weights - by_hand({2 * cs[i], cs[i], -cs[i]})).max() <= 1e-12);
+    BOOST_TEST(arma::abs(row.cosine_weights - cosine).max() <= 1e-12);
+    BOOST_TEST(row.weights.max() > previous_max);
+    previous_max = row.weights.max();
+  }
+  BOOST_TEST(std::abs(r.query_rows[1].weights(0) - 0.705) <= 0.0005);  // e^2 / (e^2 + e + e^-1)
+  BOOST_TEST(r.query_claim.id == "scale_08");
+  BOOST_TEST(r.query_claim.holds);
+  // The claim can fail: rows whose largest weight falls, or whose scores are not c times the row.
+  std::vector<ch04::QueryScaleRow> reversed(r.query_rows.rbegin(), r.query_rows.rend());
+  BOOST_TEST(!ch04::query_length_claim(r.example, reversed).holds);
+  std::vector<ch04::QueryScaleRow> off = r.query_rows;
+  off[2].scores(1) += 0.01;
+  BOOST_TEST(!ch04::query_length_claim(r.example, off).holds);
+}
+
+BOOST_AUTO_TEST_CASE(claim_scale_09_a_longer_key_moves_its_weight_by_its_sign) {
+  const ch04::CosineComparison r = ch04::cosine_comparison();
+  BOOST_REQUIRE_EQUAL(r.key_rows.size(), 6u);
+  const double e = std::exp(1.0);
+  for (const ch04::KeyScaleRow& row : r.key_rows) {
+    BOOST_TEST_CONTEXT("k" << row.key + 1 << " x " << row.c) {
+      if (row.key == 0) {  // k1 scores 2: made c times longer it scores 2c against k2's 1 and k3's -1
+        BOOST_TEST(row.score == 2 * row.c, tt::tolerance(1e-12));
+        BOOST_TEST(row.weight == std::exp(2 * row.c) / (std::exp(2 * row.c) + e + 1 / e), tt::tolerance(1e-12));
+      } else {  // k3 scores -1: made c times longer it scores -c against k1's 2 and k2's 1
+        BOOST_TEST(row.key == 2u);
+        BOOST_TEST(row.score == -row.c, tt::tolerance(1e-12));
+        BOOST_TEST(row.weight == std::exp(-row.c) / (e * e + e + std::exp(-row.c)), tt::tolerance(1e-12));
+      }
+      // Cosine scores ignore the key's length: softmax of [0.8, 0.4, -0.632] whatever c is.
+      const arma::rowvec cosine = by_hand({0.8, 0.4, -2.0 / std::sqrt(10.0)});
+      BOOST_TEST(row.cosine_weight == cosine(row.key), tt::tolerance(1e-12));
+    }
+  }
+  BOOST_TEST(r.key_rows[1].weight > r.key_rows[0].weight);  // k1 (score > 0) gains
+  BOOST_TEST(r.key_rows[4].weight < r.key_rows[3].weight);  // k3 (score < 0) loses
+  BOOST_TEST(r.key_claim.id == "scale_09");
+  BOOST_TEST(r.key_claim.holds);
+  // Both signs must be shown: k1's rows alone do not make the claim.
+  const std::vector<ch04::KeyScaleRow> only_k1(r.key_rows.begin(), r.key_rows.begin() + 3);
+  BOOST_TEST(!ch04::key_length_claim(r.example, only_k1).holds);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
@@ -209,19 +331,20 @@ BOOST_AUTO_TEST_SUITE_END()
 
 BOOST_AUTO_TEST_SUITE(program)
 
-BOOST_AUTO_TEST_CASE(runs_prints_the_article_numbers_and_draws_five_plots) {
+BOOST_AUTO_TEST_CASE(runs_prints_the_article_numbers_and_draws_seven_plots) {
   const std::filesystem::path dir = TEST_PLOTS;
   const attn::test::Run r = attn::test::run_with_plots(CHAPTER_EXE, dir);
   BOOST_TEST(r.code == 0);
   BOOST_TEST(r.err == "");
-  attn::test::check_contains(r.out,
-                             {"= 9.40   [scale_02]", "12.5", "0.125", "[86.7%, 11.7%, 1.6%]   [scale_05]",
-                              "[66.5%, 24.5%, 9.0%]   [scale_05]", "exp(2) = 7.389056", "[scale_04]", "[scale_07]"});
+  attn::test::check_contains(r.out, {"= 9.40   [scale_02]", "12.5", "0.125", "[86.7%, 11.7%, 1.6%]   [scale_05]",
+                                     "[66.5%, 24.5%, 9.0%]   [scale_05]", "exp(2) = 7.389056", "[scale_04]",
+                                     "[scale_07]", "same in every row.   [scale_08]", "neither moves.   [scale_09]"});
+  BOOST_TEST(!contains(r.out, "does not hold"));
   BOOST_TEST(contains(attn::test::squeeze_spaces(r.out), "[10, 0] [10, 0] 100 1 [scale_01]"));
   BOOST_TEST(!contains(r.out, "NO"));  // every width within 3 standard errors
   BOOST_TEST(!attn::test::has_nan_word(r.out));
-  attn::test::check_plots(
-      dir, {"ch04_variance", "ch04_softmax_sharpness", "ch04_jacobian_norm", "ch04_dot_vs_angle", "ch04_shadow"});
+  attn::test::check_plots(dir, {"ch04_variance", "ch04_softmax_sharpness", "ch04_jacobian_norm", "ch04_dot_vs_angle",
+                                "ch04_shadow", "ch04_longer_query", "ch04_longer_key"});
 }
 
 BOOST_AUTO_TEST_CASE(explorer_flags_report_the_sign) {
@@ -239,11 +362,35 @@ BOOST_AUTO_TEST_CASE(explorer_flags_report_the_sign) {
   BOOST_TEST(contains(zero.out, "undefined"));
 }
 
+BOOST_AUTO_TEST_CASE(b_length_changes_the_dot_product_not_the_projection) {
+  // a of length 4 at 60 degrees: projection 4 cos(60) = 2; with |b| = 2.5 the dot product is 5.
+  const attn::test::Run r =
+      attn::test::run(std::string(CHAPTER_EXE) + " --no-plots --samples 100 --angle 60 --length 4 --b-length 2.5");
+  BOOST_TEST(r.code == 0);
+  attn::test::check_contains(r.out, {"b = (2.5, 0)", "|b| = 2.5", "|a| cos(theta)      = 2.00",
+                                     "projection x |b|    = 5.00", "is 2.5 times the signed projection"});
+  BOOST_TEST(!contains(r.out, "[scale_02]"));
+  BOOST_TEST(contains(attn::test::squeeze_spaces(r.out), "10 12.50 0.50"));  // |a| = 10: 10 x 0.5 x 2.5
+}
+
 BOOST_AUTO_TEST_CASE(own_scores_replace_4_2_0) {
   const attn::test::Run r = attn::test::run(std::string(CHAPTER_EXE) + " --no-plots --samples 100 --scores '3, 1,1,0'");
   BOOST_TEST(r.code == 0);
   BOOST_TEST(contains(r.out, "Multiply the scores [3.00, 1.00, 1.00, 0.00] by c"));
-  BOOST_TEST(!contains(r.out, "[scale_07]"));
+  // Section 5 too: exp(3) / (exp(3) + 2 e + 1) = 75.7%, and the scores halved.
+  attn::test::check_contains(r.out,
+                             {"raw    [3, 1, 1, 0] -> [75.7%, 10.2%, 10.2%, 3.8%]", "scaled [1.5, 0.5, 0.5, 0] -> [",
+                              "exp(2) = 7.389056", "at scores [1.50, 0.50, 0.50, 0.00]"});
+  for (const char* tag : {"[scale_05]", "[scale_06]", "[scale_07]"}) BOOST_TEST(!contains(r.out, tag), tag);
+}
+
+BOOST_AUTO_TEST_CASE(d_k_sets_the_divisor_of_the_softmax_sections) {
+  const attn::test::Run r = attn::test::run(std::string(CHAPTER_EXE) + " --no-plots --samples 100 --d-k 16");
+  BOOST_TEST(r.code == 0);
+  // [4, 2, 0] / sqrt(16) = [1, 0.5, 0]: e / (e + e^0.5 + 1) = 50.6%.
+  attn::test::check_contains(r.out, {"(d_k = 16: divide by 4)", "scaled [1, 0.5, 0] -> [50.6%, 30.7%, 18.6%]",
+                                     "exp(0.5) = 1.648721", "at scores [1.00, 0.50, 0.00]"});
+  BOOST_TEST(!contains(r.out, "[scale_05]"));
 }
 
 BOOST_AUTO_TEST_CASE(one_score_or_far_apart_scores_still_draw_every_plot) {
@@ -262,7 +409,12 @@ BOOST_AUTO_TEST_CASE(one_score_or_far_apart_scores_still_draw_every_plot) {
 BOOST_AUTO_TEST_CASE(help_exits_zero) {
   const attn::test::Run r = attn::test::run(std::string(CHAPTER_EXE) + " --help");
   BOOST_TEST(r.code == 0);
-  for (const char* flag : {"--angle", "--length", "--scores", "--samples", "--seed"}) BOOST_TEST(contains(r.out, flag));
+  // Every flag, and an example of each widget interaction: angle, either length, scores, divisor.
+  for (const char* flag :
+       {"--angle", "--length", "--b-length", "--scores", "--d-k", "--samples", "--seed", "ch04_scaling --angle 120",
+        "--length 3 --b-length 2", "ch04_scaling --scores \"3,1,1,0\"", "--d-k 16"}) {
+    BOOST_TEST(contains(r.out, flag), flag);
+  }
 }
 
 BOOST_AUTO_TEST_CASE(bad_input_is_one_line_and_exit_2) {
@@ -288,6 +440,14 @@ BOOST_AUTO_TEST_CASE(bad_input_is_one_line_and_exit_2) {
                                  "--scores '1,nan'",
                                  "--scores '1,2x'",
                                  "--scores 1,2,3,4,5,6,7,8,9,10,11",
+                                 "--b-length 0",
+                                 "--b-length -2",
+                                 "--b-length inf",
+                                 "--b-length 1001",
+                                 "--d-k 0",
+                                 "--d-k 4097",
+                                 "--d-k 2.5",
+                                 "--d-k x",
                                  "--plots /dev/null/x",
                                  "--no-plots --plots /tmp/x",
                                  "stray"}) {

@@ -6,6 +6,8 @@
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <limits>
 
 #include "common/attention.hpp"
@@ -336,6 +338,41 @@ BOOST_AUTO_TEST_CASE(heatmap_kinds_draw_labelled_boxes_and_labels_can_be_hidden)
   BOOST_TEST(attn::heatmap_commands(quiet, "'q.dat'").find("with labels") == std::string::npos);
   quiet.cell_labels = true;
   BOOST_TEST(attn::heatmap_commands(quiet, "'q.dat'").find("with labels") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(line_styles_error_bars_and_arrows_write_valid_pngs) {
+  const auto dir = std::filesystem::temp_directory_path() / "attn-test-common-styles";
+  std::filesystem::remove_all(dir);
+  attn::Plotter p(attn::PlotSettings{.folder = dir.string()});
+  BOOST_REQUIRE_MESSAGE(p.enabled(), p.skip_reason());
+  attn::LineChart chart{.name = "styled",
+                        .x = arma::vec{1, 2, 4},
+                        .y = arma::mat{{1, 1.1}, {2, 1.9}, {4, 4.2}},
+                        .series = {"theory", "measured"},
+                        .logx = true,
+                        .styles = {{.colour = "#1f77b4", .dashed = true}, {.colour = "#1f77b4", .error_bars = true}},
+                        .errors = arma::mat{{0, 0.25}, {0, 0.5}, {0, 0.75}},
+                        .xrange = std::make_pair(0.5, 8.0),
+                        .log_base = 2};
+  p.lines(chart);
+  p.arrows({.name = "arrows",
+            .arrows = {{.x1 = 1, .y1 = 1, .colour = "#1f77b4", .label = "a"},
+                       {.x0 = 1, .y0 = 1, .x1 = 1, .head = false, .dashed = true, .width = 1}},
+            .xrange = {-2, 2},
+            .yrange = {-2, 2}});
+  BOOST_TEST(attn::is_valid_png(dir / "styled.png"));
+  BOOST_TEST(attn::is_valid_png(dir / "arrows.png"));
+  std::ifstream in(dir / "styled.dat");
+  const std::string data((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  BOOST_TEST(data.find("\t+- measured\n") != std::string::npos, data);  // the error columns follow the series
+  BOOST_TEST(data.find("\n2\t2\t1.8999999999999999\t0\t0.5\n") != std::string::npos, data);
+  attn::LineChart wrong = chart;
+  wrong.styles.pop_back();  // one style for two series
+  BOOST_CHECK_THROW(p.lines(wrong), std::invalid_argument);
+  wrong = chart;
+  wrong.errors = arma::mat(2, 2);  // error bars without one error per point
+  BOOST_CHECK_THROW(p.lines(wrong), std::invalid_argument);
+  std::filesystem::remove_all(dir);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -2,67 +2,71 @@
 /// \brief Chapter 04's figures (see figures.hpp).
 #include "figures.hpp"
 
-#include <cmath>
+#include <algorithm>
 #include <optional>
-#include <sstream>
 #include <string>
 #include <utility>
 
 #include "common/print.hpp"
 
 namespace ch04 {
+namespace {
 
 using attn::format_number;
 using attn::format_plain;
 using attn::format_vector;
 
-void draw_variance(attn::Plotter& plots, const std::vector<VarianceEstimate>& estimates) {
-  std::ostringstream data;
-  data << "# Var(q.k) and Var(q.k / sqrt(d_k)) by Monte Carlo\n# d_k\tvar_raw\tse_raw\tvar_scaled\tse_scaled\n";
-  data.precision(10);
-  for (const auto& e : estimates) {
-    data << e.d_k << '\t' << e.var_raw << '\t' << e.se_raw << '\t' << e.var_scaled << '\t' << e.se_scaled << '\n';
+// One colour per key across the chapter's figures (key 1, key 2, key 3, ...).
+const char* const kColours[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
+                                "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"};
+
+}  // namespace
+
+void draw_variance(attn::Plotter& plots, const VarianceSection& v) {
+  const arma::uword n = v.estimates.size();
+  arma::vec widths(n);
+  arma::mat y(n, 4), errors(n, 4, arma::fill::zeros);
+  for (arma::uword i = 0; i < n; ++i) {
+    const VarianceEstimate& e = v.estimates[i];
+    widths(i) = static_cast<double>(e.d_k);
+    y.row(i) = arma::rowvec{widths(i), e.var_raw, 1.0, e.var_scaled};
+    errors(i, 1) = 3 * e.se_raw;  // the bars reach 3 standard errors, the claim's band
+    errors(i, 3) = 3 * e.se_scaled;
   }
-  plots.figure(
-      "ch04_variance", "Spread of q . k as the query/key width grows (Monte Carlo, +-3 SE bars)", {data.str()},
-      [](const std::vector<std::string>& dat) {
-        return "set xlabel 'd_k (log scale)'\nset ylabel 'variance (log scale)'\n"
-               "set logscale xy 2\nset xrange [0.7:730]\nset yrange [0.25:1024]\nset grid\n"
-               "set key top left box opaque\n"
-               "plot x with lines dashtype 2 linewidth 2 linecolor rgb '#1f77b4' title 'd_k (theory for q . k)', " +
-               dat[0] +
-               " using 1:2:(3*$3) with yerrorbars pointtype 7 pointsize 1.2 linecolor rgb '#1f77b4' "
-               "title 'measured Var(q . k)', "
-               "1 with lines dashtype 2 linewidth 2 linecolor rgb '#d62728' title '1 (theory for q . k / "
-               "sqrt(d_k))', " +
-               dat[0] +
-               " using 1:4:(3*$5) with yerrorbars pointtype 5 pointsize 1.2 linecolor rgb '#d62728' "
-               "title 'measured Var(q . k / sqrt(d_k))'\n";
-      });
+  plots.lines({.name = "ch04_variance",
+               .title = "Spread of q . k as the query/key width grows (Monte Carlo, +-3 SE bars)",
+               .xlabel = "d_k (log scale)",
+               .ylabel = "variance (log scale)",
+               .x = widths,
+               .y = y,
+               .series = {"d_k (theory for q . k)", "measured Var(q . k)", "1 (theory for q . k / sqrt(d_k))",
+                          "measured Var(q . k / sqrt(d_k))"},
+               .logx = true,
+               .logy = true,
+               .yrange = std::make_pair(0.25, 1024.0),
+               .key = "top left box opaque",
+               .styles = {{.colour = kColours[0], .dashed = true},
+                          {.colour = kColours[0], .error_bars = true},
+                          {.colour = kColours[3], .dashed = true},
+                          {.colour = kColours[3], .error_bars = true}},
+               .errors = errors,
+               .xrange = std::make_pair(0.7, 730.0),
+               .log_base = 2});
 }
 
-void draw_softmax_sweeps(attn::Plotter& plots, const arma::rowvec& scores) {
-  const arma::vec cs = arma::logspace(std::log10(0.05), std::log10(20.0), 161);
-  std::vector<std::string> keys;
-  for (arma::uword j = 0; j < scores.n_elem; ++j) {
-    std::string key = "key ";  // built by appending: GCC 12 misreports "literal" + std::string as an overflow
-    key.append(std::to_string(j + 1)).append(" (score ").append(format_plain(scores(j))).append(")");
-    keys.push_back(key);
-  }
-  const std::vector<std::pair<double, std::string>> marks{{0.5, "c = 1/2"}, {1.0, "c = 1"}};
+void draw_softmax_sweeps(attn::Plotter& plots, const SharpnessCurves& c) {
   plots.lines({.name = "ch04_softmax_sharpness",
-               .title = "Weights of softmax(c x " + format_vector(scores, 2) + ") as c grows",
+               .title = "Weights of softmax(c x " + format_vector(c.scores, 2) + ") as c grows",
                .xlabel = "score multiplier c (log scale)",
                .ylabel = "weight",
-               .x = cs,
-               .y = sharpness_sweep(scores, cs),
-               .series = keys,
+               .x = c.cs,
+               .y = c.weights,
+               .series = c.keys,
                .logx = true,
-               .x_marks = marks,
+               .x_marks = c.marks,
                .yrange = std::make_pair(0.0, 1.0)});
 
-  const arma::vec norms = jacobian_norm_sweep(scores, cs);
-  const arma::vec positive = norms.elem(arma::find(norms > 0.0));  // equal scores keep J constant; huge ones reach 0
+  const arma::vec positive = c.norms.elem(arma::find(c.norms > 0.0));  // equal scores keep J constant
   // A log axis needs a positive value: with one score (or all equal to a higher precision than the
   // sweep resolves) |J| is 0 throughout, drawn on a linear axis. Far-apart scores drive |J| towards
   // 1e-300; the axis stops eight decades below the peak, where the curve has long been "zero".
@@ -72,65 +76,100 @@ void draw_softmax_sweeps(attn::Plotter& plots, const arma::rowvec& scores) {
     norm_range = std::make_pair(std::max(positive.min() / 10.0, positive.max() * 1e-8), positive.max() * 30.0);
   }
   plots.lines({.name = "ch04_jacobian_norm",
-               .title = "Size of the softmax Jacobian diag(a) - a^T a at c x " + format_vector(scores, 2),
+               .title = "Size of the softmax Jacobian diag(a) - a^T a at c x " + format_vector(c.scores, 2),
                .xlabel = "score multiplier c (log scale)",
                .ylabel = log_norms ? "Frobenius norm of J (log scale)" : "Frobenius norm of J",
-               .x = cs,
-               .y = arma::mat(norms),
+               .x = c.cs,
+               .y = arma::mat(c.norms),
                .series = {"|J|, J = d a / d s"},
                .logx = true,
                .logy = log_norms,
-               .x_marks = marks,
+               .x_marks = c.marks,
                .yrange = norm_range});
 }
 
-void draw_dot_vs_angle(attn::Plotter& plots, const Shadow& s) {
-  const arma::vec angles = arma::linspace(0.0, 360.0, 361);
-  arma::mat dots(angles.n_elem, 3);
-  const double lengths[3] = {1, 5, 10};
-  for (arma::uword i = 0; i < angles.n_elem; ++i) {
-    for (int j = 0; j < 3; ++j) dots(i, j) = shadow_of(angles(i), lengths[j]).dot;
-  }
-  double shown = std::fmod(s.angle_degrees, 360.0);
-  if (shown < 0) shown += 360.0;
+void draw_dot_vs_angle(attn::Plotter& plots, const AngleSweep& sweep) {
+  std::vector<std::string> series;
+  for (double length : sweep.lengths) series.push_back("|a| = " + format_plain(length));
+  const bool unit = sweep.b_length == 1.0;
+  const double reach = 1.1 * sweep.lengths.max() * sweep.b_length;
   plots.lines({.name = "ch04_dot_vs_angle",
-               .title = "Dot product of a with the unit vector b as a rotates",
+               .title = unit ? "Dot product of a with the unit vector b as a rotates"
+                             : "Dot product of a with b (|b| = " + format_plain(sweep.b_length) + ") as a rotates",
                .xlabel = "angle between a and b (degrees)",
-               .ylabel = "a . b = |a| cos(angle)",
-               .x = angles,
-               .y = dots,
-               // clang-format off
-               .series = {"|a| = 1", "|a| = 5", "|a| = 10"},
-               .x_marks = {{shown, "your angle"}},
-               .yrange = std::make_pair(-11.0, 11.0)});
-  // clang-format on
+               .ylabel = unit ? "a . b = |a| cos(angle)" : "a . b = |a| |b| cos(angle)",
+               .x = sweep.angles,
+               .y = sweep.dots,
+               .series = series,
+               .x_marks = {{sweep.shown_angle, "your angle"}},
+               .yrange = std::make_pair(-reach, reach)});
 }
 
 void draw_shadow(attn::Plotter& plots, const Shadow& s) {
-  const double reach = std::max(s.length, 1.0) * 1.15, below = -0.12 * std::max(s.length, 1.0);
-  std::ostringstream data;
-  data.precision(10);
-  data << "# x\ty\tdx\tdy\t(rows: a; its projection on b's line; b, drawn below the line)\n"
-       << "0\t0\t" << s.a(0) << '\t' << s.a(1) << "\n0\t0\t" << s.projection << "\t0\n0\t" << below << "\t1\t0\n";
-  const std::string title = "At " + format_number(s.angle_degrees, 2) + " degrees, a has length " +
-                            format_plain(s.length) + " and signed projection " + format_number(s.projection, 2);
-  plots.figure("ch04_shadow", title, {data.str()}, [&](const std::vector<std::string>& dat) {
-    std::ostringstream gp;
-    gp << "set xlabel 'b direction'\nset ylabel 'perpendicular to b'\nset size ratio -1\nset grid\n"
-       << "set xrange [" << -reach << ":" << reach << "]\nset yrange [" << std::min(-reach, 2 * below) << ":" << reach
-       << "]\nset xzeroaxis linetype -1\nset key outside right top vertical Left reverse\n"
-       << "set arrow from " << s.a(0) << "," << s.a(1) << " to " << s.projection
-       << ",0 nohead dashtype 2 linecolor rgb 'gray50'\n"
-       << "plot " << dat[0]
-       << " every ::0::0 using 1:2:3:4 with vectors head filled linewidth 3 linecolor rgb '#1f77b4' title 'vector a', "
-       << dat[0]
-       << " every ::1::1 using 1:2:3:4 with vectors head filled linewidth 3 linecolor rgb '#2ca02c' title 'projection "
-          "on b (signed)', "
-       << dat[0]
-       << " every ::2::2 using 1:2:3:4 with vectors head filled linewidth 3 linecolor rgb '#ff7f0e' title 'unit vector "
-          "b (drawn below the line)'\n";
-    return gp.str();
-  });
+  const double size = std::max({s.length, s.b_length, 1.0});
+  const double reach = 1.15 * size, below = -0.12 * size;
+  const std::string b_label =
+      s.b_length == 1.0 ? "unit vector b (drawn below the line)" : "vector b (drawn below the line)";
+  plots.arrows(
+      {.name = "ch04_shadow",
+       .title = "At " + format_number(s.angle_degrees, 2) + " degrees, a has length " + format_plain(s.length) +
+                " and signed projection " + format_number(s.projection, 2) +
+                (s.b_length == 1.0 ? std::string()
+                                   : "; |b| = " + format_plain(s.b_length) + ", a . b = " + format_number(s.dot, 2)),
+       .xlabel = "b direction",
+       .ylabel = "perpendicular to b",
+       .arrows = {{.x0 = s.a(0),
+                   .y0 = s.a(1),
+                   .x1 = s.projection,
+                   .colour = "gray50",
+                   .head = false,
+                   .dashed = true,
+                   .width = 1},
+                  {.x1 = s.a(0), .y1 = s.a(1), .colour = kColours[0], .label = "vector a"},
+                  {.x1 = s.projection, .colour = kColours[2], .label = "projection on b (signed)"},
+                  {.y0 = below, .x1 = s.b(0), .y1 = below, .colour = kColours[1], .label = b_label}},
+       .xrange = {-reach, reach},
+       .yrange = {std::min(-reach, 2 * below), reach}});
+}
+
+void draw_length_effects(attn::Plotter& plots, const CosineComparison& r) {
+  const LengthCurves& c = r.curves;
+  const std::size_t m = c.keys.size();
+  std::vector<std::string> series;
+  std::vector<attn::LineStyle> styles;
+  for (int cosine = 0; cosine < 2; ++cosine) {
+    for (std::size_t j = 0; j < m; ++j) {
+      series.push_back(c.keys[j] + (cosine ? ", cosine scores" : ", scaled dot products"));
+      styles.push_back({.colour = kColours[j], .dashed = cosine == 1});
+    }
+  }
+  plots.lines({.name = "ch04_longer_query",
+               .title = "Weights as the query is made c times longer, keys fixed",
+               .xlabel = "query length factor c (log scale)",
+               .ylabel = "weight",
+               .x = c.cs,
+               .y = c.query_weights,
+               .series = series,
+               .logx = true,
+               .x_marks = {{1.0, "c = 1"}},
+               .yrange = std::make_pair(0.0, 1.0),
+               .styles = styles});
+  const std::string first = c.keys.front(), last = c.keys.back();
+  plots.lines({.name = "ch04_longer_key",
+               .title = "Weight of one key as that key alone is made c times longer",
+               .xlabel = "key length factor c (log scale)",
+               .ylabel = "weight of the key made longer",
+               .x = c.cs,
+               .y = c.key_weights,
+               .series = {first + " grown, scaled dot products", first + " grown, cosine scores",
+                          last + " grown, scaled dot products", last + " grown, cosine scores"},
+               .logx = true,
+               .x_marks = {{1.0, "c = 1"}},
+               .yrange = std::make_pair(0.0, 1.0),
+               .styles = {{.colour = kColours[0]},
+                          {.colour = kColours[0], .dashed = true},
+                          {.colour = kColours[m - 1]},
+                          {.colour = kColours[m - 1], .dashed = true}}});
 }
 
 }  // namespace ch04

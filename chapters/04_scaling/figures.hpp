@@ -1,13 +1,12 @@
 /// \file figures.hpp
-/// \brief Chapter 04's figures, drawn from the sections' results: the Monte Carlo variances, the
-/// softmax sweeps over a score multiplier, the dot product against the angle and the explorer's
-/// shadow. The plotting code lives here, beside the result types, so the program only calls it.
+/// \brief Chapter 04's figures, drawn from the sections' results (sections.hpp) through
+/// common/plot's charts: the Monte Carlo variances, the softmax sweeps over a score multiplier,
+/// the dot product against the angle, the explorer's shadow and the length effects of section 7.
+/// Nothing here computes a lesson number; each function turns a result into a chart.
 #pragma once
 
-#include <vector>
-
 #include "common/plot.hpp"
-#include "scaling.hpp"
+#include "sections.hpp"
 
 namespace ch04 {
 
@@ -15,22 +14,27 @@ namespace ch04 {
 /// their theory lines d_k and 1 (log-log). Writes ch04_variance.png and .dat.
 /// Throws nothing; a figure gnuplot cannot draw is reported (attn::Plotter::bars).
 /// Source: the article, "Why divide by the square root of the dimension?".
-void draw_variance(attn::Plotter& plots, const std::vector<VarianceEstimate>& estimates);
+void draw_variance(attn::Plotter& plots, const VarianceSection& v);
 
 /// The weights of softmax(c x scores) and the size of their Jacobian as c sweeps 0.05 to 20
-/// (ch04_softmax_sharpness, ch04_jacobian_norm). scores: 1 x m, finite; throws
-/// std::invalid_argument otherwise (as softmax()); a figure that cannot be drawn is reported.
-/// Source: the article, "Scaling changes how sharply softmax chooses".
-void draw_softmax_sweeps(attn::Plotter& plots, const arma::rowvec& scores);
+/// (ch04_softmax_sharpness, ch04_jacobian_norm). Throws nothing; a figure that cannot be drawn is
+/// reported. Source: the article, "Scaling changes how sharply softmax chooses".
+void draw_softmax_sweeps(attn::Plotter& plots, const SharpnessCurves& curves);
 
 /// a .\ b against the angle for |a| = 1, 5, 10, the explorer's angle marked (ch04_dot_vs_angle).
 /// Throws nothing; a figure gnuplot cannot draw is reported (attn::Plotter::bars).
-/// Source: the article, "Scaling preserves the influence of lengths".
-void draw_dot_vs_angle(attn::Plotter& plots, const Shadow& shadow);
+/// Source: the article, "A dot product includes vector length".
+void draw_dot_vs_angle(attn::Plotter& plots, const AngleSweep& sweep);
 
 /// The explorer's picture: a, its signed projection on b's line, and b (ch04_shadow).
 /// Throws nothing; a figure gnuplot cannot draw is reported (attn::Plotter::bars).
 /// Source: the article, "A dot product includes vector length" (its shadow explorer).
 void draw_shadow(attn::Plotter& plots, const Shadow& shadow);
+
+/// Section 7: the weights as the query grows (ch04_longer_query) and as k1 or k3 alone grows
+/// (ch04_longer_key), dot-product scores solid and cosine scores dashed, one colour per key.
+/// Throws nothing; a figure gnuplot cannot draw is reported.
+/// Source: the article, "Why not use cosine similarity instead?".
+void draw_length_effects(attn::Plotter& plots, const CosineComparison& r);
 
 }  // namespace ch04

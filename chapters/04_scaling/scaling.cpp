@@ -42,20 +42,24 @@ double scaled_dot(double dot, arma::uword d_k) {
 }
 
 // [shadow_of]
-Shadow shadow_of(double angle_degrees, double length) {
+Shadow shadow_of(double angle_degrees, double length, double b_length) {
   if (!std::isfinite(angle_degrees)) throw std::invalid_argument("the angle must be a finite number of degrees");
   if (!std::isfinite(length) || length < 0.0) {
     throw std::invalid_argument("the length of a must be finite and >= 0, not " + std::to_string(length));
+  }
+  if (!std::isfinite(b_length) || b_length <= 0.0) {
+    throw std::invalid_argument("the length of b must be finite and > 0, not " + std::to_string(b_length));
   }
   const double theta = std::fmod(angle_degrees, 360.0) * std::numbers::pi / 180.0;
   Shadow s;
   s.angle_degrees = angle_degrees;
   s.length = length;
+  s.b_length = b_length;
   s.a = length * arma::vec{std::cos(theta), std::sin(theta)};
-  s.b = arma::vec{1.0, 0.0};
+  s.b = arma::vec{b_length, 0.0};
   s.projection = length * std::cos(theta);  // |a| cos(theta): a's shadow along b
   s.shadow = arma::vec{s.projection, 0.0};
-  s.dot = arma::dot(s.a, s.b);  // = projection * |b|, and |b| = 1
+  s.dot = arma::dot(s.a, s.b);  // = projection * |b|
   if (length > 0.0) s.cosine = s.dot / (length * arma::norm(s.b));
   const double zero_band = 1e-12 * length;  // cos(90 deg) is 6e-17 in floating point
   s.side = s.projection > zero_band ? Side::positive : s.projection < -zero_band ? Side::negative : Side::zero;
@@ -122,6 +126,50 @@ arma::vec jacobian_norm_sweep(const arma::rowvec& scores, const arma::vec& multi
     norms(t) = arma::norm(softmax_jacobian(softmax(multipliers(t) * scores)), "fro");
   }
   return norms;
+}
+
+LengthExample length_example() {
+  // clang-format off
+  return {.q = arma::rowvec{2, 0, 1, 0},
+          .K = arma::mat{{ 2, 1, 0, 0},
+                         { 0, 0, 2, 1},
+                         {-1, 0, 0, 1}}};
+  // clang-format on
+}
+
+namespace {
+
+void require_keys(const arma::rowvec& q, const arma::mat& K, const char* who) {
+  if (q.is_empty() || K.n_cols != q.n_elem || K.n_rows == 0) {
+    throw std::invalid_argument(std::string(who) + ": q is 1 x " + std::to_string(q.n_elem) + ", K is " +
+                                std::to_string(K.n_rows) + " x " + std::to_string(K.n_cols) +
+                                " (need K m x d_k, m >= 1, d_k = q's width >= 1)");
+  }
+}
+
+}  // namespace
+
+// [length_scores]
+arma::rowvec scaled_scores(const arma::rowvec& q, const arma::mat& K) {
+  require_keys(q, K, "scaled_scores");
+  return arma::rowvec(q * K.t() / std::sqrt(static_cast<double>(q.n_elem)));
+}
+
+arma::rowvec cosine_scores(const arma::rowvec& q, const arma::mat& K) {
+  require_keys(q, K, "cosine_scores");
+  arma::rowvec out(K.n_rows);
+  for (arma::uword j = 0; j < K.n_rows; ++j) out(j) = cosine_similarity(q.t(), K.row(j).t());
+  return out;
+}
+// [length_scores]
+
+arma::mat with_key_scaled(const arma::mat& K, arma::uword key, double c) {
+  if (key >= K.n_rows) {
+    throw std::invalid_argument("with_key_scaled: key " + std::to_string(key) + " of " + std::to_string(K.n_rows));
+  }
+  arma::mat out = K;
+  out.row(key) *= c;
+  return out;
 }
 
 }  // namespace ch04

@@ -30,24 +30,26 @@ double scaled_dot(double dot, arma::uword d_k);
 /// Sign of a signed projection, as the explorer reports it.
 enum class Side { positive, zero, negative };
 
-/// The explorer's state: a at an angle with a length, b the unit vector along the horizontal axis.
+/// The explorer's state: a at an angle with a length, b along the horizontal axis with its own length.
 struct Shadow {
-  double angle_degrees = 0.0;    ///< the angle of a from b, as given
-  double length = 0.0;           ///< |a|
-  arma::vec a;                   ///< 2 x 1: length * (cos angle, sin angle)
-  arma::vec b;                   ///< 2 x 1: (1, 0)
-  double projection = 0.0;       ///< signed projection of a on b's direction: |a| cos(angle)
-  arma::vec shadow;              ///< 2 x 1: the projection vector (projection, 0)
-  double dot = 0.0;              ///< a . b = projection * |b| = projection (b is a unit vector)
-  std::optional<double> cosine;  ///< cos(angle); empty when |a| = 0 (undefined)
-  Side side = Side::zero;        ///< positive, zero (within 1e-12 |a|) or negative projection
+  double angle_degrees = 0.0;      ///< the angle of a from b, as given
+  double length = 0.0;             ///< |a|
+  double b_length = 1.0;           ///< |b| (1 in the article: b is a unit vector)
+  arma::vec a{};                   ///< 2 x 1: length * (cos angle, sin angle)
+  arma::vec b{};                   ///< 2 x 1: (|b|, 0)
+  double projection = 0.0;         ///< signed projection of a on b's direction: |a| cos(angle)
+  arma::vec shadow{};              ///< 2 x 1: the projection vector (projection, 0)
+  double dot = 0.0;                ///< a . b = projection * |b|
+  std::optional<double> cosine{};  ///< cos(angle); empty when |a| = 0 (undefined)
+  Side side = Side::zero;          ///< positive, zero (within 1e-12 |a|) or negative projection
 };
 
-/// The "Rotate a. Watch its shadow." explorer: a has `length` and makes `angle_degrees` with b = (1, 0).
-/// angle_degrees: any finite number; length: finite and >= 0.
-/// Throws std::invalid_argument if the angle is not finite or the length is negative or not finite.
+/// The "Rotate a. Watch its shadow." explorer: a has `length` and makes `angle_degrees` with
+/// b = (b_length, 0). angle_degrees: any finite number; length: finite and >= 0; b_length: finite
+/// and > 0 (b's direction is the line a casts its shadow on). Throws std::invalid_argument if the
+/// angle is not finite, the length is negative or not finite, or b_length is not finite and positive.
 /// Source: the article, "A dot product includes vector length" (its shadow explorer).
-Shadow shadow_of(double angle_degrees, double length);
+Shadow shadow_of(double angle_degrees, double length, double b_length = 1.0);
 
 /// What a Monte Carlo run measured for one d_k (q and k with independent N(0, 1) components).
 struct VarianceEstimate {
@@ -101,5 +103,30 @@ arma::mat sharpness_sweep(const arma::rowvec& scores, const arma::vec& multiplie
 /// scores: 1 x m. Throws std::invalid_argument like softmax(). Source: the article, "Scaling changes how
 /// sharply softmax chooses".
 arma::vec jacobian_norm_sweep(const arma::rowvec& scores, const arma::vec& multipliers);
+
+/// The cosine section's example: one query and three fixed keys with d_k = 4, so that the scaled
+/// scores q .\ k / sqrt(4) are the whole numbers [2, 1, -1]: k1 scores positive, k3 negative.
+struct LengthExample {
+  arma::rowvec q{};  ///< 1 x 4, the query [2, 0, 1, 0]
+  arma::mat K;       ///< 3 x 4, one key per row: k1 [2, 1, 0, 0], k2 [0, 0, 2, 1], k3 [-1, 0, 0, 1]
+};
+
+/// The example above. Throws nothing. Source: built for "Why not use cosine similarity instead?".
+LengthExample length_example();
+
+/// Scaled dot-product scores of one query against every key: q K^T / sqrt(d_k), d_k = q.n_elem.
+/// q: 1 x d_k; K: m x d_k (one key per row). Returns 1 x m. Throws std::invalid_argument (naming
+/// both shapes) if q is empty or K's rows are not d_k wide. Source: Vaswani et al. 2017, §3.2.1.
+arma::rowvec scaled_scores(const arma::rowvec& q, const arma::mat& K);
+
+/// Cosine scores of one query against every key: cosSim(q, k_j) for each row k_j of K, the lengths
+/// divided out (no sqrt(d_k) divisor: the cosine is already between -1 and 1). q: 1 x d_k; K: m x d_k.
+/// Returns 1 x m. Throws std::invalid_argument like scaled_scores, and if q or a key is zero.
+/// Source: the article, "Why not use cosine similarity instead?".
+arma::rowvec cosine_scores(const arma::rowvec& q, const arma::mat& K);
+
+/// K with row `key` multiplied by c (one key made c times longer). K: m x d_k. Throws
+/// std::invalid_argument if key >= m. Source: the article, "Why not use cosine similarity instead?".
+arma::mat with_key_scaled(const arma::mat& K, arma::uword key, double c);
 
 }  // namespace ch04

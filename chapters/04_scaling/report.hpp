@@ -1,0 +1,33 @@
+/// \file report.hpp
+/// \brief Chapter 04's printed sections: each printer takes its section's result (sections.hpp)
+/// and writes it to standard output; none computes anything.
+///
+/// Source: the article, "Dot products, cosine similarity, and scaling" and its subsections.
+#pragma once
+
+#include <ostream>
+
+#include "sections.hpp"
+
+namespace ch04 {
+
+/// Prints a claim line: with its tag (attn::print_claim) when tagged, as plain text otherwise.
+/// Throws nothing beyond print_claim's std::invalid_argument for an empty ID.
+void print_line(std::ostream& out, const ClaimLine& line);
+
+/// Section 1: the dot product / cosine table. Throws nothing.
+void print_dot_cosine(std::ostream& out, const DotCosineTable& t);
+/// Section 2: the explorer. Throws nothing.
+void print_explorer(std::ostream& out, const Explorer& e);
+/// Section 3: the fixed divisor. Throws nothing.
+void print_fixed_divisor(std::ostream& out, const FixedDivisor& f);
+/// Section 4: the Monte Carlo table. Throws nothing.
+void print_variance(std::ostream& out, const VarianceSection& v);
+/// Section 5: raw and scaled weights. Throws nothing.
+void print_softmax_scaling(std::ostream& out, const SoftmaxScaling& r);
+/// Section 6: the softmax Jacobian as the scores grow. Throws nothing.
+void print_learning_signal(std::ostream& out, const LearningSignal& r);
+/// Section 7: longer queries and keys under dot-product and cosine scores. Throws nothing.
+void print_cosine_comparison(std::ostream& out, const CosineComparison& r);
+
+}  // namespace ch04

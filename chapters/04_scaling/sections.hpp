@@ -1,0 +1,213 @@
+/// \file sections.hpp
+/// \brief Chapter 04's sections as results: each lesson function computes one section of the
+/// program once, with its claims of ../shared/claims.md as attn::ClaimCheck; the printers
+/// (report.hpp) and the figures (figures.hpp) only read these results.
+///
+/// Source: the article, "Dot products, cosine similarity, and scaling" and its subsections.
+#pragma once
+
+#include <armadillo>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/print.hpp"
+#include "scaling.hpp"
+
+namespace ch04 {
+
+/// A printed line that is claim evidence: tagged with its ID when the section runs on the
+/// article's numbers, printed plainly (the same text, no tag) on a reader's own numbers.
+struct ClaimLine {
+  attn::ClaimCheck check{};  ///< the ID, whether it holds here, and the line's text
+  bool tagged = false;       ///< print the tag (the article's setting)
+};
+
+/// Section 1: one row of the dot product / cosine table.
+struct DotCosineRow {
+  arma::vec q{};        ///< 2 x 1 query
+  arma::vec k{};        ///< 2 x 1 key
+  double dot = 0.0;     ///< q . k
+  double cosine = 0.0;  ///< cosSim(q, k)
+};
+
+/// Section 1: the article's four pairs and claim scale_01 over all of them.
+struct DotCosineTable {
+  double growth = 0.0;               ///< row 2's dot product over row 1's: 100 (ten times both lengths)
+  std::vector<DotCosineRow> rows{};  ///< (1,0).(1,0), (10,0).(10,0), (1,0).(0,1), (1,0).(-1,0)
+  attn::ClaimCheck claim{};          ///< scale_01: dots 1, 100, 0, -1 and cosines 1, 1, 0, -1 (to 1e-12)
+};
+
+/// Section 1. Throws nothing. Source: the article, "Cosine similarity removes the lengths".
+DotCosineTable dot_cosine_table();
+
+/// Section 2's figure data: a .\ b as a rotates through 0..360 degrees for three lengths of a.
+struct AngleSweep {
+  arma::vec angles{};        ///< 361 x 1, degrees
+  arma::vec lengths{};       ///< 3 x 1: the lengths of a, 1, 5, 10
+  arma::mat dots{};          ///< 361 x 3: a . b at each angle and length
+  double shown_angle = 0.0;  ///< the explorer's angle brought into [0, 360)
+  double b_length = 1.0;     ///< |b|
+};
+
+/// Section 2: the explorer at the reader's angle and lengths.
+struct Explorer {
+  Shadow shadow{};                      ///< a, b, the projection and the dot product
+  std::vector<Shadow> other_lengths{};  ///< the same angle and |b| with |a| = 1, 5, 10
+  AngleSweep sweep{};                   ///< the dot product against the angle
+  ClaimLine projection{};               ///< "signed projection ... = 9.40": scale_02 at 20 degrees, 10, |b| = 1
+  ClaimLine dot{};                      ///< "dot product ... = 9.40": scale_02 likewise
+};
+
+/// Section 2. angle: finite degrees; length >= 0; b_length > 0 (both finite). Throws
+/// std::invalid_argument otherwise (as shadow_of). Source: the article, "A dot product includes
+/// vector length" (its explorer).
+Explorer explorer(double angle_degrees, double length, double b_length);
+
+/// Section 3: one fixed divisor for a head's every score.
+struct FixedDivisor {
+  arma::uword d_k = 0;          ///< the head's query/key width (64)
+  double divisor = 0.0;         ///< sqrt(d_k)
+  double base_dot = 40.0;       ///< the dot product made ten times larger below
+  arma::vec dots{};             ///< the article's dot products 1, 8, 40, 100
+  arma::vec scaled{};           ///< each divided by sqrt(d_k)
+  double longer_dot = 0.0;      ///< 40 with one vector ten times longer: 400
+  double longer_scaled = 0.0;   ///< its scaled score
+  double shorter_scaled = 0.0;  ///< the scaled score of 40
+  attn::ClaimCheck claim{};     ///< scale_03: 0.125, 1, 5, 12.5 (to 1e-12)
+};
+
+/// Section 3. Throws nothing. Source: the article, "Scaling preserves the influence of lengths".
+FixedDivisor fixed_divisor();
+
+/// Section 4: the Monte Carlo run and claim scale_04.
+struct VarianceSection {
+  std::vector<VarianceEstimate> estimates{};  ///< one per width of variance_widths()
+  arma::uword samples = 0;                    ///< pairs per width
+  std::vector<bool> within{};                 ///< per width: within_three_standard_errors
+  std::uint64_t seed = 0;                     ///< first seed (width i uses seed + i)
+  attn::ClaimCheck claim{};                   ///< scale_04: every width within 3 standard errors
+};
+
+/// Section 4. Throws std::invalid_argument if samples < 2 (as dot_product_variance).
+/// Source: the article, "Why divide by the square root of the dimension?".
+VarianceSection variance_section(arma::uword samples, std::uint64_t seed);
+
+/// Claim scale_04 over a sweep: every estimate within_three_standard_errors. Throws nothing.
+/// Source: the article, "Why divide by the square root of the dimension?".
+attn::ClaimCheck scaled_variance_claim(const std::vector<VarianceEstimate>& estimates);
+
+/// Section 5: raw and scaled weights of one score row.
+struct SoftmaxScaling {
+  arma::uword d_k = 0;                      ///< the head width whose sqrt divides the scores
+  double divisor = 0.0;                     ///< sqrt(d_k)
+  arma::rowvec raw{};                       ///< 1 x m scores sent to softmax unscaled
+  arma::rowvec scaled{};                    ///< raw / sqrt(d_k)
+  arma::rowvec a_raw{};                     ///< softmax(raw)
+  arma::rowvec a_scaled{};                  ///< softmax(scaled)
+  ClaimLine raw_line{};                     ///< "raw [4, 2, 0] -> [86.7%, ...]" (scale_05)
+  ClaimLine scaled_line{};                  ///< "scaled [2, 1, 0] -> [66.5%, ...]" (scale_05)
+  std::string winner{};                     ///< what the division did to the top key, in words
+  std::optional<ClaimLine> ratio_raw{};     ///< a1 / a2 = exp(s1 - s2) on the raw scores (scale_06); m >= 2
+  std::optional<ClaimLine> ratio_scaled{};  ///< the same on the scaled scores (scale_06); m >= 2
+  ClaimLine shift{};                        ///< adding a constant changes no weight (scale_06)
+};
+
+/// Section 5. scores: 1 x m finite (m >= 1), d_k >= 1; `article` tags the claims (the article's
+/// [4, 2, 0] with d_k = 4). Throws std::invalid_argument for empty or non-finite scores or d_k 0.
+/// Source: the article, "Scaling changes how sharply softmax chooses".
+SoftmaxScaling softmax_scaling(const arma::rowvec& scores, arma::uword d_k, bool article);
+
+/// Section 6: the Jacobian at one multiple of the scores.
+struct JacobianAt {
+  arma::rowvec scores{};  ///< c x scores
+  arma::rowvec a{};       ///< softmax of them
+  arma::mat J{};          ///< m x m, diag(a) - a^T a
+  double norm = 0.0;      ///< its Frobenius norm
+};
+
+/// Section 6: near one-hot, the softmax Jacobian shrinks.
+struct LearningSignal {
+  arma::rowvec scores{};            ///< 1 x m, the reader's or the article's scores
+  std::vector<std::string> keys{};  ///< "a1", "a2", ...
+  std::vector<JacobianAt> at{};     ///< at c = 1 / sqrt(d_k) and c = 1
+  arma::vec cs{};                   ///< the table's multipliers 0.25 .. 16
+  arma::mat weights{};              ///< cs x m: softmax(c x scores)
+  arma::vec norms{};                ///< cs x 1: |J| at each c
+  arma::vec largest{};              ///< cs x 1: the largest weight at each c
+  ClaimLine verdict{};              ///< what |J| did; scale_07 when the scores are the article's
+};
+
+/// Section 6. scores: 1 x m finite; divisor > 0 (the section 5 divisor). Throws
+/// std::invalid_argument like softmax(). Source: the article, "Scaling changes how sharply softmax chooses".
+LearningSignal learning_signal(const arma::rowvec& scores, double divisor, bool article);
+
+/// Section 5 and 6's figure data: softmax(c x scores) and |J| for c from 0.05 to 20.
+struct SharpnessCurves {
+  arma::rowvec scores{};                                ///< 1 x m
+  arma::vec cs{};                                       ///< 161 x 1, log-spaced
+  arma::mat weights{};                                  ///< 161 x m
+  arma::vec norms{};                                    ///< 161 x 1
+  std::vector<std::string> keys{};                      ///< "key 1 (score 4)", ...
+  std::vector<std::pair<double, std::string>> marks{};  ///< c = 1 / sqrt(d_k) and c = 1
+};
+
+/// The curves for the figures. Throws like softmax(). Source: the article, "Scaling changes how
+/// sharply softmax chooses".
+SharpnessCurves sharpness_curves(const arma::rowvec& scores, double divisor);
+
+/// Section 7: one row of the longer-query table.
+struct QueryScaleRow {
+  double c = 0.0;                 ///< the query's length factor
+  arma::rowvec scores{};          ///< (c q) K^T / sqrt(d_k)
+  arma::rowvec weights{};         ///< softmax of them
+  double largest = 0.0;           ///< the largest weight
+  arma::rowvec cosine_weights{};  ///< softmax of the cosine scores of c q
+};
+
+/// Section 7: one row of the longer-key table.
+struct KeyScaleRow {
+  arma::uword key = 0;         ///< which key (0-based) was made longer
+  double c = 0.0;              ///< its length factor
+  double score = 0.0;          ///< its scaled score
+  double weight = 0.0;         ///< its weight
+  double cosine_weight = 0.0;  ///< its weight under cosine scores
+};
+
+/// Section 7's figure data: weights as the query's or one key's length factor sweeps 0.1 .. 10.
+struct LengthCurves {
+  arma::vec cs{};                   ///< 121 x 1, log-spaced factors
+  arma::mat query_weights{};        ///< 121 x 2m: dot-product weights of each key, then cosine weights
+  arma::mat key_weights{};          ///< 121 x 4: the grown key's weight, dot product then cosine, k1 then k3
+  std::vector<std::string> keys{};  ///< "k1 (score 2)", ...
+};
+
+/// Section 7: what the lengths of queries and keys do to scaled dot-product and cosine attention.
+struct CosineComparison {
+  LengthExample example{};                  ///< q and the three keys
+  arma::rowvec scores{};                    ///< q K^T / sqrt(d_k) = [2, 1, -1]
+  arma::rowvec cosines{};                   ///< cosSim(q, k_j) = [0.8, 0.4, -0.63]
+  std::vector<QueryScaleRow> query_rows{};  ///< c = 0.5, 1, 2, 4
+  std::vector<KeyScaleRow> key_rows{};      ///< k1 and then k3, each at c = 1, 2, 4
+  LengthCurves curves{};                    ///< for the figures
+  attn::ClaimCheck query_claim{};           ///< scale_08
+  attn::ClaimCheck key_claim{};             ///< scale_09
+};
+
+/// Section 7. Throws nothing. Source: the article, "Why not use cosine similarity instead?".
+CosineComparison cosine_comparison();
+
+/// Claim scale_08 on the example: in every row the score row of c q is c times q K^T / sqrt(d_k)
+/// (to 1e-12), the largest weight rises from row to row (rows in ascending c > 0), and the cosine
+/// weights are those of q (to 1e-12). Throws nothing.
+/// Source: the article, "Why not use cosine similarity instead?".
+attn::ClaimCheck query_length_claim(const LengthExample& ex, const std::vector<QueryScaleRow>& rows);
+
+/// Claim scale_09 on the example: making one key c > 1 times longer multiplies its score by c;
+/// its weight rises if its score is positive and falls if negative, both signs shown; cosine
+/// weights do not move. rows: per key, ascending c starting at 1. Throws nothing.
+/// Source: the article, "Why not use cosine similarity instead?".
+attn::ClaimCheck key_length_claim(const LengthExample& ex, const std::vector<KeyScaleRow>& rows);
+
+}  // namespace ch04
