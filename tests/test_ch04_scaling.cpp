@@ -11,11 +11,11 @@
 #include <cmath>
 #include <filesystem>
 #include <numbers>
-#include <random>
 
 #include "common/attention.hpp"
 #include "common/gradcheck.hpp"
 #include "common/plot.hpp"
+#include "common/random.hpp"
 #include "scaling.hpp"
 #include "sections.hpp"
 #include "support.hpp"
@@ -248,11 +248,10 @@ BOOST_AUTO_TEST_SUITE_END()
 BOOST_AUTO_TEST_SUITE(lesson)
 
 BOOST_AUTO_TEST_CASE(softmax_jacobian_matches_finite_differences) {
-  std::mt19937_64 rng(11);
-  std::normal_distribution<double> normal(0.0, 2.0);
+  attn::Random rng(11);
   for (arma::uword m : {2u, 3u, 5u}) {
     arma::mat s(1, m);
-    for (double& x : s) x = normal(rng);
+    for (double& x : s) x = 2.0 * rng.normal();
     const arma::mat J = ch04::softmax_jacobian(ch04::softmax(s));
     BOOST_TEST(J.n_rows == m);
     BOOST_TEST(J.n_cols == m);

@@ -97,7 +97,7 @@ po::options_description options() {
       ("samples", po::value<long long>()->value_name("N")->default_value(10000),
        "Monte Carlo: (q, k) pairs per width (100 to 200000)")
       ("seed", po::value<long long>()->value_name("S")->default_value(4),
-       "Monte Carlo: seed of std::mt19937_64 (>= 0)");
+       "Monte Carlo: seed of its random stream (>= 0)");
   // clang-format on
   return options;
 }

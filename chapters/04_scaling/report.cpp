@@ -111,7 +111,7 @@ void print_variance(std::ostream& out, const VarianceSection& v) {
   attn::print_heading(out, "4. Why divide by sqrt(d_k)? The spread of q . k, measured");
   out << "  q, k: d_k independent components, mean 0, variance 1. Then Var(q_r k_r) = 1 and\n"
          "  Var(q . k) = d_k, SD = sqrt(d_k); Var(q . k / sqrt(d_k)) = d_k / d_k = 1.\n"
-      << "  Monte Carlo: " << v.samples << " pairs per width, std::mt19937_64 seed " << v.seed
+      << "  Monte Carlo: " << v.samples << " pairs per width, random stream seed " << v.seed
       << " (+ index); +- is one standard error.\n";
   attn::Table t({"d_k", "mean of q.k", "Var(q.k)", "expected", "Var(q.k / sqrt(d_k))", "expected", "within 3 SE"});
   for (std::size_t i = 0; i < v.estimates.size(); ++i) {

@@ -4,11 +4,11 @@
 
 #include <cmath>
 #include <numbers>
-#include <random>
 #include <stdexcept>
 #include <string>
 
 #include "common/attention.hpp"
+#include "common/random.hpp"
 
 namespace ch04 {
 namespace {
@@ -71,12 +71,11 @@ Shadow shadow_of(double angle_degrees, double length, double b_length) {
 VarianceEstimate dot_product_variance(arma::uword d_k, arma::uword samples, std::uint64_t seed) {
   if (d_k == 0) throw std::invalid_argument("dot_product_variance: d_k must be at least 1");
   if (samples < 2) throw std::invalid_argument("dot_product_variance: need at least 2 samples");
-  std::mt19937_64 rng(seed);
-  std::normal_distribution<double> unit(0.0, 1.0);  // mean 0, variance 1, independent draws
+  attn::Random rng(seed);  // N(0, 1) components: mean 0, variance 1, independent draws
   arma::vec dots(samples);
   for (arma::uword s = 0; s < samples; ++s) {
     double sum = 0.0;
-    for (arma::uword r = 0; r < d_k; ++r) sum += unit(rng) * unit(rng);  // q_r k_r
+    for (arma::uword r = 0; r < d_k; ++r) sum += rng.normal() * rng.normal();  // q_r k_r
     dots(s) = sum;
   }
   VarianceEstimate e{.d_k = d_k, .samples = samples};

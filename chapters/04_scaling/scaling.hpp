@@ -63,10 +63,9 @@ struct VarianceEstimate {
 };
 
 /// Draws `samples` pairs q, k (each d_k x 1, independent N(0, 1) components) from a
-/// std::mt19937_64 seeded with `seed`, and measures the variance of q .\ k and of q .\ k / sqrt(d_k).
-/// Throws std::invalid_argument if d_k is 0 or samples < 2.
-/// Source: the article, "Why divide by the square root of the dimension?"; Vaswani et al. 2017,
-/// §3.2.1, footnote 4.
+/// one attn::Random stream seeded with `seed` (the same numbers with every standard library), and measures the variance
+/// of q .\ k and of q .\ k / sqrt(d_k). Throws std::invalid_argument if d_k is 0 or samples < 2. Source: the article,
+/// "Why divide by the square root of the dimension?"; Vaswani et al. 2017, §3.2.1, footnote 4.
 VarianceEstimate dot_product_variance(arma::uword d_k, arma::uword samples, std::uint64_t seed);
 
 /// Claim scale_04 on one estimate: the measured Var(q .\ k) lies within 3 standard errors of d_k,
