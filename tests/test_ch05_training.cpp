@@ -1,5 +1,5 @@
 /// \file test_ch05_training.cpp
-/// \brief Chapter 05: claims train_01..train_05, bias_01, feat_01 of ../shared/claims.md, the
+/// \brief Chapter 05: claims train_01..train_05, bias_01, bias_02, feat_01 of ../shared/claims.md, the
 /// hand-written backward pass against central differences, parameter files, and the program.
 #include <boost/test/unit_test.hpp>
 
@@ -50,6 +50,24 @@ bool is_17_digit_scientific(const std::string& line) {
   for (std::size_t i = 20; i < line.size(); ++i)
     if (!digit(i)) return false;
   return true;
+}
+
+/// bank's weight on the context word for the six biased sentences, trained from `seed` here by
+/// hand (initial_model, train, one forward pass each), and whether each prediction is right.
+std::pair<arma::vec, int> biased_weights(std::uint64_t seed) {
+  ch05::TrainSettings s;
+  s.seed = seed;
+  const std::vector<ch05::Example> data = ch05::biased_examples();
+  attn::OneHeadModel m = ch05::initial_model(ch05::biased_vocabulary().size(), s);
+  ch05::train(m, data, s.passes, s.lr);
+  arma::vec w(data.size());
+  int right = 0;
+  for (std::size_t i = 0; i < data.size(); ++i) {
+    const attn::OneHeadPass p = attn::one_head_forward(m, data[i].ids, data[i].label);
+    w(i) = p.A(2, 1);  // row: bank (position 2); column: the context word (position 1)
+    right += p.logits.index_max() == data[i].label;
+  }
+  return {w, right};
 }
 
 }  // namespace
@@ -139,6 +157,33 @@ BOOST_AUTO_TEST_CASE(claim_bias_01_fits_six_of_six_arbitrary_assignments) {
     BOOST_TEST(rows[i].prediction == labels[i], contexts[i]);
     BOOST_TEST((rows[i].attention >= 0.0 && rows[i].attention <= 1.0));
   }
+}
+
+BOOST_AUTO_TEST_CASE(claim_bias_02_the_two_classes_get_different_patterns_for_some_seeds) {
+  const std::vector<ch05::BiasedRun> runs = ch05::survey_biased_seeds(ch05::TrainSettings{}, 0, 20);
+  BOOST_REQUIRE(runs.size() == 20u);
+  const attn::ClaimCheck claim = ch05::claim_bias_02(runs);
+  BOOST_TEST(claim.id == "bias_02");
+  BOOST_TEST(claim.holds);
+  // Seed 10, trained independently: water contexts (river, vault, lawyer) near 0, finance near 1.
+  const auto [contrast, right10] = biased_weights(10);
+  BOOST_TEST(right10 == 6);
+  for (arma::uword i : {0u, 2u, 4u}) BOOST_TEST(contrast(i) < 0.1, "seed 10, water context " << i);
+  for (arma::uword i : {1u, 3u, 5u}) BOOST_TEST(contrast(i) > 0.9, "seed 10, finance context " << i);
+  BOOST_TEST(runs[10].pattern.contrast());
+  // Seed 0 fits the same data with bank near 1 on every context: another solution.
+  const auto [uniform, right0] = biased_weights(0);
+  BOOST_TEST(right0 == 6);
+  BOOST_TEST(uniform.min() > 0.9);
+  BOOST_TEST(!runs[0].pattern.contrast());
+  BOOST_TEST(
+      arma::approx_equal(uniform,
+                         arma::vec{runs[0].rows[0].attention, runs[0].rows[1].attention, runs[0].rows[2].attention,
+                                   runs[0].rows[3].attention, runs[0].rows[4].attention, runs[0].rows[5].attention},
+                         "absdiff", 1e-12));
+  const attn::test::Run r = attn::test::run(std::string(CHAPTER_EXE) + " --no-plots");
+  BOOST_TEST(r.out.find(claim.evidence + "   [bias_02]") != std::string::npos);
+  BOOST_TEST(r.out.find("Seed 10, the article's contrast (water near 0, finance near 1):") != std::string::npos);
 }
 
 BOOST_AUTO_TEST_CASE(claim_feat_01_recovers_features_and_interventions_behave) {

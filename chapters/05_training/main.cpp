@@ -38,6 +38,7 @@ std::string format_loss(double x) {
 }
 
 constexpr double kArticleMsPerStep = 0.38;  // the article's PyTorch script: 1,200 steps in 0.46 s
+constexpr std::uint64_t kSurveySeeds = 20;  // the biased-dataset survey trains seeds 0-19
 
 /// Section 1: the model and its parameter count.
 void describe_model(const attn::OneHeadModel& m, const std::string& origin) {
@@ -142,12 +143,8 @@ ch05::FeatureRecovery feature_recovery() {
   return r;
 }
 
-/// Section 6: the biased dataset.
-std::vector<ch05::BiasedRow> biased_dataset(const ch05::TrainSettings& settings) {
-  attn::print_heading(std::cout, "6. Companion: attention learns the data, not the world");
-  std::cout << "  Six sentences \"the CONTEXT bank\" with arbitrary labels (lawyer and attorney get opposite ones);\n"
-               "  the same model and settings as section 2, vocabulary the, bank and the six contexts.\n";
-  const std::vector<ch05::BiasedRow> rows = ch05::train_biased(settings);
+/// The biased-dataset table of one run; returns how many of the six assignments it fits.
+int print_biased_table(const std::vector<ch05::BiasedRow>& rows) {
   attn::Table t({"context", "assigned label", "prediction", "bank's attention to context"});
   int fitted = 0;
   for (const auto& r : rows) {
@@ -155,6 +152,16 @@ std::vector<ch05::BiasedRow> biased_dataset(const ch05::TrainSettings& settings)
     t.add({r.context, ch05::class_names()[r.label], ch05::class_names()[r.prediction], format_number(r.attention, 2)});
   }
   t.print(std::cout);
+  return fitted;
+}
+
+/// Section 6: the biased dataset.
+std::vector<ch05::BiasedRow> biased_dataset(const ch05::TrainSettings& settings) {
+  attn::print_heading(std::cout, "6. Companion: attention learns the data, not the world");
+  std::cout << "  Six sentences \"the CONTEXT bank\" with arbitrary labels (lawyer and attorney get opposite ones);\n"
+               "  the same model and settings as section 2, vocabulary the, bank and the six contexts.\n";
+  const std::vector<ch05::BiasedRow> rows = ch05::train_biased(settings);
+  const int fitted = print_biased_table(rows);
   std::cout << "  " << fitted << " of 6 assignments fitted   [bias_01]\n"
             << "  What it shows: this supervised toy fits arbitrary label assignments, including opposite labels\n"
                "  for near-synonyms. What it does not show: that a language model reproduces every bias in its\n"
@@ -162,6 +169,46 @@ std::vector<ch05::BiasedRow> biased_dataset(const ch05::TrainSettings& settings)
                "  PyTorch run had 0.00 / 1.00 alternating); small weights, the values and the classifier all\n"
                "  take part, so a rounded weight is not an explanation of a prediction.\n";
   return rows;
+}
+
+/// Section 6, continued: the same data from seeds 0-19, how often each attention pattern appears,
+/// and the article's contrast for the first seed that shows it.
+std::vector<ch05::BiasedRun> biased_survey(const ch05::TrainSettings& settings) {
+  const std::vector<ch05::BiasedRun> runs = ch05::survey_biased_seeds(settings, 0, kSurveySeeds);
+  std::cout
+      << "  Which solution appears depends on the initialisation. The same data and settings, seeds 0-"
+      << kSurveySeeds - 1
+      << ";\n  the pattern is bank's weight on the context word over each class's three sentences (near: within\n  "
+      << format_number(ch05::kNearZero, 1) << " of 0 or 1; mixed: the three are not all near the same end):\n";
+  attn::Table t({"pattern", "seeds", "which (all six fitted unless marked *)"});
+  std::vector<bool> listed(runs.size(), false);
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    if (listed[i]) continue;
+    int count = 0;
+    std::string which;
+    for (std::size_t j = i; j < runs.size(); ++j) {
+      if (!(runs[j].pattern == runs[i].pattern)) continue;
+      listed[j] = true;
+      ++count;
+      if (!which.empty()) which.push_back(' ');
+      which.append(std::to_string(runs[j].seed));
+      if (runs[j].fitted != 6) which.push_back('*');
+    }
+    t.add({ch05::describe(runs[i].pattern), std::to_string(count), which});
+  }
+  t.print(std::cout);
+  attn::print_claim(std::cout, ch05::claim_bias_02(runs));
+  for (const ch05::BiasedRun& r : runs) {
+    if (r.fitted != 6 || !r.pattern.contrast()) continue;
+    std::cout << "  Seed " << r.seed << ", the article's contrast (" << ch05::describe(r.pattern) << "):\n";
+    print_biased_table(r.rows);
+    break;
+  }
+  std::cout << "  Both classes are fitted either way: one run sends bank to the context word for every sentence\n"
+               "  and lets the values and the classifier separate them, another attends to the context for one\n"
+               "  class and away from it for the other. The data do not choose between them; the starting point\n"
+               "  decides which one the optimizer finds.\n";
+  return runs;
 }
 
 /// The training figures: the loss, bank's weights during training, bank's weights after it.
@@ -203,9 +250,29 @@ void draw_training(attn::Plotter& plots, const std::vector<ch05::Prediction>& pr
                  .nan_label = "absent"});
 }
 
+/// The biased-dataset survey: bank's weight on each context word (rows), one column per seed.
+void draw_survey(attn::Plotter& plots, const std::vector<ch05::BiasedRun>& survey) {
+  std::vector<std::string> contexts, seeds;
+  for (const ch05::BiasedRow& r : survey.front().rows) contexts.push_back(r.context + (r.label == 0 ? " (w)" : " (f)"));
+  arma::mat weights(contexts.size(), survey.size());
+  for (std::size_t j = 0; j < survey.size(); ++j) {
+    seeds.push_back(std::to_string(survey[j].seed));
+    for (std::size_t i = 0; i < contexts.size(); ++i) weights(i, j) = survey[j].rows[i].attention;
+  }
+  plots.heatmap({.name = "ch05_biased_seeds",
+                 .title = "Biased dataset: bank's weight on the context word after training, per seed",
+                 .xlabel = "seed of the initial parameters",
+                 .ylabel = "context word (w water, f finance)",
+                 .col_labels = seeds,
+                 .row_labels = contexts,
+                 .values = weights,
+                 .cbrange = std::make_pair(0.0, 1.0),
+                 .cell_labels = false});
+}
+
 /// The companions' figures: feature recovery (if run) and the biased dataset (if run).
 void draw_companions(attn::Plotter& plots, const ch05::FeatureRecovery* features,
-                     const std::vector<ch05::BiasedRow>& biased) {
+                     const std::vector<ch05::BiasedRow>& biased, const std::vector<ch05::BiasedRun>& survey) {
   if (features != nullptr) {
     const arma::mat norms = ch05::feature_row_norms(*features);
     plots.bars({.name = "ch05_feature_recovery",
@@ -236,6 +303,7 @@ void draw_companions(attn::Plotter& plots, const ch05::FeatureRecovery* features
                 .values = weights,
                 .yrange = std::make_pair(0.0, 1.1)});
   }
+  if (!survey.empty()) draw_survey(plots, survey);
 }
 
 /// Checks before training that `save_dir` (created if needed) and the folder of `loss_log` accept
@@ -442,16 +510,18 @@ void run_training(const Flags& flags) {
 
   std::optional<ch05::FeatureRecovery> features;
   std::vector<ch05::BiasedRow> biased;
+  std::vector<ch05::BiasedRun> survey;
   if (flags.companions) {
     features = feature_recovery();
     ch05::TrainSettings article;  // the companion keeps the article's settings, with --seed
     article.seed = flags.seed;
     biased = biased_dataset(article);
+    survey = biased_survey(article);
   }
 
   std::cout << '\n';
   draw_training(plots, predictions, log);
-  draw_companions(plots, features ? &*features : nullptr, biased);
+  draw_companions(plots, features ? &*features : nullptr, biased, survey);
   plots.report(std::cout);
 }
 

@@ -316,4 +316,58 @@ std::vector<BiasedRow> train_biased(const TrainSettings& settings) {
   return rows;
 }
 
+bool BiasPattern::contrast() const {
+  return (water == ClassAttention::near_0 && finance == ClassAttention::near_1) ||
+         (water == ClassAttention::near_1 && finance == ClassAttention::near_0);
+}
+
+BiasPattern bias_pattern(const std::vector<BiasedRow>& rows) {
+  const auto sort = [&](arma::uword label) {
+    bool low = true, high = true;
+    for (const BiasedRow& r : rows) {
+      if (r.label != label) continue;
+      low = low && r.attention < kNearZero;
+      high = high && r.attention > 1.0 - kNearZero;
+    }
+    return low ? ClassAttention::near_0 : high ? ClassAttention::near_1 : ClassAttention::mixed;
+  };
+  return {.water = sort(0), .finance = sort(1)};
+}
+
+std::string describe(const BiasPattern& pattern) {
+  const auto word = [](ClassAttention a) {
+    return a == ClassAttention::near_0 ? "near 0" : a == ClassAttention::near_1 ? "near 1" : "mixed";
+  };
+  return std::string("water ") + word(pattern.water) + ", finance " + word(pattern.finance);
+}
+
+std::vector<BiasedRun> survey_biased_seeds(const TrainSettings& settings, std::uint64_t first, std::uint64_t count) {
+  if (count == 0) throw std::invalid_argument("survey_biased_seeds: no seeds to train");
+  std::vector<BiasedRun> runs;
+  for (std::uint64_t seed = first; seed < first + count; ++seed) {
+    TrainSettings s = settings;
+    s.seed = seed;
+    std::vector<BiasedRow> rows = train_biased(s);
+    int fitted = 0;
+    for (const BiasedRow& r : rows) fitted += r.prediction == r.label;
+    const BiasPattern pattern = bias_pattern(rows);
+    BiasedRun run{.seed = seed, .rows = std::move(rows), .fitted = fitted, .pattern = pattern};
+    runs.push_back(std::move(run));
+  }
+  return runs;
+}
+
+attn::ClaimCheck claim_bias_02(const std::vector<BiasedRun>& runs) {
+  int contrast = 0;
+  bool several = false;
+  for (const BiasedRun& r : runs) {
+    contrast += r.fitted == 6 && r.pattern.contrast();
+    several = several || !(r.pattern == runs.front().pattern);
+  }
+  return {.id = "bias_02",
+          .holds = contrast > 0 && several,
+          .evidence = "  " + std::to_string(contrast) + " of " + std::to_string(runs.size()) +
+                      " seeds fit all six with one class near 0 and the other near 1"};
+}
+
 }  // namespace ch05

@@ -16,6 +16,7 @@
 
 #include "common/backprop.hpp"
 #include "common/optim.hpp"
+#include "common/print.hpp"
 
 namespace ch05 {
 
@@ -201,5 +202,48 @@ struct BiasedRow {
 /// per example. Throws std::invalid_argument like initial_model and train (d = 0, passes < 1, lr <= 0).
 /// Source: the article, "Attention learns the data, not the world".
 std::vector<BiasedRow> train_biased(const TrainSettings& settings);
+
+/// How bank's weight on the context word behaves over the three sentences of one class after
+/// training: all near 0 (below kNearZero), all near 1 (above 1 - kNearZero), or neither.
+enum class ClassAttention { near_0, near_1, mixed };
+
+/// "Near" 0 or 1 for the biased-dataset survey: within 0.1 of it.
+inline constexpr double kNearZero = 0.1;
+
+/// The pattern of one trained run: how the water contexts and the finance contexts are attended.
+struct BiasPattern {
+  ClassAttention water = ClassAttention::mixed;    ///< river, vault, lawyer
+  ClassAttention finance = ClassAttention::mixed;  ///< money, salmon, attorney
+  /// True if one class is attended near 0 and the other near 1: the article's contrast.
+  bool contrast() const;
+  /// True if both patterns are the same. Throws nothing.
+  bool operator==(const BiasPattern&) const = default;
+};
+
+/// The pattern of a table from train_biased: each class's context weights sorted into near 0,
+/// near 1 or mixed. Throws nothing. Source: the article, "Attention learns the data, not the world".
+BiasPattern bias_pattern(const std::vector<BiasedRow>& rows);
+
+/// A pattern in words, e.g. "water near 0, finance near 1". Throws nothing.
+std::string describe(const BiasPattern& pattern);
+
+/// One seed of the survey: its table, how many of the six it fits, its pattern.
+struct BiasedRun {
+  std::uint64_t seed = 0;       ///< seed of the initial parameters
+  std::vector<BiasedRow> rows;  ///< the table train_biased returns
+  int fitted = 0;               ///< rows whose prediction is the assigned label (of 6)
+  BiasPattern pattern;          ///< bias_pattern(rows)
+};
+
+/// The biased dataset trained from `count` consecutive seeds starting at `first` (settings.seed
+/// is ignored), in seed order. Throws std::invalid_argument if count is 0 (and like train_biased).
+/// Source: the article, "Attention learns the data, not the world" (its table is one seed's run).
+std::vector<BiasedRun> survey_biased_seeds(const TrainSettings& settings, std::uint64_t first, std::uint64_t count);
+
+/// Claim bias_02 on a survey: it holds if at least one run that fits all six assignments shows the
+/// contrast (one class near 0, the other near 1) and the runs show more than one pattern (the
+/// solution depends on the initialisation). Evidence: how many runs show the contrast. Throws
+/// nothing. Source: the article, "Attention learns the data, not the world".
+attn::ClaimCheck claim_bias_02(const std::vector<BiasedRun>& runs);
 
 }  // namespace ch05
