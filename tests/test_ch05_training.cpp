@@ -11,6 +11,7 @@
 #include "common/backprop.hpp"
 #include "common/gradcheck.hpp"
 #include "common/plot.hpp"
+#include "common/toy.hpp"
 #include "features.hpp"
 #include "support.hpp"
 #include "training.hpp"
@@ -123,7 +124,7 @@ BOOST_AUTO_TEST_CASE(claim_train_04_absent_word_gets_exactly_zero_gradient) {
   attn::OneHeadModel updated = m;
   attn::Sgd(0.3).step(attn::parameter_groups(updated, g));
   BOOST_TEST(arma::all(updated.E.row(2) == m.E.row(2)));
-  const attn::test::Run r = attn::test::run(std::string(CHAPTER_EXE) + " --walkthrough");
+  const attn::test::Run r = attn::test::run(std::string(CHAPTER_EXE) + " --walkthrough --no-plots");
   BOOST_TEST(r.code == 0);
   BOOST_TEST(r.out.find("'money' is absent from the sentence: its row of dE is exactly zero   [train_04]") !=
              std::string::npos);
@@ -442,22 +443,93 @@ BOOST_AUTO_TEST_CASE(save_init_and_loss_log_flags) {
 
 BOOST_AUTO_TEST_CASE(walkthrough_updates_and_bench) {
   const std::string exe = CHAPTER_EXE;
-  const attn::test::Run r = attn::test::run(exe + " --walkthrough --updates 20 --pause");  // stdin is not a terminal
+  // stdin is /dev/null, neither a terminal nor a pipe: --pause does not wait
+  const attn::test::Run r = attn::test::run(exe + " --walkthrough --updates 20 --pause --no-plots");
   BOOST_TEST(r.code == 0);
-  for (const char* stage : {"Stage 1 of 8. Sentence", "Stage 8 of 8. Update", "update 21:", "After 21 updates"}) {
+  for (const char* stage : {"Stage 1 of 8. Sentence", "Stage 8 of 8. Update", "update 21:", "After 21 updates",
+                            "Parameters after 21 updates"}) {
     BOOST_TEST(r.out.find(stage) != std::string::npos, stage);
   }
+  BOOST_TEST(r.out.find("[Enter: next stage]") == std::string::npos);
   // Rerunning with the same seed is the widget's reset: identical output.
-  BOOST_TEST(attn::test::run(exe + " --walkthrough --updates 20").out == r.out);
+  BOOST_TEST(attn::test::run(exe + " --walkthrough --updates 20 --no-plots").out == r.out);
   const attn::test::Run b = attn::test::run(exe + " --bench --passes 10");
   BOOST_TEST(b.code == 0);
   BOOST_TEST(b.out.find("us per step") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(walkthrough_pause_reads_enter_presses_from_a_pipe) {
+  // Seven stage boundaries: seven prompts for seven Enter presses, and no hang when the pipe runs dry.
+  const std::string exe = CHAPTER_EXE;
+  const attn::test::Run r =
+      attn::test::run("{ printf '\\n\\n\\n\\n\\n\\n\\n' | " + exe + " --walkthrough --pause --no-plots; }");
+  BOOST_TEST(r.code == 0, r.err);
+  std::size_t prompts = 0;
+  for (std::size_t at = r.out.find("[Enter: next stage]"); at != std::string::npos;
+       at = r.out.find("[Enter: next stage]", at + 1)) {
+    ++prompts;
+  }
+  BOOST_TEST(prompts == 7u);
+  const attn::test::Run dry = attn::test::run("{ printf '\\n' | " + exe + " --walkthrough --pause --no-plots; }");
+  BOOST_TEST(dry.code == 0);
+  BOOST_TEST(dry.out.find("Stage 8 of 8") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(walkthrough_follows_any_update_with_the_updated_parameters) {
+  // --follow 1,2: update 2 ("Next sentence") starts from update 1's parameters, on the other sentence.
+  ch05::WalkSettings s;
+  s.updates = 1;
+  s.follow = {1, 2};
+  const ch05::Walk w = ch05::run_walk(s);
+  BOOST_REQUIRE(w.followed.size() == 2u);
+  BOOST_TEST(w.quick.empty());
+  BOOST_TEST(attn::join_words(w.followed[1].example.words) == "the money bank");
+  for (const auto& group : attn::kOneHeadGroups) {
+    BOOST_TEST(arma::approx_equal(w.followed[1].before.*group.value, w.followed[0].after.*group.value, "absdiff", 0.0));
+  }
+  // Independently: two SGD steps by hand reach the same final parameters.
+  attn::OneHeadModel m = ch05::walkthrough_model(0);
+  const attn::Sgd sgd(0.3);
+  for (const ch05::Example& e : ch05::walkthrough_examples()) {
+    const attn::OneHeadGrads g = attn::one_head_backward(m, attn::one_head_forward(m, e.ids, e.label));
+    sgd.step(attn::parameter_groups(m, g));
+  }
+  for (const auto& group : attn::kOneHeadGroups) {
+    BOOST_TEST(arma::approx_equal(w.final.*group.value, m.*group.value, "absdiff", 1e-15), group.name);
+  }
+  // --sentence 'the money bank' starts there; --follow 21 after 20 quick updates ("Train 20 steps").
+  s = ch05::WalkSettings{};
+  s.first = 1;
+  s.updates = 20;
+  s.follow = {21};
+  const ch05::Walk t = ch05::run_walk(s);
+  BOOST_TEST(t.quick.size() == 20u);
+  BOOST_TEST(attn::join_words(ch05::walkthrough_examples()[t.quick[0].sentence].words) == "the money bank");
+  BOOST_TEST(t.followed.at(0).number == 21);
+  BOOST_CHECK_THROW(ch05::run_walk({.updates = 1, .follow = {3}}), std::invalid_argument);
+  BOOST_CHECK_THROW(ch05::run_walk({.updates = 2, .follow = {2, 1}}), std::invalid_argument);
+}
+
+BOOST_AUTO_TEST_CASE(walkthrough_saves_and_draws_its_parameters) {
+  const auto dir = scratch("walk");
+  const std::string exe = CHAPTER_EXE;
+  const attn::test::Run r = attn::test::run(
+      exe + " --walkthrough --updates 20 --follow 21 --sentence 'the money bank'" + " --save " +
+      attn::test::quote((dir / "p").string()) + " --plots " + attn::test::quote((dir / "plots").string()));
+  BOOST_TEST(r.code == 0, r.err);
+  BOOST_TEST(r.out.find("Update 21: \"the money bank\", with the parameters after 20 updates") != std::string::npos);
+  const attn::OneHeadModel saved = ch05::load_model(dir / "p", 4, 2);
+  BOOST_TEST(saved.E.n_cols == 2u);
+  for (const char* png : {"ch05_walkthrough_update_21.png", "ch05_walkthrough_trained.png"}) {
+    BOOST_TEST(std::filesystem::file_size(dir / "plots" / png) > 1000u, png);
+  }
 }
 
 BOOST_AUTO_TEST_CASE(help_exits_zero) {
   const attn::test::Run r = attn::test::run(std::string(CHAPTER_EXE) + " --help");
   BOOST_TEST(r.code == 0);
   BOOST_TEST(r.out.find("--walkthrough") != std::string::npos);
+  BOOST_TEST(r.out.find("Reset") != std::string::npos);
 }
 
 BOOST_AUTO_TEST_CASE(bad_input_is_one_line_and_exit_2) {
@@ -479,6 +551,12 @@ BOOST_AUTO_TEST_CASE(bad_input_is_one_line_and_exit_2) {
                                  "--walkthrough --updates -1",
                                  "--walkthrough --init /tmp",
                                  "--walkthrough --bench",
+                                 "--walkthrough --follow 0",
+                                 "--walkthrough --follow 2",
+                                 "--walkthrough --updates 3 --follow 2,1",
+                                 "--walkthrough --sentence 'river bank'",
+                                 "--sentence 'the money bank'",
+                                 "--follow 1",
                                  "--bench --save /tmp/x",
                                  "--init /nonexistent/dir",
                                  "--plots /dev/null/x",

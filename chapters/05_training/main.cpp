@@ -6,9 +6,11 @@
 /// Follows the article's "Make it learn", "Follow one sentence through training", "Heads and blocks
 /// train together", "Can two small matrices recover identifiable features?" and "Attention learns
 /// the data, not the world". Run `ch05_training --help` for the flags.
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <armadillo>
+#include <charconv>
 #include <cmath>
 #include <fstream>
 #include <iomanip>
@@ -22,6 +24,7 @@
 #include "common/backprop.hpp"
 #include "common/cli.hpp"
 #include "common/faults.hpp"
+#include "common/panels.hpp"
 #include "features.hpp"
 #include "training.hpp"
 
@@ -349,7 +352,11 @@ const attn::cli::ProgramInfo kProgram{
     "  \"Can two small matrices recover identifiable features?\", \"Attention learns the data, not the world\"",
     "  ch05_training\n  ch05_training --seed 3 --passes 100 --loss-log loss.txt --save trained\n"
     "  ch05_training --init trained --passes 1\n  ch05_training --walkthrough --updates 20\n"
-    "  ch05_training --walkthrough --pause\n  ch05_training --bench"};
+    "  ch05_training --walkthrough --sentence 'the money bank' --follow 1,2\n"
+    "  ch05_training --walkthrough --updates 20 --follow 21 --save walked   # Train 20 steps, then inspect\n"
+    "  printf '\\n\\n\\n\\n\\n\\n\\n' | ch05_training --walkthrough --pause\n"
+    "  ch05_training --walkthrough --seed 0   # the widget's Reset: the same seed starts over\n"
+    "  ch05_training --bench"};
 
 /// What the program does: train (the article's sections), step through one update, or time steps.
 enum class Mode { train, walkthrough, bench };
@@ -360,6 +367,8 @@ struct Flags {
   std::uint64_t seed = 0;               ///< --seed
   int passes = 300;                     ///< --passes
   int updates = 0;                      ///< --updates (walkthrough)
+  std::size_t sentence = 0;             ///< --sentence (walkthrough): index into walkthrough_examples()
+  std::vector<int> follow{1};           ///< --follow (walkthrough): updates shown stage by stage
   std::optional<double> lr;             ///< --lr (the mode's default otherwise)
   bool pause = false;                   ///< --pause (walkthrough)
   bool companions = true;               ///< not --no-companions
@@ -384,11 +393,16 @@ po::options_description options() {
       ("loss-log", po::value<std::string>()->value_name("FILE"),
        "write each pass's mean loss to FILE, one line per pass, 17 significant digits")
       ("no-companions", "skip the feature-recovery and biased-dataset companions")
-      ("walkthrough", "the step-through widget: one update of the 2-d model in eight stages, every number")
+      ("walkthrough", "the step-through widget: one update of the 2-d model in eight stages, every number; "
+       "rerunning with the same --seed is its Reset")
+      ("sentence", po::value<std::string>()->value_name("TEXT")->default_value("the river bank"),
+       "with --walkthrough: the first update's sentence, 'the river bank' or 'the money bank'")
       ("updates", po::value<int>()->value_name("N")->default_value(0),
-       "with --walkthrough: continue for N more updates (0..100000)")
-      ("pause", "with --walkthrough on a terminal: wait for Enter between stages")
-      ("bench", "time the optimizer steps of the article's training and compare with its PyTorch script");
+       "with --walkthrough: continue for N more updates, alternating the sentences (0..100000)")
+      ("follow", po::value<std::string>()->value_name("LIST")->default_value("1"),
+       "with --walkthrough: the updates shown stage by stage, ascending, e.g. 1,2 or 21 (each in 1..N+1)")
+      ("pause", "with --walkthrough: wait for Enter between stages (stdin a terminal or a pipe)")
+      ("bench", "time the optimizer steps of the article's training (this machine's measurement only)");
   // clang-format on
   return options;
 }
@@ -399,18 +413,54 @@ void check_mode(const po::variables_map& vm, Mode mode) {
   const bool walk = mode == Mode::walkthrough, bench = mode == Mode::bench;
   const std::string name = walk ? "walkthrough" : "bench";
   for (const char* flag : {"init", "save", "loss-log", "no-companions"}) {
-    if ((walk || bench) && vm.count(flag)) {
+    if ((walk || bench) && vm.count(flag) && !(walk && std::string(flag) == "save")) {
       throw UsageError(std::string("--") + flag + " applies to training, not to --" + name);
     }
   }
   if (walk && !vm["passes"].defaulted()) {
     throw UsageError("--passes applies to training and --bench; the walkthrough counts --updates");
   }
-  if ((walk || bench) && vm.count("plots"))
-    throw UsageError("--" + name + " draws no plots, so --plots has nothing to write");
-  if (!walk && (vm.count("pause") || !vm["updates"].defaulted())) {
-    throw UsageError("--updates and --pause need --walkthrough");
+  if (bench && vm.count("plots")) throw UsageError("--bench draws no plots, so --plots has nothing to write");
+  if (!walk) {
+    for (const char* flag : {"updates", "pause", "sentence", "follow"}) {
+      if (vm.count(flag) && !vm[flag].defaulted()) {
+        throw UsageError("--updates, --sentence, --follow and --pause need --walkthrough");
+      }
+    }
   }
+}
+
+/// --follow's list: update numbers 1 .. total, ascending, separated by commas ("1,2", "21").
+/// Throws attn::cli::UsageError naming the entry that is not such a number.
+std::vector<int> follow_list(const std::string& text, int total) {
+  std::vector<int> out;
+  std::size_t at = 0;
+  while (at <= text.size()) {
+    const std::size_t comma = std::min(text.find(',', at), text.size());
+    const std::string item = text.substr(at, comma - at);
+    int k = 0;
+    const auto [end, ec] = std::from_chars(item.data(), item.data() + item.size(), k);
+    if (item.empty() || ec != std::errc() || end != item.data() + item.size() || k < 1 || k > total ||
+        (!out.empty() && k <= out.back())) {
+      throw attn::cli::UsageError("--follow " + attn::quoted(text) + ": " + attn::quoted(item) +
+                                  " is not an update number in 1.." + std::to_string(total) +
+                                  " after the previous one (ascending, comma-separated; --updates N gives N + 1 "
+                                  "updates)");
+    }
+    out.push_back(k);
+    at = comma + 1;
+  }
+  return out;
+}
+
+/// The walkthrough's own flags: its sentence and the updates it follows stage by stage.
+void read_walk_flags(const po::variables_map& vm, Flags& f) {
+  const std::vector<ch05::Example> data = ch05::walkthrough_examples();
+  std::vector<std::string> sentences;
+  for (const ch05::Example& e : data) sentences.push_back(attn::join_words(e.words));
+  const std::string chosen = attn::cli::choice(vm, "sentence", sentences);
+  f.sentence = chosen == sentences[0] ? 0 : 1;
+  f.follow = follow_list(vm["follow"].as<std::string>(), f.updates + 1);
 }
 
 /// The flags, or nothing after --help.
@@ -431,25 +481,85 @@ std::optional<Flags> read_flags(int argc, char** argv) {
   if (walk && bench) throw attn::cli::UsageError("--walkthrough and --bench are separate modes");
   f.mode = walk ? Mode::walkthrough : bench ? Mode::bench : Mode::train;
   check_mode(vm, f.mode);
+  if (walk) read_walk_flags(vm, f);
   f.pause = vm.count("pause") > 0;
   f.companions = vm.count("no-companions") == 0;
   if (const auto p = attn::cli::path(vm, "init")) f.init_dir = p->string();
   if (const auto p = attn::cli::path(vm, "save")) f.save_dir = p->string();
   if (const auto p = attn::cli::path(vm, "loss-log")) f.loss_log = p->string();
-  if (f.mode == Mode::train) f.plots = attn::cli::plot_settings(vm);  // the other modes draw nothing
+  if (f.mode != Mode::bench) f.plots = attn::cli::plot_settings(vm);  // --bench draws nothing
   return f;
 }
 
-/// --walkthrough: one update in eight stages, waiting for Enter between them with --pause on a terminal.
+/// True if standard input can deliver Enter presses: a terminal or a pipe (not /dev/null or a file).
+bool stdin_can_pause() {
+  struct stat st {};
+  return ::isatty(STDIN_FILENO) || (::fstat(STDIN_FILENO, &st) == 0 && S_ISFIFO(st.st_mode));
+}
+
+/// The walkthrough's figures: for each followed update, every parameter group before the step, its
+/// gradient and the group after; after more than one update, the parameters at the start and end.
+void draw_walk(attn::Plotter& plots, const ch05::Walk& walk) {
+  std::vector<std::string> rows;
+  ch05::stack_groups(walk.initial, &rows);
+  const std::vector<std::string> cols{"1", "2"};
+  const auto panel = [&](const std::string& title, const arma::mat& values, double range, bool first = false) {
+    return attn::Heatmap{.title = title,
+                         .xlabel = "column: c1, c2 (Wc, bc: water, finance)",
+                         .ylabel = first ? "parameter group, row" : "",
+                         .col_labels = cols,
+                         .row_labels = rows,
+                         .values = values,
+                         .cbrange = std::make_pair(-range, range)};
+  };
+  for (const ch05::WalkUpdate& u : walk.followed) {
+    const arma::mat before = ch05::stack_groups(u.before), grad = ch05::stack_groups(u.grads),
+                    after = ch05::stack_groups(u.after);
+    const double range = std::max(arma::abs(before).max(), arma::abs(after).max());
+    const double grange = std::max(arma::abs(grad).max(), 1e-12);
+    attn::heatmap_panels(plots, "ch05_walkthrough_update_" + std::to_string(u.number),
+                         "Update " + std::to_string(u.number) + ", \"" + attn::join_words(u.example.words) +
+                             "\": the parameters, their gradient, the parameters after the SGD step",
+                         {panel("before the step", before, range, true), panel("gradient", grad, grange),
+                          panel("after the step", after, range)});
+  }
+  if (walk.total() == 1) return;
+  const arma::mat start = ch05::stack_groups(walk.initial), end = ch05::stack_groups(walk.final);
+  const double range = std::max(arma::abs(start).max(), arma::abs(end).max());
+  attn::heatmap_panels(plots, "ch05_walkthrough_trained",
+                       "Every parameter before update 1 and after update " + std::to_string(walk.total()),
+                       {panel("at the start (seed " + std::to_string(walk.settings.seed) + ")", start, range, true),
+                        panel("after " + std::to_string(walk.total()) + " updates", end, range)});
+}
+
+/// --walkthrough: the followed updates in eight stages, the others one line each, then the figures;
+/// with --pause, waits for Enter between stages when standard input is a terminal or a pipe.
 void run_walkthrough(const Flags& flags) {
-  const bool interactive = flags.pause && ::isatty(STDOUT_FILENO) && ::isatty(STDIN_FILENO);
+  if (flags.save_dir) check_outputs(flags.save_dir, std::nullopt);
+  attn::Plotter plots(flags.plots);
+  bool pausing = flags.pause && stdin_can_pause();
+  const bool echoes = ::isatty(STDIN_FILENO);
   const auto between = [&] {
-    if (!interactive) return;
+    if (!pausing) return;
     std::cout << "  [Enter: next stage] " << std::flush;
     std::string ignored;
-    std::getline(std::cin, ignored);
+    if (!std::getline(std::cin, ignored)) pausing = false;  // the pipe ran dry: no more waiting
+    if (!echoes) std::cout << '\n';                         // a terminal echoes the Enter; a pipe does not
   };
-  ch05::walkthrough(std::cout, flags.seed, flags.lr.value_or(0.3), flags.updates, between);
+  const ch05::Walk walk = ch05::run_walk({.seed = flags.seed,
+                                          .lr = flags.lr.value_or(0.3),
+                                          .first = flags.sentence,
+                                          .updates = flags.updates,
+                                          .follow = flags.follow});
+  ch05::print_walk(std::cout, walk, between);
+  if (flags.save_dir) {
+    ch05::save_model(walk.final, *flags.save_dir);
+    std::cout << "  parameters after " << walk.total() << " updates written to " << *flags.save_dir
+              << " (E, Wq, Wk, Wv, Wc, bc .txt)\n";
+  }
+  std::cout << '\n';
+  draw_walk(plots, walk);
+  plots.report(std::cout);
 }
 
 ch05::TrainSettings train_settings(const Flags& flags) {

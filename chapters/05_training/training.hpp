@@ -171,13 +171,67 @@ attn::OneHeadModel walkthrough_model(std::uint64_t seed);
 /// "the money bank" (finance). Throws nothing. Source: the article, "Follow one sentence through training".
 std::vector<Example> walkthrough_examples();
 
-/// Prints one update of the widget in eight stages with every number (sentence, lookup, Q/K/V,
-/// mixture, prediction, loss, gradients, update), applies it with SGD (learning rate `lr`), then
-/// `updates` further updates alternating the two examples, one line each. `between_stages` is called
-/// between stages (for --pause). Throws std::invalid_argument if updates < 0 (or lr is refused by
-/// attn::Sgd: not finite or <= 0). Source: the article, "Follow one sentence through training".
-void walkthrough(std::ostream& out, std::uint64_t seed, double lr, int updates,
-                 const std::function<void()>& between_stages);
+/// What the step-through does: its model's seed, SGD's learning rate, the sentence of the first
+/// update, how many updates follow it, and which updates are shown stage by stage.
+struct WalkSettings {
+  std::uint64_t seed = 0;      ///< seed of walkthrough_model (rerunning with it is the widget's Reset)
+  double lr = 0.3;             ///< SGD's learning rate (the widget's)
+  std::size_t first = 0;       ///< index into walkthrough_examples() of update 1's sentence
+  int updates = 0;             ///< further updates after the first, alternating the two sentences
+  std::vector<int> follow{1};  ///< 1-based numbers of the updates shown in eight stages, ascending
+};
+
+/// Everything one SGD update computes on one sentence, computed once and printed stage by stage.
+struct WalkUpdate {
+  int number = 1;               ///< 1-based: the parameters going in have had number - 1 updates
+  Example example{};            ///< the sentence and its target
+  attn::OneHeadModel before{};  ///< the parameters going in
+  attn::OneHeadPass pass{};     ///< the forward pass with them
+  attn::OneHeadGrads grads{};   ///< the backward pass
+  attn::OneHeadModel after{};   ///< the parameters after one SGD step
+  attn::OneHeadPass again{};    ///< the same sentence through the updated model
+};
+
+/// An update shown on one line: its number, sentence and loss before the step.
+struct QuickUpdate {
+  int number = 1;            ///< 1-based update number
+  std::size_t sentence = 0;  ///< index into walkthrough_examples()
+  double loss = 0.0;         ///< the sentence's loss before the step (nats)
+};
+
+/// The whole step-through: the followed updates in full, the others one line each, and the end.
+struct Walk {
+  WalkSettings settings{};               ///< what was asked for
+  std::vector<WalkUpdate> followed{};    ///< the updates of settings.follow, in order
+  std::vector<QuickUpdate> quick{};      ///< every other update, in order
+  attn::OneHeadModel initial{};          ///< the parameters before update 1
+  attn::OneHeadModel final{};            ///< the parameters after the last update
+  std::vector<attn::OneHeadPass> end{};  ///< each sentence of walkthrough_examples() through `final`
+  /// Total number of updates taken (1 + settings.updates). Throws nothing.
+  int total() const { return 1 + settings.updates; }
+};
+
+/// Runs the step-through: 1 + settings.updates SGD updates of walkthrough_model(seed), update k on
+/// sentence (first + k - 1) mod 2, keeping every followed update in full. Throws
+/// std::invalid_argument if updates < 0, first > 1, a followed number is outside 1 .. total or the
+/// list is not ascending, or lr is refused by attn::Sgd (not finite or <= 0). Source: the article,
+/// "Follow one sentence through training" (Next stage, Apply update, Next sentence, Train 20 steps).
+Walk run_walk(const WalkSettings& settings);
+
+/// Prints a Walk: each followed update in the widget's eight stages with every number (sentence,
+/// lookup, Q/K/V, mixture, prediction, loss, gradients, update), the other updates one line each,
+/// and, after more than one update, where the model stands and its parameter tables.
+/// `between_stages` is called between stages (for --pause). Throws nothing beyond the stream's.
+/// Source: the article, "Follow one sentence through training".
+void print_walk(std::ostream& out, const Walk& walk, const std::function<void()>& between_stages);
+
+/// The six parameter groups of a two-coordinate model stacked into one table for a figure:
+/// 13 x 2 (E's four rows, then two rows each of Wq, Wk, Wv and Wc, then bc). Row labels in
+/// `labels` ("E the", "Wq c1", ..., "bc"). Works on a model or on its gradients. Throws nothing.
+/// Source: the article's widget, which shows every parameter group together.
+arma::mat stack_groups(const attn::OneHeadModel& model, std::vector<std::string>* labels = nullptr);
+/// The same for the gradients of a backward pass (13 x 2, same rows). Throws nothing.
+arma::mat stack_groups(const attn::OneHeadGrads& grads);
 
 // ---- companion: the biased dataset --------------------------------------------------------------
 
