@@ -128,7 +128,7 @@ double mean_loss(const attn::OneHeadModel& model, const std::vector<Example>& da
 /// Microseconds per optimizer step, measured over `repeats` full trainings from `settings`
 /// (the best of the repeats, to keep other processes' noise out). Used by `--bench`. Wall clock, so
 /// not deterministic; repeats < 1 gives infinity. Throws std::invalid_argument like Trainer for bad
-/// settings. Source: the article's timing of its PyTorch script (1,200 steps in 0.46 s).
+/// settings. Source: the article's training loop ("Make it learn"); the article reports no timing.
 double microseconds_per_step(const TrainSettings& settings, int repeats);
 
 // ---- parameters on disk -----------------------------------------------------------------------
