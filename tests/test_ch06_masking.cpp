@@ -107,6 +107,24 @@ BOOST_AUTO_TEST_CASE(claim_mask_05_tired_cat_table_and_causal_view) {
   BOOST_TEST(arma::trimatu(M, 1).max() == 0.0);
 }
 
+BOOST_AUTO_TEST_CASE(three_panels_scores_masked_softmax) {
+  // The figure's panels: scores log A (their row softmax is A), the same with -inf above the
+  // diagonal, and the softmax of the masked rows (the causal view, renormalized by hand above).
+  const ch06::TiredCatSection t = ch06::tired_cat_section();
+  BOOST_TEST(arma::abs(attn::softmax_rows(t.scores) - t.A).max() <= 1e-15);
+  for (arma::uword i = 0; i < 5; ++i) {
+    for (arma::uword j = 0; j < 5; ++j) {
+      if (j > i) {
+        BOOST_TEST(t.masked_scores(i, j) == -std::numeric_limits<double>::infinity());
+      } else {
+        BOOST_TEST(t.masked_scores(i, j) == std::log(t.A(i, j)));
+      }
+    }
+  }
+  BOOST_TEST(t.masked_scores(1, 0) == std::log(0.05), tt::tolerance(1e-12));
+  BOOST_TEST(arma::abs(attn::softmax_rows(t.masked_scores) - t.renormalized).max() <= 1e-12);
+}
+
 BOOST_AUTO_TEST_CASE(claim_mask_06_cross_attention_shapes) {
   const arma::mat Xq = random(3, 4, 5), Xkv = random(6, 5, 6);                       // n_q = 3, n_kv = 6, d_q != d_kv
   const arma::mat Wq = random(4, 2, 7), Wk = random(5, 2, 8), Wv = random(5, 7, 9);  // d_k = 2, d_v = 7
@@ -213,7 +231,7 @@ BOOST_AUTO_TEST_CASE(runs_prints_the_article_numbers_and_draws_three_plots) {
                                      "[0.26, 0.31, 0.43]   unchanged [mask_03]", "river gets exactly 0   [mask_04]",
                                      "-> [0.10, 0.90, 0.00, 0.00, 0.00]   [mask_05]", "A 2 x 5", "[mask_06]"});
   BOOST_TEST(!attn::test::has_nan_word(r.out));
-  attn::test::check_plots(dir, {"ch06_tired_cat", "ch06_mask", "ch06_bank_river"});
+  attn::test::check_plots(dir, {"ch06_tired_cat", "ch06_mask", "ch06_bank_river", "ch06_three_panels"});
 }
 
 BOOST_AUTO_TEST_CASE(toggle_flags_choose_the_view) {

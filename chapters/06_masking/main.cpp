@@ -78,7 +78,11 @@ void five_tokens(const ch06::TiredCatSection& t) {
   std::cout << "  tired: [0.05, 0.45] / 0.50 -> " << format_vector(row(renorm, 1), kPrecision) << "   [mask_05]\n"
             << "  The same table by the mask: softmax(log A + causal mask); largest difference from the\n"
             << "  renormalized rows: " << std::scientific << std::setprecision(1) << arma::abs(renorm - masked).max()
-            << std::defaultfloat << " (equal up to rounding)   [mask_05]\n";
+            << std::defaultfloat << " (equal up to rounding)   [mask_05]\n"
+            << "  The scores behind that: log A (softmax of each row gives A back), then the mask:\n";
+  attn::print_matrix(std::cout, words, t.masked_scores, kPrecision);
+  std::cout << "  (below the diagonal these are the scores log A; the figure ch06_three_panels shows scores,\n"
+               "  masked scores and their softmax side by side)\n";
 }
 
 /// Section 3: bank's row in two word orders.
@@ -192,12 +196,39 @@ void mask_key(attn::Plotter& plots, const std::vector<std::string>& words) {
                             .key = "blocked (j > i): -inf added, weight 0"}}});
 }
 
+/// The article's three panels for the five-token table: scores, the scores with the future masked
+/// (-inf, grey), and the softmax of each masked row (the causal weights, exactly 0 above the diagonal).
+void three_panels(attn::Plotter& plots, const ch06::TiredCatSection& t) {
+  const auto panel = [&](const std::string& title, const arma::mat& values,
+                         std::optional<std::pair<double, double>> range, int precision) {
+    return attn::Heatmap{.title = title,
+                         .xlabel = "key (row: the query reading)",
+                         .col_labels = t.words,
+                         .row_labels = t.words,
+                         .values = values,
+                         .precision = precision,
+                         .cbrange = range,
+                         .nan_label = "-inf",
+                         .colorbox = false,  // every cell prints its number; three bars would crowd them
+                         .xtics_rotation = -30};
+  };
+  const double lo = std::floor(t.scores.min()), hi = std::ceil(t.scores.max());
+  std::ostringstream title;  // (a stream: GCC 12 misreads a chain of string + here as an overflow)
+  title << '"' << attn::join_words(t.words) << "\": scores, masked, softmax (illustrative values)";
+  attn::heatmap_panels(
+      plots, "ch06_three_panels", title.str(),
+      {panel("scores (log A)", t.scores, std::make_pair(lo, hi), 1),
+       panel("masked: -inf above the diagonal", mark_future(t.masked_scores), std::make_pair(lo, hi), 1),
+       panel("softmax of each row", t.masked, std::make_pair(0.0, 1.0), kPrecision)});
+}
+
 void draw_plots(attn::Plotter& plots, const ch06::TiredCatSection& cat, const ch06::BothViews& yours) {
   std::ostringstream title;  // (a stream: GCC 12 misreads a chain of string + here as an overflow)
   title << '"' << attn::join_words(cat.words) << "\": illustrative weights, both views";
   side_by_side(plots, "ch06_tired_cat", title.str(), cat.words, cat.A, cat.renormalized);
 
   mask_key(plots, cat.words);
+  three_panels(plots, cat);
 
   std::ostringstream yours_title;
   yours_title << '"' << attn::join_words(yours.words) << "\": identity head, both views";

@@ -77,6 +77,8 @@ TiredCatSection tired_cat_section() {
   TiredCatSection t{.words = tired_cat_words(), .A = tired_cat_weights()};
   t.renormalized = renormalize_causal(t.A);
   t.masked = mask_log_weights(t.A);
+  t.scores = arma::log(t.A);
+  t.masked_scores = t.scores + attn::causal_mask(t.A.n_rows);
   return t;
 }
 

@@ -57,6 +57,8 @@ struct TiredCatSection {
   arma::mat A{};                     ///< 5 x 5 bidirectional weights (illustrative)
   arma::mat renormalized{};          ///< 5 x 5: renormalize_causal(A)
   arma::mat masked{};                ///< 5 x 5: mask_log_weights(A), the same rows by the mask
+  arma::mat scores{};                ///< 5 x 5: log A, scores whose row-wise softmax is A
+  arma::mat masked_scores{};         ///< 5 x 5: log A + causal mask (-inf above the diagonal)
 };
 /// Computes section 2. Throws nothing (fixed inputs). Source: the article, "Causal masking: a decoder only
 /// looks left".
