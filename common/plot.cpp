@@ -347,6 +347,12 @@ void Plotter::lines(const LineChart& chart) {
                                 std::to_string(chart.y.n_cols) + " for " + std::to_string(chart.x.n_elem) +
                                 " points x " + std::to_string(chart.series.size()) + " series");
   }
+  if ((!chart.colours.empty() && chart.colours.size() != chart.series.size()) ||
+      (!chart.dashtypes.empty() && chart.dashtypes.size() != chart.series.size())) {
+    throw std::invalid_argument("Plotter::lines(" + chart.name + "): " + std::to_string(chart.colours.size()) +
+                                " colours and " + std::to_string(chart.dashtypes.size()) + " dash types for " +
+                                std::to_string(chart.series.size()) + " series (give one per series, or none)");
+  }
   if (!enabled_) return;
   std::ostringstream data;
   data << "# " << comment_text(chart.title) << "\n# " << comment_text(chart.xlabel);
@@ -378,7 +384,10 @@ void Plotter::lines(const LineChart& chart) {
     gp << "plot ";
     for (std::size_t s = 0; s < chart.series.size(); ++s) {
       gp << (s ? ", " : "") << dat << " using 1:" << s + 2 << " with " << (chart.points ? "linespoints" : "lines")
-         << " linewidth 2 title " << gnuplot_quote(chart.series[s]);
+         << " linewidth 2";
+      if (!chart.colours.empty()) gp << " linecolor rgb " << gnuplot_quote(chart.colours[s]);
+      if (!chart.dashtypes.empty()) gp << " dashtype " << chart.dashtypes[s];
+      gp << " title " << gnuplot_quote(chart.series[s]);
     }
     return gp.str();
   });

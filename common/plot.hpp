@@ -75,6 +75,9 @@ struct LineChart {
   std::vector<std::pair<double, std::string>> x_marks{};  ///< dashed vertical lines with labels
   std::optional<std::pair<double, double>> yrange{};      ///< fixed y range, else automatic
   std::string key = "below";  ///< where the legend goes: gnuplot `set key` arguments, e.g. "top left"
+
+  std::vector<std::string> colours{};  ///< one colour per series ("#1f77b4"), e.g. a token's; empty: gnuplot's order
+  std::vector<int> dashtypes{};        ///< one gnuplot dash type per series (1 solid, 2 dashed); empty: all solid
 };
 
 /// One kind of cell in a Heatmap drawn as labelled boxes (see Heatmap::kinds).

@@ -4,9 +4,12 @@
 /// Expected values are the article's, at its printed precision (half a unit in the last digit).
 #include <boost/test/unit_test.hpp>
 
+#include <cmath>
 #include <filesystem>
+#include <string>
 
 #include "common/plot.hpp"
+#include "common/print.hpp"
 #include "common/toy.hpp"
 #include "mixing.hpp"
 #include "support.hpp"
@@ -76,6 +79,26 @@ BOOST_AUTO_TEST_CASE(claim_mix_10_times_5_sharpens_toward_bank) {
 BOOST_AUTO_TEST_CASE(claim_mix_11_times_0_1_nearly_uniform) {
   const arma::rowvec w = ch01::score_scale(attn::toy_embeddings()).at(0.1);
   for (double x : w) BOOST_TEST(std::abs(x - 1.0 / 3.0) <= 0.02);
+  // The printed bound is never below the deviation it bounds (0.00905... is printed 0.0091, not 0.009).
+  const double deviation = arma::abs(w - 1.0 / 3.0).max();
+  BOOST_TEST(std::stod(attn::format_upper_bound(deviation, 4)) >= deviation);
+  const attn::test::Run r = attn::test::run(std::string(CHAPTER_EXE) + " --no-plots");
+  BOOST_TEST(r.out.find("within " + attn::format_upper_bound(deviation, 4) + " of 1/3") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(a_printed_bound_is_never_below_its_value) {
+  BOOST_TEST(attn::format_upper_bound(0.00905, 4) == "0.0091");
+  BOOST_TEST(attn::format_upper_bound(0.00905, 3) == "0.010");
+  BOOST_TEST(attn::format_upper_bound(0.25, 2) == "0.25");
+  BOOST_TEST(attn::format_upper_bound(0.0, 3) == "0.000");
+  for (int k = 1; k < 2000; ++k) {
+    const double x = 1e-4 * k + 3e-7 * (k % 7);
+    for (int digits : {2, 3, 4}) {
+      const double printed = std::stod(attn::format_upper_bound(x, digits));
+      BOOST_TEST(printed >= x, x << " printed " << printed);
+      BOOST_TEST(printed <= x + std::pow(10.0, -digits) + 1e-15, x << " printed " << printed);
+    }
+  }
 }
 
 BOOST_AUTO_TEST_CASE(claim_mix_12_shapes_and_row_sums) {

@@ -90,7 +90,12 @@ void print_why_it_mixed(const ch01::WhyItMixedSection& w) {
             << format_number(t.weights(1), kPrecision) << " x " << s.words[1] << " + "
             << format_number(t.weights(2), kPrecision) << " x " << s.words[2]
             << "\n          = " << format_vector(t.mixture, kPrecision)
-            << "   (printed rounded; computed in full precision)\n";
+            << "   (printed rounded; computed in full precision)\n"
+            << "  bank's largest weight is on itself because its own vector is the longest here, so its dot\n"
+               "  product with itself ("
+            << format_number(t.dots(s.receiver), kPrecision)
+            << ") beats the others. That is a property of these numbers, not a rule:\n"
+               "  other vectors or learned projections can make a token attend elsewhere most.\n";
 
   const attn::HeadPass& pass = s.pass;
   std::cout << "\n  Every row at once: scores = X X^T / " << root << " is " << attn::shape(pass.scores)
@@ -125,7 +130,7 @@ void print_score_scale(const ch01::ScoreScaleSection& sc) {
             << format_number(sharp(bank), 2) << " and stays the largest   [mix_10]\n"
             << "      (the largest score wins a larger share)\n"
             << "  x0.1: every weight is within "
-            << format_number(arma::abs(flat - 1.0 / static_cast<double>(flat.n_elem)).max(), 3) << " of 1/"
+            << attn::format_upper_bound(arma::abs(flat - 1.0 / static_cast<double>(flat.n_elem)).max(), 4) << " of 1/"
             << flat.n_elem << ", close to a plain average   [mix_11]\n"
             << "  The sqrt(d_k) divisor sets the scale of the scores as d_k changes; it does not choose\n"
                "  which token wins (chapter 04 explains why).\n";
@@ -176,6 +181,12 @@ void draw_plots(attn::Plotter& plots, const ch01::ForwardPassSection& f, const c
               .yrange = std::make_pair(0.0, 1.0)});
 
   const std::vector<std::string>& words = e.sentence.words;
+  std::vector<std::string> colours;  // each word its own colour in every run; dashes keep
+  std::vector<int> dashes;           // coinciding curves (all near 1/3 at x0.1) visible
+  for (std::size_t k = 0; k < words.size(); ++k) {
+    colours.push_back(attn::word_colour(words[k]));
+    dashes.push_back(k == 0 ? 1 : static_cast<int>(k) + 1);
+  }
   std::vector<std::pair<double, std::string>> marks{{0.1, "x0.1"}, {1.0, "x1"}, {5.0, "x5"}};
   const bool marked = e.multiplier == 0.1 || e.multiplier == 1.0 || e.multiplier == 5.0;
   if (!marked && e.multiplier >= e.sweep.min() && e.multiplier <= e.sweep.max())
@@ -190,7 +201,9 @@ void draw_plots(attn::Plotter& plots, const ch01::ForwardPassSection& f, const c
                .series = words,
                .logx = true,
                .x_marks = marks,
-               .yrange = std::make_pair(0.0, 1.0)});
+               .yrange = std::make_pair(0.0, 1.0),
+               .colours = colours,
+               .dashtypes = dashes});
 }
 
 const attn::cli::ProgramInfo kProgram{

@@ -226,6 +226,8 @@ void draw_training(attn::Plotter& plots, const std::vector<ch05::Prediction>& pr
   passes_axis(0) = 0.5;  // "before training" on a log axis
   for (std::size_t k = 0; k < 2; ++k) {
     const ch05::Example& e = predictions[k].example;
+    std::vector<std::string> colours;  // a word keeps its colour in both figures
+    for (const std::string& w : e.words) colours.push_back(attn::word_colour(w));
     plots.lines({.name = std::string("ch05_bank_attention_") + e.words[1],
                  .title = "bank's attention weights during training, \"" + attn::join_words(e.words) + "\"",
                  .xlabel = "passes completed (log scale; the first point, at 0.5, is before training)",
@@ -234,7 +236,9 @@ void draw_training(attn::Plotter& plots, const std::vector<ch05::Prediction>& pr
                  .y = log.tracked[k],
                  .series = e.words,
                  .logx = true,
-                 .yrange = std::make_pair(0.0, 1.0)});
+                 .yrange = std::make_pair(0.0, 1.0),
+                 .colours = colours,
+                 .dashtypes = {1, 2, 4}});  // the and bank both end near 0: the dashes keep both visible
   }
   const auto& vocab = ch05::vocabulary();
   std::vector<std::string> labels;
