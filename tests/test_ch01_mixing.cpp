@@ -74,6 +74,13 @@ BOOST_AUTO_TEST_CASE(claim_mix_10_times_5_sharpens_toward_bank) {
   BOOST_TEST(w(2) > scale.at(1.0)(2));
   BOOST_TEST(std::abs(scale.at(1.0)(2) - 0.43) <= 0.005);
   BOOST_TEST(w.index_max() == 2u);
+  const attn::ClaimCheck claim = ch01::sharpening_claim(scale);  // the program prints this one
+  BOOST_TEST(claim.id == "mix_10");
+  BOOST_TEST(claim.holds);
+  BOOST_TEST(claim.evidence == "  x5: bank's own weight grows from 0.43 to 0.78 and stays the largest");
+  // By hand: bank's scaled scores [0.10, 0.27, 0.59] times 5, softmax.
+  const arma::rowvec s5 = 5.0 * arma::rowvec{0.20, 0.54, 1.18} / 2.0;
+  BOOST_TEST(w(2) == std::exp(s5(2)) / arma::accu(arma::exp(s5)), tt::tolerance(1e-12));
 }
 
 BOOST_AUTO_TEST_CASE(claim_mix_11_times_0_1_nearly_uniform) {
@@ -84,6 +91,10 @@ BOOST_AUTO_TEST_CASE(claim_mix_11_times_0_1_nearly_uniform) {
   BOOST_TEST(std::stod(attn::format_upper_bound(deviation, 4)) >= deviation);
   const attn::test::Run r = attn::test::run(std::string(CHAPTER_EXE) + " --no-plots");
   BOOST_TEST(r.out.find("within " + attn::format_upper_bound(deviation, 4) + " of 1/3") != std::string::npos);
+  const attn::ClaimCheck claim = ch01::flattening_claim(ch01::score_scale(attn::toy_embeddings()));
+  BOOST_TEST(claim.id == "mix_11");
+  BOOST_TEST(claim.holds);
+  BOOST_TEST(r.out.find(claim.evidence + "   [mix_11]") != std::string::npos);
 }
 
 BOOST_AUTO_TEST_CASE(a_printed_bound_is_never_below_its_value) {
@@ -110,7 +121,17 @@ BOOST_AUTO_TEST_CASE(claim_mix_12_shapes_and_row_sums) {
     BOOST_TEST(p.H.n_rows == X.n_rows);
     BOOST_TEST(p.H.n_cols == X.n_cols);
     attn::test::check_distributions(p.A);
+    const ch01::SentencePass pass = ch01::sentence_pass(attn::toy_embeddings(), attn::split_sentence(s));
+    BOOST_TEST(ch01::shapes_claim(pass).holds, s);
   }
+  const ch01::SentencePass rb = ch01::sentence_pass(attn::toy_embeddings(), attn::split_sentence("the river bank"));
+  const attn::ClaimCheck claim = ch01::shapes_claim(rb);
+  BOOST_TEST(claim.id == "mix_12");
+  BOOST_TEST(claim.evidence.find("A = softmax(scores) is 3 x 3, H = A X is 3 x 4") != std::string::npos);
+  // A pass whose rows do not sum to 1 fails the claim.
+  ch01::SentencePass broken = rb;
+  broken.pass.A(0, 0) += 0.1;
+  BOOST_TEST(!ch01::shapes_claim(broken).holds);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

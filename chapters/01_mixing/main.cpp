@@ -98,10 +98,8 @@ void print_why_it_mixed(const ch01::WhyItMixedSection& w) {
                "  other vectors or learned projections can make a token attend elsewhere most.\n";
 
   const attn::HeadPass& pass = s.pass;
-  std::cout << "\n  Every row at once: scores = X X^T / " << root << " is " << attn::shape(pass.scores)
-            << ",\n  A = softmax(scores) is " << attn::shape(pass.A) << ", H = A X is " << attn::shape(pass.H)
-            << "   [mix_12]\n"
-            << "  A (row i: how receiving position i shares its attention over the sources):\n";
+  attn::print_claim(std::cout, ch01::shapes_claim(s));
+  std::cout << "  A (row i: how receiving position i shares its attention over the sources):\n";
   attn::print_matrix(std::cout, s.words, pass.A, kPrecision);
   std::cout << "  row sums: " << format_vector(arma::rowvec(arma::sum(pass.A, 1).t()), 12) << '\n';
   std::cout << "  H (row i: the mixture received at position i):\n";
@@ -124,15 +122,10 @@ void print_score_scale(const ch01::ScoreScaleSection& sc) {
     t.add(row);
   }
   t.print(std::cout);
-  const arma::rowvec sharp = sc.at(5.0), plain = sc.at(1.0), flat = sc.at(0.1);
-  const arma::uword bank = sc.words.size() - 1;
-  std::cout << "  x5: bank's own weight grows from " << format_number(plain(bank), 2) << " to "
-            << format_number(sharp(bank), 2) << " and stays the largest   [mix_10]\n"
-            << "      (the largest score wins a larger share)\n"
-            << "  x0.1: every weight is within "
-            << attn::format_upper_bound(arma::abs(flat - 1.0 / static_cast<double>(flat.n_elem)).max(), 4) << " of 1/"
-            << flat.n_elem << ", close to a plain average   [mix_11]\n"
-            << "  The sqrt(d_k) divisor sets the scale of the scores as d_k changes; it does not choose\n"
+  attn::print_claim(std::cout, ch01::sharpening_claim(sc));
+  std::cout << "      (the largest score wins a larger share)\n";
+  attn::print_claim(std::cout, ch01::flattening_claim(sc));
+  std::cout << "  The sqrt(d_k) divisor sets the scale of the scores as d_k changes; it does not choose\n"
                "  which token wins (chapter 04 explains why).\n";
 }
 
