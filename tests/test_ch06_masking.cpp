@@ -55,6 +55,13 @@ BOOST_AUTO_TEST_CASE(claim_mask_01_future_weights_exactly_zero_rows_sum_to_one) 
   const attn::HeadPass p = attn::attention(X, random(5, 3, 2), random(5, 3, 3), random(5, 2, 4), {.causal = true});
   BOOST_TEST(arma::trimatu(p.A, 1).max() == 0.0);
   attn::test::check_distributions(p.A);
+  // The function the program prints holds on these weights and fails on leaky ones.
+  BOOST_TEST(ch06::causal_weights_claim(p.A).holds);
+  const attn::ClaimCheck claim = ch06::causal_weights_claim(ch06::identity_head(sentence("the river bank"), true).A);
+  BOOST_TEST(claim.id == "mask_01");
+  BOOST_TEST(claim.holds);
+  BOOST_TEST(claim.evidence.find("row 0 = [1.00, 0.00, 0.00]") != std::string::npos);
+  BOOST_TEST(!ch06::causal_weights_claim(ch06::identity_head(sentence("the river bank"), false).A).holds);
 }
 
 BOOST_AUTO_TEST_CASE(claim_mask_02_zero_fill_leaks_a_share_to_the_future) {
@@ -67,6 +74,11 @@ BOOST_AUTO_TEST_CASE(claim_mask_02_zero_fill_leaks_a_share_to_the_future) {
   BOOST_TEST(leaked(1) > 0.0);
   BOOST_TEST(leaked(2) == 0.0);  // the last row has no future
   BOOST_TEST(arma::accu(ch06::future_share(ch06::identity_head(sentence("the river bank"), true).A)) == 0.0);
+  const attn::ClaimCheck claim = ch06::zero_fill_claim(leaky);
+  BOOST_TEST(claim.id == "mask_02");
+  BOOST_TEST(claim.holds);
+  BOOST_TEST(claim.evidence == "  share leaked to the future, per row: [0.55, 0.26, 0.00]");
+  BOOST_TEST(!ch06::zero_fill_claim(ch06::identity_head(sentence("the river bank"), true).A).holds);
 }
 
 BOOST_AUTO_TEST_CASE(claim_mask_03_river_bank_last_row_unchanged) {
@@ -85,6 +97,13 @@ BOOST_AUTO_TEST_CASE(claim_mask_04_bank_river_causal_bank_gives_river_zero) {
   BOOST_TEST(bank(0) == the / (the + self), tt::tolerance(1e-12));
   BOOST_TEST(bank(1) == self / (the + self), tt::tolerance(1e-12));
   BOOST_TEST(ch06::identity_head(sentence("the bank river"), false).A(1, 2) > 0.3);  // bidirectional: river visible
+  const attn::ClaimCheck claim = ch06::blocked_source_claim(bank, 2, "river");
+  BOOST_TEST(claim.id == "mask_04");
+  BOOST_TEST(claim.holds);
+  BOOST_TEST(claim.evidence.find("river gets exactly 0") != std::string::npos);
+  const arma::rowvec open = ch06::identity_head(sentence("the bank river"), false).A.row(1);
+  BOOST_TEST(!ch06::blocked_source_claim(open, 2, "river").holds);
+  BOOST_CHECK_THROW(ch06::blocked_source_claim(bank, 3, "river"), std::invalid_argument);
 }
 
 BOOST_AUTO_TEST_CASE(claim_mask_05_tired_cat_table_and_causal_view) {
@@ -141,6 +160,11 @@ BOOST_AUTO_TEST_CASE(claim_mask_06_cross_attention_shapes) {
   const arma::rowvec w = arma::exp(s) / arma::accu(arma::exp(s));
   BOOST_TEST(arma::abs(p.A.row(1) - w).max() <= 1e-12);
   BOOST_TEST(arma::abs(p.H.row(1) - w * Xkv * Wv).max() <= 1e-12);
+  const attn::ClaimCheck claim = ch06::cross_shapes_claim(p, 3, 6);
+  BOOST_TEST(claim.id == "mask_06");
+  BOOST_TEST(claim.holds);
+  BOOST_TEST(claim.evidence == "  Q 3 x 2, K 6 x 2, V 6 x 7, A 3 x 6, H 3 x 7");
+  BOOST_TEST(!ch06::cross_shapes_claim(p, 6, 3).holds);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -49,16 +49,14 @@ void the_mask() {
   attn::print_matrix(std::cout, words, open.scores, kPrecision);
   std::cout << "  Causal weights, softmax(scores + mask); exp(-inf) = 0 removes the future exactly:\n";
   attn::print_matrix(std::cout, words, causal.A, kPrecision);
-  std::cout << "  above the diagonal: " << (arma::trimatu(causal.A, 1).max() == 0.0 ? "every entry exactly 0" : "NOT 0")
-            << ";\n  row sums " << format_vector(arma::vec(arma::sum(causal.A, 1)), 12)
-            << "; row 0 = " << format_vector(row(causal.A, 0), kPrecision) << "   [mask_01]\n";
+  attn::print_claim(std::cout, ch06::causal_weights_claim(causal.A));
 
   const arma::mat leaky = attn::softmax_rows(ch06::zero_fill(open.scores));
   std::cout << "\n  The wrong fill: set the future scores to 0 instead of -inf. exp(0) = 1, so they keep a share:\n";
   attn::print_matrix(std::cout, words, leaky, kPrecision);
   const arma::vec leaked = ch06::future_share(leaky);
-  std::cout << "  share leaked to the future, per row: " << format_vector(leaked, kPrecision)
-            << "   [mask_02]\n  (\"the\" at position 0 would put " << format_number(leaked(0), kPrecision)
+  attn::print_claim(std::cout, ch06::zero_fill_claim(leaky));
+  std::cout << "  (\"the\" at position 0 would put " << format_number(leaked(0), kPrecision)
             << " of its attention on river and bank, which it must not see)\n"
                "  Every row keeps at least its own position, so no row is left with nothing to normalize.\n";
 }
@@ -97,10 +95,9 @@ void bank_rows() {
   const arma::rowvec causal = row(ch06::identity_head(br, true).A, 1);
   std::cout << "  \"the bank river\": bank is in the middle\n"
             << "    bidirectional bank row: " << format_vector(row(ch06::identity_head(br, false).A, 1), kPrecision)
-            << "  over (the, bank, river)\n"
-            << "    causal bank row:        " << format_vector(causal, kPrecision) << "  river gets "
-            << (causal(2) == 0.0 ? "exactly 0" : format_number(causal(2), 17)) << "   [mask_04]\n"
-            << "  The mask changed which sources are allowed; projecting and mixing did not change.\n";
+            << "  over (the, bank, river)\n";
+  attn::print_claim(std::cout, ch06::blocked_source_claim(causal, 2, "river"));
+  std::cout << "  The mask changed which sources are allowed; projecting and mixing did not change.\n";
 }
 
 /// Section 4: cross-attention, and the causal rule for a non-square pair.
@@ -111,9 +108,8 @@ void cross() {
   const arma::mat Xq = sentence("river bank"), Xkv = sentence("the money bank the river");
   const arma::mat I = arma::eye(4, 4);
   const attn::HeadPass pass = attn::cross_attention(Xq, Xkv, I, I, I);
-  std::cout << "  queries: \"river bank\" (n_q = 2); keys and values: \"the money bank the river\" (n_kv = 5)\n"
-            << "  Q " << attn::shape(pass.Q) << ", K " << attn::shape(pass.K) << ", V " << attn::shape(pass.V) << ", A "
-            << attn::shape(pass.A) << ", H " << attn::shape(pass.H) << "   [mask_06]\n";
+  std::cout << "  queries: \"river bank\" (n_q = 2); keys and values: \"the money bank the river\" (n_kv = 5)\n";
+  attn::print_claim(std::cout, ch06::cross_shapes_claim(pass, Xq.n_rows, Xkv.n_rows));
   attn::print_matrix(std::cout, q_words, pass.A, kPrecision);
   std::cout << "  (columns: " << attn::join_words(kv_words) << ")\n";
   // The newest two positions of the key sequence as queries, as when generating with a key/value cache.
