@@ -79,6 +79,14 @@ BOOST_AUTO_TEST_CASE(claim_train_01_parameter_count_242) {
   const attn::OneHeadModel m = ch05::initial_model(4, ch05::TrainSettings{});
   BOOST_TEST(attn::parameter_count(m) == 4u * 8 + 3u * 8 * 8 + (8u * 2 + 2));
   BOOST_TEST(attn::parameter_count(m) == 242u);
+  const attn::ClaimCheck claim = ch05::parameter_count_claim(m);  // what the program prints
+  BOOST_TEST(claim.id == "train_01");
+  BOOST_TEST(claim.holds);
+  BOOST_TEST(claim.evidence.find("trainable parameters: 242 (4x8 + 3x8x8 + (8x2 + 2) for d = 8).") == 2u);
+  // The formula follows the model's sizes: the 2-d widget model has 4x2 + 3x2x2 + (2x2 + 2) = 26.
+  const attn::ClaimCheck small = ch05::parameter_count_claim(ch05::walkthrough_model(0));
+  BOOST_TEST(small.holds);
+  BOOST_TEST(small.evidence.find("trainable parameters: 26 (4x2 + 3x2x2 + (2x2 + 2) for d = 2).") == 2u);
 }
 
 BOOST_AUTO_TEST_CASE(claim_train_02_adam_300_passes_gets_all_four_right) {
@@ -92,7 +100,18 @@ BOOST_AUTO_TEST_CASE(claim_train_02_adam_300_passes_gets_all_four_right) {
     BOOST_TEST(ch05::mean_loss(model, data) < 1e-2, "seed " << seed);
     const arma::uword expected[] = {0, 1, 0, 1};
     for (std::size_t i = 0; i < 4; ++i) BOOST_TEST(ch05::predict(model, data[i]) == expected[i], "seed " << seed);
+    const attn::ClaimCheck claim = ch05::predictions_claim(ch05::predictions(model, data));
+    BOOST_TEST(claim.holds, "seed " << seed);
+    BOOST_TEST(claim.evidence == "  4 of 4 predictions right");
   }
+  // Untrained, the claim does not hold for every seed: it can fail.
+  bool some_wrong = false;
+  for (std::uint64_t seed = 0; seed < 5; ++seed) {
+    ch05::TrainSettings s;
+    s.seed = seed;
+    some_wrong = some_wrong || !ch05::predictions_claim(ch05::predictions(ch05::initial_model(4, s), data)).holds;
+  }
+  BOOST_TEST(some_wrong);
 }
 
 BOOST_AUTO_TEST_CASE(claim_train_03_attention_rows_are_reported_not_asserted) {
@@ -124,6 +143,10 @@ BOOST_AUTO_TEST_CASE(claim_train_04_absent_word_gets_exactly_zero_gradient) {
   attn::OneHeadModel updated = m;
   attn::Sgd(0.3).step(attn::parameter_groups(updated, g));
   BOOST_TEST(arma::all(updated.E.row(2) == m.E.row(2)));
+  const std::vector<attn::ClaimCheck> claims = ch05::absent_rows_claims(e, g);
+  BOOST_REQUIRE(claims.size() == 1u);
+  BOOST_TEST(claims[0].id == "train_04");
+  BOOST_TEST(claims[0].holds);
   const attn::test::Run r = attn::test::run(std::string(CHAPTER_EXE) + " --walkthrough --no-plots");
   BOOST_TEST(r.code == 0);
   BOOST_TEST(r.out.find("'money' is absent from the sentence: its row of dE is exactly zero   [train_04]") !=
@@ -158,6 +181,13 @@ BOOST_AUTO_TEST_CASE(claim_bias_01_fits_six_of_six_arbitrary_assignments) {
     BOOST_TEST(rows[i].prediction == labels[i], contexts[i]);
     BOOST_TEST((rows[i].attention >= 0.0 && rows[i].attention <= 1.0));
   }
+  const attn::ClaimCheck claim = ch05::fitted_claim(rows);
+  BOOST_TEST(claim.id == "bias_01");
+  BOOST_TEST(claim.holds);
+  BOOST_TEST(claim.evidence == "  6 of 6 assignments fitted");
+  std::vector<ch05::BiasedRow> wrong = rows;
+  wrong[3].prediction = 1 - wrong[3].label;
+  BOOST_TEST(!ch05::fitted_claim(wrong).holds);
 }
 
 BOOST_AUTO_TEST_CASE(claim_bias_02_the_two_classes_get_different_patterns_for_some_seeds) {

@@ -54,9 +54,7 @@ void describe_model(const attn::OneHeadModel& m, const std::string& origin) {
   }
   t.add({"total", "", std::to_string(attn::parameter_count(m))});
   t.print(std::cout);
-  std::cout << "  trainable parameters: " << attn::parameter_count(m)
-            << " (4x8 + 3x8x8 + (8x2 + 2) for d = 8).\n"
-               "  The weights A are recomputed from each input; they are activations, not parameters.   [train_01]\n";
+  attn::print_claim(std::cout, ch05::parameter_count_claim(m));
 }
 
 /// Section 2: training, with a progress line every 50 passes.
@@ -80,9 +78,7 @@ ch05::TrainLog train_article_model(attn::OneHeadModel& model, const std::vector<
 void report_predictions(const std::vector<ch05::Prediction>& predictions) {
   attn::print_heading(std::cout, "3. What the trained model does");
   std::cout << "  sentence          target -> prediction, and bank's attention row\n";
-  int right = 0;
   for (const auto& [e, predicted, weights] : predictions) {
-    right += predicted == e.label;
     std::string quoted = "\"";
     quoted.append(attn::join_words(e.words)).push_back('"');
     std::cout << "  " << std::left << std::setw(17) << quoted << " " << std::setw(7) << ch05::class_names()[e.label]
@@ -91,8 +87,8 @@ void report_predictions(const std::vector<ch05::Prediction>& predictions) {
       std::cout << ' ' << e.words[j] << ' ' << format_number(weights(j), 2);
     std::cout << " [train_03]\n";
   }
-  std::cout << "  " << right << " of 4 predictions right   [train_02]\n"
-            << "  The attention rows are printed rounded and are one solution among many: the article's PyTorch\n"
+  attn::print_claim(std::cout, ch05::predictions_claim(predictions));
+  std::cout << "  The attention rows are printed rounded and are one solution among many: the article's PyTorch\n"
                "  seed-0 run routed bank almost entirely to river / money, but a uniform mixture would also\n"
                "  carry enough to classify these four examples, and a rounded 0.00 is not an exact zero. Our\n"
                "  random numbers differ from PyTorch's, so the learned rows may differ too. There is no\n"
@@ -143,16 +139,13 @@ ch05::FeatureRecovery feature_recovery() {
   return r;
 }
 
-/// The biased-dataset table of one run; returns how many of the six assignments it fits.
-int print_biased_table(const std::vector<ch05::BiasedRow>& rows) {
+/// The biased-dataset table of one run.
+void print_biased_table(const std::vector<ch05::BiasedRow>& rows) {
   attn::Table t({"context", "assigned label", "prediction", "bank's attention to context"});
-  int fitted = 0;
   for (const auto& r : rows) {
-    fitted += r.prediction == r.label;
     t.add({r.context, ch05::class_names()[r.label], ch05::class_names()[r.prediction], format_number(r.attention, 2)});
   }
   t.print(std::cout);
-  return fitted;
 }
 
 /// Section 6: the biased dataset.
@@ -161,9 +154,9 @@ std::vector<ch05::BiasedRow> biased_dataset(const ch05::TrainSettings& settings)
   std::cout << "  Six sentences \"the CONTEXT bank\" with arbitrary labels (lawyer and attorney get opposite ones);\n"
                "  the same model and settings as section 2, vocabulary the, bank and the six contexts.\n";
   const std::vector<ch05::BiasedRow> rows = ch05::train_biased(settings);
-  const int fitted = print_biased_table(rows);
-  std::cout << "  " << fitted << " of 6 assignments fitted   [bias_01]\n"
-            << "  What it shows: this supervised toy fits arbitrary label assignments, including opposite labels\n"
+  print_biased_table(rows);
+  attn::print_claim(std::cout, ch05::fitted_claim(rows));
+  std::cout << "  What it shows: this supervised toy fits arbitrary label assignments, including opposite labels\n"
                "  for near-synonyms. What it does not show: that a language model reproduces every bias in its\n"
                "  data, or that it cannot generalize. The attention column is one run's solution (the article's\n"
                "  PyTorch run had 0.00 / 1.00 alternating); small weights, the values and the classifier all\n"

@@ -159,6 +159,40 @@ double microseconds_per_step(const TrainSettings& settings, int repeats) {
   return best;
 }
 
+attn::ClaimCheck parameter_count_claim(const attn::OneHeadModel& m) {
+  const arma::uword v = m.E.n_rows, d = m.E.n_cols, c = m.Wc.n_cols;
+  const auto n = [](arma::uword x) { return std::to_string(x); };
+  const arma::uword count = attn::parameter_count(m);
+  return {.id = "train_01",
+          .holds = count == v * d + 3 * d * d + (d * c + c),
+          .evidence = "  trainable parameters: " + n(count) + " (" + n(v) + "x" + n(d) + " + 3x" + n(d) + "x" + n(d) +
+                      " + (" + n(d) + "x" + n(c) + " + " + n(c) + ") for d = " + n(d) +
+                      ").\n  The weights A are recomputed from each input; they are activations, not parameters."};
+}
+
+attn::ClaimCheck predictions_claim(const std::vector<Prediction>& predictions) {
+  std::size_t right = 0;
+  for (const Prediction& p : predictions) right += p.predicted == p.example.label;
+  return {
+      .id = "train_02",
+      .holds = right == predictions.size(),
+      .evidence = "  " + std::to_string(right) + " of " + std::to_string(predictions.size()) + " predictions right"};
+}
+
+std::vector<attn::ClaimCheck> absent_rows_claims(const Example& example, const attn::OneHeadGrads& grads) {
+  std::vector<attn::ClaimCheck> claims;
+  const auto& vocab = vocabulary();
+  for (arma::uword r = 0; r < grads.E.n_rows && r < vocab.size(); ++r) {
+    if (arma::any(example.ids == r)) continue;
+    const bool zero = arma::all(grads.E.row(r) == 0.0);
+    claims.push_back({.id = "train_04",
+                      .holds = zero,
+                      .evidence = "  '" + vocab[r] + "' is absent from the sentence: its row of dE is exactly " +
+                                  (zero ? "zero" : "NOT zero")});
+  }
+  return claims;
+}
+
 // ---- parameters on disk ------------------------------------------------------------------------
 
 namespace {
@@ -314,6 +348,14 @@ std::vector<BiasedRow> train_biased(const TrainSettings& settings) {
     rows.push_back({e.words[1], e.label, p.logits.index_max(), p.A(2, 1)});
   }
   return rows;
+}
+
+attn::ClaimCheck fitted_claim(const std::vector<BiasedRow>& rows) {
+  std::size_t fitted = 0;
+  for (const BiasedRow& r : rows) fitted += r.prediction == r.label;
+  return {.id = "bias_01",
+          .holds = fitted == rows.size(),
+          .evidence = "  " + std::to_string(fitted) + " of " + std::to_string(rows.size()) + " assignments fitted"};
 }
 
 bool BiasPattern::contrast() const {

@@ -131,6 +131,18 @@ double mean_loss(const attn::OneHeadModel& model, const std::vector<Example>& da
 /// settings. Source: the article's training loop ("Make it learn"); the article reports no timing.
 double microseconds_per_step(const TrainSettings& settings, int repeats);
 
+/// Claim train_01 on a model: its trainable parameters, counted from the parameter table and
+/// written out from its sizes ("4x8 + 3x8x8 + (8x2 + 2)" for the article's model, which has 242;
+/// the formula assumes d_k = d_v = d). Holds if the count equals the formula's total. Evidence: two
+/// lines, the count and the remark that A holds activations, not parameters. Throws nothing.
+/// Source: the article, "Make it learn" (242 parameters).
+attn::ClaimCheck parameter_count_claim(const attn::OneHeadModel& model);
+
+/// Claim train_02 on a model's predictions: every example's predicted class is its target.
+/// Evidence: "  N of M predictions right". Throws nothing. Source: the article, "Make it learn"
+/// (predictions 0, 1, 0, 1).
+attn::ClaimCheck predictions_claim(const std::vector<Prediction>& predictions);
+
 // ---- parameters on disk -----------------------------------------------------------------------
 
 /// Writes E.txt, Wq.txt, Wk.txt, Wv.txt, Wc.txt and bc.txt into `dir` (created if needed) in
@@ -235,6 +247,12 @@ arma::mat stack_groups(const attn::OneHeadGrads& grads);
 
 // ---- companion: the biased dataset --------------------------------------------------------------
 
+/// Claim train_04 on one backward pass of the widget: for each vocabulary word absent from the
+/// example, its row of dE is exactly zero. One ClaimCheck per absent word (none if every word is
+/// present), in vocabulary order. Evidence: "  'money' is absent from the sentence: its row of dE is
+/// exactly zero". Throws nothing. Source: the article, "Follow one sentence through training".
+std::vector<attn::ClaimCheck> absent_rows_claims(const Example& example, const attn::OneHeadGrads& grads);
+
 /// Vocabulary of the biased dataset: the, bank and the six context words. Throws nothing. Source: the
 /// article, "Attention learns the data, not the world".
 const std::vector<std::string>& biased_vocabulary();
@@ -288,6 +306,11 @@ struct BiasedRun {
   int fitted = 0;               ///< rows whose prediction is the assigned label (of 6)
   BiasPattern pattern;          ///< bias_pattern(rows)
 };
+
+/// Claim bias_01 on one biased-dataset table: every assigned label is predicted. Evidence:
+/// "  6 of 6 assignments fitted". Throws nothing. Source: the article, "Attention learns the data,
+/// not the world".
+attn::ClaimCheck fitted_claim(const std::vector<BiasedRow>& rows);
 
 /// The biased dataset trained from `count` consecutive seeds starting at `first` (settings.seed
 /// is ignored), in seed order. Throws std::invalid_argument if count is 0 (and like train_biased).

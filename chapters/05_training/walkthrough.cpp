@@ -103,11 +103,7 @@ void print_gradients(std::ostream& out, const Example& e, const WalkUpdate& u, c
   matrix(out, "dS (softmax backward, full Jacobian)", words, g.dS);
   matrix(out, "dX (through Q, K and V)", words, g.dX);
   matrix(out, "dE (gathered back to vocabulary rows)", vocab, g.E);
-  for (arma::uword r = 0; r < vocab.size(); ++r) {
-    if (arma::any(e.ids == r)) continue;
-    out << "  '" << vocab[r] << "' is absent from the sentence: its row of dE is exactly "
-        << (arma::all(g.E.row(r) == 0.0) ? "zero" : "NOT zero") << "   [train_04]\n";
-  }
+  for (const attn::ClaimCheck& claim : absent_rows_claims(e, g)) attn::print_claim(out, claim);
   for (const auto& group : attn::kOneHeadGroups) {
     if (group.rows != attn::Dim::vocab) matrix(out, std::string("d") + group.name, group_rows(group), g.*group.grad);
   }
