@@ -35,7 +35,8 @@
 
 namespace attn {
 
-/// Sizes of the model.
+/// Sizes of the model (chapter 08 uses the defaults' kind of sizes, chapter 09 a context of 128,
+/// width 64 and 4 heads of 16 with the final norm).
 struct AttnOnlyShape {
   arma::uword vocab = 32;    ///< tokens 0 .. vocab - 1
   arma::uword context = 32;  ///< positions per sequence, T
@@ -46,11 +47,11 @@ struct AttnOnlyShape {
   bool final_norm = false;   ///< a layer norm (gain and bias) before the unembedding
 };
 
-/// Throws std::invalid_argument unless every size is >= 1 (vocab, context >= 2) and none is
-/// absurd (each at most 4096, heads d_k at most 4096).
+/// Throws std::invalid_argument, naming the size and its allowed range, unless every size is >= 1
+/// (vocab, context >= 2) and none is absurd (each at most 4096, heads d_k at most 4096).
 void validate(const AttnOnlyShape& shape);
 
-/// One row of the parameter table: a group's name and shape.
+/// One row of the parameter table: a group's name and shape (after llm.c's ParameterTensors).
 struct ParamSpec {
   std::string name;  ///< e.g. "E", "L1.Wq", "U"
   arma::uword rows;  ///< its rows
@@ -60,10 +61,13 @@ struct ParamSpec {
 /// The parameter table, the one list every other function walks (shape checks, counts,
 /// save/load, printing, gradient checks, Adam): E (vocab x width), P (context x width), per layer
 /// Wq, Wk, Wv (width x heads d_k) and Wo (heads d_k x width), then gain and bias (1 x width, only
-/// with final_norm), then U (width x vocab).
+/// with final_norm), then U (width x vocab). Throws std::invalid_argument for a shape validate()
+/// refuses.
 std::vector<ParamSpec> parameter_table(const AttnOnlyShape& shape);
 
-/// Total number of parameters in the table.
+/// Total number of parameters in the table (53,504 for chapter 09's default model: 97 tokens,
+/// context 128, width 64, 2 layers of 4 heads of 16, final norm). Throws std::invalid_argument for a shape validate()
+/// refuses.
 arma::uword parameter_count(const AttnOnlyShape& shape);
 
 /// One attention layer's parameters. Head h uses columns [h d_k, (h + 1) d_k) of Wq, Wk, Wv
@@ -88,7 +92,8 @@ struct AttnOnlyModel {
   arma::Mat<T> U;                    ///< width x vocab unembedding
 };
 
-/// The model's matrices in parameter_table() order (pointers into `model`).
+/// The model's matrices in parameter_table() order (pointers into `model`, one per table row; the
+/// layer count is model.layers.size()). Throws nothing (beyond std::bad_alloc).
 template <class T>
 std::vector<arma::Mat<T>*> parameter_ptrs(AttnOnlyModel<T>& model);
 /// The same, read-only.
@@ -100,17 +105,20 @@ std::vector<const arma::Mat<T>*> parameter_ptrs(const AttnOnlyModel<T>& model);
 template <class T>
 void check_shapes(const AttnOnlyModel<T>& model);
 
-/// Every parameter zero (used for gradients); throws std::invalid_argument for a bad shape.
+/// Every parameter zero, each group in its table shape (used for gradients); throws
+/// std::invalid_argument for a shape validate() refuses.
 template <class T>
 AttnOnlyModel<T> zero_model(const AttnOnlyShape& shape);
 
 /// Random initial parameters, drawn in double from `rng` in table order and then converted, so a
 /// float and a double model from the same seed agree: E and P ~ N(0, 1); Wq, Wk, Wv ~ N(0, 1 / width);
-/// Wo ~ N(0, 1 / (heads d_k)); gain = 1, bias = 0; U ~ N(0, 1 / width).
+/// Wo ~ N(0, 1 / (heads d_k)); gain = 1, bias = 0; U ~ N(0, 1 / width). Throws std::invalid_argument for a shape
+/// validate() refuses.
 template <class T>
 AttnOnlyModel<T> init_model(const AttnOnlyShape& shape, Rng& rng);
 
-/// `model` with every parameter converted to another scalar type.
+/// `model` with every parameter converted to another scalar type (same shapes; float <-> double
+/// rounds to the nearest). Throws std::invalid_argument if model's shape is refused by validate().
 template <class To, class From>
 AttnOnlyModel<To> convert_model(const AttnOnlyModel<From>& model) {
   AttnOnlyModel<To> out = zero_model<To>(model.shape);
@@ -167,16 +175,20 @@ const arma::Mat<T>& attention_pattern(const AttnOnlyPass<T>& pass, arma::uword l
 /// (label tokens(b, t + 1)), accumulated in double. If dlogits is not null it receives
 /// grad_scale times the gradient of that sum with respect to pass.logits (N x vocab, zero on the
 /// rows of the last positions, which predict nothing). Pass grad_scale = 1 / (number of targets
-/// of the whole batch) to get the gradient of the mean.
+/// of the whole batch) to get the gradient of the mean. Throws std::invalid_argument if the pass
+/// was not made over `tokens` (its logits do not have B T rows).
 template <class T>
 double next_token_loss_sum(const AttnOnlyPass<T>& pass, const arma::umat& tokens, arma::Mat<T>* dlogits,
                            double grad_scale);
 
-/// Mean next-token loss (nats) of the last forward pass and, if dlogits is not null, its gradient.
+/// Mean next-token loss (nats per target, B (T - 1) targets) of the last forward pass and, if
+/// dlogits is not null, its gradient (N x vocab). Throws std::invalid_argument, as
+/// next_token_loss_sum() does, when the pass was not made over `tokens`.
 template <class T>
 double next_token_loss(const AttnOnlyPass<T>& pass, const arma::umat& tokens, arma::Mat<T>* dlogits);
 
-/// Per-target losses: a B x (T - 1) matrix, entry (b, t) = -log p(tokens(b, t + 1) | tokens(b, 0..t)).
+/// Per-target losses in nats: a B x (T - 1) matrix, entry (b, t) = -log p(tokens(b, t + 1) | tokens(b, 0..t)).
+/// Throws std::invalid_argument if the pass was not made over `tokens`.
 template <class T>
 arma::mat next_token_losses(const AttnOnlyPass<T>& pass, const arma::umat& tokens);
 
@@ -192,7 +204,11 @@ struct AttnOnlyBackward {
 };
 
 /// Backpropagates dlogits (N x vocab) through the pass made by forward() (with the same keep),
-/// writing every parameter's gradient into work.grad. Each stage quotes the forward line it inverts.
+/// writing every parameter's gradient into work.grad (each group in its table shape; work's
+/// scratch is resized on first use). Each stage quotes the forward line it inverts (the softmax
+/// step is the row-wise softmax backward of common/softmax_backward.hpp). The shapes are those of
+/// the pass: calling it with another model's pass is a precondition violation, checked by
+/// Armadillo's size checks (std::logic_error), not silently wrong.
 template <class T>
 void backward(const AttnOnlyModel<T>& model, const arma::umat& tokens, const AttnOnlyPass<T>& pass,
               const arma::Mat<T>& dlogits, AttnOnlyBackward<T>& work);
@@ -225,11 +241,13 @@ class AttnOnlyAdam {
 template <class T>
 class AttnOnlyTrainer {
  public:
-  /// lr: Adam's learning rate (finite, > 0).
+  /// lr: Adam's learning rate (finite, > 0; std::invalid_argument otherwise). threads: 0 means
+  /// one per core.
   AttnOnlyTrainer(double lr, unsigned threads = 0);
   /// Runs one step on `tokens` (B x T) and returns the batch's mean next-token loss before the update.
   /// An exception in a thread (e.g. forward() refusing a non-finite score) is rethrown here, and
-  /// the model is then left unchanged.
+  /// the model is then left unchanged. Also throws std::invalid_argument for a tokens shape or
+  /// token that forward() refuses, checked before any thread starts.
   double step(AttnOnlyModel<T>& model, const arma::umat& tokens);
   /// Threads used.
   unsigned threads() const { return threads_; }
@@ -250,7 +268,7 @@ class AttnOnlyTrainer {
 
 /// Sets BLAS to one thread when it is OpenBLAS (looked up at run time, so other BLAS libraries
 /// work too) and keeps freed memory in the heap. The trainer's threads each run whole sequences,
-/// so BLAS threads would only compete with them for the cores.
+/// so BLAS threads would only compete with them for the cores. Throws nothing.
 void use_one_blas_thread();
 
 /// Writes the model as text (a header with the shape, then each table group: name, rows, cols and

@@ -20,6 +20,7 @@
 
 #include "common/faults.hpp"
 #include "common/files.hpp"
+#include "common/print.hpp"
 #include "common/process.hpp"
 
 namespace attn::cli {
@@ -216,6 +217,14 @@ double real(const po::variables_map& vm, const std::string& name, double lo, dou
     throw UsageError(flag + " must be between " + quoted_number(lo) + " and " + quoted_number(hi) + " (got " +
                      as_typed(flag, v) + ")");
   }
+  return v;
+}
+
+double positive_real(const po::variables_map& vm, const std::string& name, double hi) {
+  const std::string flag = flag_name(name);
+  const double v = finite(flag, vm[bare(name)].as<double>());
+  if (!(v > 0 && v <= hi))
+    throw UsageError(flag + " must be in (0, " + attn::format_plain(hi) + "], got " + as_typed(flag, v));
   return v;
 }
 

@@ -119,6 +119,10 @@ double bounded(const std::string& flag, double value, double limit = kLargestInp
 /// Throws UsageError if it is not finite or outside [lo, hi].
 double real(const boost::program_options::variables_map& vm, const std::string& name, double lo, double hi);
 
+/// The real flag `name` (declared po::value<double>) checked to lie in (0, hi], the rule for a
+/// learning rate: "--lr must be in (0, 1], got '100'" (the value quoted as typed).
+/// Throws UsageError if it is not finite or outside (0, hi].
+double positive_real(const boost::program_options::variables_map& vm, const std::string& name, double hi);
 /// The whole-number flag `name` (declared `po::value<int>` or `po::value<long long>`) checked to lie in [lo, hi].
 /// Throws UsageError naming the flag, the range and the value as typed otherwise.
 long long integer(const boost::program_options::variables_map& vm, const std::string& name, long long lo, long long hi);

@@ -402,6 +402,18 @@ void check_heatmap(const Heatmap& map) {
                                 std::to_string(map.row_labels.size()) + " row labels x " +
                                 std::to_string(map.col_labels.size()) + " column labels");
   }
+  if (map.palette.size() < 2)
+    throw std::invalid_argument("Plotter::heatmap(" + map.name + "): a palette needs 2 colours");
+  for (const CellOutline& o : map.outlines) {
+    if (o.first_row > o.last_row || o.last_row >= map.values.n_rows || o.first_col > o.last_col ||
+        o.last_col >= map.values.n_cols) {
+      throw std::invalid_argument("Plotter::heatmap(" + map.name + "): an outline of rows " +
+                                  std::to_string(o.first_row) + ".." + std::to_string(o.last_row) + ", columns " +
+                                  std::to_string(o.first_col) + ".." + std::to_string(o.last_col) +
+                                  " does not fit the " + std::to_string(map.values.n_rows) + " x " +
+                                  std::to_string(map.values.n_cols) + " cells");
+    }
+  }
   for (const double k : map.values) {
     if (!map.kinds.empty() && !(k >= 0 && k < static_cast<double>(map.kinds.size()) && k == std::floor(k))) {
       throw std::invalid_argument("Plotter::heatmap(" + map.name + "): a cell holds " + format_number(k, 3) +
@@ -469,13 +481,32 @@ std::string heatmap_commands(const Heatmap& map, const std::string& dat, int lab
     gp << "\n";
     return gp.str();
   }
-  gp << "set palette defined (0 '#f7fbff', 1 '#9ecae1', 2 '#4292c6')\nunset key\n"
+  gp << "set palette defined (";
+  for (std::size_t k = 0; k < map.palette.size(); ++k)
+    gp << (k ? ", " : "") << k << ' ' << gnuplot_quote(map.palette[k]);
+  gp << ")\nunset key\n"
      << "set object 1 rectangle from -0.5, -0.5 to " << number(cols - 0.5) << ", " << number(rows - 0.5)
      << " behind fillcolor rgb 'gray75' fillstyle solid noborder\n";
   if (map.cbrange) gp << "set cbrange " << range(*map.cbrange) << "\n";
   if (!map.colorbox) gp << "unset colorbox\n";
-  gp << "plot " << dat << " using 1:2:3 with image";
-  if (map.cell_labels) gp << ", " << dat << " using 1:2:4 with labels" << font;
+  if (!map.cblabel.empty()) gp << "set cblabel " << gnuplot_quote(map.cblabel) << "\n";
+  bool keyed = false;
+  for (std::size_t k = 0; k < map.outlines.size(); ++k) {
+    const CellOutline& o = map.outlines[k];
+    gp << "set object " << k + 2 << " rectangle from " << number(static_cast<double>(o.first_col) - 0.5) << ", "
+       << number(static_cast<double>(o.first_row) - 0.5) << " to " << number(static_cast<double>(o.last_col) + 0.5)
+       << ", " << number(static_cast<double>(o.last_row) + 0.5) << " front fillstyle empty border rgb "
+       << gnuplot_quote(o.colour) << " lw 2" << (o.dashed ? " dt 2" : "") << "\n";
+    keyed = keyed || !o.key.empty();
+  }
+  if (keyed) gp << "set key below horizontal samplen 3\n";
+  gp << "plot " << dat << " using 1:2:3 with image notitle";
+  if (map.cell_labels) gp << ", " << dat << " using 1:2:4 with labels" << font << " notitle";
+  for (const CellOutline& o : map.outlines) {
+    if (o.key.empty()) continue;
+    gp << ", keyentry with lines lw 2 lc rgb " << gnuplot_quote(o.colour) << (o.dashed ? " dt 2" : "") << " title "
+       << gnuplot_quote(o.key);
+  }
   gp << "\n";
   return gp.str();
 }

@@ -88,6 +88,18 @@ struct CellKind {
   std::string key{};                  ///< its legend entry
 };
 
+/// A block of cells outlined on a Heatmap (e.g. where a repeated block reads its first copy), with
+/// a legend entry. Rows and columns are cell indices, both ends included.
+struct CellOutline {
+  arma::uword first_row = 0;       ///< top row of the block
+  arma::uword last_row = 0;        ///< bottom row (>= first_row)
+  arma::uword first_col = 0;       ///< left column
+  arma::uword last_col = 0;        ///< right column (>= first_col)
+  std::string colour = "#d62728";  ///< the outline's colour
+  bool dashed = false;             ///< a dashed outline (to tell two outlines apart without colour)
+  std::string key{};               ///< its legend entry; empty: none
+};
+
 /// A matrix drawn as coloured cells, row 0 at the top, each cell's value printed in it.
 /// Cells holding NaN are drawn grey and labelled with `nan_label` (for masked entries).
 /// With `kinds`, the cells are categories instead of numbers: values(r, c) = k draws a box
@@ -105,8 +117,11 @@ struct Heatmap {
   std::string nan_label = "masked";                    ///< text shown in NaN cells
   bool cell_labels = true;                             ///< print each cell's value (or its kind's label) in it
   bool colorbox = true;                                ///< draw the colour scale (never drawn with kinds)
-  int xtics_rotation = 0;         ///< degrees to turn the column labels by (e.g. -30 for long words)
-  std::vector<CellKind> kinds{};  ///< non-empty: values are kind indices 0 .. kinds.size() - 1
+  int xtics_rotation = 0;               ///< degrees to turn the column labels by (e.g. -30 for long words)
+  std::vector<CellKind> kinds{};        ///< non-empty: values are kind indices 0 .. kinds.size() - 1
+  std::vector<CellOutline> outlines{};  ///< blocks outlined over the cells (numeric maps only), keyed below the plot
+  std::vector<std::string> palette{"#f7fbff", "#9ecae1", "#4292c6"};  ///< numeric maps: colours from low to high
+  std::string cblabel{};                                              ///< colour-scale label (empty: none)
 };
 
 /// Where plots go, and whether they can be drawn at all.
@@ -147,7 +162,8 @@ class Plotter {
   void bars(const BarChart& chart);
   /// Draws a LineChart (see bars() for what is written and thrown).
   void lines(const LineChart& chart);
-  /// Draws a Heatmap (see bars() for what is written and thrown).
+  /// Draws a Heatmap (see bars() for what is written and thrown; also std::invalid_argument for an
+  /// outline outside the cells, a palette of fewer than 2 colours, or a kind index out of range).
   void heatmap(const Heatmap& map);
 
   /// Escape hatch for figures the helpers above do not cover (splot, several panels, ...).

@@ -96,7 +96,8 @@ void print_heading(std::ostream& out, const std::string& title) {
 
 void print_claim(std::ostream& out, const ClaimCheck& claim) {
   if (claim.id.empty()) throw std::invalid_argument("print_claim: the claim has no ID");
-  out << claim.evidence << (claim.holds ? "" : " (does not hold here)") << "   [" << claim.id << "]\n";
+  out << claim.evidence << (claim.holds || claim.says_verdict ? "" : " (does not hold here)") << "   [" << claim.id
+      << "]\n";
 }
 
 }  // namespace attn

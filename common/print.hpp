@@ -61,13 +61,15 @@ void print_heading(std::ostream& out, const std::string& title);
 /// returns it (e.g. `ClaimCheck scaled_variance_claim(...)`); the program prints it with print_claim
 /// and the test asserts `holds` and the numbers of the same function, so no predicate is written twice.
 struct ClaimCheck {
-  std::string id;        ///< the ledger's ID, e.g. "scale_04"
-  bool holds = false;    ///< whether the statement holds on these numbers
-  std::string evidence;  ///< what is printed before the tag, without the trailing newline
+  std::string id;             ///< the ledger's ID, e.g. "scale_04"
+  bool holds = false;         ///< whether the statement holds on these numbers
+  std::string evidence;       ///< what is printed before the tag, without the trailing newline
+  bool says_verdict = false;  ///< the evidence itself says whether it holds (e.g. "...: holds)")
 };
 
 /// Prints `claim.evidence`, three spaces and the tag "[id]", then a newline; when the claim does not
-/// hold (a reader's own flags can make it fail), "(does not hold here)" goes before the tag.
+/// hold (a reader's own flags can make it fail) and the evidence does not say so itself,
+/// "(does not hold here)" goes before the tag.
 /// Throws std::invalid_argument for an empty ID. Source: the claims ledger, ../shared/claims.md.
 void print_claim(std::ostream& out, const ClaimCheck& claim);
 

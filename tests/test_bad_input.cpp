@@ -105,7 +105,7 @@ BOOST_AUTO_TEST_CASE(every_bad_input_is_one_line_and_exit_2) {
       {"ch09_real_heads", "--load /tmp/attn-bad-ch09", "not a run saved"},       // a garbage run.txt
       {"ch09_real_heads", "--load /tmp/attn-bad-ch09 --steps 5", "only apply to training"},  // flag outside its mode
       {"ch09_real_heads", "--save /sys", "not writable"},                        // read-only folder, before training
-      {"ch09_real_heads", "--cached ''", "folder name"},                         // empty folder name
+      {"ch09_real_heads", "--cached ''", "non-empty path"},                      // empty folder name
       {"ch01_mixing", "--scale 1e308", "between -1000 and 1000"},                // huge finite number
       {"ch04_scaling", "--scores 1e308,1e308", "between -1e+06 and 1e+06"},      // huge finite scores
       {"ch04_scaling", "--scores '1,,2'", "empty entry"},                        // empty list entry

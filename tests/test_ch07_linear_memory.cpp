@@ -119,6 +119,34 @@ BOOST_AUTO_TEST_CASE(claims_mem_01_to_mem_05_hold_on_the_program_sections) {
   for (const arma::mat& S : m.memories) BOOST_TEST(S.n_elem == 16u);  // mem_05: S stays 4 x 4
 }
 
+BOOST_AUTO_TEST_CASE(claims_mem_01_to_mem_05_the_printed_claim_functions_hold_for_ten_seeds) {
+  // The functions the program prints its claims with, on the default seed and nine others.
+  for (unsigned seed = 0; seed < 10; ++seed) {
+    const ch07::RandomHead h = ch07::random_head(seed);
+    BOOST_TEST_CONTEXT("seed " << seed) {
+      BOOST_TEST(ch07::claim_bilinear_form(ch07::learned_matching(h), h.Wq.n_cols).holds);
+      BOOST_TEST(ch07::claim_factors_not_unique(ch07::not_unique(h)).holds);
+      BOOST_TEST(ch07::claim_kernel_smoothing(ch07::kernel_view(h)).holds);
+    }
+  }
+  const ch07::MemorySection m = ch07::running_memory(attn::toy_embeddings());
+  BOOST_TEST(ch07::claim_running_memory(m).holds);
+  BOOST_TEST(ch07::claim_memory_fixed_size(m).holds);
+  BOOST_TEST(ch07::claim_memory_at_scale().holds);
+  BOOST_TEST(ch07::claim_memory_at_scale().evidence.find("32768 bytes, the cache 16777216 bytes") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(the_claim_functions_fail_on_numbers_that_contradict_them) {
+  ch07::BilinearSection symmetric{.M = arma::eye(6, 6), .S = arma::eye(4, 4), .rank = 6, .asymmetry = 0.0};
+  BOOST_TEST(!ch07::claim_bilinear_form(symmetric, 2).holds);  // rank 6 > d_k and symmetric
+  BOOST_TEST(!ch07::claim_factors_not_unique({.factor_change = 1.0, .score_change = 1e-6}).holds);
+  ch07::MemorySection m = ch07::running_memory(attn::toy_embeddings());
+  m.largest_difference = 1e-6;
+  BOOST_TEST(!ch07::claim_running_memory(m).holds);
+  m.memories.push_back(arma::zeros(5, 4));  // a memory that grew
+  BOOST_TEST(!ch07::claim_memory_fixed_size(m).holds);
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 BOOST_AUTO_TEST_SUITE(lesson)

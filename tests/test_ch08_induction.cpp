@@ -20,16 +20,12 @@ namespace {
 /// A tiny configuration: vocabulary 5, 6 positions, width 4, 2 heads of d_k 3 (d_k != width / heads).
 ch08::ModelShape tiny_shape() { return {5, 6, 4, 2, 3, 2}; }
 
-/// The program's --quick run (seed 1), trained once for all claim tests.
+/// The program's --quick run (seed 1, the program's own settings), trained once for all claim tests.
 const ch08::LabResult& quick_run(bool fixed) {
   static std::optional<ch08::LabResult> random_offsets, fixed_offsets;
   auto& slot = fixed ? fixed_offsets : random_offsets;
   if (!slot) {
-    ch08::LabOptions o;
-    o.steps = 700;
-    o.held_out = 128;
-    o.lr = 1e-2;
-    o.seed = 1;
+    ch08::LabOptions o = ch08::quick_options({});
     o.data.fixed_offset = fixed;
     slot = ch08::train(o);
   }
@@ -48,15 +44,20 @@ BOOST_AUTO_TEST_SUITE(claims)
 
 BOOST_AUTO_TEST_CASE(claim_ind_01_repeat_loss_below_half_of_first_occurrence) {
   const ch08::RegionLosses& l = quick_run(false).curve.back().held_out;
+  const attn::ClaimCheck c = ch08::claim_repeats_predicted(l);
+  BOOST_TEST(c.id == "ind_01");
+  BOOST_TEST(c.holds, c.evidence);
   BOOST_TEST(l.repeat < 0.5 * l.first, "repeat " << l.repeat << " vs first " << l.first);
   BOOST_TEST(l.first > 3.0);  // first occurrences stay near ln 32 = 3.47: nothing predicts them
 }
 
 BOOST_AUTO_TEST_CASE(claim_ind_02_induction_heads_in_second_layer) {
   const ch08::HeadScores s = scores_of(quick_run(false));
-  const double top2 = s.induction.row(1).max(), top1 = s.induction.row(0).max();
-  BOOST_TEST(top2 > 0.3);
-  BOOST_TEST(top2 > top1, "layer 2 " << top2 << " vs layer 1 " << top1);
+  const attn::ClaimCheck c = ch08::claim_induction_in_last_layer(s);
+  BOOST_TEST(c.holds, c.evidence);
+  const ch08::HeadIndex top = ch08::top_head(s.induction);
+  BOOST_TEST(top.layer == 1u);  // the strongest induction head sits in layer 2
+  BOOST_TEST(s.induction(top.layer, top.head) > 0.3);
 }
 
 BOOST_AUTO_TEST_CASE(claim_ind_03_ablation_needs_both_layers) {
@@ -65,15 +66,40 @@ BOOST_AUTO_TEST_CASE(claim_ind_03_ablation_needs_both_layers) {
   const std::vector<ch08::Ablation> a = ch08::ablation_study(r.model, r.held_out);
   BOOST_REQUIRE_EQUAL(a.size(), 6u);  // L1.H0, L1.H1, L2.H0, L2.H1, layer 1, layer 2
   BOOST_TEST(a[5].name == "all of layer 2");
-  const double half_gap = (base.first - base.repeat) / 2;
-  BOOST_TEST(a[5].losses.repeat - base.repeat > half_gap);
-  const double best_l1 = std::max(a[0].losses.repeat, a[1].losses.repeat) - base.repeat;
-  BOOST_TEST(best_l1 > half_gap);
+  const ch08::AblationSummary sum = ch08::summarize_ablations(a, base, 2, 2);
+  // The summary read straight off the table's entries.
+  BOOST_TEST(sum.advantage == base.first - base.repeat);
+  BOOST_TEST(sum.last_layer_rise == a[5].losses.repeat - base.repeat);
+  BOOST_TEST(sum.key_first_layer_rise == std::max(a[0].losses.repeat, a[1].losses.repeat) - base.repeat);
+  const attn::ClaimCheck c = ch08::claim_both_layers_needed(sum);
+  BOOST_TEST(c.holds, c.evidence);
 }
 
 BOOST_AUTO_TEST_CASE(claim_ind_04_fixed_offset_first_layer_induction) {
   const ch08::HeadScores s = scores_of(quick_run(true));
-  BOOST_TEST(s.induction.row(0).max() > 0.5, "first-layer induction scores " << s.induction.row(0));
+  const attn::ClaimCheck c = ch08::claim_position_finds_copy(s);
+  BOOST_TEST(c.holds, c.evidence << "; first-layer induction scores " << s.induction.row(0));
+}
+
+BOOST_AUTO_TEST_CASE(claims_fail_on_numbers_that_contradict_them) {
+  // Hand-built tables on each side of each threshold: the claim functions are not always true.
+  ch08::HeadScores s{arma::zeros(2, 2), arma::mat{{0.2, 0.1}, {0.25, 0.9}}, arma::zeros(2, 2)};
+  BOOST_TEST(ch08::claim_induction_in_last_layer(s).holds);
+  BOOST_TEST(!ch08::claim_position_finds_copy(s).holds);
+  s.induction = {{0.6, 0.1}, {0.25, 0.2}};
+  BOOST_TEST(!ch08::claim_induction_in_last_layer(s).holds);  // below 0.3 and below layer 1
+  BOOST_TEST(ch08::claim_position_finds_copy(s).holds);
+  BOOST_TEST(ch08::claim_repeats_predicted({.overall = 2, .first = 3.4, .repeat = 1.6}).holds);
+  const attn::ClaimCheck weak = ch08::claim_repeats_predicted({.overall = 2, .first = 3.4, .repeat = 1.8});
+  BOOST_TEST(!weak.holds);
+  BOOST_TEST(weak.evidence.find("repeat / first = 0.529") != std::string::npos, weak.evidence);
+  BOOST_TEST(weak.evidence.find("does NOT hold") != std::string::npos);
+  BOOST_TEST(
+      !ch08::claim_both_layers_needed({.advantage = 2, .last_layer_rise = 1.5, .key_first_layer_rise = 0.9}).holds);
+  BOOST_TEST(
+      ch08::claim_both_layers_needed({.advantage = 2, .last_layer_rise = 1.5, .key_first_layer_rise = 1.1}).holds);
+  BOOST_CHECK_THROW(ch08::summarize_ablations({}, {}, 2, 2), std::invalid_argument);
+  BOOST_CHECK_THROW(ch08::top_head(arma::mat()), std::invalid_argument);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

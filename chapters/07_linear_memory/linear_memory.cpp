@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <iomanip>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 
@@ -192,14 +194,14 @@ std::vector<CostRow> benchmark_generation(std::size_t d_k, std::size_t d_v, std:
 // ---- the program's sections, computed once --------------------------------------------------------
 
 RandomHead random_head(unsigned seed) {
-  // Every random number of sections 1-3 is drawn here, in one order, after one seeding.
-  arma::arma_rng::set_seed(seed);
+  // Every random number of sections 1-3 is drawn here, in one order, from one stream.
+  attn::Random rng(seed);
   RandomHead h;
-  h.X = arma::randn(4, 6);   // 4 tokens, d = 6
-  h.Wq = arma::randn(6, 2);  // d_k = 2
-  h.Wk = arma::randn(6, 2);
-  h.Wv = arma::randn(6, 3);  // d_v = 3
-  do h.R = arma::randn(2, 2);
+  h.X = rng.normal_matrix(4, 6);   // 4 tokens, d = 6
+  h.Wq = rng.normal_matrix(6, 2);  // d_k = 2
+  h.Wk = rng.normal_matrix(6, 2);
+  h.Wv = rng.normal_matrix(6, 3);  // d_v = 3
+  do h.R = rng.normal_matrix(2, 2);
   while (std::abs(arma::det(h.R)) < 0.1);  // comfortably invertible
   return h;
 }
@@ -236,7 +238,55 @@ MemorySection running_memory(const attn::EmbeddingTable& table) {
   m.recurrent = causal_linear_attention_recurrent(X, X, X, &m.memories);
   const arma::mat I = arma::eye(X.n_cols, X.n_cols);
   m.softmax = attn::attention(X, I, I, I, {.causal = true});
+  m.largest_difference = arma::abs(m.masked - m.recurrent).max();
   return m;
 }
+
+std::string scientific(double x) {
+  std::ostringstream s;
+  s << std::scientific << std::setprecision(1) << x;
+  return s.str();
+}
+
+// [claims]
+attn::ClaimCheck claim_bilinear_form(const BilinearSection& b, arma::uword d_k) {
+  const bool asymmetric = std::abs(b.S(0, 1) - b.S(1, 0)) > 1e-9 && b.asymmetry > 1e-9;
+  const bool holds = b.rank <= d_k && b.largest_difference <= 1e-12 * (1.0 + arma::abs(b.S).max()) && asymmetric;
+  return {"mem_01", holds,
+          "  s_01 = " + attn::format_number(b.S(0, 1), 4) + " but s_10 = " + attn::format_number(b.S(1, 0), 4) +
+              ": how token 0 matches token 1 is not how 1 matches 0"};
+}
+
+attn::ClaimCheck claim_factors_not_unique(const FactorSection& f) {
+  return {"mem_02", f.score_change <= 1e-10 && f.factor_change > 1e-6,
+          "  Wq changed by up to " + attn::format_number(f.factor_change, 2) + ", yet the scores differ by at most " +
+              scientific(f.score_change)};
+}
+
+attn::ClaimCheck claim_kernel_smoothing(const KernelSection& k) {
+  const std::string root = "sqrt(" + std::to_string(k.pass.K.n_cols) + ")";
+  return {"mem_03", k.largest_difference <= 1e-12,
+          "  sum_j exp(q_i.k_j / " + root + ") v_j / sum_j exp(q_i.k_j / " + root + "):\n  largest difference " +
+              scientific(k.largest_difference)};
+}
+
+attn::ClaimCheck claim_running_memory(const MemorySection& m) {
+  return {"mem_04", m.largest_difference <= 1e-10, "  largest difference: " + scientific(m.largest_difference)};
+}
+
+attn::ClaimCheck claim_memory_fixed_size(const MemorySection& m) {
+  bool fixed = !m.memories.empty();
+  for (const arma::mat& S : m.memories) fixed = fixed && arma::size(S) == arma::size(m.memories.front());
+  return {"mem_05", fixed,
+          "  S stays " + attn::shape(m.memories.back()) + " while the cache grows by one key and one value per token"};
+}
+
+attn::ClaimCheck claim_memory_at_scale() {
+  const std::size_t memory = linear_memory_bytes(64, 64), cache = kv_cache_bytes(16384, 64, 64);
+  return {"mem_05", memory < cache,
+          "  At d_k = d_v = 64 and position 16384: S holds " + std::to_string(memory) + " bytes, the cache " +
+              std::to_string(cache) + " bytes"};
+}
+// [claims]
 
 }  // namespace ch07

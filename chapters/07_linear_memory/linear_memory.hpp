@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "common/attention.hpp"
+#include "common/print.hpp"
 #include "common/toy.hpp"
 
 namespace ch07 {
@@ -96,9 +97,9 @@ struct RandomHead {
   arma::mat R{};   ///< 2 x 2 with |det R| >= 0.1 (redrawn until it is)
 };
 
-/// The head drawn from Armadillo's generator after seeding it with `seed` once, in the order X,
-/// Wq, Wk, Wv, R. (The numbers are those of std::mt19937_64 through std::normal_distribution, which
-/// differ between standard libraries; the claims hold for any draw.) Throws nothing.
+/// The head drawn from one attn::Random stream seeded with `seed`, in the order X, Wq, Wk, Wv, R,
+/// every entry N(0, 1): the same numbers with every compiler and standard library (Armadillo's
+/// global generator is not touched; the claims hold for any draw). Throws nothing.
 /// Source: the article, "Learned matching, kernel smoothing, and memory".
 RandomHead random_head(unsigned seed);
 
@@ -143,10 +144,32 @@ struct MemorySection {
   arma::mat recurrent{};              ///< 4 x 4: y_i = S_i q_i, token by token
   std::vector<arma::mat> memories{};  ///< S_1 .. S_4, each 4 x 4
   attn::HeadPass softmax{};           ///< the causal softmax head on the same sentence, for contrast
+  double largest_difference = 0.0;    ///< max |masked - recurrent|
 };
 /// Computes section 4 over `table`. Throws std::invalid_argument if `table` lacks the, river, money or
 /// bank. Source: the article, "Learned matching, kernel smoothing, and memory"; Katharopoulos et al.
 /// 2020, §3.3-3.4.
 MemorySection running_memory(const attn::EmbeddingTable& table);
+
+/// `x` in scientific notation with one decimal ("3.6e-15"), how the chapter prints rounding-level
+/// differences. Throws nothing.
+std::string scientific(double x);
+
+// ---- the claims, each checked on its section's result (../shared/claims.md) ----------------------
+
+/// mem_01: rank(M) <= d_k (d_k = head.Wq's columns), X M X^T equals (X Wq)(X Wk)^T to 1e-12
+/// relative, and M is not symmetric: s_01 differs from s_10. Throws nothing.
+attn::ClaimCheck claim_bilinear_form(const BilinearSection& section, arma::uword d_k);
+/// mem_02: Wq R and Wk R^-T give the same scores to 1e-10 although the factors moved. Throws nothing.
+attn::ClaimCheck claim_factors_not_unique(const FactorSection& section);
+/// mem_03: softmax attention equals normalized exp-kernel smoothing of the values, to 1e-12. Throws nothing.
+attn::ClaimCheck claim_kernel_smoothing(const KernelSection& section);
+/// mem_04: y_i = S_i q_i with S_i = S_(i-1) + v_i k_i^T equals the masked product, to 1e-10. Throws nothing.
+attn::ClaimCheck claim_running_memory(const MemorySection& section);
+/// mem_05, per step: every S_i is d_v x d_k while the cache holds i keys and i values. Throws nothing.
+attn::ClaimCheck claim_memory_fixed_size(const MemorySection& section);
+/// mem_05, at scale: at d_k = d_v = 64 and position 16384, S holds 64 x 64 doubles and the cache
+/// 16384 x 128 (512 times more). Throws nothing.
+attn::ClaimCheck claim_memory_at_scale();
 
 }  // namespace ch07

@@ -24,11 +24,7 @@ namespace {
 constexpr int kPrecision = 2;
 constexpr std::size_t kBenchDk = 64;  // the width for the cost measurement (d_v = d_k)
 
-std::string sci(double x) {
-  std::ostringstream s;
-  s << std::scientific << std::setprecision(1) << x;
-  return s.str();
-}
+using ch07::scientific;
 
 std::vector<std::string> numbered(const std::string& prefix, arma::uword n) {
   std::vector<std::string> labels;
@@ -42,21 +38,19 @@ void print_matching(const ch07::RandomHead& h, const ch07::BilinearSection& b, u
                                      ")");
   std::cout << "  M = Wq Wk^T (" << attn::shape(b.M) << "):\n";
   attn::print_matrix(std::cout, numbered("row ", b.M.n_rows), b.M, kPrecision);
-  std::cout << "  X M X^T equals (X Wq)(X Wk)^T: largest difference " << sci(b.largest_difference) << '\n'
+  std::cout << "  X M X^T equals (X Wq)(X Wk)^T: largest difference " << scientific(b.largest_difference) << '\n'
             << "  rank(M) = " << b.rank << " <= d_k = " << h.Wq.n_cols
-            << "; largest |M - M^T| = " << format_number(b.asymmetry, kPrecision) << " (not symmetric)\n"
-            << "  s_01 = " << format_number(b.S(0, 1), 4) << " but s_10 = " << format_number(b.S(1, 0), 4)
-            << ": how token 0 matches token 1 is not how 1 matches 0   [mem_01]\n"
-            << "  A bilinear compatibility, not a distance: it need not be symmetric or zero on the diagonal.\n";
+            << "; largest |M - M^T| = " << format_number(b.asymmetry, kPrecision) << " (not symmetric)\n";
+  attn::print_claim(std::cout, ch07::claim_bilinear_form(b, h.Wq.n_cols));
+  std::cout << "  A bilinear compatibility, not a distance: it need not be symmetric or zero on the diagonal.\n";
 }
 
 void print_not_unique(const ch07::RandomHead& h, const ch07::FactorSection& f) {
   attn::print_heading(std::cout, "2. The factorization is not unique: Wq R and Wk R^-T");
   std::cout << "  R (" << attn::shape(h.R) << "), det " << format_number(arma::det(h.R), 3) << ":\n";
   attn::print_matrix(std::cout, {"", ""}, h.R, 3);
-  std::cout << "  Wq changed by up to " << format_number(f.factor_change, kPrecision)
-            << ", yet the scores differ by at most " << sci(f.score_change) << "   [mem_02]\n"
-            << "  (Wq R)(Wk R^-T)^T = Wq R R^-1 Wk^T = M: only M is pinned down, not its factors.\n";
+  attn::print_claim(std::cout, ch07::claim_factors_not_unique(f));
+  std::cout << "  (Wq R)(Wk R^-T)^T = Wq R R^-1 Wk^T = M: only M is pinned down, not its factors.\n";
 }
 
 void print_kernel(const ch07::KernelSection& k) {
@@ -64,8 +58,7 @@ void print_kernel(const ch07::KernelSection& k) {
   const std::string root = "sqrt(" + std::to_string(k.pass.K.n_cols) + ")";
   std::cout << "  H = softmax(Q K^T / " << root << ") V (" << attn::shape(k.pass.H) << "):\n";
   attn::print_matrix(std::cout, numbered("token ", k.pass.H.n_rows), k.pass.H, 4);
-  std::cout << "  sum_j exp(q_i.k_j / " << root << ") v_j / sum_j exp(q_i.k_j / " << root << "):\n  largest difference "
-            << sci(k.largest_difference) << "   [mem_03]\n";
+  attn::print_claim(std::cout, ch07::claim_kernel_smoothing(k));
 }
 
 void print_memory(const ch07::MemorySection& m) {
@@ -79,7 +72,7 @@ void print_memory(const ch07::MemorySection& m) {
   attn::print_matrix(std::cout, words, m.masked, kPrecision);
   std::cout << "  y_i = S_i q_i with S_i = S_(i-1) + v_i k_i^T, token by token:\n";
   attn::print_matrix(std::cout, words, m.recurrent, kPrecision);
-  std::cout << "  largest difference: " << sci(arma::abs(m.masked - m.recurrent).max()) << "   [mem_04]\n";
+  attn::print_claim(std::cout, ch07::claim_running_memory(m));
 
   std::cout << "\n  What each method holds while generating (doubles):\n";
   attn::Table t({"step", "token", "S (d_v x d_k)", "numbers in S", "key/value cache", "numbers in cache"});
@@ -89,10 +82,8 @@ void print_memory(const ch07::MemorySection& m) {
            std::to_string(i + 1) + " x (" + dims + " + " + dims + ")", std::to_string((i + 1) * 2 * d)});
   }
   t.print(std::cout);
-  std::cout << "  S stays " << attn::shape(m.memories.back())
-            << " while the cache grows by one key and one value per token   [mem_05]\n"
-            << "  At d_k = d_v = 64 and position 16384: S holds " << ch07::linear_memory_bytes(64, 64)
-            << " bytes, the cache " << ch07::kv_cache_bytes(16384, 64, 64) << " bytes   [mem_05]\n";
+  attn::print_claim(std::cout, ch07::claim_memory_fixed_size(m));
+  attn::print_claim(std::cout, ch07::claim_memory_at_scale());
 
   const arma::uword last = m.recurrent.n_rows - 1;
   std::cout << "\n  Removing softmax changes the operation: the causal softmax head's " << words[last] << " row is\n  "

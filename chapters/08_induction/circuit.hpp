@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "common/head_roles.hpp"
+#include "common/print.hpp"
 #include "model.hpp"
 #include "repeats.hpp"
 
@@ -22,14 +23,17 @@ using attn::duplicate_token_score;
 using attn::induction_score;
 using attn::previous_token_score;
 
-/// Scores of every head, averaged over a batch.
+/// Scores of every head, averaged over a batch; each entry is a mean attention weight in [0, 1]
+/// (attn::previous_token_score and its kin, common/head_roles.hpp).
 struct HeadScores {
   arma::mat previous_token;   ///< layers x heads
   arma::mat induction;        ///< layers x heads
   arma::mat duplicate_token;  ///< layers x heads
 };
 
-/// Scores of every head of the last forward pass over `batch` (run forward() on batch.tokens first).
+/// Scores of every head of the last forward pass over `batch` (run forward() on batch.tokens first;
+/// B sequences of T tokens, one Block each). Throws std::invalid_argument if the pass is over
+/// another number of sequences.
 HeadScores head_scores(const ForwardPass& pass, const RepeatBatch& batch);
 
 /// Mean next-token losses (nats) of a pass, split by where the target sits (see Region).
@@ -39,7 +43,9 @@ struct RegionLosses {
   double repeat = 0.0;   ///< block tokens in the repeat
 };
 
-/// Losses of `model` on `batch`, optionally with heads ablated (keep: layers x heads, see forward()).
+/// Losses of `model` on `batch` (B x T tokens), optionally with heads ablated (keep: layers x heads
+/// of 0/1 multipliers, see attn::forward()). Throws std::invalid_argument, from attn::forward(), for
+/// a token outside the vocabulary, a wrong tokens or keep shape, or non-finite scores.
 RegionLosses region_losses(const Model& model, const RepeatBatch& batch, const arma::mat* keep = nullptr);
 
 /// One ablation: which heads were zeroed and what the held-out losses became.
@@ -49,9 +55,49 @@ struct Ablation {
   RegionLosses losses;  ///< held-out losses with those heads zeroed
 };
 
-/// Zero-ablation of each head alone, then of all heads of each layer together (in that order).
+/// Zero-ablation of each head alone, then of all heads of each layer together (in that order):
+/// layers x heads + layers rows. Source: the article, "Reverse-engineer a head you trained"
+/// (compare the loss before and after each ablation). Throws as region_losses() does.
 std::vector<Ablation> ablation_study(const Model& model, const RepeatBatch& held_out);
 
 using attn::head_name;
+
+/// A head, by its layer and its index within the layer (both from 0).
+struct HeadIndex {
+  arma::uword layer = 0;  ///< 0 = the first layer (printed L1)
+  arma::uword head = 0;   ///< within the layer (printed H0, H1, ...)
+};
+
+/// The head with the highest entry of a layers x heads score table (the first such head on ties).
+/// Throws std::invalid_argument for an empty table.
+HeadIndex top_head(const arma::mat& scores);
+
+/// What the ablation table says about the circuit (section 3 and claim ind_03), from the held-out
+/// losses without ablation (`base`) and the study of ablation_study() (layers x heads single heads,
+/// then each layer).
+struct AblationSummary {
+  double advantage = 0.0;             ///< in-context advantage: base.first - base.repeat (nats)
+  double last_layer_rise = 0.0;       ///< repeat-loss rise when all of the last layer is zeroed
+  HeadIndex key_first_layer{};        ///< the first-layer head whose zeroing raises the repeat loss most
+  double key_first_layer_rise = 0.0;  ///< that rise
+};
+
+/// The summary of an ablation study on a model with `layers` layers of `heads` heads.
+/// Throws std::invalid_argument if `ablations` does not hold layers x heads + layers entries.
+AblationSummary summarize_ablations(const std::vector<Ablation>& ablations, const RegionLosses& base,
+                                    arma::uword layers, arma::uword heads);
+
+/// Claim ind_01: the repeat is predicted far better than the first occurrence (repeat loss below
+/// half the first-occurrence loss). The evidence prints the ratio and the verdict.
+attn::ClaimCheck claim_repeats_predicted(const RegionLosses& held_out);
+/// Claim ind_02: the highest last-layer induction score is above 0.3 and above every first-layer
+/// head's (the circuit's copying step sits in layer 2).
+attn::ClaimCheck claim_induction_in_last_layer(const HeadScores& scores);
+/// Claim ind_03: zeroing all of the last layer, and zeroing the key first-layer head, each raise the
+/// repeat loss by more than half the in-context advantage (both layers are needed).
+attn::ClaimCheck claim_both_layers_needed(const AblationSummary& summary);
+/// Claim ind_04 (the fixed-offset control): a first-layer head scores above 0.5 as induction, since
+/// position alone then finds the copy.
+attn::ClaimCheck claim_position_finds_copy(const HeadScores& scores);
 
 }  // namespace ch08

@@ -28,6 +28,12 @@ void validate(const LabOptions& o) {
   if (!(std::isfinite(o.lr) && o.lr > 0)) throw std::invalid_argument("the learning rate must be finite and > 0");
 }
 
+LabOptions quick_options(LabOptions options) {
+  options.steps = 700;
+  options.held_out = 128;
+  return options;
+}
+
 RepeatBatch held_out_set(const LabOptions& options) {
   Rng rng(options.seed ^ 0x9e3779b97f4a7c15ULL);  // a stream apart from the training batches
   return sample_repeats(rng, options.held_out, options.data);

@@ -15,24 +15,28 @@
 
 namespace ch08 {
 
-/// Everything a training run depends on.
+/// Everything a training run depends on; the defaults are the program's default run.
 struct LabOptions {
   ModelShape shape{};           ///< model sizes (vocab and context must match data)
   RepeatSpec data{};            ///< how sequences are drawn
-  arma::uword steps = 1200;     ///< Adam steps
+  arma::uword steps = 1000;     ///< Adam steps
   arma::uword batch = 32;       ///< sequences per step
   arma::uword held_out = 256;   ///< held-out sequences (sampled once, never trained on)
   arma::uword eval_every = 50;  ///< steps between held-out evaluations
-  double lr = 3e-3;             ///< Adam learning rate
+  double lr = 1e-2;             ///< Adam learning rate
   std::uint64_t seed = 1;       ///< seeds the initial weights, training batches and held-out set
 };
+
+/// `options` with the shorter settings of the program's `--quick` (700 steps, 128 held-out
+/// sequences), which the tests and the book's figures use; throws nothing.
+LabOptions quick_options(LabOptions options);
 
 /// Throws std::invalid_argument for bad sizes (see validate() of ModelShape and RepeatSpec), a
 /// vocabulary or context that differ between model and data, zero steps, batch or held-out size,
 /// more than 10^6 steps or 4096 sequences, or a learning rate that is not finite and positive.
 void validate(const LabOptions& options);
 
-/// Held-out losses after `step` Adam steps.
+/// Held-out losses (nats per target) after `step` Adam steps.
 struct Checkpoint {
   arma::uword step = 0;   ///< Adam steps taken
   RegionLosses held_out;  ///< losses on the held-out set
@@ -46,13 +50,17 @@ struct LabResult {
   double seconds = 0.0;           ///< wall time of the training loop
 };
 
-/// The held-out set of a run (the same sequences train() evaluates on).
+/// The held-out set of a run (options.held_out x context tokens; the same sequences train()
+/// evaluates on, from a stream apart from the training batches). Throws std::invalid_argument for
+/// a bad data spec or a held-out size of 0.
 RepeatBatch held_out_set(const LabOptions& options);
 
 /// Trains from scratch: each step samples `batch` fresh sequences and takes one step of
 /// attn::AttnOnlyTrainer (forward, the next-token loss over every position, backward, Adam, with
 /// the batch split over the cores). `progress` (may be empty) is called at
-/// every checkpoint. Throws std::invalid_argument for bad options.
+/// every checkpoint; an exception it throws stops training and propagates. Throws
+/// std::invalid_argument for bad options (see validate()) or when a forward pass meets a
+/// non-finite score (parameters that diverged to inf or NaN).
 LabResult train(const LabOptions& options, const std::function<void(const Checkpoint&)>& progress = {});
 
 }  // namespace ch08

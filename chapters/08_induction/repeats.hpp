@@ -33,7 +33,8 @@ struct RepeatSpec {
 /// 2 max_block <= context.
 void validate(const RepeatSpec& spec);
 
-/// The block used in every sequence when spec.fixed_offset is set.
+/// The block used in every sequence when spec.fixed_offset is set: length (min + max) / 2, both
+/// copies centred in the context. Throws std::invalid_argument for a spec validate() refuses.
 Block fixed_block(const RepeatSpec& spec);
 
 /// A batch of sequences. tokens: count x context, row b = sequence b; blocks[b] is its block.
@@ -54,7 +55,8 @@ enum class Region {
 };
 
 /// The region of the token at position `target` (the label predicted from position target - 1).
-/// The first token of each copy is `other`: nothing announces where a block begins.
+/// The first token of each copy is `other`: nothing announces where a block begins. Any target
+/// is accepted (positions outside the block are `other`); throws nothing.
 Region region_of(const Block& block, arma::uword target);
 
 }  // namespace ch08

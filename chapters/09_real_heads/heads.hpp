@@ -27,7 +27,8 @@ struct Probes {
   Windows random;    ///< 64 windows of random lowercase letters, each with a snippet repeated
 };
 
-/// The probes of a vocabulary and corpus (deterministic).
+/// The probes of a vocabulary and corpus (deterministic; context = T, the model's context).
+/// Throws std::invalid_argument, from sample_windows(), if the held-out text is shorter than a window.
 Probes make_probes(const Corpus& corpus, const Vocabulary& vocab, arma::uword context);
 
 /// Section 1: held-out cross-entropies (nats/char).
@@ -39,7 +40,8 @@ struct Baselines {
   arma::uword held_chars = 0;  ///< characters of held-out text the n-grams were scored on
 };
 
-/// Section 1 from the corpus, the vocabulary and the model.
+/// Section 1 from the corpus, the vocabulary and the model (the model scored on probes.plain).
+/// Throws std::invalid_argument if a probe token is outside the model's vocabulary.
 Baselines baselines(const Corpus& corpus, const Vocabulary& vocab, const Model& model, const Probes& probes);
 
 /// Section 2: every head's attention on one sentence.
@@ -77,7 +79,8 @@ struct Contributions {
   bool found = false;        ///< whether any disagreement exists
 };
 
-/// Section 3 from the head view of section 2.
+/// Section 3 from the head view of section 2 (Kobayashi et al. 2020, §3). Throws nothing: a view
+/// without disagreements gives found = false.
 Contributions contributions(const HeadView& view);
 
 /// Next-token losses split by where the target sits in a window with a repeated snippet.
@@ -99,7 +102,8 @@ struct Roles {
   double in_context = 0.0;      ///< late - early (negative: later characters are predicted better)
 };
 
-/// Section 4 on the probes.
+/// Section 4 on the probes (Olsson et al. 2022, §2 for the induction and in-context scores).
+/// Throws std::invalid_argument, from attn::forward(), if the parameters give non-finite scores.
 Roles roles(const Model& model, const Probes& probes);
 
 /// Section 5: one intervention and what it changed.
@@ -110,7 +114,8 @@ struct Ablation {
   RegionLosses random;    ///< repeated random letters
 };
 
-/// Section 5: zero each head alone, then each layer, on the probes; index 0 is nothing zeroed.
+/// Section 5: zero each head alone, then each layer, on the probes; index 0 is nothing zeroed
+/// (1 + layers x heads + layers entries). Throws as roles() does.
 std::vector<Ablation> ablations(const Model& model, const Probes& probes);
 
 /// Section 6: one sentence ending in "bank".
@@ -133,15 +138,20 @@ struct BankStudy {
 };
 
 /// Section 6: "the river bank", "the money bank", two longer sentences of each sense, and the
-/// controls "the honey bank" and "the rover bank".
+/// controls "the honey bank" and "the rover bank" (the article, "Watch real heads": compare two
+/// uses of "bank" across layers). Throws as roles() does.
 BankStudy bank_study(const Model& model, const Vocabulary& vocab);
 
 using attn::head_name;
 
 /// Section 7: a summary name of each head from its measured scores (layers x heads, index l heads + h).
+/// Thresholds: previous-token above 0.5, induction (random letters) above 0.3, duplicate-token above
+/// 0.3, the claims' thresholds; "no measured role" otherwise. Throws nothing.
 std::vector<std::string> head_names(const Roles& roles);
 
-/// A claim of ../shared/claims.md checked on this run.
+/// A claim of ../shared/claims.md checked on this run (ch09 keeps its statement apart from the
+/// numbers, so the printer can wrap both; attn::ClaimCheck is the shorter form the other chapters use).
+/// The claim functions below throw nothing.
 struct Claim {
   std::string tag;        ///< e.g. "real_01"
   std::string statement;  ///< what is claimed

@@ -36,7 +36,7 @@ struct TrainOptions {
   arma::uword eval_every = 250;  ///< steps between held-out evaluations
 };
 
-/// The same options with the short settings of `--quick` (the tour and the no-gnuplot test):
+/// The same options with the short settings of `--quick` (the tour and the no-gnuplot test; throws nothing):
 /// 300 steps of 16 windows, a few seconds. Too short for the claims: it shows the program, not the circuit.
 TrainOptions quick_options(TrainOptions options);
 
@@ -78,7 +78,8 @@ struct Progress {
   double left = 0.0;      ///< estimated seconds to go
 };
 
-/// A fixed set of plain held-out windows: `count` windows at evenly spaced offsets.
+/// A fixed set of plain held-out windows: count x context tokens, `count` windows at evenly spaced
+/// offsets of held_tokens (1 x n). Throws std::invalid_argument if n <= context or count is 0.
 arma::umat held_out_windows(const arma::urowvec& held_tokens, arma::uword count, arma::uword context);
 
 /// Trains from scratch on `corpus`: each step draws options.batch windows (sample_windows) and

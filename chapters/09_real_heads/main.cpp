@@ -57,29 +57,14 @@ po::options_description options() {
   return o;
 }
 
-arma::uword count_flag(const po::variables_map& vm, const char* flag, long long lo, long long hi) {
-  const long long v = vm[flag].as<long long>();
-  if (v < lo || v > hi) {
-    throw UsageError("--" + std::string(flag) + " must be in [" + std::to_string(lo) + ", " + std::to_string(hi) +
-                     "], got " + std::to_string(v));
-  }
-  return static_cast<arma::uword>(v);
-}
-
 Flags read_flags(const po::variables_map& vm) {
   Flags f;
   f.quick = vm.count("quick") > 0;
   if (f.quick) f.train = ch09::quick_options(f.train);
-  if (vm.count("steps")) f.train.steps = count_flag(vm, "steps", 1, 100000);
-  f.train.seed = count_flag(vm, "seed", 0, std::numeric_limits<long long>::max());
-  f.train.windows.repeat_share = attn::cli::finite("--repeat-share", vm["repeat-share"].as<double>());
-  if (f.train.windows.repeat_share < 0 || f.train.windows.repeat_share > 1) {
-    throw UsageError("--repeat-share must be in [0, 1], got " +
-                     attn::cli::as_typed("--repeat-share", f.train.windows.repeat_share));
-  }
-  f.train.lr = attn::cli::finite("--lr", vm["lr"].as<double>());
-  if (!(f.train.lr > 0 && f.train.lr <= 1))
-    throw UsageError("--lr must be in (0, 1], got " + attn::cli::as_typed("--lr", f.train.lr));
+  if (vm.count("steps")) f.train.steps = static_cast<arma::uword>(attn::cli::integer(vm, "steps", 1, 100000));
+  f.train.seed = attn::cli::seed(vm);
+  f.train.windows.repeat_share = attn::cli::real(vm, "repeat-share", 0, 1);
+  f.train.lr = attn::cli::positive_real(vm, "lr", 1.0);
   f.sentence = vm["sentence"].as<std::string>();
   if (f.sentence.empty() || f.sentence.size() > f.train.shape.context) {
     throw UsageError("--sentence must have 1 to 128 characters, got " + std::to_string(f.sentence.size()));
@@ -88,15 +73,15 @@ Flags read_flags(const po::variables_map& vm) {
     if (c < 32 || c > 126)
       throw UsageError("--sentence must be printable ASCII, got \"" + attn::cli::printable(f.sentence) + "\"");
   }
-  for (const char* dir : {"save", "load", "cached", "corpus"}) {
-    if (vm.count(dir) && vm[dir].as<std::string>().empty())
-      throw UsageError("--" + std::string(dir) + " needs a folder name");
-  }
-  if (vm.count("save")) f.save = vm["save"].as<std::string>();
-  if (vm.count("load")) f.load = vm["load"].as<std::string>();
-  if (vm.count("cached")) {
+  const auto folder = [&](const char* name) -> std::optional<std::string> {
+    if (const auto p = attn::cli::path(vm, name)) return p->string();
+    return std::nullopt;
+  };
+  f.save = folder("save");
+  f.load = folder("load");
+  if (const auto cached = folder("cached")) {
     if (f.load || f.save) throw UsageError("--cached both loads and saves; give it without --load and --save");
-    const std::string dir = vm["cached"].as<std::string>();
+    const std::string dir = *cached;
     std::error_code ec;
     (std::filesystem::exists(std::filesystem::path(dir) / "run.txt", ec) ? f.load : f.save) = dir;
   }
@@ -104,8 +89,8 @@ Flags read_flags(const po::variables_map& vm) {
     throw UsageError(
         "--load inspects a saved model; --steps, --quick, --seed and --repeat-share only apply to training");
   }
-  f.corpus = vm["corpus"].as<std::string>();
-  if (vm.count("bench")) f.bench = count_flag(vm, "bench", 1, 10000);
+  f.corpus = folder("corpus").value_or(ch09::kFortuneFolder);
+  if (vm.count("bench")) f.bench = static_cast<arma::uword>(attn::cli::integer(vm, "bench", 1, 10000));
   f.plots = attn::cli::plot_settings(vm);
   return f;
 }
@@ -152,8 +137,7 @@ ch09::Run obtain_run(const Flags& f, std::optional<ch09::Run> loaded, const ch09
                      const ch09::Vocabulary& vocab) {
   if (loaded) {
     ch09::Run run = std::move(*loaded);
-    std::cout << "Loaded the model saved in " << *f.load << " (trained in " << attn::format_number(run.seconds, 0)
-              << " s).\n";
+    std::cout << "Loaded the model saved in " << *f.load << ".\n";
     return run;
   }
   std::cout << "Training (progress on stderr)...\n";
@@ -162,7 +146,6 @@ ch09::Run obtain_run(const Flags& f, std::optional<ch09::Run> loaded, const ch09
               << attn::format_number(p.elapsed, 0) << " s elapsed, about " << attn::format_number(p.left, 0)
               << " s left\n";
   });
-  std::cout << "wall time of training: " << attn::format_number(run.seconds, 1) << " s\n";
   if (f.quick) {
     std::cout
         << "(a --quick run: the induction head needs the full run, `ch09_real_heads --save DIR`, about 1-3 min)\n";
@@ -208,6 +191,8 @@ int main(int argc, char** argv) {
     std::cout << '\n';
     ch09::draw_report(plots, report, run);
     plots.report(std::cout);
+    std::cout << "wall time of training: " << attn::format_number(run.seconds, 1) << " s"
+              << (flags.load ? " (when the saved model was trained)" : "") << "\n";
     return 0;
   });
 }

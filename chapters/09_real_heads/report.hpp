@@ -1,5 +1,11 @@
 /// \file chapters/09_real_heads/report.hpp
 /// \brief Chapter 09 printers and plotters: each takes a section's result and computes nothing.
+///
+/// Source: the article, "Watch real heads" (the printed sections follow its questions in order).
+/// Printers write to a stream and throw nothing of their own (stream errors are the stream's
+/// state, checked by attn::cli::run); draw_report() hands each figure to the Plotter, which
+/// reports a figure it could not draw (attn::report_failure, exit code 1) and goes on; it throws
+/// std::invalid_argument only for data whose shape disagrees with its labels.
 #pragma once
 
 #include <ostream>
@@ -26,7 +32,8 @@ struct Report {
   std::vector<Claim> claims;        ///< real_01 .. real_05
 };
 
-/// Computes every section on a trained model (about a second).
+/// Computes every section on a trained model (about a second). Throws std::invalid_argument for a
+/// sentence head_view() refuses (empty or longer than the context) or non-finite scores.
 Report make_report(const Corpus& corpus, const Vocabulary& vocab, const Model& model, const std::string& sentence);
 
 /// One claim on one line: "  <statement>: <numbers> (holds)   [tag]".
