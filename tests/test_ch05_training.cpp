@@ -538,16 +538,18 @@ BOOST_AUTO_TEST_CASE(walkthrough_follows_any_update_with_the_updated_parameters)
   BOOST_TEST(t.quick.size() == 20u);
   BOOST_TEST(attn::join_words(ch05::walkthrough_examples()[t.quick[0].sentence].words) == "the money bank");
   BOOST_TEST(t.followed.at(0).number == 21);
-  BOOST_CHECK_THROW(ch05::run_walk({.updates = 1, .follow = {3}}), std::invalid_argument);
+  // Following update 3 runs three updates even without --updates.
+  BOOST_TEST(ch05::run_walk({.updates = 0, .follow = {3}}).total() == 3);
+  BOOST_CHECK_THROW(ch05::run_walk({.updates = 1, .follow = {0}}), std::invalid_argument);
   BOOST_CHECK_THROW(ch05::run_walk({.updates = 2, .follow = {2, 1}}), std::invalid_argument);
 }
 
 BOOST_AUTO_TEST_CASE(walkthrough_saves_and_draws_its_parameters) {
   const auto dir = scratch("walk");
   const std::string exe = CHAPTER_EXE;
-  const attn::test::Run r = attn::test::run(
-      exe + " --walkthrough --updates 20 --follow 21 --sentence 'the money bank'" + " --save " +
-      attn::test::quote((dir / "p").string()) + " --plots " + attn::test::quote((dir / "plots").string()));
+  const attn::test::Run r = attn::test::run(exe + " --walkthrough --follow 21 --sentence 'the money bank'" +
+                                            " --save " + attn::test::quote((dir / "p").string()) + " --plots " +
+                                            attn::test::quote((dir / "plots").string()));
   BOOST_TEST(r.code == 0, r.err);
   BOOST_TEST(r.out.find("Update 21: \"the money bank\", with the parameters after 20 updates") != std::string::npos);
   const attn::OneHeadModel saved = ch05::load_model(dir / "p", 4, 2);
@@ -584,7 +586,8 @@ BOOST_AUTO_TEST_CASE(bad_input_is_one_line_and_exit_2) {
                                  "--walkthrough --init /tmp",
                                  "--walkthrough --bench",
                                  "--walkthrough --follow 0",
-                                 "--walkthrough --follow 2",
+                                 "--walkthrough --follow 100002",
+                                 "--walkthrough --follow 1,x",
                                  "--walkthrough --updates 3 --follow 2,1",
                                  "--walkthrough --sentence 'river bank'",
                                  "--sentence 'the money bank'",

@@ -347,7 +347,7 @@ const attn::cli::ProgramInfo kProgram{
     "  ch05_training\n  ch05_training --seed 3 --passes 100 --loss-log loss.txt --save trained\n"
     "  ch05_training --init trained --passes 1\n  ch05_training --walkthrough --updates 20\n"
     "  ch05_training --walkthrough --sentence 'the money bank' --follow 1,2\n"
-    "  ch05_training --walkthrough --updates 20 --follow 21 --save walked   # Train 20 steps, then inspect\n"
+    "  ch05_training --walkthrough --follow 21 --save walked   # Train 20 steps, then inspect\n"
     "  printf '\\n\\n\\n\\n\\n\\n\\n' | ch05_training --walkthrough --pause\n"
     "  ch05_training --walkthrough --seed 0   # the widget's Reset: the same seed starts over\n"
     "  ch05_training --bench"};
@@ -389,12 +389,13 @@ po::options_description options() {
       ("no-companions", "skip the feature-recovery and biased-dataset companions")
       ("walkthrough", "the step-through widget: one update of the 2-d model in eight stages, every number; "
        "rerunning with the same --seed is its Reset")
-      ("sentence", po::value<std::string>()->value_name("TEXT")->default_value("the river bank"),
-       "with --walkthrough: the first update's sentence, 'the river bank' or 'the money bank'")
+      ("sentence", po::value<std::string>()->value_name("TEXT"),
+       "with --walkthrough: the first update's sentence, 'the river bank' (default) or 'the money bank'")
       ("updates", po::value<int>()->value_name("N")->default_value(0),
        "with --walkthrough: continue for N more updates, alternating the sentences (0..100000)")
       ("follow", po::value<std::string>()->value_name("LIST")->default_value("1"),
-       "with --walkthrough: the updates shown stage by stage, ascending, e.g. 1,2 or 21 (each in 1..N+1)")
+       "with --walkthrough: the updates shown stage by stage, ascending, e.g. 1,2 or 21 (the walk runs at least "
+       "as many updates as the last one)")
       ("pause", "with --walkthrough: wait for Enter between stages (stdin a terminal or a pipe)")
       ("bench", "time the optimizer steps of the article's training (this machine's measurement only)");
   // clang-format on
@@ -424,9 +425,10 @@ void check_mode(const po::variables_map& vm, Mode mode) {
   }
 }
 
-/// --follow's list: update numbers 1 .. total, ascending, separated by commas ("1,2", "21").
+/// --follow's list: update numbers 1 .. 100001, ascending, separated by commas ("1,2", "21").
 /// Throws attn::cli::UsageError naming the entry that is not such a number.
-std::vector<int> follow_list(const std::string& text, int total) {
+std::vector<int> follow_list(const std::string& text) {
+  constexpr int kLast = 100001;  // 1 + the largest --updates
   std::vector<int> out;
   std::size_t at = 0;
   while (at <= text.size()) {
@@ -434,12 +436,11 @@ std::vector<int> follow_list(const std::string& text, int total) {
     const std::string item = text.substr(at, comma - at);
     int k = 0;
     const auto [end, ec] = std::from_chars(item.data(), item.data() + item.size(), k);
-    if (item.empty() || ec != std::errc() || end != item.data() + item.size() || k < 1 || k > total ||
+    if (item.empty() || ec != std::errc() || end != item.data() + item.size() || k < 1 || k > kLast ||
         (!out.empty() && k <= out.back())) {
       throw attn::cli::UsageError("--follow " + attn::quoted(text) + ": " + attn::quoted(item) +
-                                  " is not an update number in 1.." + std::to_string(total) +
-                                  " after the previous one (ascending, comma-separated; --updates N gives N + 1 "
-                                  "updates)");
+                                  " is not an update number in 1.." + std::to_string(kLast) +
+                                  " after the previous one (ascending, separated by commas)");
     }
     out.push_back(k);
     at = comma + 1;
@@ -452,9 +453,8 @@ void read_walk_flags(const po::variables_map& vm, Flags& f) {
   const std::vector<ch05::Example> data = ch05::walkthrough_examples();
   std::vector<std::string> sentences;
   for (const ch05::Example& e : data) sentences.push_back(attn::join_words(e.words));
-  const std::string chosen = attn::cli::choice(vm, "sentence", sentences);
-  f.sentence = chosen == sentences[0] ? 0 : 1;
-  f.follow = follow_list(vm["follow"].as<std::string>(), f.updates + 1);
+  f.sentence = vm.count("sentence") && attn::cli::choice(vm, "sentence", sentences) == sentences[1] ? 1 : 0;
+  f.follow = follow_list(vm["follow"].as<std::string>());
 }
 
 /// The flags, or nothing after --help.

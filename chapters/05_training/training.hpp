@@ -223,10 +223,11 @@ struct Walk {
   int total() const { return 1 + settings.updates; }
 };
 
-/// Runs the step-through: 1 + settings.updates SGD updates of walkthrough_model(seed), update k on
+/// Runs the step-through: 1 + settings.updates SGD updates of walkthrough_model(seed), or as many as
+/// the last followed update if that is more (the returned settings say how many), update k on
 /// sentence (first + k - 1) mod 2, keeping every followed update in full. Throws
-/// std::invalid_argument if updates < 0, first > 1, a followed number is outside 1 .. total or the
-/// list is not ascending, or lr is refused by attn::Sgd (not finite or <= 0). Source: the article,
+/// std::invalid_argument if updates < 0, first > 1, a followed number is below 1 or the list is not
+/// ascending, or lr is refused by attn::Sgd (not finite or <= 0). Source: the article,
 /// "Follow one sentence through training" (Next stage, Apply update, Next sentence, Train 20 steps).
 Walk run_walk(const WalkSettings& settings);
 
