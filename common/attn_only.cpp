@@ -243,7 +243,7 @@ AttnOnlyModel<T> zero_model(const AttnOnlyShape& shape) {
 }
 
 template <class T>
-AttnOnlyModel<T> init_model(const AttnOnlyShape& shape, Rng& rng) {
+AttnOnlyModel<T> init_model(const AttnOnlyShape& shape, Random& rng) {
   AttnOnlyModel<T> m = zero_model<T>(shape);
   const double in = 1.0 / std::sqrt(static_cast<double>(shape.width));
   const double out = 1.0 / std::sqrt(static_cast<double>(shape.heads * shape.d_k));
@@ -259,7 +259,8 @@ AttnOnlyModel<T> init_model(const AttnOnlyShape& shape, Rng& rng) {
     const bool embedding = name == "E" || name == "P";
     const bool output = name.size() > 2 && name.compare(name.size() - 2, 2, "Wo") == 0;
     const double std = embedding ? 1.0 : output ? out : in;
-    *ptrs[i] = arma::conv_to<arma::Mat<T>>::from(rng.normal_matrix(table[i].rows, table[i].cols, std));
+    *ptrs[i] =
+        arma::conv_to<arma::Mat<T>>::from(rng.normal_matrix(table[i].rows, table[i].cols, std, UnitMap::k_plus_one));
   }
   return m;
 }
@@ -661,7 +662,7 @@ AttnOnlyModel<T> load_model(const std::string& path) {
   template std::vector<const arma::Mat<T>*> parameter_ptrs(const AttnOnlyModel<T>&);                              \
   template void check_shapes(const AttnOnlyModel<T>&);                                                            \
   template AttnOnlyModel<T> zero_model<T>(const AttnOnlyShape&);                                                  \
-  template AttnOnlyModel<T> init_model<T>(const AttnOnlyShape&, Rng&);                                            \
+  template AttnOnlyModel<T> init_model<T>(const AttnOnlyShape&, Random&);                                         \
   template void forward(const AttnOnlyModel<T>&, const arma::umat&, AttnOnlyPass<T>&, const arma::mat*);          \
   template const arma::Mat<T>& attention_pattern(const AttnOnlyPass<T>&, arma::uword, arma::uword, arma::uword);  \
   template double next_token_loss_sum(const AttnOnlyPass<T>&, const arma::umat&, arma::Mat<T>*, double);          \

@@ -31,7 +31,7 @@
 #include <string>
 #include <vector>
 
-#include "common/rng.hpp"
+#include "common/random.hpp"
 
 namespace attn {
 
@@ -115,7 +115,7 @@ AttnOnlyModel<T> zero_model(const AttnOnlyShape& shape);
 /// Wo ~ N(0, 1 / (heads d_k)); gain = 1, bias = 0; U ~ N(0, 1 / width). Throws std::invalid_argument for a shape
 /// validate() refuses.
 template <class T>
-AttnOnlyModel<T> init_model(const AttnOnlyShape& shape, Rng& rng);
+AttnOnlyModel<T> init_model(const AttnOnlyShape& shape, Random& rng);
 
 /// `model` with every parameter converted to another scalar type (same shapes; float <-> double
 /// rounds to the nearest). Throws std::invalid_argument if model's shape is refused by validate().

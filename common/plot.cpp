@@ -235,6 +235,10 @@ void Plotter::report(std::ostream& out) const {
   } else {
     out << "plots: skipped (" << reason_ << ")\n";
   }
+  if (diagrams_skipped_ > 0) {
+    out << "diagrams: " << diagrams_skipped_
+        << " skipped (Graphviz's dot is not on PATH; scripts/install-deps.sh installs graphviz)\n";
+  }
 }
 
 void Plotter::draw(const std::string& name, const std::vector<std::string>& data,
@@ -524,6 +528,213 @@ void Plotter::figure(const std::string& name, const std::string& title, const st
   draw(name, data, [&](const std::vector<std::string>& dats) {
     return "set title " + gnuplot_quote(title) + "\n" + commands(dats);
   });
+}
+
+}  // namespace attn
+
+// ---- vector figures (points and arrows in 2-d or 3-d) ---------------------------------------------
+
+namespace attn {
+namespace {
+
+void check_columns(const std::string& figure, const std::string& what, const arma::mat& m, arma::uword dims,
+                   std::size_t labels) {
+  if (m.n_cols != dims || (labels != 0 && labels != m.n_rows)) {
+    throw std::invalid_argument("vector figure " + figure + ": " + what + " is " + std::to_string(m.n_rows) + " x " +
+                                std::to_string(m.n_cols) + " with " + std::to_string(labels) + " labels; expected " +
+                                std::to_string(dims) + " columns and one label per row (or none)");
+  }
+}
+
+/// One data line: the coordinates of `a` (then those of `b`, if given), then a quoted label.
+void data_row(std::ostringstream& out, const arma::rowvec& a, const arma::rowvec& b, const std::string& label) {
+  for (const double x : a) out << number(x) << ' ';
+  for (const double x : b) out << number(x) << ' ';
+  out << data_label(label) << '\n';
+}
+
+/// The plot elements of one panel: point sets, then arrow sets, each with its style.
+std::string vector_elements(const VectorFigure& f, const std::vector<std::string>& dats) {
+  const bool three = f.axes.size() == 3;
+  const std::string xyz = three ? "1:2:3" : "1:2", label_col = three ? "4" : "3";
+  std::vector<std::string> parts;
+  for (std::size_t s = 0; s < f.points.size(); ++s) {
+    const PointSet& p = f.points[s];
+    if (p.points.n_rows == 0) continue;
+    const std::string colour = " linecolor rgb " + gnuplot_quote(p.colour);
+    const std::string& dat = dats[s];
+    if (three && p.stems) parts.push_back(dat + " using " + xyz + " with impulses dashtype 3" + colour + " notitle");
+    parts.push_back(dat + " using " + xyz + " with points pointtype " + (p.hollow ? "6" : "7") + " pointsize 2" +
+                    colour + (p.title.empty() ? " notitle" : " title " + gnuplot_quote(p.title)));
+    if (!p.labels.empty()) {
+      parts.push_back(dat + " using " + xyz + ":" + label_col + " with labels offset 1.5, 0.8" +
+                      (p.hollow ? " textcolor rgb 'gray50'" : "") + " notitle");
+    }
+  }
+  const std::string tail = three ? "1:2:3:4:5:6" : "1:2:3:4",
+                    tip = three ? "($1+$4):($2+$5):($3+$6):7" : "($1+$3):($2+$4):5";
+  for (std::size_t s = 0; s < f.arrows.size(); ++s) {
+    const ArrowSet& a = f.arrows[s];
+    if (a.from.n_rows == 0) continue;
+    const std::string& dat = dats[f.points.size() + s];
+    parts.push_back(dat + " using " + tail + " with vectors head filled size screen 0.025, 20 linewidth " +
+                    std::to_string(a.width) + " linecolor rgb " + gnuplot_quote(a.colour) +
+                    (a.title.empty() ? " notitle" : " title " + gnuplot_quote(a.title)));
+    if (!a.labels.empty()) {
+      parts.push_back(dat + " using " + tip + " with labels offset 1.2, 1.0 textcolor rgb " + gnuplot_quote(a.colour) +
+                      " notitle");
+    }
+  }
+  std::string out;
+  for (std::size_t i = 0; i < parts.size(); ++i) out += (i ? ", " : "") + parts[i];
+  return out;
+}
+
+/// The axis range shared by every axis: the figure's, or the data's (including 0) with a margin.
+std::pair<double, double> vector_range(const VectorFigure& f) {
+  if (f.range) return *f.range;
+  double lo = 0.0, hi = 0.0;
+  const auto widen = [&](const arma::mat& m) {
+    if (m.is_empty()) return;
+    lo = std::min(lo, m.min());
+    hi = std::max(hi, m.max());
+  };
+  for (const PointSet& p : f.points) widen(p.points);
+  for (const ArrowSet& a : f.arrows) {
+    widen(a.from);
+    widen(a.to);
+  }
+  const double margin = 0.1 * std::max(hi - lo, 1e-9);
+  return {lo - margin, hi + margin};
+}
+
+}  // namespace
+
+std::vector<std::string> vector_figure_data(const VectorFigure& f) {
+  const arma::uword dims = f.axes.size();
+  if (dims != 2 && dims != 3) {
+    throw std::invalid_argument("vector figure " + f.name + ": " + std::to_string(dims) + " axes; expected 2 or 3");
+  }
+  if (dims == 3 && (f.views.empty() || f.views.size() > 3)) {
+    throw std::invalid_argument("vector figure " + f.name + ": " + std::to_string(f.views.size()) +
+                                " views; expected 1 to 3");
+  }
+  std::vector<std::string> data;
+  const std::string coords = dims == 3 ? "x y z" : "x y";
+  for (const PointSet& p : f.points) {
+    check_columns(f.name, "point set '" + p.title + "'", p.points, dims, p.labels.size());
+    std::ostringstream out;
+    out << "# " << comment_text(f.title) << ": " << comment_text(p.title) << "\n# " << coords << " label\n";
+    for (arma::uword r = 0; r < p.points.n_rows; ++r) {
+      data_row(out, p.points.row(r), arma::rowvec(), p.labels.empty() ? "" : p.labels[r]);
+    }
+    data.push_back(out.str());
+  }
+  for (const ArrowSet& a : f.arrows) {
+    check_columns(f.name, "arrow tails '" + a.title + "'", a.from, dims, a.labels.size());
+    check_columns(f.name, "arrow heads '" + a.title + "'", a.to, dims, a.labels.size());
+    if (a.from.n_rows != a.to.n_rows) {
+      throw std::invalid_argument("vector figure " + f.name + ": arrow set '" + a.title + "' has " +
+                                  std::to_string(a.from.n_rows) + " tails and " + std::to_string(a.to.n_rows) +
+                                  " heads");
+    }
+    std::ostringstream out;
+    out << "# " << comment_text(f.title) << ": " << comment_text(a.title) << "\n# tail " << coords << ", head - tail "
+        << (dims == 3 ? "dx dy dz" : "dx dy") << ", label\n";
+    for (arma::uword r = 0; r < a.from.n_rows; ++r) {
+      data_row(out, a.from.row(r), a.to.row(r) - a.from.row(r), a.labels.empty() ? "" : a.labels[r]);
+    }
+    data.push_back(out.str());
+  }
+  return data;
+}
+
+std::string vector_figure_commands(const VectorFigure& f, const std::vector<std::string>& dats) {
+  const std::string r = range(vector_range(f));
+  std::ostringstream gp;
+  gp << "set xlabel " << gnuplot_quote(f.axes[0]) << "\nset ylabel " << gnuplot_quote(f.axes[1]) << "\nset xrange " << r
+     << "\nset yrange " << r << "\nset grid\nset key " << f.key << "\n";
+  if (f.axes.size() == 2) {
+    gp << "set title " << gnuplot_quote(f.title) << "\nset size ratio -1\nset xzeroaxis\nset yzeroaxis\nplot "
+       << vector_elements(f, dats) << "\n";
+    return gp.str();
+  }
+  gp << "set zlabel " << gnuplot_quote(f.axes[2]) << " rotate parallel offset 2, 0\nset zrange " << r
+     << "\nset ticslevel 0\nset xyplane at 0\n";
+  const std::size_t n = f.views.size();
+  // Side-by-side panels need a wider canvas than one figure's 960 x 600.
+  if (n > 1) gp << "set terminal pngcairo noenhanced size " << 520 * n << ",560 font 'DejaVu Sans,11'\nset output\n";
+  // Several panels share one title and no legend (the caller's title says what the marks are).
+  if (n > 1) gp << "set multiplot layout 1, " << n << " title " << gnuplot_quote(f.title) << "\nset key off\n";
+  for (std::size_t v = 0; v < n; ++v) {
+    const View3d& view = f.views[v];
+    const std::string where = "azimuth " + format_plain(view.azimuth) + ", elevation " + format_plain(view.elevation);
+    gp << "set title " << gnuplot_quote(n > 1 ? where : f.title + " (" + where + ")") << "\nset view "
+       << number(90.0 - view.elevation) << ", " << number(view.azimuth) << ", 1.12, 1.2\n";
+    gp << "splot " << vector_elements(f, dats) << "\n";
+  }
+  if (n > 1) gp << "unset multiplot\n";
+  return gp.str();
+}
+
+void Plotter::vectors(const VectorFigure& figure) {
+  const std::vector<std::string> data = vector_figure_data(figure);  // checks the shapes first
+  draw(figure.name, data, [&](const std::vector<std::string>& dats) { return vector_figure_commands(figure, dats); });
+}
+
+// ---- Graphviz diagrams --------------------------------------------------------------------------
+
+std::string graphviz_quote(const std::string& text) {
+  std::string out = "\"";
+  for (const char c : text) {
+    if (c == '\\' || c == '"') {
+      out += '\\';
+      out += c;
+    } else if (c == '\n') {
+      out += "\\n";
+    } else if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
+      out += ' ';
+    } else {
+      out += c;
+    }
+  }
+  return out + "\"";
+}
+
+void Plotter::diagram(const std::string& name, const std::string& dot_source) {
+  if (!safe_name(name)) {
+    throw std::invalid_argument("Plotter: diagram name '" + cli_safe(name) + "' may hold only A-Z a-z 0-9 _ . -");
+  }
+  if (!enabled_) return;
+  if (dot_.empty()) {
+    const auto dot = find_on_path("dot");
+    if (!dot) {
+      ++diagrams_skipped_;
+      return;
+    }
+    dot_ = *dot;
+  }
+  try {
+    AtomicFile source(folder_ / (name + ".dot"));
+    source.write(dot_source);
+    source.close();
+    const ProcessResult run = run_process(dot_, {"dot", "-Tpng"}, folder_, timeout_, dot_source, kMaxPngBytes);
+    if (!run.ok() || !is_valid_png_bytes(run.stdout_bytes)) {
+      ++failed_;
+      const std::string said = run.last_stderr_line();
+      report_failure("diagram " + name + " not drawn: dot " +
+                     (run.ok() ? std::string("sent no valid PNG") : run.describe(timeout_)) +
+                     (said.empty() ? std::string() : ": " + cli_safe(said)));
+      return;
+    }
+    AtomicFile png(folder_ / (name + ".png"));
+    png.write(run.stdout_bytes);
+    AtomicFile::commit_all({&source, &png});  // the PNG and its source appear together
+    written_.push_back(folder_ / (name + ".png"));
+  } catch (const IoError& e) {
+    ++failed_;
+    report_failure("diagram " + name + " not drawn: " + e.what());
+  }
 }
 
 }  // namespace attn

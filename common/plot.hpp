@@ -124,6 +124,57 @@ struct Heatmap {
   std::string cblabel{};                                              ///< colour-scale label (empty: none)
 };
 
+/// A set of points in a VectorFigure: one legend entry, one marker style, a label beside each point.
+struct PointSet {
+  std::string title{};                ///< legend entry ("" for none)
+  arma::mat points{};                 ///< points x dims (2 or 3 columns, the figure's dims)
+  std::vector<std::string> labels{};  ///< one per point, printed beside it (empty: no labels)
+  std::string colour = "#2b8cbe";     ///< marker colour, a gnuplot colour
+  bool hollow = false;                ///< open circles (e.g. for absent words) instead of filled dots
+  bool stems = false;                 ///< 3-d only: a dashed line from each point down to the floor
+};
+
+/// A set of arrows in a VectorFigure, each from `from.row(i)` to `to.row(i)`, one legend entry.
+struct ArrowSet {
+  std::string title{};                ///< legend entry ("" for none)
+  arma::mat from{};                   ///< arrows x dims: tails
+  arma::mat to{};                     ///< arrows x dims: heads
+  std::vector<std::string> labels{};  ///< one per arrow, printed beyond its head (empty: no labels)
+  std::string colour = "#e6550d";     ///< line colour
+  int width = 3;                      ///< line width
+};
+
+/// A 3-d viewpoint: azimuth (degrees about the vertical axis, 0..360) and elevation (degrees above
+/// the floor, -90..90; 90 looks straight down). gnuplot's `set view` is (90 - elevation, azimuth).
+struct View3d {
+  double azimuth = 35;    ///< degrees, 0..360
+  double elevation = 28;  ///< degrees, -90..90
+};
+
+/// Points and arrows in a 2-d plane or a 3-d space, with equal axes. A 3-d figure has one panel per
+/// view, side by side (several panels: no legend, so the title should say what the marks are); a
+/// 2-d figure has one panel (`views` is ignored).
+struct VectorFigure {
+  std::string name{};                                ///< file stem: writes `NAME.png`, `NAME.dat`, `NAME_2.dat`, ...
+  std::string title{};                               ///< figure title
+  std::vector<std::string> axes{};                   ///< 2 or 3 axis labels; their count is the figure's dims
+  std::vector<PointSet> points{};                    ///< drawn first (data files 1 .. points.size())
+  std::vector<ArrowSet> arrows{};                    ///< drawn over the points (the data files after them)
+  std::optional<std::pair<double, double>> range{};  ///< the same range on every axis, else from the data
+  std::vector<View3d> views{View3d{}};               ///< 3-d only: one panel per view (1 to 3)
+  std::string key = "top left";                      ///< where the legend goes: gnuplot `set key` arguments
+};
+
+/// The data files of a VectorFigure: one per point set (coordinates, quoted label), then one per
+/// arrow set (tail coordinates, head minus tail, quoted label), 17 significant digits, each with a
+/// comment naming its columns. Throws std::invalid_argument if dims is not 2 or 3, a set has the
+/// wrong number of columns or labels, or there are no views (or more than 3) for a 3-d figure.
+std::vector<std::string> vector_figure_data(const VectorFigure& figure);
+
+/// gnuplot commands that draw `figure` from its data files `dats` (gnuplot-quoted names, in the
+/// order of vector_figure_data). Empty sets are left out of the plot command. Throws nothing.
+std::string vector_figure_commands(const VectorFigure& figure, const std::vector<std::string>& dats);
+
 /// Where plots go, and whether they can be drawn at all.
 struct PlotSettings {
   bool enabled = true;                                        ///< false: --no-plots
@@ -165,6 +216,15 @@ class Plotter {
   /// Draws a Heatmap (see bars() for what is written and thrown; also std::invalid_argument for an
   /// outline outside the cells, a palette of fewer than 2 colours, or a kind index out of range).
   void heatmap(const Heatmap& map);
+  /// Draws a VectorFigure (see bars() for what is written; throws like vector_figure_data).
+  void vectors(const VectorFigure& figure);
+  /// Draws a Graphviz diagram: writes `NAME.dot` (the source) and `NAME.png`, rendered by `dot -Tpng`
+  /// started directly (no shell), its source on standard input, within the plot time limit. Does
+  /// nothing when the Plotter is disabled; when `dot` is not on PATH the diagram is skipped and
+  /// report() says so in one line. dot failing is reported like a gnuplot failure. The source is
+  /// the caller's generated text: user text must reach it only through graphviz_quote().
+  /// Throws std::invalid_argument for a NAME outside [A-Za-z0-9_.-].
+  void diagram(const std::string& name, const std::string& dot_source);
 
   /// Escape hatch for figures the helpers above do not cover (splot, several panels, ...).
   /// data: one text per data file, written to `NAME.dat`, `NAME_2.dat`, ...; `commands`
@@ -187,6 +247,8 @@ class Plotter {
   std::chrono::milliseconds timeout_{PlotSettings::kDefaultGnuplotTimeout};
   std::vector<std::filesystem::path> written_;
   int failed_ = 0;
+  std::filesystem::path dot_;  // Graphviz's dot, found at the first diagram()
+  int diagrams_skipped_ = 0;   // diagrams not drawn because dot is missing
 };
 
 /// True if `path` is a complete PNG: the 8-byte signature, an IHDR chunk first and an IEND chunk last.
@@ -215,6 +277,12 @@ std::string heatmap_data(const Heatmap& map);
 /// cells and labels in a font of `label_font` points. Shared by Plotter::heatmap and heatmap_panels.
 /// Throws nothing (heatmap_data checks the labels).
 std::string heatmap_commands(const Heatmap& map, const std::string& dat, int label_font = 11);
+
+/// Quotes text for a Graphviz (DOT) label as a double-quoted string: backslashes and quotes
+/// escaped, a newline written as DOT's centred line break `\n`, other control bytes as spaces, so
+/// the text stays one label and cannot end the statement: `a "b"` -> `"a \"b\""`.
+/// Throws nothing (beyond std::bad_alloc).
+std::string graphviz_quote(const std::string& text);
 
 /// Quotes text for a gnuplot command as a double-quoted string: backslashes and quotes escaped, a
 /// backquote written as \\140 (gnuplot runs `...` as a shell command, even inside double quotes),

@@ -8,8 +8,9 @@
 
 namespace attn {
 
-double Random::normal() {
-  const double u1 = 1.0 - uniform();  // (0, 1]: its log is finite
+double Random::normal(UnitMap map) {
+  const double k = static_cast<double>(engine_() >> 11);                                        // 53 random bits
+  const double u1 = map == UnitMap::one_minus_k ? 1.0 - k * 0x1.0p-53 : (k + 1.0) * 0x1.0p-53;  // (0, 1]
   const double u2 = uniform();
   return std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * std::numbers::pi * u2);
 }
@@ -25,9 +26,9 @@ arma::mat Random::uniform_matrix(arma::uword rows, arma::uword cols, double lo, 
   return M;
 }
 
-arma::mat Random::normal_matrix(arma::uword rows, arma::uword cols, double std) {
+arma::mat Random::normal_matrix(arma::uword rows, arma::uword cols, double std, UnitMap map) {
   arma::mat M(rows, cols);
-  for (double& x : M) x = std * normal();
+  for (double& x : M) x = std * normal(map);
   return M;
 }
 

@@ -14,6 +14,15 @@
 
 namespace attn {
 
+/// How normal() turns the top 53 bits k of its first engine word into Box-Muller's u1 in (0, 1]
+/// (its log must be finite). Both maps give exactly the same distribution; they differ only in
+/// which normal a given word becomes, so a stream's numbers depend on the map it was drawn with.
+enum class UnitMap {
+  one_minus_k,  ///< u1 = 1 - k / 2^53: the default
+  k_plus_one,   ///< u1 = (k + 1) / 2^53: the attention-only model's initial weights (chapters 08 and 09
+                ///< trained and measured their models with it, so it stays)
+};
+
 /// A seeded stream of uniform and normal numbers (see the file's description).
 ///
 /// Only below() throws; every other draw throws nothing (beyond std::bad_alloc for a matrix).
@@ -29,16 +38,17 @@ class Random {
   double uniform() { return static_cast<double>(engine_() >> 11) * 0x1.0p-53; }
   /// U[lo, hi) (a scalar; lo > hi gives (hi, lo]). Throws nothing.
   double uniform(double lo, double hi) { return lo + (hi - lo) * uniform(); }
-  /// N(0, 1) by Box-Muller from two uniforms, keeping one of the pair (simplicity over thrift).
-  /// A scalar; throws nothing.
-  double normal();
+  /// N(0, 1) by Box-Muller from two uniforms, keeping one of the pair (simplicity over thrift);
+  /// `map` says how the first word becomes u1 (see UnitMap). A scalar; throws nothing.
+  double normal(UnitMap map = UnitMap::one_minus_k);
   /// A uniform integer in [0, n) (engine word modulo n; bias below 2^-50 for n <= 2^14).
   /// Throws std::invalid_argument if n is 0.
   arma::uword below(arma::uword n);
   /// rows x cols of independent U[lo, hi) draws, filled column by column. Throws nothing.
   arma::mat uniform_matrix(arma::uword rows, arma::uword cols, double lo, double hi);
-  /// rows x cols of independent N(0, std^2) draws, filled column by column. Throws nothing.
-  arma::mat normal_matrix(arma::uword rows, arma::uword cols, double std = 1.0);
+  /// rows x cols of independent N(0, std^2) draws (normal() with `map`), filled column by column.
+  /// Throws nothing.
+  arma::mat normal_matrix(arma::uword rows, arma::uword cols, double std = 1.0, UnitMap map = UnitMap::one_minus_k);
 
  private:
   std::mt19937_64 engine_;

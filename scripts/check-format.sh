@@ -7,7 +7,12 @@ cd "$(dirname "$0")/.."
 command -v clang-format >/dev/null || { echo "check-format: clang-format is not installed (apt-get install clang-format)" >&2; exit 1; }
 fix=0
 if [[ ${1:-} == --fix ]]; then fix=1; shift; fi
-if (($# > 0)); then files=("$@"); elif git rev-parse --is-inside-work-tree >/dev/null 2>&1; then mapfile -t files < <(git ls-files '*.cpp' '*.hpp' '*.hpp.in')
+if (($# > 0)); then
+  files=()
+  for f in "$@"; do
+    case $f in *.cpp | *.hpp | *.hpp.in) files+=("$f") ;; *) echo "check-format: skipping $f (not a C++ source)" >&2 ;; esac
+  done
+elif git rev-parse --is-inside-work-tree >/dev/null 2>&1; then mapfile -t files < <(git ls-files '*.cpp' '*.hpp' '*.hpp.in')
 else mapfile -t files < <(find common chapters tests benchmarks -name '*.cpp' -o -name '*.hpp' -o -name '*.hpp.in' 2>/dev/null | sort); fi
 if ((fix)); then clang-format -i "${files[@]}"; echo "check-format: formatted ${#files[@]} files"; exit 0; fi
 bad=()

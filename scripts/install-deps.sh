@@ -15,6 +15,7 @@ packages=(
   chromium
   clang-format clang-tidy   # scripts/check-format.sh, scripts/run-clang-tidy.sh
   fortunes
+  graphviz   # dot: the schematic diagrams of chapters 02 and 03
 )
 # The browser test drives Chromium with playwright-core (npm ci, tests/browser/package-lock.json).
 # Node.js and npm come from Debian only when the machine has none (a NodeSource node ships its own npm).

@@ -22,7 +22,7 @@ namespace {
 /// Vocabulary 5, 6 positions, width 4, 2 heads of d_k 3 (d_k != width / heads: transposes show).
 attn::AttnOnlyShape tiny(bool norm) { return {5, 6, 4, 2, 3, 2, norm}; }
 
-arma::umat random_tokens(attn::Rng& rng, arma::uword rows, arma::uword cols, arma::uword vocab) {
+arma::umat random_tokens(attn::Random& rng, arma::uword rows, arma::uword cols, arma::uword vocab) {
   arma::umat t(rows, cols);
   for (auto& x : t) x = rng.below(vocab);
   return t;
@@ -30,7 +30,7 @@ arma::umat random_tokens(attn::Rng& rng, arma::uword rows, arma::uword cols, arm
 
 /// Central differences on every group of the table against backward().
 void check_every_group(bool norm, const arma::mat* keep) {
-  attn::Rng rng(7);
+  attn::Random rng(7);
   attn::AttnOnlyModel<double> model = attn::init_model<double>(tiny(norm), rng);
   if (norm) {  // move gain and bias away from 1 and 0 so their gradients are generic
     model.gain += rng.normal_matrix(1, 4, 0.3);
@@ -84,7 +84,7 @@ BOOST_AUTO_TEST_CASE(parameter_table_counts_the_study_model) {
 
 BOOST_AUTO_TEST_CASE(batched_forward_matches_one_head_at_a_time) {
   // Independent route: attn::attention per sequence and head, then Concat(heads) Wo, then layer norm.
-  attn::Rng rng(11);
+  attn::Random rng(11);
   attn::AttnOnlyModel<double> model = attn::init_model<double>(tiny(true), rng);
   model.gain += 0.5;
   const arma::umat tokens = random_tokens(rng, 2, 6, 5);
@@ -115,7 +115,7 @@ BOOST_AUTO_TEST_CASE(batched_forward_matches_one_head_at_a_time) {
 }
 
 BOOST_AUTO_TEST_CASE(softmax_rows_backward_matches_central_differences) {
-  attn::Rng rng(3);
+  attn::Random rng(3);
   for (const bool causal : {false, true}) {
     const arma::uword n = causal ? 4 : 3, m = causal ? 4 : 5;  // 3 x 5 bidirectional, 4 x 4 causal
     arma::mat S = rng.normal_matrix(n, m, 1.5);
@@ -134,7 +134,7 @@ BOOST_AUTO_TEST_CASE(softmax_rows_backward_matches_central_differences) {
 }
 
 BOOST_AUTO_TEST_CASE(float_model_follows_the_double_model) {
-  attn::Rng rng(5);
+  attn::Random rng(5);
   const attn::AttnOnlyShape shape{11, 16, 8, 2, 4, 2, true};
   const attn::AttnOnlyModel<double> md = attn::init_model<double>(shape, rng);
   const attn::AttnOnlyModel<float> mf = attn::convert_model<float>(md);
@@ -151,7 +151,7 @@ BOOST_AUTO_TEST_CASE(float_model_follows_the_double_model) {
 
 BOOST_AUTO_TEST_CASE(threaded_step_equals_one_backward_and_adam) {
   // Three threads on a batch of 5 (shards of 1, 2 and 2 sequences) against one backward over all 5.
-  attn::Rng rng(9);
+  attn::Random rng(9);
   const attn::AttnOnlyShape shape = tiny(true);
   const attn::AttnOnlyModel<double> start = attn::init_model<double>(shape, rng);
   const arma::umat tokens = random_tokens(rng, 5, 6, 5);
@@ -179,7 +179,7 @@ BOOST_AUTO_TEST_CASE(threaded_step_equals_one_backward_and_adam) {
 }
 
 BOOST_AUTO_TEST_CASE(save_then_load_gives_the_same_float_model) {
-  attn::Rng rng(2);
+  attn::Random rng(2);
   const attn::AttnOnlyModel<float> m = attn::init_model<float>({7, 8, 4, 2, 2, 1, true}, rng);
   const std::filesystem::path dir = std::filesystem::temp_directory_path() / "attn_only_test";
   std::filesystem::create_directories(dir);
@@ -202,7 +202,7 @@ BOOST_AUTO_TEST_CASE(save_then_load_gives_the_same_float_model) {
 }
 
 BOOST_AUTO_TEST_CASE(bad_shapes_and_tokens_throw) {
-  attn::Rng rng(1);
+  attn::Random rng(1);
   BOOST_CHECK_THROW(attn::init_model<float>({32, 32, 0, 2, 16, 2}, rng), std::invalid_argument);
   attn::AttnOnlyModel<float> m = attn::init_model<float>(tiny(false), rng);
   attn::AttnOnlyPass<float> pass;

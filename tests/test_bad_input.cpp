@@ -74,6 +74,8 @@ BOOST_AUTO_TEST_CASE(every_bad_input_is_one_line_and_exit_2) {
       {"ch02_swap_query", "--wq '1 2 3; 4 5 6'", "4 x 3"},                        // wrong matrix shape
       {"ch02_swap_query", "--wq '1 2 3; 4 5 6; 7 8 9; 1 2 inf'", "finite"},       // non-finite entry
       {"ch02_swap_query", "--preset lake", "lake"},                              // unknown choice
+      {"ch02_swap_query", "--view 35", "AZIMUTH,ELEVATION"},                     // one angle of two
+      {"ch02_swap_query", "--view 400,20", "azimuth"},                           // angle out of range
       {"ch03_values", "--heads 0", "heads"},                                     // zero size
       {"ch03_values", "--tokens -3", "tokens"},                                  // negative size
       {"ch03_values", "--tokens 1000000000000", "tokens"},                       // absurdly large size

@@ -1,5 +1,5 @@
 /// \file test_ch02_swap_query.cpp
-/// \brief Chapter 02: claims swap_01..swap_06 and qk_01..qk_08 of ../shared/claims.md, the lesson's
+/// \brief Chapter 02: claims swap_01..swap_06 and qk_01..qk_10 of ../shared/claims.md, the lesson's
 /// helpers (null space, custom Wq parsing, matching), and the program run as a reader would.
 ///
 /// Expected values are the article's, at its printed precision (half a unit in the last digit),
@@ -10,9 +10,13 @@
 #include <chrono>
 #include <cmath>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <utility>
 
 #include "common/plot.hpp"
 #include "common/toy.hpp"
+#include "figures.hpp"
 #include "support.hpp"
 #include "swap_query.hpp"
 
@@ -28,11 +32,16 @@ arma::rowvec water_row(const std::string& sentence, arma::mat ch02::MatchTable::
   return (t.*field).row(r);
 }
 
+ch02::MatchTable water_table(const std::string& sentence) {
+  return ch02::match_last(attn::split_sentence(sentence), ch02::preset_wq(ch02::Preset::water), ch02::fixed_wk());
+}
+
 }  // namespace
 
 BOOST_AUTO_TEST_SUITE(claims)
 
 BOOST_AUTO_TEST_CASE(claim_swap_01_raw_similarity_weights) {
+  BOOST_TEST(ch02::claim_raw_weights(ch02::teaching_section()).holds);
   const attn::HeadPass p = ch02::teaching_head(ch02::eiffel_sentence(), arma::eye(2, 2));
   // clang-format off
   attn::test::check_printed(p.A.row(2), {0.2483, 0.2483, 0.5035}, 0.00005);
@@ -41,11 +50,13 @@ BOOST_AUTO_TEST_CASE(claim_swap_01_raw_similarity_weights) {
 }
 
 BOOST_AUTO_TEST_CASE(claim_swap_02_raw_similarity_mixture) {
+  BOOST_TEST(ch02::claim_raw_mixture(ch02::teaching_section()).holds);
   const attn::HeadPass p = ch02::teaching_head(ch02::eiffel_sentence(), arma::eye(2, 2));
   attn::test::check_printed(p.H.row(2), {0.5035, 0.2483}, 0.00005);
 }
 
 BOOST_AUTO_TEST_CASE(claim_swap_03_eiffel_ties_with_the_zero_filler) {
+  BOOST_TEST(ch02::claim_eiffel_ties_the_filler(ch02::teaching_section()).holds);
   const arma::mat X2 = ch02::eiffel_sentence();
   BOOST_TEST(arma::dot(X2.row(2), X2.row(1)) == 0.0);  // tower . Eiffel
   const attn::HeadPass p = ch02::teaching_head(X2, arma::eye(2, 2));
@@ -53,6 +64,7 @@ BOOST_AUTO_TEST_CASE(claim_swap_03_eiffel_ties_with_the_zero_filler) {
 }
 
 BOOST_AUTO_TEST_CASE(claim_swap_04_swap_query_weights) {
+  BOOST_TEST(ch02::claim_swap_weights(ch02::teaching_section()).holds);
   const attn::HeadPass p = ch02::teaching_head(ch02::eiffel_sentence(), ch02::swap_matrix());
   // clang-format off
   attn::test::check_printed(p.A.row(2), {0.2483, 0.5035, 0.2483}, 0.00005);
@@ -61,17 +73,20 @@ BOOST_AUTO_TEST_CASE(claim_swap_04_swap_query_weights) {
 }
 
 BOOST_AUTO_TEST_CASE(claim_swap_05_swap_query_mixture) {
+  BOOST_TEST(ch02::claim_swap_mixture(ch02::teaching_section()).holds);
   const attn::HeadPass p = ch02::teaching_head(ch02::eiffel_sentence(), ch02::swap_matrix());
   attn::test::check_printed(p.H.row(2), {0.2483, 0.5035}, 0.00005);
 }
 
 BOOST_AUTO_TEST_CASE(claim_swap_06_queries_row_by_row) {
+  BOOST_TEST(ch02::claim_queries_row_by_row(ch02::teaching_section()).holds);
   const attn::HeadPass p = ch02::teaching_head(ch02::eiffel_sentence(), ch02::swap_matrix());
   const arma::mat expected{{0, 0}, {1, 0}, {0, 1}};
   BOOST_TEST(arma::approx_equal(p.Q, expected, "absdiff", 0.0));
 }
 
 BOOST_AUTO_TEST_CASE(claim_qk_01_n_is_in_the_null_space) {
+  BOOST_TEST(ch02::claim_n_in_null_space(ch02::small_null_space()).holds);
   const arma::mat M = ch02::small_query_map();
   const arma::vec Mn = M * arma::vec{1, 1, -1};
   BOOST_TEST(Mn(0) == 0.0);
@@ -85,6 +100,7 @@ BOOST_AUTO_TEST_CASE(claim_qk_01_n_is_in_the_null_space) {
 }
 
 BOOST_AUTO_TEST_CASE(claim_qk_02_adding_n_leaves_the_query_unchanged) {
+  BOOST_TEST(ch02::claim_same_query(ch02::small_null_space()).holds);
   const arma::mat M = ch02::small_query_map();
   // clang-format off
   const arma::vec e{1, 2, 3}, n{1, 1, -1};
@@ -104,6 +120,7 @@ BOOST_AUTO_TEST_CASE(claim_qk_03_width_12288_rank_128_nullity_12160) {
   BOOST_TEST(w.nullity == 12160u);
   BOOST_TEST(w.null_query_max < 1e-12);
   BOOST_TEST(w.query_change_max < 1e-9);
+  BOOST_TEST(ch02::claim_width_nullity(w).holds);
   // Cross-check the rank-nullity count against an explicit null-space basis on a smaller map.
   arma::arma_rng::set_seed(7);
   const arma::mat Wq = arma::randn<arma::mat>(300, 20);
@@ -114,10 +131,12 @@ BOOST_AUTO_TEST_CASE(claim_qk_03_width_12288_rank_128_nullity_12160) {
 }
 
 BOOST_AUTO_TEST_CASE(claim_qk_04_water_query_of_bank) {
+  BOOST_TEST(ch02::claim_query_of(water_table("the river bank"), ch02::preset_wq(ch02::Preset::water)).holds);
   attn::test::check_printed(water_row("the river bank", &ch02::MatchTable::Q, 2), {0.00, 3.00, 0.00}, 0.005);
 }
 
 BOOST_AUTO_TEST_CASE(claim_qk_05_fixed_keys) {
+  BOOST_TEST(ch02::claim_fixed_keys(water_table("the river bank")).holds);
   // clang-format off
   attn::test::check_printed(water_row("the river bank", &ch02::MatchTable::K, 0), {0, 0, 0}, 0.0);
   attn::test::check_printed(water_row("the river bank", &ch02::MatchTable::K, 1), {0, 1, 0}, 0.0);
@@ -126,6 +145,7 @@ BOOST_AUTO_TEST_CASE(claim_qk_05_fixed_keys) {
 }
 
 BOOST_AUTO_TEST_CASE(claim_qk_06_scores_over_sqrt_3) {
+  BOOST_TEST(ch02::claim_scores(water_table("the river bank")).holds);
   const ch02::MatchTable t =
       ch02::match_last(attn::split_sentence("the river bank"), ch02::preset_wq(ch02::Preset::water), ch02::fixed_wk());
   // clang-format off
@@ -135,12 +155,17 @@ BOOST_AUTO_TEST_CASE(claim_qk_06_scores_over_sqrt_3) {
 }
 
 BOOST_AUTO_TEST_CASE(claim_qk_07_weights_in_percent) {
+  BOOST_TEST(ch02::claim_weights(water_table("the river bank")).holds);
   const ch02::MatchTable t =
       ch02::match_last(attn::split_sentence("the river bank"), ch02::preset_wq(ch02::Preset::water), ch02::fixed_wk());
   attn::test::check_printed(100.0 * t.weights, {11.1, 62.6, 26.3}, 0.05);
 }
 
 BOOST_AUTO_TEST_CASE(claim_qk_08_same_query_in_both_sentences) {
+  const ch02::MatchingSection both =
+      ch02::matching_section(ch02::preset_wq(ch02::Preset::water),
+                             {attn::split_sentence("the river bank"), attn::split_sentence("the money bank")});
+  BOOST_TEST(ch02::claim_query_same_in_both(both).holds);
   for (const ch02::Preset p : {ch02::Preset::water, ch02::Preset::finance, ch02::Preset::structure}) {
     const ch02::MatchTable river =
         ch02::match_last(attn::split_sentence("the river bank"), ch02::preset_wq(p), ch02::fixed_wk());
@@ -151,9 +176,125 @@ BOOST_AUTO_TEST_CASE(claim_qk_08_same_query_in_both_sentences) {
   }
 }
 
+BOOST_AUTO_TEST_CASE(claim_qk_09_one_score_is_the_sum_of_coordinate_shares) {
+  const ch02::CombinedQuery c = ch02::combined_query(attn::split_sentence("the river bank"));
+  const attn::ClaimCheck claim = ch02::combined_query_claim(c);
+  BOOST_TEST(claim.id == "qk_09");
+  BOOST_TEST(claim.holds);
+  // By hand: q_bank = 0.8 x [0, 3.75, 3.75] = [0, 3, 3]; keys the [0,0,0], river [0,1,0], bank [0.5,0.5,0.8].
+  const double r3 = std::sqrt(3.0);
+  attn::test::check_printed(c.table.Q.row(2), {0.0, 3.0, 3.0}, 1e-15);
+  attn::test::check_printed(c.shares.row(1), {0.0, 3.0 / r3, 0.0}, 1e-15);       // river: water only
+  attn::test::check_printed(c.shares.row(2), {0.0, 1.5 / r3, 2.4 / r3}, 1e-15);  // bank: both
+  attn::test::check_printed(c.table.scores, {0.0, 3.0 / r3, 3.9 / r3}, 1e-14);   // the sums
+  attn::test::check_printed(c.water, {0.0, 3.0 / r3, 1.5 / r3}, 1e-14);          // water preset alone
+  attn::test::check_printed(c.structure, {0.0, 0.0, 2.4 / r3}, 1e-14);           // structure preset alone
+  BOOST_TEST(c.largest_gap <= 1e-12);
+  BOOST_TEST(c.largest_split_gap <= 1e-12);
+  // The article's printed form: river 1.732 from water; bank 0.866 + 1.386 = 2.252.
+  attn::test::check_printed(c.table.scores, {0.000, 1.732, 2.252}, 0.0005);
+  // A share that does not add up makes the claim fail.
+  ch02::CombinedQuery broken = c;
+  broken.largest_gap = 1e-6;
+  BOOST_TEST(!ch02::combined_query_claim(broken).holds);
+}
+
+BOOST_AUTO_TEST_CASE(claim_qk_10_five_directions_in_two_dimensions_interfere) {
+  const ch02::Superposition s = ch02::superposition();
+  const attn::ClaimCheck claim = ch02::superposition_claim(s);
+  BOOST_TEST(claim.id == "qk_10");
+  BOOST_TEST(claim.holds);
+  BOOST_TEST(s.W.n_rows == 5u);
+  BOOST_TEST(s.W.n_cols == 2u);
+  BOOST_TEST(s.rank == 2u);
+  // Closed forms: cos 72 = (sqrt 5 - 1) / 4, cos 144 = -(sqrt 5 + 1) / 4.
+  const double c72 = (std::sqrt(5.0) - 1.0) / 4.0, c144 = -(std::sqrt(5.0) + 1.0) / 4.0;
+  attn::test::check_printed(s.one_active, {1.0, c72, c144, c144, c72}, 1e-12);
+  attn::test::check_printed(s.two_active, {1.0 + c144, 2.0 * c72, 1.0 + c144, c144 + c72, c72 + c144}, 1e-12);
+  BOOST_TEST(s.max_interference == -c144, boost::test_tools::tolerance(1e-12));
+  BOOST_TEST(s.bias == -c72, boost::test_tools::tolerance(1e-12));
+  BOOST_TEST(s.one_active_relu(0) == 1.0 - c72, boost::test_tools::tolerance(1e-12));
+  BOOST_CHECK_SMALL(arma::abs(s.one_active_relu.tail(4)).max(), 1e-12);  // a lone feature reads clean
+  BOOST_TEST(s.two_active_relu(1) > 0.3);                                // two at once: f2 appears
+  // As many directions as dimensions: no superposition, so the claim does not hold.
+  ch02::Superposition square = s;
+  square.W = arma::eye(2, 2);
+  square.rank = 2;
+  square.max_interference = 0.0;
+  BOOST_TEST(!ch02::superposition_claim(square).holds);
+  BOOST_CHECK_THROW(ch02::superposition(2), std::invalid_argument);
+}
+
+BOOST_AUTO_TEST_CASE(the_claim_functions_fail_on_numbers_that_contradict_them) {
+  ch02::TeachingSection t = ch02::teaching_section();
+  std::swap(t.raw, t.swapped);  // each query's numbers where the other's claims expect them
+  BOOST_TEST(!ch02::claim_raw_weights(t).holds);
+  BOOST_TEST(!ch02::claim_eiffel_ties_the_filler(t).holds);
+  BOOST_TEST(!ch02::claim_swap_weights(t).holds);
+  BOOST_TEST(!ch02::claim_swap_mixture(t).holds);
+  BOOST_TEST(!ch02::claim_queries_row_by_row(t).holds);
+  ch02::SmallNullSpace s = ch02::small_null_space();
+  s.n = {1.0, 1.0, 1.0};  // not in the null space
+  BOOST_TEST(!ch02::claim_n_in_null_space(s).holds);
+  BOOST_TEST(!ch02::claim_same_query(s).holds);
+  ch02::WidthExample w = ch02::width_example(64, 8, 1);
+  w.nullity += 1;  // rank + nullity no longer d
+  BOOST_TEST(!ch02::claim_width_nullity(w).holds);
+  ch02::MatchTable m = water_table("the river bank");
+  m.Q(2, 0) = 1.0;  // a query that is not x Wq
+  BOOST_TEST(!ch02::claim_query_of(m, ch02::preset_wq(ch02::Preset::water)).holds);
+  BOOST_TEST(!ch02::claim_scores(m).holds);
+  m = water_table("the river bank");
+  m.K(1, 1) = 2.0;
+  BOOST_TEST(!ch02::claim_fixed_keys(m).holds);
+  m.weights = {0.5, 0.25, 0.25};  // largest where the score is not
+  BOOST_TEST(!ch02::claim_weights(m).holds);
+  ch02::MatchingSection one =
+      ch02::matching_section(ch02::preset_wq(ch02::Preset::water), {attn::split_sentence("the river bank")});
+  BOOST_TEST(!ch02::claim_query_same_in_both(one).holds);  // one sentence: nothing to compare
+  one.tables.push_back(ch02::match_last(attn::split_sentence("the money bank"), ch02::preset_wq(ch02::Preset::finance),
+                                        ch02::fixed_wk()));
+  BOOST_TEST(!ch02::claim_query_same_in_both(one).holds);
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 BOOST_AUTO_TEST_SUITE(lesson)
+
+BOOST_AUTO_TEST_CASE(query_terms_follow_the_article_derivation) {
+  const arma::rowvec x_bank{0.5, 0.5, 0.8, 0.2};
+  const std::vector<ch02::QueryTerm> water = ch02::query_terms(x_bank, ch02::preset_wq(ch02::Preset::water));
+  BOOST_TEST_REQUIRE(water.size() == 1u);  // q_bank = 0.8 x [0.00, 3.75, 0.00]
+  BOOST_TEST(water[0].input == 2u);
+  BOOST_TEST(water[0].x == 0.8);
+  attn::test::check_printed(water[0].row, {0.0, 3.75, 0.0}, 0.0);
+  const arma::mat full = ch02::parse_matrix("1 0 0; 0 1 0; 0 0 1; 1 1 1", 4, 3);
+  BOOST_TEST(ch02::query_terms(x_bank, full).size() == 4u);
+  BOOST_TEST(ch02::query_terms(arma::rowvec{0.0, 0.0, 0.0, 1.0}, ch02::preset_wq(ch02::Preset::water)).empty());
+  BOOST_CHECK_THROW(ch02::query_terms(arma::rowvec{1.0, 2.0}, full), std::invalid_argument);
+}
+
+BOOST_AUTO_TEST_CASE(vector_figures_refuse_bad_shapes) {
+  attn::VectorFigure f{.name = "x", .axes = {"a", "b", "c"}, .points = {{.points = arma::mat(2, 2)}}};
+  BOOST_CHECK_THROW(attn::vector_figure_data(f), std::invalid_argument);  // 2 columns in a 3-d figure
+  f.points = {{.points = arma::mat(2, 3, arma::fill::zeros), .labels = {"one"}}};
+  BOOST_CHECK_THROW(attn::vector_figure_data(f), std::invalid_argument);  // 2 points, 1 label
+  f.points = {{.points = arma::mat(2, 3, arma::fill::zeros), .labels = {"one", "two"}}};
+  BOOST_TEST(attn::vector_figure_data(f).size() == 1u);
+  f.views = {};
+  BOOST_CHECK_THROW(attn::vector_figure_data(f), std::invalid_argument);  // a 3-d figure needs a view
+  f.axes = {"a"};
+  BOOST_CHECK_THROW(attn::vector_figure_data(f), std::invalid_argument);
+}
+
+BOOST_AUTO_TEST_CASE(the_query_map_diagram_carries_the_width_example_sizes) {
+  const ch02::WidthExample w{.d = 12288, .d_k = 128, .rank = 128, .nullity = 12160};
+  const std::string dot = ch02::query_map_diagram(w);
+  for (const char* part : {"12,288 x 128", "1 x 12,288", "1 x 128", "ignores 12,160 input directions", "sqrt(128)"}) {
+    BOOST_TEST(dot.find(part) != std::string::npos, part);
+  }
+  BOOST_TEST(attn::graphviz_quote("a \"b\"\n\\") == "\"a \\\"b\\\"\\n\\\\\"");
+}
 
 BOOST_AUTO_TEST_CASE(null_space_of_a_rank_deficient_non_square_map) {
   const arma::mat M{{1, 2, 0, -1, 3}, {2, 4, 0, -2, 6}};  // 2 x 5, rank 1
@@ -231,7 +372,7 @@ BOOST_AUTO_TEST_SUITE(program)
 
 const std::string exe = CHAPTER_EXE;
 
-BOOST_AUTO_TEST_CASE(runs_prints_the_article_numbers_and_draws_three_plots) {
+BOOST_AUTO_TEST_CASE(runs_prints_the_article_numbers_and_draws_its_plots) {
   const std::filesystem::path dir = TEST_PLOTS;
   const attn::test::Run r = attn::test::run_with_plots(exe, dir);
   BOOST_TEST(r.code == 0);
@@ -243,7 +384,35 @@ BOOST_AUTO_TEST_CASE(runs_prints_the_article_numbers_and_draws_three_plots) {
               "12288 - 128 = 12160   [qk_03]", "q = [0.00, 3.00, 0.00]   [qk_04]", "1.732   62.6%", "0.866   26.3%",
               "0.000   11.1%", "identical in both sentences", "[qk_08]"});
   BOOST_TEST(!attn::test::has_nan_word(r.out));
-  attn::test::check_plots(dir, {"ch02_tower_weights", "ch02_matching_space", "ch02_bank_presets"});
+  attn::test::check_plots(dir, {"ch02_tower_weights", "ch02_matching_space", "ch02_bank_presets", "ch02_matching_views",
+                                "ch02_combined_shares", "ch02_superposition", "ch02_superposition_reads"});
+  // The article's derivation of bank's water query, and the new section's claims.
+  attn::test::check_contains(
+      r.out, {"q_bank = 0.8 x [0.00, 3.75, 0.00] = [0.00, 3.00, 0.00]",
+              "q_bank = 0.8 x [0.00, 3.75, 3.75] = [0.00, 3.00, 3.00]", "[qk_09]", "[qk_10]", "Toy Models of"});
+  BOOST_TEST(r.out.find("does not hold") == std::string::npos);
+  // The query map is a Graphviz diagram: its source and PNG appear together (or, without dot, neither).
+  const bool drawn = attn::is_valid_png(dir / "ch02_query_map.png");
+  BOOST_TEST(drawn == std::filesystem::exists(dir / "ch02_query_map.dot"));
+  BOOST_TEST((drawn || r.out.find("diagrams: 1 skipped") != std::string::npos));
+}
+
+BOOST_AUTO_TEST_CASE(view_turns_the_matching_space_and_wq_reaches_the_presets_figure) {
+  const std::filesystem::path dir = std::string(TEST_PLOTS) + "_view";
+  const attn::test::Run r =
+      attn::test::run_with_plots(exe + " --width 64 --dk 8 --view 120,-10 --wq '0 0 0; 0 0 0; 2 2 0; 0 0 0'", dir);
+  BOOST_TEST(r.code == 0, r.err);
+  attn::test::check_plots(dir, {"ch02_matching_space", "ch02_matching_views", "ch02_bank_presets"});
+  std::ifstream presets(dir / "ch02_bank_presets.dat");
+  const std::string data((std::istreambuf_iterator<char>(presets)), std::istreambuf_iterator<char>());
+  BOOST_TEST(data.find("your --wq") != std::string::npos);
+  // q_bank = 0.8 x [2, 2, 0] = [1.6, 1.6, 0]
+  BOOST_TEST(r.out.find("q_bank = 0.8 x [2.00, 2.00, 0.00] = [1.60, 1.60, 0.00]") != std::string::npos);
+  // Several non-zero rows: one term per input coordinate bank has.
+  const attn::test::Run all = attn::test::run(exe + " --no-plots --width 64 --dk 8 --wq '1 0 0; 0 1 0; 0 0 1; 1 1 1'");
+  BOOST_TEST(all.code == 0, all.err);
+  BOOST_TEST(all.out.find("q_bank = 0.5 x [1.00, 0.00, 0.00] + 0.5 x [0.00, 1.00, 0.00] + 0.8 x [0.00, 0.00, 1.00]") !=
+             std::string::npos);
 }
 
 BOOST_AUTO_TEST_CASE(presets_custom_wq_and_sentence) {
@@ -275,7 +444,7 @@ BOOST_AUTO_TEST_CASE(presets_custom_wq_and_sentence) {
 BOOST_AUTO_TEST_CASE(help_exits_zero) {
   const attn::test::Run r = attn::test::run(exe + " --help");
   BOOST_TEST(r.code == 0);
-  for (const char* flag : {"--preset", "--wq", "--sentence", "--width", "--dk", "--plots", "--no-plots"}) {
+  for (const char* flag : {"--preset", "--wq", "--sentence", "--width", "--dk", "--view", "--plots", "--no-plots"}) {
     BOOST_TEST(r.out.find(flag) != std::string::npos, flag);
   }
 }
@@ -303,6 +472,12 @@ BOOST_AUTO_TEST_CASE(bad_input_is_one_line_and_exit_2) {
                                  "--sentence 'the lake'",
                                  "--plots /dev/null/x",
                                  "--no-plots --plots /tmp/x",
+                                 "--view 35",
+                                 "--view 35,28,1",
+                                 "--view 400,20",
+                                 "--view 35,91",
+                                 "--view a,b",
+                                 "--view nan,0",
                                  "stray"}) {
     attn::test::check_usage_error(attn::test::cat(exe, " --no-plots ", args), "ch02_swap_query");
   }

@@ -1,5 +1,5 @@
 /// \file test_ch03_values.cpp
-/// \brief Chapter 03: claims val_01..val_04 and heads_01..heads_03 of ../shared/claims.md, the
+/// \brief Chapter 03: claims val_01..val_05 and heads_01..heads_04 of ../shared/claims.md, the
 /// multi-head sublayer in common/multihead.hpp, and the program run as a reader would.
 ///
 /// Expected values are the article's, at its printed precision (half a unit in the last digit),
@@ -10,11 +10,13 @@
 #include <cctype>
 #include <cmath>
 #include <filesystem>
+#include <optional>
 
 #include "common/multihead.hpp"
 #include "common/plot.hpp"
 #include "common/random.hpp"
 #include "common/toy.hpp"
+#include "figures.hpp"
 #include "support.hpp"
 #include "values.hpp"
 
@@ -27,6 +29,7 @@ using ch03::Choice;
 BOOST_AUTO_TEST_SUITE(claims)
 
 BOOST_AUTO_TEST_CASE(claim_val_01_swapping_values_keeps_the_weights) {
+  BOOST_TEST(ch03::claim_values_keep_weights(ch03::three_roles()).holds);
   const attn::HeadPass swapped = ch03::tower_head(Choice::swap, Choice::swap);
   attn::test::check_printed(swapped.A.row(2), {0.2483, 0.5035, 0.2483}, 0.00005);
   // Exactly the swap-query weights of swap_04, in every row, not only tower's.
@@ -36,6 +39,7 @@ BOOST_AUTO_TEST_CASE(claim_val_01_swapping_values_keeps_the_weights) {
 }
 
 BOOST_AUTO_TEST_CASE(claim_val_02_swapping_values_changes_the_content) {
+  BOOST_TEST(ch03::claim_values_swap_content(ch03::three_roles()).holds);
   const arma::rowvec h = ch03::tower_head(Choice::swap, Choice::swap).H.row(2);
   attn::test::check_printed(h, {0.5035, 0.2483}, 0.00005);
   const arma::rowvec before = ch03::tower_head(Choice::swap, Choice::raw).H.row(2);
@@ -44,6 +48,7 @@ BOOST_AUTO_TEST_CASE(claim_val_02_swapping_values_changes_the_content) {
 }
 
 BOOST_AUTO_TEST_CASE(claim_val_03_another_key_changes_the_weight_only) {
+  BOOST_TEST(ch03::claim_another_key(ch03::add_another_key({0.0, 1.0})).holds);
   const ch03::AnotherKey k = ch03::add_another_key({0.0, 1.0});
   BOOST_TEST(arma::approx_equal(k.q_before, k.q_after, "absdiff", 0.0));
   BOOST_TEST(arma::approx_equal(k.k_before, k.k_after, "absdiff", 0.0));
@@ -62,6 +67,7 @@ BOOST_AUTO_TEST_CASE(claim_val_03_another_key_changes_the_weight_only) {
 }
 
 BOOST_AUTO_TEST_CASE(claim_val_04_residual_addition) {
+  BOOST_TEST(ch03::claim_residual(ch03::three_roles()).holds);
   const arma::rowvec tower = ch03::eiffel_sentence().row(2);
   // clang-format off
   attn::test::check_printed(tower, {1, 0}, 0.0);
@@ -70,6 +76,7 @@ BOOST_AUTO_TEST_CASE(claim_val_04_residual_addition) {
 }
 
 BOOST_AUTO_TEST_CASE(claim_heads_01_three_tokens_two_heads) {
+  BOOST_TEST(ch03::claim_counts_per_block(ch03::count_objects(3, 2, 1), 3, 2, ch03::build_sublayer(3, 2)).holds);
   const ch03::Counts c = ch03::count_objects(3, 2, 1);
   BOOST_TEST(c.qkv_projections_per_block == 6u);
   BOOST_TEST(c.qkv_matrices_per_block == 6u);
@@ -87,6 +94,7 @@ BOOST_AUTO_TEST_CASE(claim_heads_01_three_tokens_two_heads) {
 }
 
 BOOST_AUTO_TEST_CASE(claim_heads_02_stack_of_blocks) {
+  BOOST_TEST(ch03::claim_stack_counts(ch03::count_objects(3, 2, 24), 2, 24).holds);
   for (const long long N : {1LL, 2LL, 12LL, 96LL}) {
     for (const long long h : {1LL, 2LL, 8LL, 96LL}) {
       const ch03::Counts c = ch03::count_objects(7, h, N);
@@ -103,6 +111,7 @@ BOOST_AUTO_TEST_CASE(claim_heads_02_stack_of_blocks) {
 }
 
 BOOST_AUTO_TEST_CASE(claim_heads_03_sublayer_shapes) {
+  BOOST_TEST(ch03::claim_sublayer_shapes(ch03::example_sublayer({"the", "river", "bank"})).holds);
   // n = 5 tokens, d = 7, h = 3 heads, d_k = 2, d_v = 4: Concat 5 x 12, Wo 12 x 7, Delta and Y 5 x 7.
   attn::Random rng(5);
   const arma::mat X = rng.normal_matrix(5, 7);
@@ -129,6 +138,92 @@ BOOST_AUTO_TEST_CASE(claim_heads_03_sublayer_shapes) {
   BOOST_TEST(table[12].shape == "(2 d_v) x d");
   BOOST_TEST(table[13].shape == "3 x d");
   BOOST_TEST(table[5].count == "2 matrices; 6 query vectors");
+}
+
+BOOST_AUTO_TEST_CASE(claim_heads_04_embedding_table_and_projections_are_separate) {
+  const ch03::ExampleSublayer example = ch03::example_sublayer({"the", "river", "bank"});
+  const std::vector<ch03::SeparateObject> rows = ch03::separate_objects(example);
+  const attn::ClaimCheck claim = ch03::separate_objects_claim(rows, example);
+  BOOST_TEST(claim.id == "heads_04");
+  BOOST_TEST(claim.holds);
+  // The article's table: E and the projections learned; X, Q, K, V and A, H computed on each pass.
+  BOOST_TEST_REQUIRE(rows.size() == 4u);
+  const std::array<const char*, 4> objects{"E", "Wq, Wk, Wv", "X, Q, K, V", "A, H"};
+  const std::array<bool, 4> learned{true, true, false, false};
+  for (std::size_t r = 0; r < 4; ++r) {
+    BOOST_TEST(rows[r].object == objects[r]);
+    BOOST_TEST(rows[r].learned == learned[r], rows[r].object);
+  }
+  // Shapes: E is vocabulary x d = 4 x 4 (the, river, money, bank; finance, water, structure, generic),
+  // each projection d x d_k = 4 x 3, X n x d = 3 x 4, Q, K, V n x d_k = 3 x 3, A n x n, H n x d_v.
+  BOOST_TEST(rows[0].here == "4 x 4");
+  BOOST_TEST(rows[1].here == "4 x 3 each");
+  BOOST_TEST(rows[2].here == "3 x 4; 3 x 3 each");
+  BOOST_TEST(rows[3].here == "3 x 3 each");
+  // A table that calls the projections computed makes the claim fail.
+  std::vector<ch03::SeparateObject> wrong = rows;
+  wrong[1].learned = false;
+  BOOST_TEST(!ch03::separate_objects_claim(wrong, example).holds);
+}
+
+BOOST_AUTO_TEST_CASE(claim_val_05_score_from_i_to_j_differs_from_j_to_i) {
+  const ch03::Asymmetry a = ch03::asymmetric_scores();
+  const attn::ClaimCheck claim = ch03::asymmetry_claim(a);
+  BOOST_TEST(claim.id == "val_05");
+  BOOST_TEST(claim.holds);
+  BOOST_TEST(a.words[a.i] == "bank");
+  BOOST_TEST(a.words[a.j] == "river");
+  // By hand: q_bank = 0.8 x 3.75 along water = [0, 3, 0], k_river = [0, 1, 0]: s = 3 / sqrt 3 = sqrt 3.
+  // q_river = 0 (river has no structure, the only row Wq reads), so s(river -> bank) = 0.
+  BOOST_TEST(a.forward == std::sqrt(3.0), boost::test_tools::tolerance(1e-14));
+  BOOST_TEST(a.backward == 0.0);
+  // a(bank, river) = e^sqrt3 / (1 + e^sqrt3 + e^(0.5 x 3 / sqrt3)); river's row is uniform.
+  const double e3 = std::exp(std::sqrt(3.0)), eb = std::exp(1.5 / std::sqrt(3.0));
+  BOOST_TEST(a.weight_forward == e3 / (1.0 + e3 + eb), boost::test_tools::tolerance(1e-14));
+  BOOST_TEST(a.weight_backward == 1.0 / 3.0, boost::test_tools::tolerance(1e-14));
+  // M = Wq Wk^T: only M(structure, water) = 3.75 is non-zero.
+  BOOST_TEST(a.M(2, 1) == 3.75);
+  BOOST_TEST(arma::accu(arma::abs(a.M)) == 3.75);
+  // With Wq = Wk (a symmetric M) the reverse score is the same and the claim fails.
+  ch03::Asymmetry symmetric = a;
+  symmetric.M = arma::eye(4, 4);
+  symmetric.backward = symmetric.forward;
+  BOOST_TEST(!ch03::asymmetry_claim(symmetric).holds);
+}
+
+BOOST_AUTO_TEST_CASE(the_claim_functions_fail_on_numbers_that_contradict_them) {
+  ch03::Counts c = ch03::count_objects(3, 2, 1);
+  c.qkv_vectors_per_block = 12;  // 2nh instead of 3nh
+  BOOST_TEST(!ch03::claim_counts_per_block(c, 3, 2, std::nullopt).holds);
+  c = ch03::count_objects(3, 2, 1);
+  std::optional<ch03::BuiltSublayer> built = ch03::build_sublayer(3, 2);
+  built->qkv_rows = 17;  // a built sublayer that disagrees with the counts
+  BOOST_TEST(!ch03::claim_counts_per_block(c, 3, 2, built).holds);
+  c.output_projections_in_stack = 2;
+  BOOST_TEST(!ch03::claim_stack_counts(c, 2, 1).holds);
+  ch03::ExampleSublayer e = ch03::example_sublayer({"the", "river", "bank"});
+  e.pass.Y(0, 0) += 1.0;  // Y is no longer X + Delta
+  BOOST_TEST(!ch03::claim_sublayer_shapes(e).holds);
+  std::vector<ch03::Combination> combos = ch03::three_roles();
+  for (ch03::Combination& k : combos) {
+    if (k.query == Choice::swap && k.values == Choice::swap) k.pass = ch03::tower_head(Choice::raw, Choice::raw);
+  }
+  BOOST_TEST(!ch03::claim_values_keep_weights(combos).holds);  // the raw query's weights
+  for (ch03::Combination& k : combos) {
+    if (k.query == Choice::swap && k.values == Choice::swap) k.pass = ch03::tower_head(Choice::swap, Choice::raw);
+  }
+  BOOST_TEST(!ch03::claim_values_swap_content(combos).holds);  // the same content as with raw values
+  ch03::AnotherKey k = ch03::add_another_key({0.0, 1.0});
+  k.weight_after = k.weight_before;
+  BOOST_TEST(!ch03::claim_another_key(k).holds);
+  for (ch03::Combination& m : combos) {
+    if (m.query == Choice::swap && m.values == Choice::raw) m.pass.H(2, 1) = -1.0;  // a residual that shrinks
+  }
+  BOOST_TEST(ch03::claim_residual(combos).holds);  // the sum is still exact ...
+  for (ch03::Combination& m : combos) {
+    if (m.query == Choice::swap && m.values == Choice::raw) m.pass.H(2, 0) = -2.0;
+  }
+  BOOST_TEST(!ch03::claim_residual(combos).holds);  // ... but tower's structure no longer grows
 }
 
 BOOST_AUTO_TEST_SUITE_END()
@@ -212,7 +307,7 @@ BOOST_AUTO_TEST_SUITE(program)
 
 const std::string exe = CHAPTER_EXE;
 
-BOOST_AUTO_TEST_CASE(runs_prints_the_article_numbers_and_draws_three_plots) {
+BOOST_AUTO_TEST_CASE(runs_prints_the_article_numbers_and_draws_its_plots) {
   const std::filesystem::path dir = TEST_PLOTS;
   const attn::test::Run r = attn::test::run_with_plots(exe, dir);
   BOOST_TEST(r.code == 0);
@@ -225,6 +320,29 @@ BOOST_AUTO_TEST_CASE(runs_prints_the_article_numbers_and_draws_three_plots) {
        "exactly as they were", "0.5035 to 0.3349   [val_03]", "= [1.2483, 0.5035]   [val_04]"});
   BOOST_TEST(!attn::test::has_nan_word(r.out));
   attn::test::check_plots(dir, {"ch03_query_value_combos", "ch03_head1_weights", "ch03_head2_weights"});
+  attn::test::check_contains(r.out, {"0. The embedding table and the projection matrices are separate", "[heads_04]",
+                                     "= 1.732, but", "/ sqrt(3) = 0.000   [val_05]"});
+  BOOST_TEST(r.out.find("does not hold") == std::string::npos);
+  // The two diagrams: source and PNG together, or (without Graphviz) neither, and a line saying so.
+  for (const char* name : {"ch03_counting", "ch03_full_head"}) {
+    const bool drawn = attn::is_valid_png(dir / (std::string(name) + ".png"));
+    BOOST_TEST(drawn == std::filesystem::exists(dir / (std::string(name) + ".dot")), name);
+    BOOST_TEST((drawn || r.out.find("diagrams: 2 skipped") != std::string::npos), name);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(diagrams_follow_the_example_shapes) {
+  const ch03::ExampleSublayer e = ch03::example_sublayer({"the", "river", "bank"});
+  const std::string counting = ch03::counting_diagram(e, ch03::count_objects(3, 2, 1));
+  for (const char* part : {"E: token embedding table, 4 x 4", "X 3 x 4", "Wq(1)\\n4 x 3", "Wv(2)\\n4 x 3",
+                           "q_the(1), q_river(1), q_bank(1)", "A(2) 3 x 3", "Concat(H(1) .. H(2)) 3 x 6", "Wo 6 x 4",
+                           "Delta = Concat Wo 3 x 4", "6 learned Q/K/V projection matrices", "18 computed vectors"}) {
+    BOOST_TEST(counting.find(part) != std::string::npos, part);
+  }
+  const std::string head = ch03::full_head_diagram(e);
+  for (const char* part : {"S = Q K^T / sqrt(d_k)\\n3 x 3", "Wo, head 1's rows\\n3 x 4", "H = A V\\n3 x 3"}) {
+    BOOST_TEST(head.find(part) != std::string::npos, part);
+  }
 }
 
 BOOST_AUTO_TEST_CASE(flags_change_the_counts_and_the_combination) {

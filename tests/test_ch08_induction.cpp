@@ -140,7 +140,7 @@ BOOST_AUTO_TEST_CASE(duplicate_token_pattern_scores_one) {
 }
 
 BOOST_AUTO_TEST_CASE(sampled_blocks_recur_right_after_themselves) {
-  ch08::Rng rng(5);
+  ch08::Random rng(5);
   const ch08::RepeatSpec spec;
   const ch08::RepeatBatch batch = ch08::sample_repeats(rng, 50, spec);
   for (arma::uword b = 0; b < 50; ++b) {
@@ -162,7 +162,7 @@ BOOST_AUTO_TEST_CASE(sampled_blocks_recur_right_after_themselves) {
 }
 
 BOOST_AUTO_TEST_CASE(bad_sizes_throw) {
-  ch08::Rng rng(1);
+  ch08::Random rng(1);
   BOOST_CHECK_THROW(ch08::sample_repeats(rng, 1, {32, 20, 6, 12, false}), std::invalid_argument);
   BOOST_CHECK_THROW(ch08::sample_repeats(rng, 0, {}), std::invalid_argument);
   BOOST_CHECK_THROW(attn::init_model<ch08::Real>({32, 32, 0, 2, 16, 2}, rng), std::invalid_argument);
@@ -203,7 +203,7 @@ BOOST_AUTO_TEST_SUITE_END()
 BOOST_AUTO_TEST_CASE(forward_refuses_non_finite_scores_as_softmax_does) {
   // The lab's causal softmax lives in the shared model: a NaN or infinite parameter that reaches a
   // score makes forward() throw rather than hand back NaN weights (ch08 then reports divergence).
-  attn::Rng rng(2);
+  attn::Random rng(2);
   ch08::Model model = attn::init_model<ch08::Real>({5, 6, 4, 2, 3, 2}, rng);
   const arma::umat tokens(2, 6, arma::fill::zeros);
   ch08::ForwardPass pass;

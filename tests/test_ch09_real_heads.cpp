@@ -155,7 +155,7 @@ BOOST_AUTO_TEST_CASE(missing_folder_is_a_clear_error) {
 }
 
 BOOST_AUTO_TEST_CASE(windows_repeat_their_snippet_right_after_it) {
-  attn::Rng rng(4);
+  attn::Random rng(4);
   const arma::urowvec text = vocab().encode(corpus().train_text.substr(0, 5000));
   const ch09::Windows w = ch09::sample_windows(rng, text, 40, {});
   for (arma::uword b = 0; b < 40; ++b) {
@@ -192,7 +192,7 @@ BOOST_AUTO_TEST_CASE(contributions_compare_argmaxes_of_weights_and_sizes) {
 
 BOOST_AUTO_TEST_CASE(contribution_sizes_are_weights_times_value_sizes) {
   // Independent route for one head: a_ij * || V_j Wo_h || from the model's own matrices.
-  attn::Rng rng(3);
+  attn::Random rng(3);
   const ch09::Model m = attn::init_model<ch09::Real>({vocab().size(), 128, 8, 2, 4, 2, true}, rng);
   const ch09::HeadView v = ch09::head_view(m, vocab(), "abc abd");
   ch09::Pass pass;

@@ -13,75 +13,177 @@
 
 namespace ch02 {
 
-using attn::format_number;
-using attn::format_vector;
+namespace {
 
-void draw_matching_space(attn::Plotter& plots, const std::string& label, const MatchTable& t) {
-  // The matching space: every vocabulary word's key, the receiver's query direction.
-  const std::vector<std::string>& words = t.words;
-  const auto& table = attn::toy_embeddings();
-  const arma::mat keys = table.E() * fixed_wk();  // vocabulary x 3
-  std::ostringstream in, out;
-  in << "# keys of words in the sentence: finance water structure word\n";
-  out << "# keys of words not in the sentence: finance water structure word\n";
-  for (arma::uword r = 0; r < keys.n_rows; ++r) {
-    const std::string& w = table.words()[r];
-    const bool present = std::find(words.begin(), words.end(), w) != words.end();
-    (present ? in : out) << keys(r, 0) << ' ' << keys(r, 1) << ' ' << keys(r, 2) << " \"k_" << w << "\"\n";
+/// 12288 -> "12,288": the article writes widths with thousands separators.
+std::string with_commas(arma::uword n) {
+  const std::string digits = std::to_string(n);
+  std::ostringstream out;  // (GCC 12 misreads std::string::insert here as an overflow)
+  for (std::size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out << ',';
+    out << digits[i];
   }
-  if (out.str().find('\n') == out.str().size() - 1) out << "NaN NaN NaN \"\"\n";
-  const arma::rowvec q = t.Q.row(t.receiver);
-  const double qn = arma::norm(q);
-  const arma::rowvec dir = qn > 0 ? arma::rowvec(q / qn) : arma::rowvec(3, arma::fill::zeros);
-  std::ostringstream qd;
-  qd << "# query of " << t.words[t.receiver] << " = " << format_vector(q, 4)
-     << ", rescaled to length 1: x y z dx dy dz\n0 0 0 " << dir(0) << ' ' << dir(1) << ' ' << dir(2) << '\n';
-  // Axes start at 0 unless a key or the query direction is negative, so points sit above the floor.
-  const std::string lo = format_number(std::min({0.0, keys.min(), dir.min()}) - 0.1, 2);
-  plots.figure(
-      "ch02_matching_space", "Matching space (" + label + "): keys, and " + t.words[t.receiver] + "'s query direction",
-      {in.str(), out.str(), qd.str()}, [&](const std::vector<std::string>& dat) {
-        return "set xlabel 'finance'\nset ylabel 'water'\nset zlabel 'structure' rotate parallel offset 2, 0\n"
-               "set xrange [" +
-               lo + ":1.1]\nset yrange [" + lo + ":1.1]\nset zrange [" + lo +
-               ":1.1]\nset ticslevel 0\nset xyplane at 0\n"
-               // Scaled up and lifted so the cube fills the canvas below the legend.
-               "set view 62, 35, 1.12, 1.2\nset origin 0.03, 0.04\nset grid\nset key top left\n"
-               "splot " +
-               dat[0] + " using 1:2:3 with impulses dashtype 3 linecolor rgb '#2b8cbe' notitle, " + dat[0] +
-               " using 1:2:3 with points pointtype 7 pointsize 2 linecolor rgb '#2b8cbe'"
-               " title 'keys in the sentence', " +
-               dat[0] + " using 1:2:3:4 with labels offset 1.5, 0.8 notitle, " + dat[1] +
-               " using 1:2:3 with points pointtype 6 pointsize 2 linecolor rgb 'gray60' "
-               "title 'keys of absent words', " +
-               dat[1] + " using 1:2:3:4 with labels offset 1.5, 0.8 textcolor rgb 'gray50' notitle, " + dat[2] +
-               " using 1:2:3:4:5:6 with vectors head filled linewidth 3 linecolor rgb '#e6550d' title "
-               "'query direction (rescaled; scores use the full query)'\n";
-      });
+  return out.str();
 }
 
-void draw_bank_presets(attn::Plotter& plots) {
-  // bank's weights for every preset in both article sentences.
+/// The keys and the query arrow of the matching space, without the views.
+attn::VectorFigure matching_space(const std::string& label, const MatchTable& t) {
+  const auto& table = attn::toy_embeddings();
+  const arma::mat keys = table.E() * fixed_wk();  // vocabulary x 3
+  attn::PointSet in{.title = "keys in the sentence", .points = arma::mat(0, 3), .stems = true};
+  attn::PointSet out{.title = "keys of absent words", .points = arma::mat(0, 3), .colour = "gray60", .hollow = true};
+  for (arma::uword r = 0; r < keys.n_rows; ++r) {
+    const std::string& w = table.words()[r];
+    attn::PointSet& set = std::find(t.words.begin(), t.words.end(), w) != t.words.end() ? in : out;
+    set.points.insert_rows(set.points.n_rows, keys.row(r));
+    set.labels.push_back("k_" + w);
+  }
+  const arma::rowvec q = t.Q.row(t.receiver);
+  const std::string who = t.words[t.receiver];
+  attn::VectorFigure f{.name = "ch02_matching_space",
+                       .title = "Matching space (" + label + "): keys, and " + who + "'s query direction",
+                       .axes = {"finance", "water", "structure"},
+                       .points = {in, out}};
+  if (arma::norm(q) > 0) {  // a zero query has no direction to draw
+    f.arrows.push_back({.title = "q_" + who + " direction (drawn at length 0.75; scores use the full query)",
+                        .from = arma::mat(1, 3, arma::fill::zeros),
+                        .to = 0.75 * q / arma::norm(q),
+                        .labels = {"q_" + who}});
+  }
+  // Axes start at 0 unless a key or the query direction is negative, so points sit above the floor.
+  double lo = std::min(0.0, keys.min());
+  if (!f.arrows.empty()) lo = std::min(lo, f.arrows.front().to.min());
+  f.range = std::make_pair(lo - 0.1, 1.1);
+  return f;
+}
+
+/// "f1", "f2", ...: the name of feature i (0-based). (A stream: GCC 12 misreads "f" + to_string.)
+std::string feature_name(arma::uword i) {
+  std::ostringstream name;
+  name << 'f' << i + 1;
+  return name.str();
+}
+
+}  // namespace
+
+attn::VectorFigure matching_space_figure(const std::string& label, const MatchTable& t, attn::View3d view) {
+  attn::VectorFigure f = matching_space(label, t);
+  f.views = {view};
+  return f;
+}
+
+attn::VectorFigure matching_views_figure(const std::string& label, const MatchTable& t, attn::View3d view) {
+  attn::VectorFigure f = matching_space(label, t);
+  f.name = "ch02_matching_views";
+  f.title = "Matching space (" + label +
+            ") from three viewpoints: blue dots are the sentence's keys, "
+            "grey circles absent words' keys, the orange arrow the query direction";
+  // Yours, from above (the finance-water floor), and from the side along finance (water-structure).
+  f.views = {view, {.azimuth = 0, .elevation = 90}, {.azimuth = 90, .elevation = 0}};
+  return f;
+}
+
+void draw_bank_presets(attn::Plotter& plots, const PresetWeights& presets) {
   std::vector<attn::BarChart> panels;
-  for (const std::string sentence : {"the river bank", "the money bank"}) {
-    const auto ws = attn::split_sentence(sentence);
+  for (std::size_t k = 0; k < presets.sentences.size(); ++k) {
+    const arma::mat& values = presets.weights[k];
     std::string title = "\"";
-    title.append(sentence).append("\"");
-    arma::mat values(3, 3);
-    for (const Preset p : {Preset::water, Preset::finance, Preset::structure}) {
-      values.col(static_cast<arma::uword>(p)) = match_last(ws, preset_wq(p), fixed_wk()).weights.t();
-    }
+    title.append(attn::join_words(presets.sentences[k])).append("\"");
     panels.push_back({.title = title,
                       .xlabel = "source position",
                       .ylabel = "bank's weight",
-                      .categories = ws,
-                      .series = {"find water", "find finance", "find structure"},
+                      .categories = presets.sentences[k],
+                      .series = presets.series,
                       .values = values,
-                      .yrange = std::make_pair(0.0, 0.75),
+                      .yrange = std::make_pair(0.0, std::max(0.75, values.max() + 0.1)),
                       .precision = 2});
   }
-  attn::bar_panels(plots, "ch02_bank_presets", "bank's weights under the three hand-set queries, in both sentences",
-                   panels);
+  const std::string what =
+      presets.series.size() > 3 ? "the three hand-set queries and yours" : "the three hand-set queries";
+  attn::bar_panels(plots, "ch02_bank_presets", "bank's weights under " + what + ", in both sentences", panels);
+}
+
+attn::BarChart combined_shares_chart(const CombinedQuery& c) {
+  const MatchTable& t = c.table;
+  const std::string who = t.words[t.receiver];
+  return {.name = "ch02_combined_shares",
+          .title = who + "'s combined query (water + structure): each coordinate pair's share of the score",
+          .xlabel = "source position j",
+          .ylabel = "share q_r k_j,r / sqrt(3)",
+          .categories = t.words,
+          .series = {"finance share", "water share", "structure share", "score (their sum)"},
+          .values = arma::join_rows(c.shares, t.scores.t()),
+          .precision = 3};
+}
+
+attn::VectorFigure superposition_figure(const Superposition& s) {
+  attn::ArrowSet features{.title = "feature directions w_i (rows of W)",
+                          .from = arma::mat(s.W.n_rows, 2, arma::fill::zeros),
+                          .to = s.W,
+                          .colour = "#2b8cbe",
+                          .width = 2};
+  for (arma::uword i = 0; i < s.W.n_rows; ++i) features.labels.push_back(feature_name(i));
+  // f1 and f3 active together land near f2's direction: why f2, inactive, reads most.
+  attn::PointSet inputs{.title = "input x = w_1 + w_3 (f1 and f3 active)",
+                        .points = arma::mat(s.W.row(0) + s.W.row(2)),
+                        .labels = {"x = w_1 + w_3"},
+                        .colour = "#e6550d"};
+  return {.name = "ch02_superposition",
+          .title = std::to_string(s.W.n_rows) + " feature directions in " + std::to_string(s.W.n_cols) +
+                   " dimensions: a representational possibility (after Elhage et al. 2022), not a trained head",
+          .axes = {"dimension 1", "dimension 2"},
+          .points = {inputs},
+          .arrows = {features},
+          .range = std::make_pair(-1.35, 1.35),
+          .key = "outside below"};
+}
+
+attn::BarChart superposition_reads_chart(const Superposition& s) {
+  std::vector<std::string> names;
+  for (arma::uword i = 0; i < s.W.n_rows; ++i) names.push_back(feature_name(i));
+  std::string relu = "ReLU(x W^T ";
+  relu.append(attn::format_number(s.bias, 3)).append(")");
+  return {.name = "ch02_superposition_reads",
+          .title = "Reading every feature: interference from the others (linear read x W^T, and a ReLU read)",
+          .xlabel = "feature read",
+          .ylabel = "read value",
+          .categories = names,
+          .series = {"x W^T, only f1 active", "x W^T, f1 and f3 active", relu + ", only f1", relu + ", f1 and f3"},
+          .values = arma::join_rows(arma::join_rows(s.one_active.t(), s.two_active.t()),
+                                    arma::join_rows(s.one_active_relu.t(), s.two_active_relu.t())),
+          .value_labels = false,
+          .key = "below"};
+}
+
+std::string query_map_diagram(const WidthExample& w) {
+  const std::string d = with_commas(w.d), dk = with_commas(w.d_k);
+  const auto node = [](const std::string& id, const std::string& label, bool learned) {
+    return "  " + id + " [label=" + attn::graphviz_quote(label) + ", fillcolor=\"" + (learned ? "#fdd49e" : "#c6dbef") +
+           "\"];\n";
+  };
+  std::ostringstream dot;
+  dot << "digraph query_map {\n  rankdir=LR;\n  fontname=\"DejaVu Sans\";\n"
+      << "  label="
+      << attn::graphviz_quote("One head maps " + d + " input coordinates to " + dk +
+                              " matching coordinates\n(amber: learned; blue: computed on each pass)")
+      << ";\n  labelloc=t;\n  node [shape=box, style=\"rounded,filled\", fontname=\"DejaVu Sans\"];\n"
+      << "  edge [fontname=\"DejaVu Sans\"];\n"
+      << "  subgraph cluster_input {\n    label=" << attn::graphviz_quote("token representation space: " + d + " dims")
+      << ";\n    style=dashed;\n"
+      << "  " << node("x_bank", "x_bank\n1 x " + d, false) << "  " << node("x_river", "x_river\n1 x " + d, false)
+      << "  }\n"
+      << node("Wq",
+              "Wq\n" + d + " x " + dk + "\nrank " + with_commas(w.rank) + ": ignores " + with_commas(w.nullity) +
+                  " input directions",
+              true)
+      << node("Wk", "Wk\n" + d + " x " + dk, true)
+      << "  subgraph cluster_match {\n    label=" << attn::graphviz_quote("query/key matching space: " + dk + " dims")
+      << ";\n    style=dashed;\n"
+      << "  " << node("q_bank", "q_bank = x_bank Wq\n1 x " + dk, false) << "  "
+      << node("k_river", "k_river = x_river Wk\n1 x " + dk, false) << "  }\n"
+      << node("score", "score = q_bank . k_river / sqrt(" + dk + ")\n1 number", false)
+      << "  x_bank -> Wq -> q_bank -> score;\n  x_river -> Wk -> k_river -> score;\n}\n";
+  return dot.str();
 }
 
 }  // namespace ch02

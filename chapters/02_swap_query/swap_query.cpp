@@ -9,6 +9,8 @@
 
 #include "common/checks.hpp"
 #include "common/numbers.hpp"
+#include "common/print.hpp"
+#include "common/random.hpp"
 #include "common/toy.hpp"
 
 namespace ch02 {
@@ -45,12 +47,12 @@ NullSpace null_space(const arma::mat& M) {
 // [null_space]
 
 // [width_example]
-WidthExample width_example(arma::uword d, arma::uword d_k, arma::arma_rng::seed_type seed, arma::uword samples) {
+WidthExample width_example(arma::uword d, arma::uword d_k, std::uint64_t seed, arma::uword samples) {
   if (d == 0 || d_k == 0) throw std::invalid_argument("width_example: d and d_k must be positive");
   arma::wall_clock timer;
   timer.tic();
-  arma::arma_rng::set_seed(seed);
-  const arma::mat Wq = arma::randn<arma::mat>(d, d_k);  // d x d_k
+  attn::Random rng(seed);
+  const arma::mat Wq = rng.normal_matrix(d, d_k);  // d x d_k
   WidthExample w{.d = d, .d_k = d_k};
   w.rank = arma::rank(Wq);  // singular values of the d x d_k matrix: cheap
   w.nullity = d - w.rank;   // rank–nullity: the directions that Wq^T sends to zero
@@ -63,9 +65,9 @@ WidthExample width_example(arma::uword d, arma::uword d_k, arma::arma_rng::seed_
   // column space of Wq (orthonormal basis C from economy QR, d x d_k).
   arma::mat C, R;
   arma::qr_econ(C, R, Wq);
-  const arma::mat random_rows = arma::randn<arma::mat>(samples, d);  // samples x d
-  const arma::mat N = random_rows - (random_rows * C) * C.t();       // samples x d, each row in the null space
-  const arma::rowvec x = arma::randn<arma::rowvec>(d);
+  const arma::mat random_rows = rng.normal_matrix(samples, d);  // samples x d
+  const arma::mat N = random_rows - (random_rows * C) * C.t();  // samples x d, each row in the null space
+  const arma::rowvec x = rng.normal_matrix(1, d);
   w.null_query_max = arma::abs(N * Wq).max() / arma::abs(Wq).max();
   w.query_change_max = arma::abs((x + N.row(0)) * Wq - x * Wq).max();
   w.seconds = timer.toc();
@@ -155,9 +157,90 @@ MatchTable match_last(const std::vector<std::string>& words, const arma::mat& Wq
   MatchTable t{.words = words, .receiver = X.n_rows - 1, .Q = pass.Q, .K = pass.K};
   t.scores = pass.scores.row(t.receiver);  // q_receiver . k_j / sqrt(d_k)
   t.weights = pass.A.row(t.receiver);
+  t.X = X;
   return t;
 }
 // [match_last]
+
+std::vector<QueryTerm> query_terms(const arma::rowvec& x, const arma::mat& Wq) {
+  if (x.n_elem != Wq.n_rows) {
+    throw std::invalid_argument("query_terms: x is " + attn::shape(x) + " but Wq is " + attn::shape(Wq));
+  }
+  std::vector<QueryTerm> terms;
+  for (arma::uword r = 0; r < Wq.n_rows; ++r) {
+    if (x(r) != 0.0 && arma::any(Wq.row(r) != 0.0)) terms.push_back({.input = r, .x = x(r), .row = Wq.row(r)});
+  }
+  return terms;
+}
+
+// [combined_query]
+arma::mat combined_wq() { return preset_wq(Preset::water) + preset_wq(Preset::structure); }
+
+CombinedQuery combined_query(const std::vector<std::string>& words) {
+  CombinedQuery c{.table = match_last(words, combined_wq(), fixed_wk())};
+  const MatchTable& t = c.table;
+  const double root = std::sqrt(static_cast<double>(t.K.n_cols));
+  // s_ij = sum_r q_i,r k_j,r / sqrt(d_k): row j holds source j's shares, one per coordinate pair
+  c.shares = (t.K.each_row() % arma::rowvec(t.Q.row(t.receiver))) / root;
+  c.water = match_last(words, preset_wq(Preset::water), fixed_wk()).scores;
+  c.structure = match_last(words, preset_wq(Preset::structure), fixed_wk()).scores;
+  c.largest_gap = arma::abs(arma::sum(c.shares, 1).t() - t.scores).max();
+  c.largest_split_gap = arma::abs(c.water + c.structure - t.scores).max();
+  return c;
+}
+// [combined_query]
+
+attn::ClaimCheck combined_query_claim(const CombinedQuery& c) {
+  const MatchTable& t = c.table;
+  bool scores_from_match = true;  // a key with water or structure earns a positive share there
+  for (arma::uword j = 0; j < t.K.n_rows; ++j) {
+    for (const arma::uword axis : {arma::uword{1}, arma::uword{2}}) {
+      if (t.K(j, axis) > 0.0 && !(c.shares(j, axis) > 0.0)) scores_from_match = false;
+    }
+  }
+  const bool adds_up = c.largest_gap <= 1e-12;
+  std::ostringstream evidence;
+  evidence << "  the shares add up to every score (largest gap " << attn::format_plain(c.largest_gap)
+           << (adds_up ? " <= " : " > ") << "1e-12), and every key matching\n  water or structure scores from "
+           << (scores_from_match ? "that share" : "it? NO");
+  return {.id = "qk_09", .holds = adds_up && scores_from_match, .evidence = evidence.str()};
+}
+
+// [superposition]
+Superposition superposition(arma::uword features) {
+  if (features < 3 || features > 12) {
+    throw std::invalid_argument("superposition: features must be between 3 and 12 (got " + std::to_string(features) +
+                                ")");
+  }
+  Superposition s{.W = arma::mat(features, 2)};
+  for (arma::uword i = 0; i < features; ++i) {  // feature i points at angle 2 pi i / features
+    const double angle = 2.0 * arma::datum::pi * static_cast<double>(i) / static_cast<double>(features);
+    s.W(i, 0) = std::cos(angle);
+    s.W(i, 1) = std::sin(angle);
+  }
+  s.rank = arma::rank(s.W);
+  s.overlaps = s.W * s.W.t();  // features x features: w_i . w_j
+  const arma::mat off = s.overlaps - arma::diagmat(s.overlaps.diag());
+  s.max_interference = arma::abs(off).max();
+  const arma::rowvec one = s.W.row(0), two = s.W.row(0) + s.W.row(2);  // x = w_1, x = w_1 + w_3
+  s.one_active = one * s.W.t();                                        // read every feature: x . w_i
+  s.two_active = two * s.W.t();
+  s.bias = -off.max();  // just enough to cancel the nearest neighbour's overlap
+  s.one_active_relu = arma::clamp(s.one_active + s.bias, 0.0, arma::datum::inf);
+  s.two_active_relu = arma::clamp(s.two_active + s.bias, 0.0, arma::datum::inf);
+  return s;
+}
+// [superposition]
+
+attn::ClaimCheck superposition_claim(const Superposition& s) {
+  const arma::uword dims = s.W.n_cols, features = s.W.n_rows;
+  const bool holds = s.rank == dims && features > dims && s.max_interference > 1e-9;
+  std::ostringstream evidence;
+  evidence << "  rank(W) = " << s.rank << " for " << features << " directions in " << dims
+           << "-d; reading one active feature\n  picks up interference up to "
+           << attn::format_number(s.max_interference, 3) << " from the others";
+  return {.id = "qk_10", .holds = holds, .evidence = evidence.str()};
+}
 
 TeachingSection teaching_section() {
   TeachingSection t{.X2 = eiffel_sentence()};
@@ -170,6 +253,148 @@ MatchingSection matching_section(const arma::mat& Wq, const std::vector<std::vec
   MatchingSection m{.Wq = Wq};
   for (const auto& words : sentences) m.tables.push_back(match_last(words, Wq, fixed_wk()));
   return m;
+}
+
+}  // namespace ch02
+
+namespace ch02 {
+
+SmallNullSpace small_null_space() {
+  SmallNullSpace s{.M = small_query_map()};
+  s.ns = null_space(s.M);
+  s.n = {1.0, 1.0, -1.0};
+  s.e = {1.0, 2.0, 3.0};
+  return s;
+}
+
+PresetWeights preset_weights(const std::optional<arma::mat>& custom) {
+  PresetWeights p{.sentences = {attn::split_sentence("the river bank"), attn::split_sentence("the money bank")},
+                  .series = {"find water", "find finance", "find structure"}};
+  if (custom) p.series.push_back("your --wq");
+  for (const auto& words : p.sentences) {
+    arma::mat values(words.size(), p.series.size());
+    for (const Preset preset : {Preset::water, Preset::finance, Preset::structure}) {
+      values.col(static_cast<arma::uword>(preset)) = match_last(words, preset_wq(preset), fixed_wk()).weights.t();
+    }
+    if (custom) values.col(3) = match_last(words, *custom, fixed_wk()).weights.t();
+    p.weights.push_back(values);
+  }
+  return p;
+}
+
+namespace {
+
+constexpr int kTeaching = 4;  // the article prints the teaching space to four decimals
+
+std::string tower_row(const arma::mat& M) { return attn::format_vector(arma::rowvec(M.row(2)), kTeaching); }
+
+}  // namespace
+
+attn::ClaimCheck claim_raw_weights(const TeachingSection& t) {
+  const arma::mat& A = t.raw.A;
+  return {"swap_01", A(2, 0) == A(2, 1) && A(2, 2) > A(2, 1) && std::abs(arma::accu(A.row(2)) - 1.0) <= 1e-12,
+          "  tower's weights over (the, Eiffel, tower): " + tower_row(A)};
+}
+
+attn::ClaimCheck claim_raw_mixture(const TeachingSection& t) {
+  // V = X2 (Wv = I): the = [0, 0], Eiffel = [0, 1], tower = [1, 0], so h = [a_tower, a_Eiffel].
+  const attn::HeadPass& p = t.raw;
+  return {"swap_02", std::abs(p.H(2, 0) - p.A(2, 2)) <= 1e-15 && std::abs(p.H(2, 1) - p.A(2, 1)) <= 1e-15,
+          "  tower's mixture (structure, Paris identity): " + tower_row(p.H)};
+}
+
+attn::ClaimCheck claim_eiffel_ties_the_filler(const TeachingSection& t) {
+  const arma::mat& X2 = t.X2;
+  const bool tie = t.raw.A(2, 0) == t.raw.A(2, 1);
+  const bool orthogonal = arma::dot(X2.row(2), X2.row(1)) == 0.0 && arma::dot(X2.row(2), X2.row(0)) == 0.0;
+  return {"swap_03", tie && orthogonal,
+          std::string("  weight(the) == weight(Eiffel): ") + (tie ? "exactly" : "NOT") +
+              " (both scores are 0):\n  Eiffel ties with the zero filler"};
+}
+
+attn::ClaimCheck claim_swap_weights(const TeachingSection& t) {
+  const arma::mat& A = t.swapped.A;
+  return {"swap_04", A(2, 1) > A(2, 0) && A(2, 0) == A(2, 2), "  tower's weights: " + tower_row(A)};
+}
+
+attn::ClaimCheck claim_swap_mixture(const TeachingSection& t) {
+  const attn::HeadPass& p = t.swapped;
+  return {"swap_05", std::abs(p.H(2, 1) - p.A(2, 1)) <= 1e-15 && p.H(2, 1) > p.H(2, 0),
+          "  tower's mixture: " + tower_row(p.H)};
+}
+
+attn::ClaimCheck claim_queries_row_by_row(const TeachingSection& t) {
+  const arma::mat& Q = t.swapped.Q;
+  bool rows = Q.n_rows == t.X2.n_rows;
+  for (arma::uword r = 0; rows && r < Q.n_rows; ++r) {
+    rows = arma::approx_equal(Q.row(r), t.X2.row(r) * swap_matrix(), "absdiff", 0.0);
+  }
+  return {"swap_06", rows && Q(2, 0) == 0.0 && Q(2, 1) == 1.0,
+          "  Queries Q = X2 swap, one row per token (the same matrix acts on every row):"};
+}
+
+attn::ClaimCheck claim_n_in_null_space(const SmallNullSpace& s) {
+  const arma::vec Mn = s.M * s.n;
+  return {"qk_01", s.ns.rank == 2 && s.ns.nullity == 1 && arma::abs(Mn).max() == 0.0,
+          "  n = " + attn::format_vector(s.n, 0) + " (the basis vector times " +
+              attn::format_number(s.n(0) / s.ns.basis(0, 0), 4) + "):  M n = " + attn::format_vector(Mn, 0)};
+}
+
+attn::ClaimCheck claim_same_query(const SmallNullSpace& s) {
+  const arma::vec Me = s.M * s.e, Men = s.M * (s.e + s.n);
+  return {"qk_02", arma::approx_equal(Me, Men, "absdiff", 0.0),
+          "  e = " + attn::format_vector(s.e, 0) + ", e + n = " + attn::format_vector(arma::vec(s.e + s.n), 0) +
+              ":  M e = " + attn::format_vector(Me, 0) + ", M (e + n) = " + attn::format_vector(Men, 0)};
+}
+
+attn::ClaimCheck claim_width_nullity(const WidthExample& w) {
+  const bool counts = w.rank + w.nullity == w.d && w.rank <= std::min(w.d, w.d_k);
+  const bool ignored = w.null_samples == 0 || w.null_query_max < 1e-12;
+  return {"qk_03", counts && ignored,
+          "  rank(Wq) = " + std::to_string(w.rank) + ", null space of dimension " + std::to_string(w.d) + " - " +
+              std::to_string(w.rank) + " = " + std::to_string(w.nullity)};
+}
+
+attn::ClaimCheck claim_query_of(const MatchTable& t, const arma::mat& Wq) {
+  const arma::rowvec q = t.Q.row(t.receiver);
+  arma::rowvec sum(q.n_elem, arma::fill::zeros);
+  for (const QueryTerm& term : query_terms(t.X.row(t.receiver), Wq)) sum += term.x * term.row;
+  const bool water_only =
+      !arma::approx_equal(Wq, preset_wq(Preset::water), "absdiff", 0.0) || (q(1) > 0.0 && q(0) == 0.0 && q(2) == 0.0);
+  return {"qk_04", arma::approx_equal(q, sum, "absdiff", 1e-12) && water_only,
+          "  \"" + attn::join_words(t.words) + "\", receiving token " + t.words[t.receiver] +
+              ": q = " + attn::format_vector(q, 2)};
+}
+
+attn::ClaimCheck claim_fixed_keys(const MatchTable& t) {
+  const bool kept = arma::approx_equal(t.K, arma::mat(t.X.cols(0, 2)), "absdiff", 0.0);
+  return {"qk_05", kept, "keys"};
+}
+
+attn::ClaimCheck claim_scores(const MatchTable& t) {
+  const double root = std::sqrt(static_cast<double>(t.K.n_cols));
+  bool dot = true;
+  for (arma::uword j = 0; j < t.K.n_rows; ++j) {
+    dot = dot && std::abs(t.scores(j) - arma::dot(t.Q.row(t.receiver), t.K.row(j)) / root) <= 1e-14;
+  }
+  return {"qk_06", dot, "scores"};
+}
+
+attn::ClaimCheck claim_weights(const MatchTable& t) {
+  const bool distribution = t.weights.min() > 0.0 && std::abs(arma::accu(t.weights) - 1.0) <= 1e-12;
+  return {"qk_07", distribution && t.weights.index_max() == t.scores.index_max(), "weights"};
+}
+
+attn::ClaimCheck claim_query_same_in_both(const MatchingSection& m) {
+  bool same = m.tables.size() >= 2;
+  for (const MatchTable& t : m.tables) {
+    same = same &&
+           arma::approx_equal(t.Q.row(t.receiver), m.tables.front().Q.row(m.tables.front().receiver), "absdiff", 0.0);
+  }
+  const MatchTable& last = m.tables.back();
+  return {"qk_08", same,
+          "    " + last.words[last.receiver] + "'s query is " + (same ? "identical" : "different") +
+              " in both sentences; only the available keys changed"};
 }
 
 }  // namespace ch02

@@ -9,10 +9,13 @@
 #pragma once
 
 #include <armadillo>
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "common/attention.hpp"
+#include "common/print.hpp"
 
 namespace ch02 {
 
@@ -57,14 +60,14 @@ struct WidthExample {
   double seconds = 0;            ///< wall time of the whole computation
 };
 
-/// Draws Wq (d x d_k, standard normal entries, Armadillo's generator seeded by `seed`), computes
+/// Draws Wq (d x d_k, standard normal entries from one attn::Random stream seeded by `seed`), computes
 /// its rank from the singular values (arma::rank), the null-space dimension d - rank, and checks
 /// `samples` null-space vectors, built by removing from random inputs their part in the column
 /// space of Wq (economy QR; the full null-space basis would be d x (d - d_k)). When d <= d_k the
 /// null space is {0} and nothing is sampled.
 /// Throws std::invalid_argument if d or d_k is 0.
 /// Source: the article, "One head maps the full representation into a smaller matching space".
-WidthExample width_example(arma::uword d, arma::uword d_k, arma::arma_rng::seed_type seed, arma::uword samples = 4);
+WidthExample width_example(arma::uword d, arma::uword d_k, std::uint64_t seed, arma::uword samples = 4);
 
 /// The three hand-set matching directions of "What could this query match?".
 enum class Preset { water, finance, structure };
@@ -102,12 +105,75 @@ struct MatchTable {
   arma::mat K{};                     ///< n x d_k: every token's key x Wk
   arma::rowvec scores{};             ///< 1 x n: q_receiver . k_j / sqrt(d_k)
   arma::rowvec weights{};            ///< 1 x n: softmax of scores
+  arma::mat X{};                     ///< n x 4: the sentence's toy embeddings, one word per row
 };
+
+/// One term x_r Wq_r of the receiver's query q = x Wq = sum_r x_r Wq_r (row r of Wq scaled by input r).
+struct QueryTerm {
+  arma::uword input = 0;  ///< r: the input coordinate (row of Wq)
+  double x = 0;           ///< x_r: the receiver's input along it
+  arma::rowvec row{};     ///< 1 x d_k: row r of Wq
+};
+
+/// The non-zero terms of q = x Wq for a 1 x d input x and a d x d_k Wq: the rows whose input and
+/// coefficients are both non-zero, in row order (empty when q is built from nothing).
+/// Throws std::invalid_argument if x has not one entry per row of Wq.
+/// Source: the article, "Try three hypothetical matching directions" ("q_bank = 0.8 x [0.00, 3.75, 0.00]").
+std::vector<QueryTerm> query_terms(const arma::rowvec& x, const arma::mat& Wq);
 
 /// Matches the last word of `words` (looked up in attn::toy_embeddings()) against every key.
 /// Wq, Wk: 4 x d_k. Throws std::invalid_argument for an empty sentence, an unknown word or a bad shape.
 /// Source: the article, "What could this query match?" (its token table).
 MatchTable match_last(const std::vector<std::string>& words, const arma::mat& Wq, const arma::mat& Wk);
+
+/// "One query can combine several matching criteria": bank's query asking for water and structure
+/// at once, and each coordinate pair's share of every score.
+struct CombinedQuery {
+  MatchTable table{};            ///< bank in the sentence, under combined_wq() and fixed_wk()
+  arma::mat shares{};            ///< n x 3: q_receiver,r k_j,r / sqrt(d_k), one row per source j
+  arma::rowvec water{};          ///< 1 x n: the scores under the water preset alone
+  arma::rowvec structure{};      ///< 1 x n: the scores under the structure preset alone
+  double largest_gap = 0;        ///< max_j |sum_r shares(j, r) - scores(j)|
+  double largest_split_gap = 0;  ///< max_j |water(j) + structure(j) - scores(j)|
+};
+
+/// The water preset's Wq plus the structure preset's (4 x 3): the structure row [0, 3.75, 3.75].
+/// Throws nothing. Source: the article, "One query can combine several matching criteria".
+arma::mat combined_wq();
+
+/// bank's combined query on `words` (last word receives; toy vocabulary), its shares and the two
+/// single-preset score rows. Throws like match_last.
+/// Source: the article, "One query can combine several matching criteria"; Vaswani et al. 2017, §3.2.1.
+CombinedQuery combined_query(const std::vector<std::string>& words);
+
+/// Claim qk_09: the shares add up to every score (to 1e-12), and every key that matches either
+/// preference (a non-zero water or structure coordinate) scores from it (a positive share there).
+/// Throws nothing. Source: the claims ledger, qk_09.
+attn::ClaimCheck combined_query_claim(const CombinedQuery& c);
+
+/// More feature directions than dimensions, after Elhage et al. 2022, "Toy Models of Superposition":
+/// a representational possibility, not a claim about what a trained head holds.
+struct Superposition {
+  arma::mat W{};                   ///< features x dims: unit feature directions, 360/features degrees apart
+  arma::uword rank = 0;            ///< rank(W): at most dims
+  arma::mat overlaps{};            ///< features x features: W W^T (off the diagonal: interference)
+  double max_interference = 0;     ///< the largest |off-diagonal overlap|
+  arma::rowvec one_active{};       ///< 1 x features: every feature read (x W^T) when x = w_1
+  arma::rowvec two_active{};       ///< 1 x features: read when x = w_1 + w_3
+  double bias = 0;                 ///< -(largest positive overlap): the ReLU read's bias
+  arma::rowvec one_active_relu{};  ///< max(0, x W^T + bias) for x = w_1
+  arma::rowvec two_active_relu{};  ///< the same for x = w_1 + w_3
+};
+
+/// `features` unit directions in `dims` = 2 dimensions at angles 2 pi i / features, and their reads.
+/// Throws std::invalid_argument unless 3 <= features <= 12. Source: Elhage et al. 2022, "Toy Models
+/// of Superposition" (the pentagon of 5 features in 2-d, ReLU read with a bias); the article, "One
+/// query can combine several matching criteria".
+Superposition superposition(arma::uword features = 5);
+
+/// Claim qk_10: rank(W) = dims < features, and reading one active feature picks up non-zero
+/// interference from the others. Throws nothing. Source: the claims ledger, qk_10.
+attn::ClaimCheck superposition_claim(const Superposition& s);
 
 // ---- the program's sections, computed once --------------------------------------------------------
 
@@ -122,6 +188,17 @@ struct TeachingSection {
 /// and "Producing a query".
 TeachingSection teaching_section();
 
+/// Section 3's small example: the 3-d -> 2-d map, its null space, and the article's n and e.
+struct SmallNullSpace {
+  arma::mat M{};   ///< 2 x 3: small_query_map()
+  NullSpace ns{};  ///< null_space(M)
+  arma::vec n{};   ///< 3 x 1: the article's n = (1, 1, -1)
+  arma::vec e{};   ///< 3 x 1: the article's e = (1, 2, 3)
+};
+/// M, its null space and the article's n and e. Throws nothing (fixed inputs).
+/// Source: the article, "What information does the query map lose?".
+SmallNullSpace small_null_space();
+
 /// Section 4: the matching widget's tables, one per sentence, under one query projection.
 struct MatchingSection {
   arma::mat Wq{};                    ///< 4 x 3: the preset's or the reader's
@@ -130,5 +207,52 @@ struct MatchingSection {
 /// match_last() of every sentence under `Wq` (4 x 3) and fixed_wk(); one table per sentence.
 /// Throws like match_last. Source: the article, "Try three hypothetical matching directions".
 MatchingSection matching_section(const arma::mat& Wq, const std::vector<std::vector<std::string>>& sentences);
+
+/// bank's weights under every preset (and the reader's Wq) in both article sentences, for the
+/// presets figure.
+struct PresetWeights {
+  std::vector<std::vector<std::string>> sentences{};  ///< "the river bank", "the money bank"
+  std::vector<std::string> series{};                  ///< "find water", ..., and "your --wq" when given
+  std::vector<arma::mat> weights{};                   ///< per sentence: n x series, column s = series s
+};
+/// match_last() of both article sentences under the three presets and `custom` (4 x 3) if given.
+/// Throws std::invalid_argument for a custom Wq of the wrong shape.
+/// Source: the article, "Try three hypothetical matching directions".
+PresetWeights preset_weights(const std::optional<arma::mat>& custom);
+
+// ---- the claims, each checked on its section's result (../shared/claims.md) ----------------------
+// Each returns the line(s) the program prints before the claim's tag; all throw nothing.
+
+/// swap_01: under raw similarity tower's weights tie Eiffel with the filler and favour tower itself.
+attn::ClaimCheck claim_raw_weights(const TeachingSection& t);
+/// swap_02: tower's raw mixture carries its weights: Paris identity = weight on Eiffel, structure = its own.
+attn::ClaimCheck claim_raw_mixture(const TeachingSection& t);
+/// swap_03: tower . Eiffel = 0 = tower . the, so Eiffel's weight equals the filler's exactly.
+attn::ClaimCheck claim_eiffel_ties_the_filler(const TeachingSection& t);
+/// swap_04: under the swap query tower's largest weight is on Eiffel, the other two tie.
+attn::ClaimCheck claim_swap_weights(const TeachingSection& t);
+/// swap_05: the swap query's mixture takes its Paris identity from Eiffel's weight, now the larger part.
+attn::ClaimCheck claim_swap_mixture(const TeachingSection& t);
+/// swap_06: Q = X2 swap row by row (the same matrix on every token); tower's query is [0, 1].
+attn::ClaimCheck claim_queries_row_by_row(const TeachingSection& t);
+/// qk_01: n = (1, 1, -1) spans M's null space (rank 2, nullity 1) and M n = 0.
+attn::ClaimCheck claim_n_in_null_space(const SmallNullSpace& s);
+/// qk_02: M e = M (e + n): the map cannot tell e from e + n.
+attn::ClaimCheck claim_same_query(const SmallNullSpace& s);
+/// qk_03: rank + nullity = d for the width example, rank <= d_k, and sampled null-space rows leave
+/// the query unchanged (relative 1e-12).
+attn::ClaimCheck claim_width_nullity(const WidthExample& w);
+/// qk_04: the receiver's query of `t` is the sum of its terms x_r Wq_r (query_terms), and for the
+/// water preset it points along water only. `Wq`: 4 x 3, the table's query projection.
+attn::ClaimCheck claim_query_of(const MatchTable& t, const arma::mat& Wq);
+/// qk_05: every key is the token's finance, water and structure (Wk keeps them, drops generic).
+attn::ClaimCheck claim_fixed_keys(const MatchTable& t);
+/// qk_06: every score is q_receiver . k_j / sqrt(d_k).
+attn::ClaimCheck claim_scores(const MatchTable& t);
+/// qk_07: the weights are the scores' softmax: positive, summing to 1, largest where the score is.
+attn::ClaimCheck claim_weights(const MatchTable& t);
+/// qk_08: the receiver's query is the same in every table of `m` (only the keys differ); needs at
+/// least two tables.
+attn::ClaimCheck claim_query_same_in_both(const MatchingSection& m);
 
 }  // namespace ch02

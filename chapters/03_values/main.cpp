@@ -12,6 +12,7 @@
 #include "common/cli.hpp"
 #include "common/multihead.hpp"
 #include "common/panels.hpp"
+#include "figures.hpp"
 #include "values.hpp"
 
 namespace po = boost::program_options;
@@ -27,6 +28,22 @@ std::string row(const arma::mat& M, arma::uword r, int precision) {
   return format_vector(arma::rowvec(M.row(r)), precision);
 }
 
+/// Section 0: which objects are learned and which computed, in one table.
+void print_separate_objects(const ch03::ExampleSublayer& example) {
+  attn::print_heading(std::cout, "0. The embedding table and the projection matrices are separate");
+  const std::vector<ch03::SeparateObject> rows = ch03::separate_objects(example);
+  attn::Table t({"object", "purpose", "learned/computed", "shape here"});
+  for (const ch03::SeparateObject& r : rows) {
+    t.add({r.object, r.purpose, r.learned ? "learned" : "computed per pass", r.here});
+  }
+  t.print(std::cout);
+  std::cout << "  (\"shape here\": head 1 of section 1's hand-set sublayer on \"" << attn::join_words(example.words)
+            << "\".)\n";
+  attn::print_claim(std::cout, ch03::separate_objects_claim(rows, example));
+  std::cout << "  Only the lookup in E is indexed by token ID; the projections have input-coordinate rows, so\n"
+               "  every token of a head uses the same Wq, Wk, Wv. Later blocks project updated rows, not E's.\n";
+}
+
 /// Section 1: the counting table, the totals, and a sublayer built and run with those shapes.
 void counting(long long n, long long h, long long N, const std::optional<ch03::BuiltSublayer>& built,
               const ch03::ExampleSublayer& example) {
@@ -37,15 +54,18 @@ void counting(long long n, long long h, long long N, const std::optional<ch03::B
   t.print(std::cout);
   const ch03::Counts c = ch03::count_objects(n, h, N);
   const bool article = n == 3 && h == 2;
-  std::cout << "\n  One sublayer: " << c.qkv_projections_per_block << " learned Q/K/V projection matrices (3h), "
-            << c.qkv_matrices_per_block << " computed Q/K/V matrices (3h),\n  " << c.qkv_vectors_per_block
-            << " computed vectors (3nh: " << n * h << " queries + " << n * h << " keys + " << n * h << " values)"
-            << (article ? "   [heads_01]" : "") << "\n  Each token has " << c.queries_per_token << " queries, "
-            << c.queries_per_token << " keys and " << c.queries_per_token << " values in a block.\n"
-            << "  A stack of N = " << N << " block(s):\n  3Nh = " << c.qkv_projections_in_stack
-            << " Q/K/V projection matrices and N = " << c.output_projections_in_stack
-            << " output projection(s)   [heads_02]\n"
-            << "  (Logical matrices, no biases; implementations often pack several into one tensor.)\n";
+  const attn::ClaimCheck per_block = ch03::claim_counts_per_block(c, n, h, built);
+  std::cout << '\n';
+  if (article) {
+    attn::print_claim(std::cout, per_block);  // the claim is about the article's 3 tokens and 2 heads
+  } else {
+    std::cout << per_block.evidence << '\n';
+  }
+  std::cout << "  Each token has " << c.queries_per_token << " queries, " << c.queries_per_token << " keys and "
+            << c.queries_per_token << " values in a block.\n"
+            << "  A stack of N = " << N << " block(s):\n";
+  attn::print_claim(std::cout, ch03::claim_stack_counts(c, h, N));
+  std::cout << "  (Logical matrices, no biases; implementations often pack several into one tensor.)\n";
 
   // A built sublayer with exactly these shapes, when small enough to run, confirms the counts.
   if (built) {
@@ -61,16 +81,13 @@ void counting(long long n, long long h, long long N, const std::optional<ch03::B
                "  (d = 4, d_k = d_v = 3, Wo adds half of each head's mixture back onto finance, water, structure):\n";
   const std::vector<std::string>& words = example.words;
   const arma::mat& X = example.X;
-  const attn::MultiHeadWeights& w = example.weights;
   const attn::MultiHeadPass& p = example.pass;
   for (std::size_t k = 0; k < p.heads.size(); ++k) {
     std::cout << "  A(" << k + 1 << "), rows = receiving tokens:\n";
     attn::print_matrix(std::cout, words, p.heads[k].A, 2);
   }
-  std::cout << "  X " << attn::shape(X) << " -> Concat(H(1), H(2)) " << attn::shape(p.concat) << " -> Wo "
-            << attn::shape(w.Wo) << " -> Delta " << attn::shape(p.delta) << " -> Y = X + Delta " << attn::shape(p.Y)
-            << "   [heads_03]\n"
-            << "  " << words.back() << ": input " << row(X, X.n_rows - 1, 2) << " + Delta "
+  attn::print_claim(std::cout, ch03::claim_sublayer_shapes(example));
+  std::cout << "  " << words.back() << ": input " << row(X, X.n_rows - 1, 2) << " + Delta "
             << row(p.delta, X.n_rows - 1, 2) << " = Y " << row(p.Y, X.n_rows - 1, 2) << '\n';
 }
 
@@ -79,10 +96,15 @@ void three_roles(const std::vector<ch03::Combination>& combos) {
   attn::print_heading(std::cout,
                       "2. Three roles: Q and K set the weights, V sets the content (receiving token: tower)");
   attn::Table t({"query", "values", "weights (the, Eiffel, tower)", "mixture (structure, Paris id.)", "claims"});
+  // The swap/swap row carries val_01 and val_02 (their evidence is this row of the table).
+  const attn::ClaimCheck same = ch03::claim_values_keep_weights(combos);
+  const attn::ClaimCheck swapped = ch03::claim_values_swap_content(combos);
+  const std::string tags =
+      "[" + same.id + "] [" + swapped.id + "]" + (same.holds && swapped.holds ? "" : " (does not hold here)");
   for (const auto& [q, v, p] : combos) {
     const bool both = q == ch03::Choice::swap && v == ch03::Choice::swap;
     t.add({ch03::choice_name(q), ch03::choice_name(v), row(p.A, 2, kTeaching), row(p.H, 2, kTeaching),
-           both ? "[val_01] [val_02]" : "-"});
+           both ? tags : "-"});
   }
   t.print(std::cout);
   const attn::HeadPass& sq = ch03::combination(combos, ch03::Choice::swap, ch03::Choice::raw);
@@ -91,6 +113,19 @@ void three_roles(const std::vector<ch03::Combination>& combos) {
             << (arma::approx_equal(sq.A, sv.A, "absdiff", 0.0) ? "exactly as they were" : "CHANGED")
             << "\n  and swaps the mixture: " << row(sq.H, 2, kTeaching) << " -> " << row(sv.H, 2, kTeaching) << ".\n"
             << "  A large weight on Eiffel does not say which way the output moves; Eiffel's value does.\n";
+}
+
+/// Section 2, added: with Wq != Wk a score need not equal its reverse.
+void print_asymmetry(const ch03::Asymmetry& a) {
+  std::cout << "  Q and K come from separate projections, so a score need not equal its reverse. In head 1 of\n"
+            << "  section 1 on \"" << attn::join_words(a.words)
+            << "\" (Wq reads structure into water, Wk keeps finance, water, structure):\n";
+  attn::print_claim(std::cout, ch03::asymmetry_claim(a));
+  std::cout << "  M = Wq Wk^T has M(structure, water) = " << format_number(a.M(2, 1), 2)
+            << " but M(water, structure) = " << format_number(a.M(1, 2), 2)
+            << ",\n  so s_ij = x_i M x_j^T / sqrt(3) is not symmetric,\n  nor are the weights: a(" << a.words[a.i]
+            << ", " << a.words[a.j] << ") = " << format_number(a.weight_forward, 3) << ", a(" << a.words[a.j] << ", "
+            << a.words[a.i] << ") = " << format_number(a.weight_backward, 3) << ".\n";
 }
 
 /// The reader's combination (--query, --values).
@@ -116,27 +151,33 @@ void what_the_weight_measures() {
   t.add({"+ a second Eiffel-like token [0, 1]", format_vector(k.q_after, 0), format_vector(k.k_after, 0),
          format_number(k.score_after, 4), format_number(k.weight_after, 4)});
   t.print(std::cout);
-  std::cout << "  q_tower and k_Eiffel are unchanged; the new key joins the softmax denominator, so a(tower, Eiffel)\n"
-               "  falls from "
-            << format_number(k.weight_before, 4) << " to " << format_number(k.weight_after, 4)
-            << "   [val_03]\n"
-               "  A weight compares one score with every other allowed score in its row;\n"
+  attn::print_claim(std::cout, ch03::claim_another_key(k));
+  std::cout << "  A weight compares one score with every other allowed score in its row;\n"
                "  it is not a co-occurrence count.\n";
 }
 
 /// Section 4: the residual addition.
 void where_this_leaves_us(const std::vector<ch03::Combination>& combos) {
   attn::print_heading(std::cout, "4. Where this leaves us: add the contribution (identity output projection)");
-  const arma::mat X2 = ch03::eiffel_sentence();
-  const attn::HeadPass& p = ch03::combination(combos, ch03::Choice::swap, ch03::Choice::raw);
-  std::cout << "  tower " << row(X2, 2, 0) << " + swap-query mixture " << row(p.H, 2, kTeaching) << " = "
-            << format_vector(arma::rowvec(X2.row(2) + p.H.row(2)), kTeaching) << "   [val_04]\n"
-            << "  The mixture is one contribution to an existing representation; a real block adds an output\n"
+  attn::print_claim(std::cout, ch03::claim_residual(combos));
+  std::cout << "  The mixture is one contribution to an existing representation; a real block adds an output\n"
                "  projection, several heads, normalization and a feed-forward update.\n";
 }
 
+void draw_bars(attn::Plotter& plots, const std::vector<ch03::Combination>& combinations);
+void draw_heads(attn::Plotter& plots, const ch03::ExampleSublayer& example);
+
+/// Every figure: the bars, the heat maps and the two diagrams, from the sections' results.
 void draw_plots(attn::Plotter& plots, const std::vector<ch03::Combination>& combinations,
-                const ch03::ExampleSublayer& example) {
+                const ch03::ExampleSublayer& example, const ch03::Counts& example_counts) {
+  draw_bars(plots, combinations);
+  draw_heads(plots, example);
+  plots.diagram("ch03_counting", ch03::counting_diagram(example, example_counts));
+  plots.diagram("ch03_full_head", ch03::full_head_diagram(example));
+}
+
+/// The four query/value combinations as two bar panels (ch03_query_value_combos).
+void draw_bars(attn::Plotter& plots, const std::vector<ch03::Combination>& combinations) {
   arma::mat weights(3, combinations.size()), mixtures(2, combinations.size());
   std::vector<std::string> combos;
   for (arma::uword c = 0; c < combinations.size(); ++c) {
@@ -163,7 +204,10 @@ void draw_plots(attn::Plotter& plots, const std::vector<ch03::Combination>& comb
                      .values = mixtures,
                      .yrange = std::make_pair(0.0, 0.75),
                      .value_labels = false}});
+}
 
+/// The example sublayer's two weight matrices as heat maps (ch03_head1_weights, ch03_head2_weights).
+void draw_heads(attn::Plotter& plots, const ch03::ExampleSublayer& example) {
   const std::vector<std::string>& words = example.words;
   const attn::MultiHeadPass& p = example.pass;
   const char* questions[2] = {"head 1 (bank asks for water)", "head 2 (bank asks for finance)"};
@@ -182,6 +226,7 @@ void draw_plots(attn::Plotter& plots, const std::vector<ch03::Combination>& comb
 
 const attn::cli::ProgramInfo kProgram{
     "ch03_values", "values carry the content while queries and keys set the weights; a multi-head sublayer",
+    "\"The embedding table and the projection matrices are separate\", "
     "\"How many tables and vectors are there?\", \"Three roles: matching and carrying information\", "
     "\"What the weight actually measures\", \"Where this leaves us\"",
     "  ch03_values\n  ch03_values --query swap --values raw\n  ch03_values --tokens 5 --heads 12 --blocks 24\n"
@@ -248,16 +293,22 @@ int main(int argc, char** argv) {
 
     const std::optional<ch03::BuiltSublayer> built = ch03::build_sublayer(n, h);
     const std::vector<ch03::Combination> combos = ch03::three_roles();
+    const ch03::Asymmetry asymmetric = ch03::asymmetric_scores();
+    const ch03::Counts example_counts =  // the diagram's counts: the example's tokens and heads, one block
+        ch03::count_objects(static_cast<long long>(example.words.size()),
+                            static_cast<long long>(example.weights.heads.size()), 1);
 
     std::cout << "Chapter 03 - Values: matching sets the weights, values carry the content\n";
+    print_separate_objects(example);
     counting(n, h, N, built, example);
     three_roles(combos);
+    print_asymmetry(asymmetric);
     if (flags->custom) your_combination(combos, flags->query, flags->values);
     what_the_weight_measures();
     where_this_leaves_us(combos);
 
     std::cout << '\n';
-    draw_plots(plots, combos, example);
+    draw_plots(plots, combos, example, example_counts);
     plots.report(std::cout);
     return 0;
   });

@@ -15,6 +15,7 @@
 
 #include "common/attention.hpp"
 #include "common/multihead.hpp"
+#include "common/print.hpp"
 
 namespace ch03 {
 
@@ -126,6 +127,46 @@ struct ExampleSublayer {
 /// for an unknown word or an empty sentence. Source: the article, "How many tables and vectors are there?"
 ExampleSublayer example_sublayer(const std::vector<std::string>& words);
 
+/// One row of the article's table "The embedding table and the projection matrices are separate".
+struct SeparateObject {
+  std::string object{};   ///< e.g. "Wq, Wk, Wv"
+  std::string purpose{};  ///< what it is for
+  bool learned = false;   ///< a learned parameter (true) or computed on each forward pass (false)
+  std::string here{};     ///< its shape(s) in the example sublayer's head 1, e.g. "4 x 3 each"
+};
+
+/// The article's four rows (E; Wq, Wk, Wv; X, Q, K, V; A, H), each with its shape in `example`'s
+/// head 1 (the toy table's E is vocabulary x d = 4 x 4). Throws nothing.
+/// Source: the article, "The embedding table and the projection matrices are separate".
+std::vector<SeparateObject> separate_objects(const ExampleSublayer& example);
+
+/// Claim heads_04: E and the projections Wq, Wk, Wv are learned; X, Q, K, V, A and H are computed
+/// on each pass; and in `example` they are separate objects of different shapes (E is
+/// vocabulary x d, a projection d x d_k, X n x d). Throws nothing. Source: the claims ledger, heads_04.
+attn::ClaimCheck separate_objects_claim(const std::vector<SeparateObject>& rows, const ExampleSublayer& example);
+
+/// A score and its reverse in one head whose query and key projections differ.
+struct Asymmetry {
+  std::vector<std::string> words{};  ///< the sentence ("the river bank")
+  arma::uword i = 0;                 ///< the receiver i (bank)
+  arma::uword j = 0;                 ///< the source j (river)
+  arma::mat M{};                     ///< d x d: Wq Wk^T, so s_ij = x_i M x_j^T / sqrt(d_k)
+  double forward = 0;                ///< s_ij = q_i . k_j / sqrt(d_k)
+  double backward = 0;               ///< s_ji = q_j . k_i / sqrt(d_k)
+  double weight_forward = 0;         ///< a_ij
+  double weight_backward = 0;        ///< a_ji
+};
+
+/// Head 1 of river_bank_sublayer() (Wq asks along water from structure, Wk keeps finance, water,
+/// structure) on "the river bank": the score from bank to river and from river to bank.
+/// Throws nothing. Source: the article, "Three roles: matching and carrying information" ("the
+/// score from i to j can differ from the score from j to i").
+Asymmetry asymmetric_scores();
+
+/// Claim val_05: with Wq != Wk, s_ij differs from s_ji (by more than 1e-9) and M is not symmetric.
+/// Throws nothing. Source: the claims ledger, val_05.
+attn::ClaimCheck asymmetry_claim(const Asymmetry& a);
+
 /// Section 1's random sublayer built with the counting table's n and h, run to confirm the counts.
 struct BuiltSublayer {
   arma::uword d = 8;                 ///< the model width it is built with
@@ -140,5 +181,26 @@ struct BuiltSublayer {
 /// count_objects() (positive); n = 0 or h = 0 throws std::invalid_argument from the sublayer. Source: the
 /// article, "How many tables and vectors are there?"; Vaswani et al. 2017, §3.2.2.
 std::optional<BuiltSublayer> build_sublayer(long long n, long long h);
+
+// ---- the claims, each checked on its section's result (../shared/claims.md) ----------------------
+// Each returns the line(s) the program prints before the claim's tag; all throw nothing.
+
+/// heads_01: one sublayer of h heads on n tokens has 3h learned projections, 3h computed Q/K/V
+/// matrices and 3nh vectors; `built` (when given) confirms them from real matrices.
+attn::ClaimCheck claim_counts_per_block(const Counts& c, long long n, long long h,
+                                        const std::optional<BuiltSublayer>& built);
+/// heads_02: N blocks hold 3Nh Q/K/V projections and N output projections.
+attn::ClaimCheck claim_stack_counts(const Counts& c, long long h, long long N);
+/// heads_03: the example's X (n x d) -> Concat (n x sum d_v) -> Wo ((sum d_v) x d) -> Delta (n x d)
+/// -> Y = X + Delta (n x d), and Y equals X + Delta.
+attn::ClaimCheck claim_sublayer_shapes(const ExampleSublayer& e);
+/// val_01: swapping the values leaves tower's weights exactly as with raw values (swap query).
+attn::ClaimCheck claim_values_keep_weights(const std::vector<Combination>& combos);
+/// val_02: swapping the values swaps tower's mixture coordinates (swap query).
+attn::ClaimCheck claim_values_swap_content(const std::vector<Combination>& combos);
+/// val_03: the extra key leaves q_tower, k_Eiffel and their score unchanged and lowers a(tower, Eiffel).
+attn::ClaimCheck claim_another_key(const AnotherKey& k);
+/// val_04: tower [1, 0] plus its swap-query mixture is the residual result, to the last bit.
+attn::ClaimCheck claim_residual(const std::vector<Combination>& combos);
 
 }  // namespace ch03

@@ -35,13 +35,13 @@ LabOptions quick_options(LabOptions options) {
 }
 
 RepeatBatch held_out_set(const LabOptions& options) {
-  Rng rng(options.seed ^ 0x9e3779b97f4a7c15ULL);  // a stream apart from the training batches
+  Random rng(options.seed ^ 0x9e3779b97f4a7c15ULL);  // a stream apart from the training batches
   return sample_repeats(rng, options.held_out, options.data);
 }
 
 LabResult train(const LabOptions& options, const std::function<void(const Checkpoint&)>& progress) {
   validate(options);
-  Rng rng(options.seed);
+  Random rng(options.seed);
   LabResult result{attn::init_model<Real>(options.shape, rng), held_out_set(options), {}, 0.0};
   const auto checkpoint = [&](arma::uword step) {
     result.curve.push_back({step, region_losses(result.model, result.held_out)});

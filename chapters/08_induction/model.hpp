@@ -11,11 +11,11 @@
 #pragma once
 
 #include "common/attn_only.hpp"
-#include "common/rng.hpp"
+#include "common/random.hpp"
 
 namespace ch08 {
 
-using attn::Rng;
+using attn::Random;
 
 /// The chapter's sizes: vocabulary 32, 32 positions, width 32, 2 heads of d_k 16, 2 layers, no final norm.
 using ModelShape = attn::AttnOnlyShape;

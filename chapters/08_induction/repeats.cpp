@@ -26,7 +26,7 @@ Block fixed_block(const RepeatSpec& spec) {
   return {(spec.context - 2 * length) / 2, length};
 }
 
-RepeatBatch sample_repeats(Rng& rng, arma::uword count, const RepeatSpec& spec) {
+RepeatBatch sample_repeats(Random& rng, arma::uword count, const RepeatSpec& spec) {
   validate(spec);
   if (count == 0) throw std::invalid_argument("sample_repeats: count must be > 0");
   RepeatBatch batch{arma::umat(count, spec.context), std::vector<Block>(count)};

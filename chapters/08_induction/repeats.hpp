@@ -2,7 +2,7 @@
 /// \brief Chapter 08 data: random token sequences in which one block recurs right after itself.
 ///
 /// Source: the article, "Reverse-engineer a head you trained" (its companion experiment trains on
-/// repeated patterns: A B ... A is continued with B). Draws come from the portable attn::Rng, so a
+/// repeated patterns: A B ... A is continued with B). Draws come from the portable attn::Random, so a
 /// seed gives the same sequences everywhere.
 #pragma once
 
@@ -10,12 +10,12 @@
 #include <vector>
 
 #include "common/head_roles.hpp"
-#include "common/rng.hpp"
+#include "common/random.hpp"
 
 namespace ch08 {
 
 using attn::Block;
-using attn::Rng;
+using attn::Random;
 
 /// How sequences are drawn.
 struct RepeatSpec {
@@ -45,7 +45,7 @@ struct RepeatBatch {
 
 /// Draws `count` sequences: every token uniform over the vocabulary, then the block's first copy
 /// written again right after itself. Throws std::invalid_argument for a bad spec or count 0.
-RepeatBatch sample_repeats(Rng& rng, arma::uword count, const RepeatSpec& spec);
+RepeatBatch sample_repeats(Random& rng, arma::uword count, const RepeatSpec& spec);
 
 /// What a next-token target is, measured by where the target token sits.
 enum class Region {

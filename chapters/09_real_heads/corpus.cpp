@@ -85,7 +85,7 @@ void validate(const WindowSpec& s) {
 namespace {
 
 /// A snippet at a uniform length and start, copied right after itself in window row b.
-attn::Block repeat_snippet(attn::Rng& rng, arma::umat& tokens, arma::uword b, const WindowSpec& spec) {
+attn::Block repeat_snippet(attn::Random& rng, arma::umat& tokens, arma::uword b, const WindowSpec& spec) {
   attn::Block block;
   block.length = spec.min_snippet + rng.below(spec.max_snippet - spec.min_snippet + 1);
   block.start = rng.below(spec.context - 2 * block.length + 1);
@@ -97,7 +97,7 @@ attn::Block repeat_snippet(attn::Rng& rng, arma::umat& tokens, arma::uword b, co
 
 }  // namespace
 
-Windows sample_windows(attn::Rng& rng, const arma::urowvec& tokens, arma::uword count, const WindowSpec& spec) {
+Windows sample_windows(attn::Random& rng, const arma::urowvec& tokens, arma::uword count, const WindowSpec& spec) {
   validate(spec);
   if (tokens.n_elem <= spec.context) throw std::invalid_argument("sample_windows: the text is shorter than a window");
   Windows w{arma::umat(count, spec.context), std::vector<attn::Block>(count)};
@@ -109,7 +109,7 @@ Windows sample_windows(attn::Rng& rng, const arma::urowvec& tokens, arma::uword 
   return w;
 }
 
-Windows random_repeats(attn::Rng& rng, const arma::urowvec& alphabet, arma::uword count, const WindowSpec& spec) {
+Windows random_repeats(attn::Random& rng, const arma::urowvec& alphabet, arma::uword count, const WindowSpec& spec) {
   validate(spec);
   if (alphabet.n_elem < 2) throw std::invalid_argument("random_repeats: the alphabet needs at least 2 tokens");
   Windows w{arma::umat(count, spec.context), std::vector<attn::Block>(count)};

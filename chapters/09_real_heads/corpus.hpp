@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "common/head_roles.hpp"
-#include "common/rng.hpp"
+#include "common/random.hpp"
 
 namespace ch09 {
 
@@ -91,12 +91,12 @@ void validate(const WindowSpec& spec);
 /// the same snippet again (the window keeps real text before and after). Result: count x context
 /// tokens and count blocks. Throws std::invalid_argument for a bad spec or a text no longer than a
 /// window.
-Windows sample_windows(attn::Rng& rng, const arma::urowvec& tokens, arma::uword count, const WindowSpec& spec);
+Windows sample_windows(attn::Random& rng, const arma::urowvec& tokens, arma::uword count, const WindowSpec& spec);
 
 /// `count` windows of uniformly random tokens drawn from `alphabet`, each with a snippet of
 /// length in [min_snippet, max_snippet] repeated right after itself (the induction test on text
 /// that means nothing). Result: count x context tokens and count blocks. Throws
 /// std::invalid_argument for a bad spec or an alphabet of fewer than 2 tokens.
-Windows random_repeats(attn::Rng& rng, const arma::urowvec& alphabet, arma::uword count, const WindowSpec& spec);
+Windows random_repeats(attn::Random& rng, const arma::urowvec& alphabet, arma::uword count, const WindowSpec& spec);
 
 }  // namespace ch09

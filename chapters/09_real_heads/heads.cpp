@@ -70,7 +70,7 @@ double cosine(const arma::rowvec& a, const arma::rowvec& b) {
 }  // namespace
 
 Probes make_probes(const Corpus& corpus, const Vocabulary& vocab, arma::uword context) {
-  attn::Rng rng(kProbeSeed);
+  attn::Random rng(kProbeSeed);
   const arma::urowvec held = vocab.encode(corpus.held_text);
   WindowSpec all_repeat{context, 1.0, 10, std::min<arma::uword>(64, context / 2)};
   arma::urowvec letters(26);

@@ -73,7 +73,7 @@ Run train(const Corpus& corpus, const Vocabulary& vocab, TrainOptions o,
           const std::function<void(const Progress&)>& progress) {
   o.shape.vocab = vocab.size();
   validate(o);
-  attn::Rng rng(o.seed);
+  attn::Random rng(o.seed);
   Run run{o, vocab.characters(), attn::init_model<Real>(o.shape, rng), {}, 0.0};
   const arma::urowvec text = vocab.encode(corpus.train_text);
   const arma::umat held = held_out_windows(vocab.encode(corpus.held_text), 32, o.shape.context);

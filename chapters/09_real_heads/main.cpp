@@ -97,7 +97,7 @@ Flags read_flags(const po::variables_map& vm) {
 
 /// --bench: the time of one training step of the full model on random tokens (for scripts/bench-vs-pytorch.sh).
 int bench(const Flags& f) {
-  attn::Rng rng(f.train.seed);
+  attn::Random rng(f.train.seed);
   attn::AttnOnlyShape shape = f.train.shape;
   shape.vocab = 97;
   ch09::Model model = attn::init_model<ch09::Real>(shape, rng);
