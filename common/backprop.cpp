@@ -5,6 +5,7 @@
 #include <cmath>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 #include "common/attention.hpp"
 #include "common/loss.hpp"
@@ -94,14 +95,16 @@ void one_head_forward(const OneHeadModel& m, const arma::uvec& ids, arma::uword 
   }
   p.ids = ids;
   p.label = label;
-  p.X = m.E.rows(ids);                                                // X = E[ids]
-  p.Q = p.X * m.Wq;                                                   // Q = X Wq
-  p.K = p.X * m.Wk;                                                   // K = X Wk
-  p.V = p.X * m.Wv;                                                   // V = X Wv
-  p.S = p.Q * p.K.t() / std::sqrt(static_cast<double>(m.Wq.n_cols));  // S = Q K^T / sqrt(d_k)
-  p.A = softmax_rows(p.S);                                            // A = softmax(S), row by row
-  p.H = p.A * p.V;                                                    // H = A V
-  p.logits = p.H.row(p.H.n_rows - 1) * m.Wc + m.bc;                   // logits = h Wc + bc
+  p.X = m.E.rows(ids);  // X = E[ids]
+  // The library's one head: Q = X Wq, K = X Wk, V = X Wv, S = Q K^T / sqrt(d_k), A = softmax(S), H = A V
+  HeadPass head = attention(p.X, m.Wq, m.Wk, m.Wv);
+  p.Q = std::move(head.Q);
+  p.K = std::move(head.K);
+  p.V = std::move(head.V);
+  p.S = std::move(head.scores);
+  p.A = std::move(head.A);
+  p.H = std::move(head.H);
+  p.logits = p.H.row(p.H.n_rows - 1) * m.Wc + m.bc;  // logits = h Wc + bc
   p.probs = softmax_rows(p.logits);
   p.loss = cross_entropy(p.logits, arma::uvec{label}).loss;  // loss = -log softmax(logits)[y]
 }
@@ -112,18 +115,6 @@ OneHeadPass one_head_forward(const OneHeadModel& model, const arma::uvec& ids, a
   one_head_forward(model, ids, label, pass);
   return pass;
 }
-
-// [softmax_backward]
-arma::mat softmax_rows_backward(const arma::mat& A, const arma::mat& dA) {
-  require(arma::size(A) == arma::size(dA), "softmax_rows_backward: A is " + shape(A) + " but dA is " + shape(dA));
-  // forward: a_i = softmax(s_i)   =>   ds_i = dA_i J_i,  J_i = diag(a_i) - a_i^T a_i,
-  // that is ds_ij = a_ij (dA_ij - sum_m dA_im a_im): every score moves every weight of its row.
-  arma::mat dS = dA;
-  dS.each_col() -= arma::sum(dA % A, 1);
-  dS %= A;
-  return dS;
-}
-// [softmax_backward]
 
 // [backward]
 void one_head_backward(const OneHeadModel& m, const OneHeadPass& p, OneHeadGrads& g) {
@@ -143,8 +134,9 @@ void one_head_backward(const OneHeadModel& m, const OneHeadPass& p, OneHeadGrads
   g.dA = g.dH * p.V.t();
   g.dV = p.A.t() * g.dH;
 
-  // forward: A = softmax(S) row by row   =>   dS_i = a_i .* (dA_i - dA_i . a_i)   (full Jacobian)
-  g.dS = softmax_rows_backward(p.A, g.dA);
+  // forward: A = softmax(S) row by row   =>   dS_i = a_i .* (dA_i - dA_i . a_i)   (full Jacobian,
+  // common/softmax_backward.hpp)
+  softmax_rows_backward(p.A, g.dA, g.dS);
 
   // forward: S = Q K^T / sqrt(d_k)   =>   dQ = dS K / sqrt(d_k),  dK = dS^T Q / sqrt(d_k)
   g.dQ = g.dS * p.K * inv_sqrt_dk;

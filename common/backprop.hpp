@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "common/optim.hpp"
+#include "common/softmax_backward.hpp"  // softmax_rows_backward, the one every backward pass uses
 
 namespace attn {
 
@@ -79,7 +80,7 @@ OneHeadModel init_like_pytorch(arma::uword vocab, arma::uword d, arma::uword d_k
                                std::uint64_t seed);
 
 /// Everything the forward pass computes on one example, kept for the backward pass and for printing.
-/// Reusing one OneHeadPass across calls reuses its memory (no allocation once the sizes settle).
+/// Q, K, V, S, A and H are the library's one head (attn::attention, common/attention.hpp), moved in.
 struct OneHeadPass {
   arma::uvec ids;         ///< n token ids
   arma::mat X;            ///< n x d, X = E[ids]
@@ -98,8 +99,9 @@ struct OneHeadPass {
 /// Runs the forward pass on token ids `ids` with target class `label`, writing into `pass`.
 /// ids: n token ids (n >= 1), one per position; label: the target class in [0, C). Fills every
 /// field of `pass` (shapes listed on OneHeadPass; A is n x n, logits 1 x C).
-/// Throws std::invalid_argument if ids is empty, an id is >= vocab, or label >= C (the model's
-/// shapes are assumed checked by check_model). Source: the article's OneHeadSense.forward
+/// Throws std::invalid_argument if ids is empty, an id is >= vocab, or label >= C, and as
+/// attn::attention for projections that do not fit X or a non-finite entry (check_model catches
+/// both first). Source: the article's OneHeadSense.forward
 /// ("Make it learn"); Vaswani et al. 2017, §3.2.1.
 void one_head_forward(const OneHeadModel& model, const arma::uvec& ids, arma::uword label, OneHeadPass& pass);
 
@@ -125,13 +127,6 @@ struct OneHeadGrads {
   arma::mat dV;       ///< n x d_v
   arma::mat dX;       ///< n x d
 };
-
-/// Backward through a row-wise softmax: given A = softmax(S) (n x m) and dA = dL/dA (n x m),
-/// returns dL/dS (n x m). Each row uses the full Jacobian dA_i/dS_i = diag(a_i) - a_i^T a_i, not only
-/// its diagonal, which gives dS_i = a_i .* (dA_i - (dA_i . a_i)).
-/// Throws std::invalid_argument if the shapes differ. Source: the softmax Jacobian (the article,
-/// "Scaling changes how sharply softmax chooses"); Goodfellow et al. 2016, §6.5.
-arma::mat softmax_rows_backward(const arma::mat& A, const arma::mat& dA);
 
 /// The hand-written backward pass of one example: fills `grads` from a pass computed by
 /// one_head_forward with the same model. Reusing `grads` across calls reuses its memory.

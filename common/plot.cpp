@@ -423,7 +423,9 @@ std::string line_series(const LineChart& chart, std::size_t s, const std::string
   if (style.error_bars) {
     gp << ":" << chart.series.size() + s + 2 << " with yerrorbars pointtype 7 pointsize 1.2";
   } else {
-    gp << " with " << (chart.points ? "linespoints" : "lines") << " linewidth 2" << (style.dashed ? " dashtype 2" : "");
+    const int dash = style.dashtype != 0 ? style.dashtype : (style.dashed ? 2 : 0);
+    gp << " with " << (chart.points ? "linespoints" : "lines") << " linewidth 2"
+       << (dash != 0 ? " dashtype " + std::to_string(dash) : std::string());
   }
   gp << colour << " title " << gnuplot_quote(chart.series[s]);
   return gp.str();

@@ -65,6 +65,7 @@ struct BarChart {
 struct LineStyle {
   std::string colour{};     ///< a gnuplot colour such as "#1f77b4"; empty: gnuplot's next colour
   bool dashed = false;      ///< a dashed line (a theory line, or a second variant in the same colour)
+  int dashtype = 0;         ///< a gnuplot dash type (2 dashed, 3 dotted, 4 dash-dot, ...); 0: solid, or 2 if dashed
   bool error_bars = false;  ///< points with vertical bars of +- LineChart::errors instead of a line
 };
 

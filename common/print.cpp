@@ -18,6 +18,14 @@ std::string format_number(double x, int precision) {
   return s.str();
 }
 
+std::string format_upper_bound(double x, int precision) {
+  if (!std::isfinite(x)) return format_number(x, precision);
+  const double scale = std::pow(10.0, precision);
+  double k = std::ceil(x * scale);
+  if (k / scale < x) k += 1.0;  // x * scale rounded down past an integer
+  return format_number(k / scale, precision);
+}
+
 std::string format_plain(double x) {
   std::ostringstream s;
   s << (x == 0.0 ? 0.0 : x);

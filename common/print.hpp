@@ -14,6 +14,11 @@ namespace attn {
 /// Throws nothing (beyond std::bad_alloc).
 std::string format_number(double x, int precision);
 
+/// A bound printed so that it is never smaller than the value it bounds: `x` (>= 0) rounded up to
+/// `precision` digits after the point, 0.00905 -> "0.0091" (precision 4) or "0.010" (precision 3).
+/// Non-finite values print as format_number does. Throws nothing (beyond std::bad_alloc).
+std::string format_upper_bound(double x, int precision);
+
 /// The shortest decimal form of `x` at 6 significant digits, as a stream prints it: 0.125, 1, 12.5,
 /// 1e+06; zero prints as "0" (never "-0"). Throws nothing (beyond std::bad_alloc).
 std::string format_plain(double x);

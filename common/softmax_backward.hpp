@@ -21,6 +21,7 @@ namespace attn {
 /// j <= i is visited (A is zero above the diagonal, and so is dS). Columns are swept in storage
 /// order, so the inner loops run over contiguous memory. dS is resized; it may not alias A or dA.
 /// Throws std::invalid_argument if the shapes differ (or are not square with `causal`).
+// [softmax_rows_backward]
 template <class T>
 void softmax_rows_backward(const arma::Mat<T>& A, const arma::Mat<T>& dA, arma::Mat<T>& dS, bool causal = false) {
   if (arma::size(A) != arma::size(dA) || (causal && A.n_rows != A.n_cols)) {
@@ -45,6 +46,17 @@ void softmax_rows_backward(const arma::Mat<T>& A, const arma::Mat<T>& dA, arma::
     for (arma::uword i = 0; i < first; ++i) ds[i] = T(0);  // above the diagonal: masked
     for (arma::uword i = first; i < n; ++i) ds[i] = a[i] * (da[i] - dot[i]);
   }
+}
+// [softmax_rows_backward]
+
+/// softmax_rows_backward() returning dS (n x m, the shape of A): A n x m (rows = receiving tokens,
+/// each row a softmax), dA n x m. Throws std::invalid_argument naming both shapes if they differ.
+/// Source: as above (the softmax Jacobian diag(a_i) - a_i^T a_i applied to each row's dA_i).
+template <class T>
+arma::Mat<T> softmax_rows_backward(const arma::Mat<T>& A, const arma::Mat<T>& dA) {
+  arma::Mat<T> dS;
+  softmax_rows_backward(A, dA, dS);
+  return dS;
 }
 
 }  // namespace attn

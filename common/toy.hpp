@@ -62,6 +62,11 @@ const EmbeddingTable& teaching_space_2d();
 /// n x n matrices, so a toy sentence is kept short). Source: the chapters' --sentence flag (no paper).
 std::vector<std::string> split_sentence(const std::string& sentence, std::size_t max_words = 64);
 
+/// The colour a word of the toy vocabulary keeps in every plot of a chapter: the, river, money and
+/// bank get four distinct colours (a gnuplot "#rrggbb"); any other word gets grey. Throws nothing.
+/// Source: the article's figures, which keep one colour per token.
+std::string word_colour(const std::string& word);
+
 /// Joins words with single spaces: {"the", "river", "bank"} -> "the river bank"; {} -> "".
 /// Throws nothing. Source: the inverse of split_sentence (no paper).
 std::string join_words(const std::vector<std::string>& words);

@@ -4,9 +4,12 @@
 /// Expected values are the article's, at its printed precision (half a unit in the last digit).
 #include <boost/test/unit_test.hpp>
 
+#include <cmath>
 #include <filesystem>
+#include <string>
 
 #include "common/plot.hpp"
+#include "common/print.hpp"
 #include "common/toy.hpp"
 #include "mixing.hpp"
 #include "support.hpp"
@@ -71,11 +74,42 @@ BOOST_AUTO_TEST_CASE(claim_mix_10_times_5_sharpens_toward_bank) {
   BOOST_TEST(w(2) > scale.at(1.0)(2));
   BOOST_TEST(std::abs(scale.at(1.0)(2) - 0.43) <= 0.005);
   BOOST_TEST(w.index_max() == 2u);
+  const attn::ClaimCheck claim = ch01::sharpening_claim(scale);  // the program prints this one
+  BOOST_TEST(claim.id == "mix_10");
+  BOOST_TEST(claim.holds);
+  BOOST_TEST(claim.evidence == "  x5: bank's own weight grows from 0.43 to 0.78 and stays the largest");
+  // By hand: bank's scaled scores [0.10, 0.27, 0.59] times 5, softmax.
+  const arma::rowvec s5 = 5.0 * arma::rowvec{0.20, 0.54, 1.18} / 2.0;
+  BOOST_TEST(w(2) == std::exp(s5(2)) / arma::accu(arma::exp(s5)), tt::tolerance(1e-12));
 }
 
 BOOST_AUTO_TEST_CASE(claim_mix_11_times_0_1_nearly_uniform) {
   const arma::rowvec w = ch01::score_scale(attn::toy_embeddings()).at(0.1);
   for (double x : w) BOOST_TEST(std::abs(x - 1.0 / 3.0) <= 0.02);
+  // The printed bound is never below the deviation it bounds (0.00905... is printed 0.0091, not 0.009).
+  const double deviation = arma::abs(w - 1.0 / 3.0).max();
+  BOOST_TEST(std::stod(attn::format_upper_bound(deviation, 4)) >= deviation);
+  const attn::test::Run r = attn::test::run(std::string(CHAPTER_EXE) + " --no-plots");
+  BOOST_TEST(r.out.find("within " + attn::format_upper_bound(deviation, 4) + " of 1/3") != std::string::npos);
+  const attn::ClaimCheck claim = ch01::flattening_claim(ch01::score_scale(attn::toy_embeddings()));
+  BOOST_TEST(claim.id == "mix_11");
+  BOOST_TEST(claim.holds);
+  BOOST_TEST(r.out.find(claim.evidence + "   [mix_11]") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(a_printed_bound_is_never_below_its_value) {
+  BOOST_TEST(attn::format_upper_bound(0.00905, 4) == "0.0091");
+  BOOST_TEST(attn::format_upper_bound(0.00905, 3) == "0.010");
+  BOOST_TEST(attn::format_upper_bound(0.25, 2) == "0.25");
+  BOOST_TEST(attn::format_upper_bound(0.0, 3) == "0.000");
+  for (int k = 1; k < 2000; ++k) {
+    const double x = 1e-4 * k + 3e-7 * (k % 7);
+    for (int digits : {2, 3, 4}) {
+      const double printed = std::stod(attn::format_upper_bound(x, digits));
+      BOOST_TEST(printed >= x, x << " printed " << printed);
+      BOOST_TEST(printed <= x + std::pow(10.0, -digits) + 1e-15, x << " printed " << printed);
+    }
+  }
 }
 
 BOOST_AUTO_TEST_CASE(claim_mix_12_shapes_and_row_sums) {
@@ -87,7 +121,17 @@ BOOST_AUTO_TEST_CASE(claim_mix_12_shapes_and_row_sums) {
     BOOST_TEST(p.H.n_rows == X.n_rows);
     BOOST_TEST(p.H.n_cols == X.n_cols);
     attn::test::check_distributions(p.A);
+    const ch01::SentencePass pass = ch01::sentence_pass(attn::toy_embeddings(), attn::split_sentence(s));
+    BOOST_TEST(ch01::shapes_claim(pass).holds, s);
   }
+  const ch01::SentencePass rb = ch01::sentence_pass(attn::toy_embeddings(), attn::split_sentence("the river bank"));
+  const attn::ClaimCheck claim = ch01::shapes_claim(rb);
+  BOOST_TEST(claim.id == "mix_12");
+  BOOST_TEST(claim.evidence.find("A = softmax(scores) is 3 x 3, H = A X is 3 x 4") != std::string::npos);
+  // A pass whose rows do not sum to 1 fails the claim.
+  ch01::SentencePass broken = rb;
+  broken.pass.A(0, 0) += 0.1;
+  BOOST_TEST(!ch01::shapes_claim(broken).holds);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

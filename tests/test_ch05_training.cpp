@@ -1,5 +1,5 @@
 /// \file test_ch05_training.cpp
-/// \brief Chapter 05: claims train_01..train_05, bias_01, feat_01 of ../shared/claims.md, the
+/// \brief Chapter 05: claims train_01..train_05, bias_01, bias_02, feat_01 of ../shared/claims.md, the
 /// hand-written backward pass against central differences, parameter files, and the program.
 #include <boost/test/unit_test.hpp>
 
@@ -11,6 +11,7 @@
 #include "common/backprop.hpp"
 #include "common/gradcheck.hpp"
 #include "common/plot.hpp"
+#include "common/toy.hpp"
 #include "features.hpp"
 #include "support.hpp"
 #include "training.hpp"
@@ -52,6 +53,24 @@ bool is_17_digit_scientific(const std::string& line) {
   return true;
 }
 
+/// bank's weight on the context word for the six biased sentences, trained from `seed` here by
+/// hand (initial_model, train, one forward pass each), and whether each prediction is right.
+std::pair<arma::vec, int> biased_weights(std::uint64_t seed) {
+  ch05::TrainSettings s;
+  s.seed = seed;
+  const std::vector<ch05::Example> data = ch05::biased_examples();
+  attn::OneHeadModel m = ch05::initial_model(ch05::biased_vocabulary().size(), s);
+  ch05::train(m, data, s.passes, s.lr);
+  arma::vec w(data.size());
+  int right = 0;
+  for (std::size_t i = 0; i < data.size(); ++i) {
+    const attn::OneHeadPass p = attn::one_head_forward(m, data[i].ids, data[i].label);
+    w(i) = p.A(2, 1);  // row: bank (position 2); column: the context word (position 1)
+    right += p.logits.index_max() == data[i].label;
+  }
+  return {w, right};
+}
+
 }  // namespace
 
 BOOST_AUTO_TEST_SUITE(claims)
@@ -60,6 +79,14 @@ BOOST_AUTO_TEST_CASE(claim_train_01_parameter_count_242) {
   const attn::OneHeadModel m = ch05::initial_model(4, ch05::TrainSettings{});
   BOOST_TEST(attn::parameter_count(m) == 4u * 8 + 3u * 8 * 8 + (8u * 2 + 2));
   BOOST_TEST(attn::parameter_count(m) == 242u);
+  const attn::ClaimCheck claim = ch05::parameter_count_claim(m);  // what the program prints
+  BOOST_TEST(claim.id == "train_01");
+  BOOST_TEST(claim.holds);
+  BOOST_TEST(claim.evidence.find("trainable parameters: 242 (4x8 + 3x8x8 + (8x2 + 2) for d = 8).") == 2u);
+  // The formula follows the model's sizes: the 2-d widget model has 4x2 + 3x2x2 + (2x2 + 2) = 26.
+  const attn::ClaimCheck small = ch05::parameter_count_claim(ch05::walkthrough_model(0));
+  BOOST_TEST(small.holds);
+  BOOST_TEST(small.evidence.find("trainable parameters: 26 (4x2 + 3x2x2 + (2x2 + 2) for d = 2).") == 2u);
 }
 
 BOOST_AUTO_TEST_CASE(claim_train_02_adam_300_passes_gets_all_four_right) {
@@ -73,7 +100,18 @@ BOOST_AUTO_TEST_CASE(claim_train_02_adam_300_passes_gets_all_four_right) {
     BOOST_TEST(ch05::mean_loss(model, data) < 1e-2, "seed " << seed);
     const arma::uword expected[] = {0, 1, 0, 1};
     for (std::size_t i = 0; i < 4; ++i) BOOST_TEST(ch05::predict(model, data[i]) == expected[i], "seed " << seed);
+    const attn::ClaimCheck claim = ch05::predictions_claim(ch05::predictions(model, data));
+    BOOST_TEST(claim.holds, "seed " << seed);
+    BOOST_TEST(claim.evidence == "  4 of 4 predictions right");
   }
+  // Untrained, the claim does not hold for every seed: it can fail.
+  bool some_wrong = false;
+  for (std::uint64_t seed = 0; seed < 5; ++seed) {
+    ch05::TrainSettings s;
+    s.seed = seed;
+    some_wrong = some_wrong || !ch05::predictions_claim(ch05::predictions(ch05::initial_model(4, s), data)).holds;
+  }
+  BOOST_TEST(some_wrong);
 }
 
 BOOST_AUTO_TEST_CASE(claim_train_03_attention_rows_are_reported_not_asserted) {
@@ -105,7 +143,11 @@ BOOST_AUTO_TEST_CASE(claim_train_04_absent_word_gets_exactly_zero_gradient) {
   attn::OneHeadModel updated = m;
   attn::Sgd(0.3).step(attn::parameter_groups(updated, g));
   BOOST_TEST(arma::all(updated.E.row(2) == m.E.row(2)));
-  const attn::test::Run r = attn::test::run(std::string(CHAPTER_EXE) + " --walkthrough");
+  const std::vector<attn::ClaimCheck> claims = ch05::absent_rows_claims(e, g);
+  BOOST_REQUIRE(claims.size() == 1u);
+  BOOST_TEST(claims[0].id == "train_04");
+  BOOST_TEST(claims[0].holds);
+  const attn::test::Run r = attn::test::run(std::string(CHAPTER_EXE) + " --walkthrough --no-plots");
   BOOST_TEST(r.code == 0);
   BOOST_TEST(r.out.find("'money' is absent from the sentence: its row of dE is exactly zero   [train_04]") !=
              std::string::npos);
@@ -139,6 +181,40 @@ BOOST_AUTO_TEST_CASE(claim_bias_01_fits_six_of_six_arbitrary_assignments) {
     BOOST_TEST(rows[i].prediction == labels[i], contexts[i]);
     BOOST_TEST((rows[i].attention >= 0.0 && rows[i].attention <= 1.0));
   }
+  const attn::ClaimCheck claim = ch05::fitted_claim(rows);
+  BOOST_TEST(claim.id == "bias_01");
+  BOOST_TEST(claim.holds);
+  BOOST_TEST(claim.evidence == "  6 of 6 assignments fitted");
+  std::vector<ch05::BiasedRow> wrong = rows;
+  wrong[3].prediction = 1 - wrong[3].label;
+  BOOST_TEST(!ch05::fitted_claim(wrong).holds);
+}
+
+BOOST_AUTO_TEST_CASE(claim_bias_02_the_two_classes_get_different_patterns_for_some_seeds) {
+  const std::vector<ch05::BiasedRun> runs = ch05::survey_biased_seeds(ch05::TrainSettings{}, 0, 20);
+  BOOST_REQUIRE(runs.size() == 20u);
+  const attn::ClaimCheck claim = ch05::claim_bias_02(runs);
+  BOOST_TEST(claim.id == "bias_02");
+  BOOST_TEST(claim.holds);
+  // Seed 10, trained independently: water contexts (river, vault, lawyer) near 0, finance near 1.
+  const auto [contrast, right10] = biased_weights(10);
+  BOOST_TEST(right10 == 6);
+  for (arma::uword i : {0u, 2u, 4u}) BOOST_TEST(contrast(i) < 0.1, "seed 10, water context " << i);
+  for (arma::uword i : {1u, 3u, 5u}) BOOST_TEST(contrast(i) > 0.9, "seed 10, finance context " << i);
+  BOOST_TEST(runs[10].pattern.contrast());
+  // Seed 0 fits the same data with bank near 1 on every context: another solution.
+  const auto [uniform, right0] = biased_weights(0);
+  BOOST_TEST(right0 == 6);
+  BOOST_TEST(uniform.min() > 0.9);
+  BOOST_TEST(!runs[0].pattern.contrast());
+  BOOST_TEST(
+      arma::approx_equal(uniform,
+                         arma::vec{runs[0].rows[0].attention, runs[0].rows[1].attention, runs[0].rows[2].attention,
+                                   runs[0].rows[3].attention, runs[0].rows[4].attention, runs[0].rows[5].attention},
+                         "absdiff", 1e-12));
+  const attn::test::Run r = attn::test::run(std::string(CHAPTER_EXE) + " --no-plots");
+  BOOST_TEST(r.out.find(claim.evidence + "   [bias_02]") != std::string::npos);
+  BOOST_TEST(r.out.find("Seed 10, the article's contrast (water near 0, finance near 1):") != std::string::npos);
 }
 
 BOOST_AUTO_TEST_CASE(claim_feat_01_recovers_features_and_interventions_behave) {
@@ -362,10 +438,12 @@ BOOST_AUTO_TEST_CASE(runs_prints_the_claims_and_draws_the_plots) {
   BOOST_TEST(r.code == 0);
   BOOST_TEST(r.err == "");
   attn::test::check_contains(r.out, {"trainable parameters: 242", "4 of 4 predictions right   [train_02]",
-                                     "6 of 6 assignments fitted   [bias_01]", "[feat_01]", "wall time"});
+                                     "6 of 6 assignments fitted   [bias_01]", "[feat_01]", "[bias_02]",
+                                     "Wall time (varies from run to run; see --bench)"});
   BOOST_TEST(!attn::test::has_nan_word(r.out));
-  attn::test::check_plots(dir, {"ch05_loss", "ch05_bank_attention_river", "ch05_bank_attention_money",
-                                "ch05_final_attention", "ch05_feature_recovery", "ch05_biased_attention"});
+  attn::test::check_plots(
+      dir, {"ch05_loss", "ch05_bank_attention_river", "ch05_bank_attention_money", "ch05_final_attention",
+            "ch05_feature_recovery", "ch05_biased_attention", "ch05_biased_seeds"});
 }
 
 BOOST_AUTO_TEST_CASE(save_init_and_loss_log_flags) {
@@ -397,22 +475,95 @@ BOOST_AUTO_TEST_CASE(save_init_and_loss_log_flags) {
 
 BOOST_AUTO_TEST_CASE(walkthrough_updates_and_bench) {
   const std::string exe = CHAPTER_EXE;
-  const attn::test::Run r = attn::test::run(exe + " --walkthrough --updates 20 --pause");  // stdin is not a terminal
+  // stdin is /dev/null, neither a terminal nor a pipe: --pause does not wait
+  const attn::test::Run r = attn::test::run(exe + " --walkthrough --updates 20 --pause --no-plots");
   BOOST_TEST(r.code == 0);
-  for (const char* stage : {"Stage 1 of 8. Sentence", "Stage 8 of 8. Update", "update 21:", "After 21 updates"}) {
+  for (const char* stage : {"Stage 1 of 8. Sentence", "Stage 8 of 8. Update", "update 21:", "After 21 updates",
+                            "Parameters after 21 updates"}) {
     BOOST_TEST(r.out.find(stage) != std::string::npos, stage);
   }
+  BOOST_TEST(r.out.find("[Enter: next stage]") == std::string::npos);
   // Rerunning with the same seed is the widget's reset: identical output.
-  BOOST_TEST(attn::test::run(exe + " --walkthrough --updates 20").out == r.out);
+  BOOST_TEST(attn::test::run(exe + " --walkthrough --updates 20 --no-plots").out == r.out);
   const attn::test::Run b = attn::test::run(exe + " --bench --passes 10");
   BOOST_TEST(b.code == 0);
   BOOST_TEST(b.out.find("us per step") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(walkthrough_pause_reads_enter_presses_from_a_pipe) {
+  // Seven stage boundaries: seven prompts for seven Enter presses, and no hang when the pipe runs dry.
+  const std::string exe = CHAPTER_EXE;
+  const attn::test::Run r =
+      attn::test::run("{ printf '\\n\\n\\n\\n\\n\\n\\n' | " + exe + " --walkthrough --pause --no-plots; }");
+  BOOST_TEST(r.code == 0, r.err);
+  std::size_t prompts = 0;
+  for (std::size_t at = r.out.find("[Enter: next stage]"); at != std::string::npos;
+       at = r.out.find("[Enter: next stage]", at + 1)) {
+    ++prompts;
+  }
+  BOOST_TEST(prompts == 7u);
+  const attn::test::Run dry = attn::test::run("{ printf '\\n' | " + exe + " --walkthrough --pause --no-plots; }");
+  BOOST_TEST(dry.code == 0);
+  BOOST_TEST(dry.out.find("Stage 8 of 8") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(walkthrough_follows_any_update_with_the_updated_parameters) {
+  // --follow 1,2: update 2 ("Next sentence") starts from update 1's parameters, on the other sentence.
+  ch05::WalkSettings s;
+  s.updates = 1;
+  s.follow = {1, 2};
+  const ch05::Walk w = ch05::run_walk(s);
+  BOOST_REQUIRE(w.followed.size() == 2u);
+  BOOST_TEST(w.quick.empty());
+  BOOST_TEST(attn::join_words(w.followed[1].example.words) == "the money bank");
+  for (const auto& group : attn::kOneHeadGroups) {
+    BOOST_TEST(arma::approx_equal(w.followed[1].before.*group.value, w.followed[0].after.*group.value, "absdiff", 0.0));
+  }
+  // Independently: two SGD steps by hand reach the same final parameters.
+  attn::OneHeadModel m = ch05::walkthrough_model(0);
+  const attn::Sgd sgd(0.3);
+  for (const ch05::Example& e : ch05::walkthrough_examples()) {
+    const attn::OneHeadGrads g = attn::one_head_backward(m, attn::one_head_forward(m, e.ids, e.label));
+    sgd.step(attn::parameter_groups(m, g));
+  }
+  for (const auto& group : attn::kOneHeadGroups) {
+    BOOST_TEST(arma::approx_equal(w.final.*group.value, m.*group.value, "absdiff", 1e-15), group.name);
+  }
+  // --sentence 'the money bank' starts there; --follow 21 after 20 quick updates ("Train 20 steps").
+  s = ch05::WalkSettings{};
+  s.first = 1;
+  s.updates = 20;
+  s.follow = {21};
+  const ch05::Walk t = ch05::run_walk(s);
+  BOOST_TEST(t.quick.size() == 20u);
+  BOOST_TEST(attn::join_words(ch05::walkthrough_examples()[t.quick[0].sentence].words) == "the money bank");
+  BOOST_TEST(t.followed.at(0).number == 21);
+  // Following update 3 runs three updates even without --updates.
+  BOOST_TEST(ch05::run_walk({.updates = 0, .follow = {3}}).total() == 3);
+  BOOST_CHECK_THROW(ch05::run_walk({.updates = 1, .follow = {0}}), std::invalid_argument);
+  BOOST_CHECK_THROW(ch05::run_walk({.updates = 2, .follow = {2, 1}}), std::invalid_argument);
+}
+
+BOOST_AUTO_TEST_CASE(walkthrough_saves_and_draws_its_parameters) {
+  const auto dir = scratch("walk");
+  const std::string exe = CHAPTER_EXE;
+  const attn::test::Run r = attn::test::run(exe + " --walkthrough --follow 21 --sentence 'the money bank'" +
+                                            " --save " + attn::test::quote((dir / "p").string()) + " --plots " +
+                                            attn::test::quote((dir / "plots").string()));
+  BOOST_TEST(r.code == 0, r.err);
+  BOOST_TEST(r.out.find("Update 21: \"the money bank\", with the parameters after 20 updates") != std::string::npos);
+  const attn::OneHeadModel saved = ch05::load_model(dir / "p", 4, 2);
+  BOOST_TEST(saved.E.n_cols == 2u);
+  for (const char* png : {"ch05_walkthrough_update_21.png", "ch05_walkthrough_trained.png"}) {
+    BOOST_TEST(std::filesystem::file_size(dir / "plots" / png) > 1000u, png);
+  }
 }
 
 BOOST_AUTO_TEST_CASE(help_exits_zero) {
   const attn::test::Run r = attn::test::run(std::string(CHAPTER_EXE) + " --help");
   BOOST_TEST(r.code == 0);
   BOOST_TEST(r.out.find("--walkthrough") != std::string::npos);
+  BOOST_TEST(r.out.find("Reset") != std::string::npos);
 }
 
 BOOST_AUTO_TEST_CASE(bad_input_is_one_line_and_exit_2) {
@@ -434,6 +585,13 @@ BOOST_AUTO_TEST_CASE(bad_input_is_one_line_and_exit_2) {
                                  "--walkthrough --updates -1",
                                  "--walkthrough --init /tmp",
                                  "--walkthrough --bench",
+                                 "--walkthrough --follow 0",
+                                 "--walkthrough --follow 100002",
+                                 "--walkthrough --follow 1,x",
+                                 "--walkthrough --updates 3 --follow 2,1",
+                                 "--walkthrough --sentence 'river bank'",
+                                 "--sentence 'the money bank'",
+                                 "--follow 1",
                                  "--bench --save /tmp/x",
                                  "--init /nonexistent/dir",
                                  "--plots /dev/null/x",

@@ -55,6 +55,13 @@ BOOST_AUTO_TEST_CASE(claim_mask_01_future_weights_exactly_zero_rows_sum_to_one) 
   const attn::HeadPass p = attn::attention(X, random(5, 3, 2), random(5, 3, 3), random(5, 2, 4), {.causal = true});
   BOOST_TEST(arma::trimatu(p.A, 1).max() == 0.0);
   attn::test::check_distributions(p.A);
+  // The function the program prints holds on these weights and fails on leaky ones.
+  BOOST_TEST(ch06::causal_weights_claim(p.A).holds);
+  const attn::ClaimCheck claim = ch06::causal_weights_claim(ch06::identity_head(sentence("the river bank"), true).A);
+  BOOST_TEST(claim.id == "mask_01");
+  BOOST_TEST(claim.holds);
+  BOOST_TEST(claim.evidence.find("row 0 = [1.00, 0.00, 0.00]") != std::string::npos);
+  BOOST_TEST(!ch06::causal_weights_claim(ch06::identity_head(sentence("the river bank"), false).A).holds);
 }
 
 BOOST_AUTO_TEST_CASE(claim_mask_02_zero_fill_leaks_a_share_to_the_future) {
@@ -67,6 +74,11 @@ BOOST_AUTO_TEST_CASE(claim_mask_02_zero_fill_leaks_a_share_to_the_future) {
   BOOST_TEST(leaked(1) > 0.0);
   BOOST_TEST(leaked(2) == 0.0);  // the last row has no future
   BOOST_TEST(arma::accu(ch06::future_share(ch06::identity_head(sentence("the river bank"), true).A)) == 0.0);
+  const attn::ClaimCheck claim = ch06::zero_fill_claim(leaky);
+  BOOST_TEST(claim.id == "mask_02");
+  BOOST_TEST(claim.holds);
+  BOOST_TEST(claim.evidence == "  share leaked to the future, per row: [0.55, 0.26, 0.00]");
+  BOOST_TEST(!ch06::zero_fill_claim(ch06::identity_head(sentence("the river bank"), true).A).holds);
 }
 
 BOOST_AUTO_TEST_CASE(claim_mask_03_river_bank_last_row_unchanged) {
@@ -85,6 +97,13 @@ BOOST_AUTO_TEST_CASE(claim_mask_04_bank_river_causal_bank_gives_river_zero) {
   BOOST_TEST(bank(0) == the / (the + self), tt::tolerance(1e-12));
   BOOST_TEST(bank(1) == self / (the + self), tt::tolerance(1e-12));
   BOOST_TEST(ch06::identity_head(sentence("the bank river"), false).A(1, 2) > 0.3);  // bidirectional: river visible
+  const attn::ClaimCheck claim = ch06::blocked_source_claim(bank, 2, "river");
+  BOOST_TEST(claim.id == "mask_04");
+  BOOST_TEST(claim.holds);
+  BOOST_TEST(claim.evidence.find("river gets exactly 0") != std::string::npos);
+  const arma::rowvec open = ch06::identity_head(sentence("the bank river"), false).A.row(1);
+  BOOST_TEST(!ch06::blocked_source_claim(open, 2, "river").holds);
+  BOOST_CHECK_THROW(ch06::blocked_source_claim(bank, 3, "river"), std::invalid_argument);
 }
 
 BOOST_AUTO_TEST_CASE(claim_mask_05_tired_cat_table_and_causal_view) {
@@ -107,6 +126,24 @@ BOOST_AUTO_TEST_CASE(claim_mask_05_tired_cat_table_and_causal_view) {
   BOOST_TEST(arma::trimatu(M, 1).max() == 0.0);
 }
 
+BOOST_AUTO_TEST_CASE(three_panels_scores_masked_softmax) {
+  // The figure's panels: scores log A (their row softmax is A), the same with -inf above the
+  // diagonal, and the softmax of the masked rows (the causal view, renormalized by hand above).
+  const ch06::TiredCatSection t = ch06::tired_cat_section();
+  BOOST_TEST(arma::abs(attn::softmax_rows(t.scores) - t.A).max() <= 1e-15);
+  for (arma::uword i = 0; i < 5; ++i) {
+    for (arma::uword j = 0; j < 5; ++j) {
+      if (j > i) {
+        BOOST_TEST(t.masked_scores(i, j) == -std::numeric_limits<double>::infinity());
+      } else {
+        BOOST_TEST(t.masked_scores(i, j) == std::log(t.A(i, j)));
+      }
+    }
+  }
+  BOOST_TEST(t.masked_scores(1, 0) == std::log(0.05), tt::tolerance(1e-12));
+  BOOST_TEST(arma::abs(attn::softmax_rows(t.masked_scores) - t.renormalized).max() <= 1e-12);
+}
+
 BOOST_AUTO_TEST_CASE(claim_mask_06_cross_attention_shapes) {
   const arma::mat Xq = random(3, 4, 5), Xkv = random(6, 5, 6);                       // n_q = 3, n_kv = 6, d_q != d_kv
   const arma::mat Wq = random(4, 2, 7), Wk = random(5, 2, 8), Wv = random(5, 7, 9);  // d_k = 2, d_v = 7
@@ -123,6 +160,11 @@ BOOST_AUTO_TEST_CASE(claim_mask_06_cross_attention_shapes) {
   const arma::rowvec w = arma::exp(s) / arma::accu(arma::exp(s));
   BOOST_TEST(arma::abs(p.A.row(1) - w).max() <= 1e-12);
   BOOST_TEST(arma::abs(p.H.row(1) - w * Xkv * Wv).max() <= 1e-12);
+  const attn::ClaimCheck claim = ch06::cross_shapes_claim(p, 3, 6);
+  BOOST_TEST(claim.id == "mask_06");
+  BOOST_TEST(claim.holds);
+  BOOST_TEST(claim.evidence == "  Q 3 x 2, K 6 x 2, V 6 x 7, A 3 x 6, H 3 x 7");
+  BOOST_TEST(!ch06::cross_shapes_claim(p, 6, 3).holds);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
@@ -213,7 +255,7 @@ BOOST_AUTO_TEST_CASE(runs_prints_the_article_numbers_and_draws_three_plots) {
                                      "[0.26, 0.31, 0.43]   unchanged [mask_03]", "river gets exactly 0   [mask_04]",
                                      "-> [0.10, 0.90, 0.00, 0.00, 0.00]   [mask_05]", "A 2 x 5", "[mask_06]"});
   BOOST_TEST(!attn::test::has_nan_word(r.out));
-  attn::test::check_plots(dir, {"ch06_tired_cat", "ch06_mask", "ch06_bank_river"});
+  attn::test::check_plots(dir, {"ch06_tired_cat", "ch06_mask", "ch06_bank_river", "ch06_three_panels"});
 }
 
 BOOST_AUTO_TEST_CASE(toggle_flags_choose_the_view) {

@@ -90,13 +90,16 @@ void print_why_it_mixed(const ch01::WhyItMixedSection& w) {
             << format_number(t.weights(1), kPrecision) << " x " << s.words[1] << " + "
             << format_number(t.weights(2), kPrecision) << " x " << s.words[2]
             << "\n          = " << format_vector(t.mixture, kPrecision)
-            << "   (printed rounded; computed in full precision)\n";
+            << "   (printed rounded; computed in full precision)\n"
+            << "  bank's largest weight is on itself because its own vector is the longest here, so its dot\n"
+               "  product with itself ("
+            << format_number(t.dots(s.receiver), kPrecision)
+            << ") beats the others. That is a property of these numbers, not a rule:\n"
+               "  other vectors or learned projections can make a token attend elsewhere most.\n";
 
   const attn::HeadPass& pass = s.pass;
-  std::cout << "\n  Every row at once: scores = X X^T / " << root << " is " << attn::shape(pass.scores)
-            << ",\n  A = softmax(scores) is " << attn::shape(pass.A) << ", H = A X is " << attn::shape(pass.H)
-            << "   [mix_12]\n"
-            << "  A (row i: how receiving position i shares its attention over the sources):\n";
+  attn::print_claim(std::cout, ch01::shapes_claim(s));
+  std::cout << "  A (row i: how receiving position i shares its attention over the sources):\n";
   attn::print_matrix(std::cout, s.words, pass.A, kPrecision);
   std::cout << "  row sums: " << format_vector(arma::rowvec(arma::sum(pass.A, 1).t()), 12) << '\n';
   std::cout << "  H (row i: the mixture received at position i):\n";
@@ -119,15 +122,10 @@ void print_score_scale(const ch01::ScoreScaleSection& sc) {
     t.add(row);
   }
   t.print(std::cout);
-  const arma::rowvec sharp = sc.at(5.0), plain = sc.at(1.0), flat = sc.at(0.1);
-  const arma::uword bank = sc.words.size() - 1;
-  std::cout << "  x5: bank's own weight grows from " << format_number(plain(bank), 2) << " to "
-            << format_number(sharp(bank), 2) << " and stays the largest   [mix_10]\n"
-            << "      (the largest score wins a larger share)\n"
-            << "  x0.1: every weight is within "
-            << format_number(arma::abs(flat - 1.0 / static_cast<double>(flat.n_elem)).max(), 3) << " of 1/"
-            << flat.n_elem << ", close to a plain average   [mix_11]\n"
-            << "  The sqrt(d_k) divisor sets the scale of the scores as d_k changes; it does not choose\n"
+  attn::print_claim(std::cout, ch01::sharpening_claim(sc));
+  std::cout << "      (the largest score wins a larger share)\n";
+  attn::print_claim(std::cout, ch01::flattening_claim(sc));
+  std::cout << "  The sqrt(d_k) divisor sets the scale of the scores as d_k changes; it does not choose\n"
                "  which token wins (chapter 04 explains why).\n";
 }
 
@@ -176,6 +174,11 @@ void draw_plots(attn::Plotter& plots, const ch01::ForwardPassSection& f, const c
               .yrange = std::make_pair(0.0, 1.0)});
 
   const std::vector<std::string>& words = e.sentence.words;
+  // Each word its own colour in every run; dashes keep coinciding curves (all near 1/3 at x0.1) visible.
+  std::vector<attn::LineStyle> styles;
+  for (std::size_t k = 0; k < words.size(); ++k) {
+    styles.push_back({.colour = attn::word_colour(words[k]), .dashtype = k == 0 ? 1 : static_cast<int>(k) + 1});
+  }
   std::vector<std::pair<double, std::string>> marks{{0.1, "x0.1"}, {1.0, "x1"}, {5.0, "x5"}};
   const bool marked = e.multiplier == 0.1 || e.multiplier == 1.0 || e.multiplier == 5.0;
   if (!marked && e.multiplier >= e.sweep.min() && e.multiplier <= e.sweep.max())
@@ -190,7 +193,8 @@ void draw_plots(attn::Plotter& plots, const ch01::ForwardPassSection& f, const c
                .series = words,
                .logx = true,
                .x_marks = marks,
-               .yrange = std::make_pair(0.0, 1.0)});
+               .yrange = std::make_pair(0.0, 1.0),
+               .styles = styles});
 }
 
 const attn::cli::ProgramInfo kProgram{

@@ -81,4 +81,35 @@ Experiment experiment(const attn::EmbeddingTable& table, const std::vector<std::
   return e;
 }
 
+attn::ClaimCheck sharpening_claim(const ScoreScaleSection& s) {
+  const arma::rowvec sharp = s.at(5.0), plain = s.at(1.0);
+  const arma::uword bank = s.words.size() - 1;
+  return {.id = "mix_10",
+          .holds = sharp(bank) > plain(bank) && sharp.index_max() == bank,
+          .evidence = "  x5: " + s.words[bank] + "'s own weight grows from " + attn::format_number(plain(bank), 2) +
+                      " to " + attn::format_number(sharp(bank), 2) + " and stays the largest"};
+}
+
+attn::ClaimCheck flattening_claim(const ScoreScaleSection& s) {
+  const arma::rowvec flat = s.at(0.1);
+  const double deviation = arma::abs(flat - 1.0 / static_cast<double>(flat.n_elem)).max();
+  return {.id = "mix_11",
+          .holds = deviation <= 0.02,
+          .evidence = "  x0.1: every weight is within " + attn::format_upper_bound(deviation, 4) + " of 1/" +
+                      std::to_string(flat.n_elem) + ", close to a plain average"};
+}
+
+attn::ClaimCheck shapes_claim(const SentencePass& s) {
+  const attn::HeadPass& p = s.pass;
+  const arma::uword n = s.X.n_rows;
+  const bool shapes = p.scores.n_rows == n && p.scores.n_cols == n && p.A.n_rows == n && p.A.n_cols == n &&
+                      p.H.n_rows == n && p.H.n_cols == s.X.n_cols;
+  const bool rows = shapes && p.A.min() >= 0.0 && arma::abs(arma::sum(p.A, 1) - 1.0).max() <= 1e-12;
+  return {.id = "mix_12",
+          .holds = rows,
+          .evidence = "\n  Every row at once: scores = X X^T / sqrt(" + std::to_string(s.X.n_cols) + ") is " +
+                      attn::shape(p.scores) + ",\n  A = softmax(scores) is " + attn::shape(p.A) + ", H = A X is " +
+                      attn::shape(p.H)};
+}
+
 }  // namespace ch01

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "common/attention.hpp"
+#include "common/print.hpp"
 #include "common/toy.hpp"
 
 namespace ch01 {
@@ -108,5 +109,22 @@ struct Experiment {
 /// Computes the experiment. Throws std::invalid_argument for an unknown word, an empty sentence or a
 /// non-finite multiplier. Source: the article, "Try the score scale" (the reader's own sentence).
 Experiment experiment(const attn::EmbeddingTable& table, const std::vector<std::string>& words, double multiplier);
+
+// ---- claims, checked on the section results (printed with attn::print_claim) ----------------------
+
+/// Claim mix_10 on section 3: multiplying the scores by 5 raises bank's own weight above its x1
+/// weight and bank keeps the largest weight. Evidence: both weights, to two decimals. Throws nothing
+/// on a result of score_scale. Source: the article, "Try the score scale".
+attn::ClaimCheck sharpening_claim(const ScoreScaleSection& s);
+
+/// Claim mix_11 on section 3: at x0.1 every weight is within 0.02 of uniform (1/n). Evidence: the
+/// largest distance, rounded up (attn::format_upper_bound, 4 digits), so the printed bound holds.
+/// Throws nothing on a result of score_scale. Source: the article, "Try the score scale".
+attn::ClaimCheck flattening_claim(const ScoreScaleSection& s);
+
+/// Claim mix_12 on one sentence: A is n x n with every row non-negative and summing to 1 (to
+/// 1e-12), H is n x d. Evidence: the three shapes, on two lines. Throws nothing. Source: the
+/// article, "Why it mixed at all" (every row at once).
+attn::ClaimCheck shapes_claim(const SentencePass& s);
 
 }  // namespace ch01

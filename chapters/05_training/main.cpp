@@ -6,9 +6,11 @@
 /// Follows the article's "Make it learn", "Follow one sentence through training", "Heads and blocks
 /// train together", "Can two small matrices recover identifiable features?" and "Attention learns
 /// the data, not the world". Run `ch05_training --help` for the flags.
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <armadillo>
+#include <charconv>
 #include <cmath>
 #include <fstream>
 #include <iomanip>
@@ -22,6 +24,7 @@
 #include "common/backprop.hpp"
 #include "common/cli.hpp"
 #include "common/faults.hpp"
+#include "common/panels.hpp"
 #include "features.hpp"
 #include "training.hpp"
 
@@ -37,7 +40,7 @@ std::string format_loss(double x) {
   return out.str();
 }
 
-constexpr double kArticleMsPerStep = 0.38;  // the article's PyTorch script: 1,200 steps in 0.46 s
+constexpr std::uint64_t kSurveySeeds = 20;  // the biased-dataset survey trains seeds 0-19
 
 /// Section 1: the model and its parameter count.
 void describe_model(const attn::OneHeadModel& m, const std::string& origin) {
@@ -51,9 +54,7 @@ void describe_model(const attn::OneHeadModel& m, const std::string& origin) {
   }
   t.add({"total", "", std::to_string(attn::parameter_count(m))});
   t.print(std::cout);
-  std::cout << "  trainable parameters: " << attn::parameter_count(m)
-            << " (4x8 + 3x8x8 + (8x2 + 2) for d = 8).\n"
-               "  The weights A are recomputed from each input; they are activations, not parameters.   [train_01]\n";
+  attn::print_claim(std::cout, ch05::parameter_count_claim(m));
 }
 
 /// Section 2: training, with a progress line every 50 passes.
@@ -69,9 +70,7 @@ ch05::TrainLog train_article_model(attn::OneHeadModel& model, const std::vector<
       std::cout << "  pass " << std::setw(5) << pass << "   mean loss " << format_loss(log.pass_loss(pass - 1)) << '\n';
     }
   }
-  std::cout << "  mean loss after training: " << format_loss(ch05::mean_loss(model, data)) << '\n'
-            << "  training loop wall time: " << format_number(1e3 * log.seconds, 2) << " ms for " << log.steps
-            << " optimizer steps (varies from run to run; see --bench)\n";
+  std::cout << "  mean loss after training: " << format_loss(ch05::mean_loss(model, data)) << '\n';
   return log;
 }
 
@@ -79,9 +78,7 @@ ch05::TrainLog train_article_model(attn::OneHeadModel& model, const std::vector<
 void report_predictions(const std::vector<ch05::Prediction>& predictions) {
   attn::print_heading(std::cout, "3. What the trained model does");
   std::cout << "  sentence          target -> prediction, and bank's attention row\n";
-  int right = 0;
   for (const auto& [e, predicted, weights] : predictions) {
-    right += predicted == e.label;
     std::string quoted = "\"";
     quoted.append(attn::join_words(e.words)).push_back('"');
     std::cout << "  " << std::left << std::setw(17) << quoted << " " << std::setw(7) << ch05::class_names()[e.label]
@@ -90,8 +87,8 @@ void report_predictions(const std::vector<ch05::Prediction>& predictions) {
       std::cout << ' ' << e.words[j] << ' ' << format_number(weights(j), 2);
     std::cout << " [train_03]\n";
   }
-  std::cout << "  " << right << " of 4 predictions right   [train_02]\n"
-            << "  The attention rows are printed rounded and are one solution among many: the article's PyTorch\n"
+  attn::print_claim(std::cout, ch05::predictions_claim(predictions));
+  std::cout << "  The attention rows are printed rounded and are one solution among many: the article's PyTorch\n"
                "  seed-0 run routed bank almost entirely to river / money, but a uniform mixture would also\n"
                "  carry enough to classify these four examples, and a rounded 0.00 is not an exact zero. Our\n"
                "  random numbers differ from PyTorch's, so the learned rows may differ too. There is no\n"
@@ -142,26 +139,69 @@ ch05::FeatureRecovery feature_recovery() {
   return r;
 }
 
+/// The biased-dataset table of one run.
+void print_biased_table(const std::vector<ch05::BiasedRow>& rows) {
+  attn::Table t({"context", "assigned label", "prediction", "bank's attention to context"});
+  for (const auto& r : rows) {
+    t.add({r.context, ch05::class_names()[r.label], ch05::class_names()[r.prediction], format_number(r.attention, 2)});
+  }
+  t.print(std::cout);
+}
+
 /// Section 6: the biased dataset.
 std::vector<ch05::BiasedRow> biased_dataset(const ch05::TrainSettings& settings) {
   attn::print_heading(std::cout, "6. Companion: attention learns the data, not the world");
   std::cout << "  Six sentences \"the CONTEXT bank\" with arbitrary labels (lawyer and attorney get opposite ones);\n"
                "  the same model and settings as section 2, vocabulary the, bank and the six contexts.\n";
   const std::vector<ch05::BiasedRow> rows = ch05::train_biased(settings);
-  attn::Table t({"context", "assigned label", "prediction", "bank's attention to context"});
-  int fitted = 0;
-  for (const auto& r : rows) {
-    fitted += r.prediction == r.label;
-    t.add({r.context, ch05::class_names()[r.label], ch05::class_names()[r.prediction], format_number(r.attention, 2)});
-  }
-  t.print(std::cout);
-  std::cout << "  " << fitted << " of 6 assignments fitted   [bias_01]\n"
-            << "  What it shows: this supervised toy fits arbitrary label assignments, including opposite labels\n"
+  print_biased_table(rows);
+  attn::print_claim(std::cout, ch05::fitted_claim(rows));
+  std::cout << "  What it shows: this supervised toy fits arbitrary label assignments, including opposite labels\n"
                "  for near-synonyms. What it does not show: that a language model reproduces every bias in its\n"
                "  data, or that it cannot generalize. The attention column is one run's solution (the article's\n"
                "  PyTorch run had 0.00 / 1.00 alternating); small weights, the values and the classifier all\n"
                "  take part, so a rounded weight is not an explanation of a prediction.\n";
   return rows;
+}
+
+/// Section 6, continued: the same data from seeds 0-19, how often each attention pattern appears,
+/// and the article's contrast for the first seed that shows it.
+std::vector<ch05::BiasedRun> biased_survey(const ch05::TrainSettings& settings) {
+  const std::vector<ch05::BiasedRun> runs = ch05::survey_biased_seeds(settings, 0, kSurveySeeds);
+  std::cout
+      << "  Which solution appears depends on the initialisation. The same data and settings, seeds 0-"
+      << kSurveySeeds - 1
+      << ";\n  the pattern is bank's weight on the context word over each class's three sentences (near: within\n  "
+      << format_number(ch05::kNearZero, 1) << " of 0 or 1; mixed: the three are not all near the same end):\n";
+  attn::Table t({"pattern", "seeds", "which (all six fitted unless marked *)"});
+  std::vector<bool> listed(runs.size(), false);
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    if (listed[i]) continue;
+    int count = 0;
+    std::string which;
+    for (std::size_t j = i; j < runs.size(); ++j) {
+      if (!(runs[j].pattern == runs[i].pattern)) continue;
+      listed[j] = true;
+      ++count;
+      if (!which.empty()) which.push_back(' ');
+      which.append(std::to_string(runs[j].seed));
+      if (runs[j].fitted != 6) which.push_back('*');
+    }
+    t.add({ch05::describe(runs[i].pattern), std::to_string(count), which});
+  }
+  t.print(std::cout);
+  attn::print_claim(std::cout, ch05::claim_bias_02(runs));
+  for (const ch05::BiasedRun& r : runs) {
+    if (r.fitted != 6 || !r.pattern.contrast()) continue;
+    std::cout << "  Seed " << r.seed << ", the article's contrast (" << ch05::describe(r.pattern) << "):\n";
+    print_biased_table(r.rows);
+    break;
+  }
+  std::cout << "  Both classes are fitted either way: one run sends bank to the context word for every sentence\n"
+               "  and lets the values and the classifier separate them, another attends to the context for one\n"
+               "  class and away from it for the other. The data do not choose between them; the starting point\n"
+               "  decides which one the optimizer finds.\n";
+  return runs;
 }
 
 /// The training figures: the loss, bank's weights during training, bank's weights after it.
@@ -179,6 +219,12 @@ void draw_training(attn::Plotter& plots, const std::vector<ch05::Prediction>& pr
   passes_axis(0) = 0.5;  // "before training" on a log axis
   for (std::size_t k = 0; k < 2; ++k) {
     const ch05::Example& e = predictions[k].example;
+    // A word keeps its colour in both figures; the and bank both end near 0: the dashes keep both visible.
+    std::vector<attn::LineStyle> styles;
+    const std::vector<int> dashes{1, 2, 4};
+    for (std::size_t w = 0; w < e.words.size(); ++w) {
+      styles.push_back({.colour = attn::word_colour(e.words[w]), .dashtype = dashes[w % dashes.size()]});
+    }
     plots.lines({.name = std::string("ch05_bank_attention_") + e.words[1],
                  .title = "bank's attention weights during training, \"" + attn::join_words(e.words) + "\"",
                  .xlabel = "passes completed (log scale; the first point, at 0.5, is before training)",
@@ -187,7 +233,8 @@ void draw_training(attn::Plotter& plots, const std::vector<ch05::Prediction>& pr
                  .y = log.tracked[k],
                  .series = e.words,
                  .logx = true,
-                 .yrange = std::make_pair(0.0, 1.0)});
+                 .yrange = std::make_pair(0.0, 1.0),
+                 .styles = styles});
   }
   const auto& vocab = ch05::vocabulary();
   std::vector<std::string> labels;
@@ -203,9 +250,29 @@ void draw_training(attn::Plotter& plots, const std::vector<ch05::Prediction>& pr
                  .nan_label = "absent"});
 }
 
+/// The biased-dataset survey: bank's weight on each context word (rows), one column per seed.
+void draw_survey(attn::Plotter& plots, const std::vector<ch05::BiasedRun>& survey) {
+  std::vector<std::string> contexts, seeds;
+  for (const ch05::BiasedRow& r : survey.front().rows) contexts.push_back(r.context + (r.label == 0 ? " (w)" : " (f)"));
+  arma::mat weights(contexts.size(), survey.size());
+  for (std::size_t j = 0; j < survey.size(); ++j) {
+    seeds.push_back(std::to_string(survey[j].seed));
+    for (std::size_t i = 0; i < contexts.size(); ++i) weights(i, j) = survey[j].rows[i].attention;
+  }
+  plots.heatmap({.name = "ch05_biased_seeds",
+                 .title = "Biased dataset: bank's weight on the context word after training, per seed",
+                 .xlabel = "seed of the initial parameters",
+                 .ylabel = "context word (w water, f finance)",
+                 .col_labels = seeds,
+                 .row_labels = contexts,
+                 .values = weights,
+                 .cbrange = std::make_pair(0.0, 1.0),
+                 .cell_labels = false});
+}
+
 /// The companions' figures: feature recovery (if run) and the biased dataset (if run).
 void draw_companions(attn::Plotter& plots, const ch05::FeatureRecovery* features,
-                     const std::vector<ch05::BiasedRow>& biased) {
+                     const std::vector<ch05::BiasedRow>& biased, const std::vector<ch05::BiasedRun>& survey) {
   if (features != nullptr) {
     const arma::mat norms = ch05::feature_row_norms(*features);
     plots.bars({.name = "ch05_feature_recovery",
@@ -236,6 +303,7 @@ void draw_companions(attn::Plotter& plots, const ch05::FeatureRecovery* features
                 .values = weights,
                 .yrange = std::make_pair(0.0, 1.1)});
   }
+  if (!survey.empty()) draw_survey(plots, survey);
 }
 
 /// Checks before training that `save_dir` (created if needed) and the folder of `loss_log` accept
@@ -281,7 +349,11 @@ const attn::cli::ProgramInfo kProgram{
     "  \"Can two small matrices recover identifiable features?\", \"Attention learns the data, not the world\"",
     "  ch05_training\n  ch05_training --seed 3 --passes 100 --loss-log loss.txt --save trained\n"
     "  ch05_training --init trained --passes 1\n  ch05_training --walkthrough --updates 20\n"
-    "  ch05_training --walkthrough --pause\n  ch05_training --bench"};
+    "  ch05_training --walkthrough --sentence 'the money bank' --follow 1,2\n"
+    "  ch05_training --walkthrough --follow 21 --save walked   # Train 20 steps, then inspect\n"
+    "  printf '\\n\\n\\n\\n\\n\\n\\n' | ch05_training --walkthrough --pause\n"
+    "  ch05_training --walkthrough --seed 0   # the widget's Reset: the same seed starts over\n"
+    "  ch05_training --bench"};
 
 /// What the program does: train (the article's sections), step through one update, or time steps.
 enum class Mode { train, walkthrough, bench };
@@ -292,6 +364,8 @@ struct Flags {
   std::uint64_t seed = 0;               ///< --seed
   int passes = 300;                     ///< --passes
   int updates = 0;                      ///< --updates (walkthrough)
+  std::size_t sentence = 0;             ///< --sentence (walkthrough): index into walkthrough_examples()
+  std::vector<int> follow{1};           ///< --follow (walkthrough): updates shown stage by stage
   std::optional<double> lr;             ///< --lr (the mode's default otherwise)
   bool pause = false;                   ///< --pause (walkthrough)
   bool companions = true;               ///< not --no-companions
@@ -316,11 +390,17 @@ po::options_description options() {
       ("loss-log", po::value<std::string>()->value_name("FILE"),
        "write each pass's mean loss to FILE, one line per pass, 17 significant digits")
       ("no-companions", "skip the feature-recovery and biased-dataset companions")
-      ("walkthrough", "the step-through widget: one update of the 2-d model in eight stages, every number")
+      ("walkthrough", "the step-through widget: one update of the 2-d model in eight stages, every number; "
+       "rerunning with the same --seed is its Reset")
+      ("sentence", po::value<std::string>()->value_name("TEXT"),
+       "with --walkthrough: the first update's sentence, 'the river bank' (default) or 'the money bank'")
       ("updates", po::value<int>()->value_name("N")->default_value(0),
-       "with --walkthrough: continue for N more updates (0..100000)")
-      ("pause", "with --walkthrough on a terminal: wait for Enter between stages")
-      ("bench", "time the optimizer steps of the article's training and compare with its PyTorch script");
+       "with --walkthrough: continue for N more updates, alternating the sentences (0..100000)")
+      ("follow", po::value<std::string>()->value_name("LIST")->default_value("1"),
+       "with --walkthrough: the updates shown stage by stage, ascending, e.g. 1,2 or 21 (the walk runs at least "
+       "as many updates as the last one)")
+      ("pause", "with --walkthrough: wait for Enter between stages (stdin a terminal or a pipe)")
+      ("bench", "time the optimizer steps of the article's training (this machine's measurement only)");
   // clang-format on
   return options;
 }
@@ -331,18 +411,53 @@ void check_mode(const po::variables_map& vm, Mode mode) {
   const bool walk = mode == Mode::walkthrough, bench = mode == Mode::bench;
   const std::string name = walk ? "walkthrough" : "bench";
   for (const char* flag : {"init", "save", "loss-log", "no-companions"}) {
-    if ((walk || bench) && vm.count(flag)) {
+    if ((walk || bench) && vm.count(flag) && !(walk && std::string(flag) == "save")) {
       throw UsageError(std::string("--") + flag + " applies to training, not to --" + name);
     }
   }
   if (walk && !vm["passes"].defaulted()) {
     throw UsageError("--passes applies to training and --bench; the walkthrough counts --updates");
   }
-  if ((walk || bench) && vm.count("plots"))
-    throw UsageError("--" + name + " draws no plots, so --plots has nothing to write");
-  if (!walk && (vm.count("pause") || !vm["updates"].defaulted())) {
-    throw UsageError("--updates and --pause need --walkthrough");
+  if (bench && vm.count("plots")) throw UsageError("--bench draws no plots, so --plots has nothing to write");
+  if (!walk) {
+    for (const char* flag : {"updates", "pause", "sentence", "follow"}) {
+      if (vm.count(flag) && !vm[flag].defaulted()) {
+        throw UsageError("--updates, --sentence, --follow and --pause need --walkthrough");
+      }
+    }
   }
+}
+
+/// --follow's list: update numbers 1 .. 100001, ascending, separated by commas ("1,2", "21").
+/// Throws attn::cli::UsageError naming the entry that is not such a number.
+std::vector<int> follow_list(const std::string& text) {
+  constexpr int kLast = 100001;  // 1 + the largest --updates
+  std::vector<int> out;
+  std::size_t at = 0;
+  while (at <= text.size()) {
+    const std::size_t comma = std::min(text.find(',', at), text.size());
+    const std::string item = text.substr(at, comma - at);
+    int k = 0;
+    const auto [end, ec] = std::from_chars(item.data(), item.data() + item.size(), k);
+    if (item.empty() || ec != std::errc() || end != item.data() + item.size() || k < 1 || k > kLast ||
+        (!out.empty() && k <= out.back())) {
+      throw attn::cli::UsageError("--follow " + attn::quoted(text) + ": " + attn::quoted(item) +
+                                  " is not an update number in 1.." + std::to_string(kLast) +
+                                  " after the previous one (ascending, separated by commas)");
+    }
+    out.push_back(k);
+    at = comma + 1;
+  }
+  return out;
+}
+
+/// The walkthrough's own flags: its sentence and the updates it follows stage by stage.
+void read_walk_flags(const po::variables_map& vm, Flags& f) {
+  const std::vector<ch05::Example> data = ch05::walkthrough_examples();
+  std::vector<std::string> sentences;
+  for (const ch05::Example& e : data) sentences.push_back(attn::join_words(e.words));
+  f.sentence = vm.count("sentence") && attn::cli::choice(vm, "sentence", sentences) == sentences[1] ? 1 : 0;
+  f.follow = follow_list(vm["follow"].as<std::string>());
 }
 
 /// The flags, or nothing after --help.
@@ -363,25 +478,85 @@ std::optional<Flags> read_flags(int argc, char** argv) {
   if (walk && bench) throw attn::cli::UsageError("--walkthrough and --bench are separate modes");
   f.mode = walk ? Mode::walkthrough : bench ? Mode::bench : Mode::train;
   check_mode(vm, f.mode);
+  if (walk) read_walk_flags(vm, f);
   f.pause = vm.count("pause") > 0;
   f.companions = vm.count("no-companions") == 0;
   if (const auto p = attn::cli::path(vm, "init")) f.init_dir = p->string();
   if (const auto p = attn::cli::path(vm, "save")) f.save_dir = p->string();
   if (const auto p = attn::cli::path(vm, "loss-log")) f.loss_log = p->string();
-  if (f.mode == Mode::train) f.plots = attn::cli::plot_settings(vm);  // the other modes draw nothing
+  if (f.mode != Mode::bench) f.plots = attn::cli::plot_settings(vm);  // --bench draws nothing
   return f;
 }
 
-/// --walkthrough: one update in eight stages, waiting for Enter between them with --pause on a terminal.
+/// True if standard input can deliver Enter presses: a terminal or a pipe (not /dev/null or a file).
+bool stdin_can_pause() {
+  struct stat st {};
+  return ::isatty(STDIN_FILENO) || (::fstat(STDIN_FILENO, &st) == 0 && S_ISFIFO(st.st_mode));
+}
+
+/// The walkthrough's figures: for each followed update, every parameter group before the step, its
+/// gradient and the group after; after more than one update, the parameters at the start and end.
+void draw_walk(attn::Plotter& plots, const ch05::Walk& walk) {
+  std::vector<std::string> rows;
+  ch05::stack_groups(walk.initial, &rows);
+  const std::vector<std::string> cols{"1", "2"};
+  const auto panel = [&](const std::string& title, const arma::mat& values, double range, bool first = false) {
+    return attn::Heatmap{.title = title,
+                         .xlabel = "column: c1, c2 (Wc, bc: water, finance)",
+                         .ylabel = first ? "parameter group, row" : "",
+                         .col_labels = cols,
+                         .row_labels = rows,
+                         .values = values,
+                         .cbrange = std::make_pair(-range, range)};
+  };
+  for (const ch05::WalkUpdate& u : walk.followed) {
+    const arma::mat before = ch05::stack_groups(u.before), grad = ch05::stack_groups(u.grads),
+                    after = ch05::stack_groups(u.after);
+    const double range = std::max(arma::abs(before).max(), arma::abs(after).max());
+    const double grange = std::max(arma::abs(grad).max(), 1e-12);
+    attn::heatmap_panels(plots, "ch05_walkthrough_update_" + std::to_string(u.number),
+                         "Update " + std::to_string(u.number) + ", \"" + attn::join_words(u.example.words) +
+                             "\": the parameters, their gradient, the parameters after the SGD step",
+                         {panel("before the step", before, range, true), panel("gradient", grad, grange),
+                          panel("after the step", after, range)});
+  }
+  if (walk.total() == 1) return;
+  const arma::mat start = ch05::stack_groups(walk.initial), end = ch05::stack_groups(walk.final);
+  const double range = std::max(arma::abs(start).max(), arma::abs(end).max());
+  attn::heatmap_panels(plots, "ch05_walkthrough_trained",
+                       "Every parameter before update 1 and after update " + std::to_string(walk.total()),
+                       {panel("at the start (seed " + std::to_string(walk.settings.seed) + ")", start, range, true),
+                        panel("after " + std::to_string(walk.total()) + " updates", end, range)});
+}
+
+/// --walkthrough: the followed updates in eight stages, the others one line each, then the figures;
+/// with --pause, waits for Enter between stages when standard input is a terminal or a pipe.
 void run_walkthrough(const Flags& flags) {
-  const bool interactive = flags.pause && ::isatty(STDOUT_FILENO) && ::isatty(STDIN_FILENO);
+  if (flags.save_dir) check_outputs(flags.save_dir, std::nullopt);
+  attn::Plotter plots(flags.plots);
+  bool pausing = flags.pause && stdin_can_pause();
+  const bool echoes = ::isatty(STDIN_FILENO);
   const auto between = [&] {
-    if (!interactive) return;
+    if (!pausing) return;
     std::cout << "  [Enter: next stage] " << std::flush;
     std::string ignored;
-    std::getline(std::cin, ignored);
+    if (!std::getline(std::cin, ignored)) pausing = false;  // the pipe ran dry: no more waiting
+    if (!echoes) std::cout << '\n';                         // a terminal echoes the Enter; a pipe does not
   };
-  ch05::walkthrough(std::cout, flags.seed, flags.lr.value_or(0.3), flags.updates, between);
+  const ch05::Walk walk = ch05::run_walk({.seed = flags.seed,
+                                          .lr = flags.lr.value_or(0.3),
+                                          .first = flags.sentence,
+                                          .updates = flags.updates,
+                                          .follow = flags.follow});
+  ch05::print_walk(std::cout, walk, between);
+  if (flags.save_dir) {
+    ch05::save_model(walk.final, *flags.save_dir);
+    std::cout << "  parameters after " << walk.total() << " updates written to " << *flags.save_dir
+              << " (E, Wq, Wk, Wv, Wc, bc .txt)\n";
+  }
+  std::cout << '\n';
+  draw_walk(plots, walk);
+  plots.report(std::cout);
 }
 
 ch05::TrainSettings train_settings(const Flags& flags) {
@@ -392,18 +567,16 @@ ch05::TrainSettings train_settings(const Flags& flags) {
   return settings;
 }
 
-/// --bench: the best of 20 timed runs of the article's training, against its PyTorch script.
+/// --bench: the best of 20 timed runs of the article's training, measured here (the article reports
+/// no timing, so there is nothing of its to compare with).
 void run_bench(const Flags& flags) {
   const ch05::TrainSettings settings = train_settings(flags);
   std::cout << "Chapter 05 - benchmark: time per optimizer step of the article's training\n"
             << "  (d = 8, 4 examples, " << settings.passes << " passes, forward + hand-written backward + Adam)\n";
   ch05::microseconds_per_step(settings, 1);  // warm up caches and allocations
   const double us = ch05::microseconds_per_step(settings, 20);
-  std::cout << "  best of 20 runs: " << format_number(us, 3) << " us per step\n"
-            << "  the article's PyTorch script: " << format_number(1e3 * kArticleMsPerStep, 0)
-            << " us per step (1,200 steps in 0.46 s)\n"
-            << "  ratio: " << format_number(1e3 * kArticleMsPerStep / us, 0)
-            << "x faster (the target is 20x, under 20 us)\n";
+  std::cout << "  best of 20 runs: " << format_number(us, 3) << " us per step on this machine\n"
+            << "  (wall time, so it varies with load; the article states no timing to compare with)\n";
 }
 
 /// Training writes its outputs (the loss log, the parameters) as soon as it is done.
@@ -442,16 +615,19 @@ void run_training(const Flags& flags) {
 
   std::optional<ch05::FeatureRecovery> features;
   std::vector<ch05::BiasedRow> biased;
+  std::vector<ch05::BiasedRun> survey;
   if (flags.companions) {
     features = feature_recovery();
     ch05::TrainSettings article;  // the companion keeps the article's settings, with --seed
     article.seed = flags.seed;
     biased = biased_dataset(article);
+    survey = biased_survey(article);
   }
 
-  std::cout << '\n';
+  std::cout << "\nWall time (varies from run to run; see --bench): the training loop of section 2 took "
+            << format_number(1e3 * log.seconds, 2) << " ms\n  for " << log.steps << " optimizer steps.\n\n";
   draw_training(plots, predictions, log);
-  draw_companions(plots, features ? &*features : nullptr, biased);
+  draw_companions(plots, features ? &*features : nullptr, biased, survey);
   plots.report(std::cout);
 }
 

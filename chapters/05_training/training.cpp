@@ -159,6 +159,40 @@ double microseconds_per_step(const TrainSettings& settings, int repeats) {
   return best;
 }
 
+attn::ClaimCheck parameter_count_claim(const attn::OneHeadModel& m) {
+  const arma::uword v = m.E.n_rows, d = m.E.n_cols, c = m.Wc.n_cols;
+  const auto n = [](arma::uword x) { return std::to_string(x); };
+  const arma::uword count = attn::parameter_count(m);
+  return {.id = "train_01",
+          .holds = count == v * d + 3 * d * d + (d * c + c),
+          .evidence = "  trainable parameters: " + n(count) + " (" + n(v) + "x" + n(d) + " + 3x" + n(d) + "x" + n(d) +
+                      " + (" + n(d) + "x" + n(c) + " + " + n(c) + ") for d = " + n(d) +
+                      ").\n  The weights A are recomputed from each input; they are activations, not parameters."};
+}
+
+attn::ClaimCheck predictions_claim(const std::vector<Prediction>& predictions) {
+  std::size_t right = 0;
+  for (const Prediction& p : predictions) right += p.predicted == p.example.label;
+  return {
+      .id = "train_02",
+      .holds = right == predictions.size(),
+      .evidence = "  " + std::to_string(right) + " of " + std::to_string(predictions.size()) + " predictions right"};
+}
+
+std::vector<attn::ClaimCheck> absent_rows_claims(const Example& example, const attn::OneHeadGrads& grads) {
+  std::vector<attn::ClaimCheck> claims;
+  const auto& vocab = vocabulary();
+  for (arma::uword r = 0; r < grads.E.n_rows && r < vocab.size(); ++r) {
+    if (arma::any(example.ids == r)) continue;
+    const bool zero = arma::all(grads.E.row(r) == 0.0);
+    claims.push_back({.id = "train_04",
+                      .holds = zero,
+                      .evidence = "  '" + vocab[r] + "' is absent from the sentence: its row of dE is exactly " +
+                                  (zero ? "zero" : "NOT zero")});
+  }
+  return claims;
+}
+
 // ---- parameters on disk ------------------------------------------------------------------------
 
 namespace {
@@ -314,6 +348,68 @@ std::vector<BiasedRow> train_biased(const TrainSettings& settings) {
     rows.push_back({e.words[1], e.label, p.logits.index_max(), p.A(2, 1)});
   }
   return rows;
+}
+
+attn::ClaimCheck fitted_claim(const std::vector<BiasedRow>& rows) {
+  std::size_t fitted = 0;
+  for (const BiasedRow& r : rows) fitted += r.prediction == r.label;
+  return {.id = "bias_01",
+          .holds = fitted == rows.size(),
+          .evidence = "  " + std::to_string(fitted) + " of " + std::to_string(rows.size()) + " assignments fitted"};
+}
+
+bool BiasPattern::contrast() const {
+  return (water == ClassAttention::near_0 && finance == ClassAttention::near_1) ||
+         (water == ClassAttention::near_1 && finance == ClassAttention::near_0);
+}
+
+BiasPattern bias_pattern(const std::vector<BiasedRow>& rows) {
+  const auto sort = [&](arma::uword label) {
+    bool low = true, high = true;
+    for (const BiasedRow& r : rows) {
+      if (r.label != label) continue;
+      low = low && r.attention < kNearZero;
+      high = high && r.attention > 1.0 - kNearZero;
+    }
+    return low ? ClassAttention::near_0 : high ? ClassAttention::near_1 : ClassAttention::mixed;
+  };
+  return {.water = sort(0), .finance = sort(1)};
+}
+
+std::string describe(const BiasPattern& pattern) {
+  const auto word = [](ClassAttention a) {
+    return a == ClassAttention::near_0 ? "near 0" : a == ClassAttention::near_1 ? "near 1" : "mixed";
+  };
+  return std::string("water ") + word(pattern.water) + ", finance " + word(pattern.finance);
+}
+
+std::vector<BiasedRun> survey_biased_seeds(const TrainSettings& settings, std::uint64_t first, std::uint64_t count) {
+  if (count == 0) throw std::invalid_argument("survey_biased_seeds: no seeds to train");
+  std::vector<BiasedRun> runs;
+  for (std::uint64_t seed = first; seed < first + count; ++seed) {
+    TrainSettings s = settings;
+    s.seed = seed;
+    std::vector<BiasedRow> rows = train_biased(s);
+    int fitted = 0;
+    for (const BiasedRow& r : rows) fitted += r.prediction == r.label;
+    const BiasPattern pattern = bias_pattern(rows);
+    BiasedRun run{.seed = seed, .rows = std::move(rows), .fitted = fitted, .pattern = pattern};
+    runs.push_back(std::move(run));
+  }
+  return runs;
+}
+
+attn::ClaimCheck claim_bias_02(const std::vector<BiasedRun>& runs) {
+  int contrast = 0;
+  bool several = false;
+  for (const BiasedRun& r : runs) {
+    contrast += r.fitted == 6 && r.pattern.contrast();
+    several = several || !(r.pattern == runs.front().pattern);
+  }
+  return {.id = "bias_02",
+          .holds = contrast > 0 && several,
+          .evidence = "  " + std::to_string(contrast) + " of " + std::to_string(runs.size()) +
+                      " seeds fit all six with one class near 0 and the other near 1"};
 }
 
 }  // namespace ch05

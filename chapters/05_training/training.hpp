@@ -16,6 +16,7 @@
 
 #include "common/backprop.hpp"
 #include "common/optim.hpp"
+#include "common/print.hpp"
 
 namespace ch05 {
 
@@ -127,8 +128,20 @@ double mean_loss(const attn::OneHeadModel& model, const std::vector<Example>& da
 /// Microseconds per optimizer step, measured over `repeats` full trainings from `settings`
 /// (the best of the repeats, to keep other processes' noise out). Used by `--bench`. Wall clock, so
 /// not deterministic; repeats < 1 gives infinity. Throws std::invalid_argument like Trainer for bad
-/// settings. Source: the article's timing of its PyTorch script (1,200 steps in 0.46 s).
+/// settings. Source: the article's training loop ("Make it learn"); the article reports no timing.
 double microseconds_per_step(const TrainSettings& settings, int repeats);
+
+/// Claim train_01 on a model: its trainable parameters, counted from the parameter table and
+/// written out from its sizes ("4x8 + 3x8x8 + (8x2 + 2)" for the article's model, which has 242;
+/// the formula assumes d_k = d_v = d). Holds if the count equals the formula's total. Evidence: two
+/// lines, the count and the remark that A holds activations, not parameters. Throws nothing.
+/// Source: the article, "Make it learn" (242 parameters).
+attn::ClaimCheck parameter_count_claim(const attn::OneHeadModel& model);
+
+/// Claim train_02 on a model's predictions: every example's predicted class is its target.
+/// Evidence: "  N of M predictions right". Throws nothing. Source: the article, "Make it learn"
+/// (predictions 0, 1, 0, 1).
+attn::ClaimCheck predictions_claim(const std::vector<Prediction>& predictions);
 
 // ---- parameters on disk -----------------------------------------------------------------------
 
@@ -170,15 +183,76 @@ attn::OneHeadModel walkthrough_model(std::uint64_t seed);
 /// "the money bank" (finance). Throws nothing. Source: the article, "Follow one sentence through training".
 std::vector<Example> walkthrough_examples();
 
-/// Prints one update of the widget in eight stages with every number (sentence, lookup, Q/K/V,
-/// mixture, prediction, loss, gradients, update), applies it with SGD (learning rate `lr`), then
-/// `updates` further updates alternating the two examples, one line each. `between_stages` is called
-/// between stages (for --pause). Throws std::invalid_argument if updates < 0 (or lr is refused by
-/// attn::Sgd: not finite or <= 0). Source: the article, "Follow one sentence through training".
-void walkthrough(std::ostream& out, std::uint64_t seed, double lr, int updates,
-                 const std::function<void()>& between_stages);
+/// What the step-through does: its model's seed, SGD's learning rate, the sentence of the first
+/// update, how many updates follow it, and which updates are shown stage by stage.
+struct WalkSettings {
+  std::uint64_t seed = 0;      ///< seed of walkthrough_model (rerunning with it is the widget's Reset)
+  double lr = 0.3;             ///< SGD's learning rate (the widget's)
+  std::size_t first = 0;       ///< index into walkthrough_examples() of update 1's sentence
+  int updates = 0;             ///< further updates after the first, alternating the two sentences
+  std::vector<int> follow{1};  ///< 1-based numbers of the updates shown in eight stages, ascending
+};
+
+/// Everything one SGD update computes on one sentence, computed once and printed stage by stage.
+struct WalkUpdate {
+  int number = 1;               ///< 1-based: the parameters going in have had number - 1 updates
+  Example example{};            ///< the sentence and its target
+  attn::OneHeadModel before{};  ///< the parameters going in
+  attn::OneHeadPass pass{};     ///< the forward pass with them
+  attn::OneHeadGrads grads{};   ///< the backward pass
+  attn::OneHeadModel after{};   ///< the parameters after one SGD step
+  attn::OneHeadPass again{};    ///< the same sentence through the updated model
+};
+
+/// An update shown on one line: its number, sentence and loss before the step.
+struct QuickUpdate {
+  int number = 1;            ///< 1-based update number
+  std::size_t sentence = 0;  ///< index into walkthrough_examples()
+  double loss = 0.0;         ///< the sentence's loss before the step (nats)
+};
+
+/// The whole step-through: the followed updates in full, the others one line each, and the end.
+struct Walk {
+  WalkSettings settings{};               ///< what was asked for
+  std::vector<WalkUpdate> followed{};    ///< the updates of settings.follow, in order
+  std::vector<QuickUpdate> quick{};      ///< every other update, in order
+  attn::OneHeadModel initial{};          ///< the parameters before update 1
+  attn::OneHeadModel final{};            ///< the parameters after the last update
+  std::vector<attn::OneHeadPass> end{};  ///< each sentence of walkthrough_examples() through `final`
+  /// Total number of updates taken (1 + settings.updates). Throws nothing.
+  int total() const { return 1 + settings.updates; }
+};
+
+/// Runs the step-through: 1 + settings.updates SGD updates of walkthrough_model(seed), or as many as
+/// the last followed update if that is more (the returned settings say how many), update k on
+/// sentence (first + k - 1) mod 2, keeping every followed update in full. Throws
+/// std::invalid_argument if updates < 0, first > 1, a followed number is below 1 or the list is not
+/// ascending, or lr is refused by attn::Sgd (not finite or <= 0). Source: the article,
+/// "Follow one sentence through training" (Next stage, Apply update, Next sentence, Train 20 steps).
+Walk run_walk(const WalkSettings& settings);
+
+/// Prints a Walk: each followed update in the widget's eight stages with every number (sentence,
+/// lookup, Q/K/V, mixture, prediction, loss, gradients, update), the other updates one line each,
+/// and, after more than one update, where the model stands and its parameter tables.
+/// `between_stages` is called between stages (for --pause). Throws nothing beyond the stream's.
+/// Source: the article, "Follow one sentence through training".
+void print_walk(std::ostream& out, const Walk& walk, const std::function<void()>& between_stages);
+
+/// The six parameter groups of a two-coordinate model stacked into one table for a figure:
+/// 13 x 2 (E's four rows, then two rows each of Wq, Wk, Wv and Wc, then bc). Row labels in
+/// `labels` ("E the", "Wq c1", ..., "bc"). Works on a model or on its gradients. Throws nothing.
+/// Source: the article's widget, which shows every parameter group together.
+arma::mat stack_groups(const attn::OneHeadModel& model, std::vector<std::string>* labels = nullptr);
+/// The same for the gradients of a backward pass (13 x 2, same rows). Throws nothing.
+arma::mat stack_groups(const attn::OneHeadGrads& grads);
 
 // ---- companion: the biased dataset --------------------------------------------------------------
+
+/// Claim train_04 on one backward pass of the widget: for each vocabulary word absent from the
+/// example, its row of dE is exactly zero. One ClaimCheck per absent word (none if every word is
+/// present), in vocabulary order. Evidence: "  'money' is absent from the sentence: its row of dE is
+/// exactly zero". Throws nothing. Source: the article, "Follow one sentence through training".
+std::vector<attn::ClaimCheck> absent_rows_claims(const Example& example, const attn::OneHeadGrads& grads);
 
 /// Vocabulary of the biased dataset: the, bank and the six context words. Throws nothing. Source: the
 /// article, "Attention learns the data, not the world".
@@ -201,5 +275,53 @@ struct BiasedRow {
 /// per example. Throws std::invalid_argument like initial_model and train (d = 0, passes < 1, lr <= 0).
 /// Source: the article, "Attention learns the data, not the world".
 std::vector<BiasedRow> train_biased(const TrainSettings& settings);
+
+/// How bank's weight on the context word behaves over the three sentences of one class after
+/// training: all near 0 (below kNearZero), all near 1 (above 1 - kNearZero), or neither.
+enum class ClassAttention { near_0, near_1, mixed };
+
+/// "Near" 0 or 1 for the biased-dataset survey: within 0.1 of it.
+inline constexpr double kNearZero = 0.1;
+
+/// The pattern of one trained run: how the water contexts and the finance contexts are attended.
+struct BiasPattern {
+  ClassAttention water = ClassAttention::mixed;    ///< river, vault, lawyer
+  ClassAttention finance = ClassAttention::mixed;  ///< money, salmon, attorney
+  /// True if one class is attended near 0 and the other near 1: the article's contrast.
+  bool contrast() const;
+  /// True if both patterns are the same. Throws nothing.
+  bool operator==(const BiasPattern&) const = default;
+};
+
+/// The pattern of a table from train_biased: each class's context weights sorted into near 0,
+/// near 1 or mixed. Throws nothing. Source: the article, "Attention learns the data, not the world".
+BiasPattern bias_pattern(const std::vector<BiasedRow>& rows);
+
+/// A pattern in words, e.g. "water near 0, finance near 1". Throws nothing.
+std::string describe(const BiasPattern& pattern);
+
+/// One seed of the survey: its table, how many of the six it fits, its pattern.
+struct BiasedRun {
+  std::uint64_t seed = 0;       ///< seed of the initial parameters
+  std::vector<BiasedRow> rows;  ///< the table train_biased returns
+  int fitted = 0;               ///< rows whose prediction is the assigned label (of 6)
+  BiasPattern pattern;          ///< bias_pattern(rows)
+};
+
+/// Claim bias_01 on one biased-dataset table: every assigned label is predicted. Evidence:
+/// "  6 of 6 assignments fitted". Throws nothing. Source: the article, "Attention learns the data,
+/// not the world".
+attn::ClaimCheck fitted_claim(const std::vector<BiasedRow>& rows);
+
+/// The biased dataset trained from `count` consecutive seeds starting at `first` (settings.seed
+/// is ignored), in seed order. Throws std::invalid_argument if count is 0 (and like train_biased).
+/// Source: the article, "Attention learns the data, not the world" (its table is one seed's run).
+std::vector<BiasedRun> survey_biased_seeds(const TrainSettings& settings, std::uint64_t first, std::uint64_t count);
+
+/// Claim bias_02 on a survey: it holds if at least one run that fits all six assignments shows the
+/// contrast (one class near 0, the other near 1) and the runs show more than one pattern (the
+/// solution depends on the initialisation). Evidence: how many runs show the contrast. Throws
+/// nothing. Source: the article, "Attention learns the data, not the world".
+attn::ClaimCheck claim_bias_02(const std::vector<BiasedRun>& runs);
 
 }  // namespace ch05

@@ -1,5 +1,6 @@
 /// \file walkthrough.cpp
 /// \brief Chapter 05: the step-through widget in the terminal (see training.hpp, walkthrough()).
+#include <algorithm>
 #include <ostream>
 #include <stdexcept>
 
@@ -34,27 +35,14 @@ const std::vector<std::string>& group_rows(const attn::ParameterGroup& group) {
   return group.rows == attn::Dim::one ? bias : kCoords;
 }
 
-/// Everything one SGD update computes on one example, computed once and then printed stage by stage.
-struct Update {
-  attn::OneHeadModel before{};  ///< the parameters going in
-  attn::OneHeadPass pass{};     ///< the forward pass with them
-  attn::OneHeadGrads grads{};   ///< the backward pass
-  attn::OneHeadModel after{};   ///< the parameters after one SGD step
-  attn::OneHeadPass again{};    ///< the same example through the updated model
-};
-
-Update one_update(const attn::OneHeadModel& model, const Example& e, const attn::Sgd& sgd) {
-  Update u{.before = model, .pass = attn::one_head_forward(model, e.ids, e.label)};
-  u.grads = attn::one_head_backward(model, u.pass);
-  u.after = model;
-  sgd.step(attn::parameter_groups(u.after, u.grads));
-  u.again = attn::one_head_forward(u.after, e.ids, e.label);
-  return u;
-}
-
 /// Stages 1 to 3: the sentence, the lookup, the projections.
-void print_inputs(std::ostream& out, const Example& e, const Update& u, std::uint64_t seed,
+void print_inputs(std::ostream& out, const Example& e, const WalkUpdate& u, std::uint64_t seed,
                   const std::function<void()>& between) {
+  if (u.number > 1) {
+    attn::print_heading(out, "Update " + std::to_string(u.number) + ": \"" + attn::join_words(e.words) +
+                                 "\", with the parameters after " + std::to_string(u.number - 1) +
+                                 (u.number == 2 ? " update" : " updates"));
+  }
   const auto& words = e.words;
   const attn::OneHeadPass& p = u.pass;
   stage(out, 1, "Sentence", between);
@@ -63,8 +51,10 @@ void print_inputs(std::ostream& out, const Example& e, const Update& u, std::uin
       << " (" << e.label << ")\n"
       << "  The classifier reads only the mixture at '" << words.back()
       << "'. The target enters the loss, not the attention.\n"
-      << "  Parameters start from repeatable random numbers (seed " << seed
-      << "); the classifier bias starts at zero.\n";
+      << (u.number == 1 ? "  Parameters start from repeatable random numbers (seed " + std::to_string(seed) +
+                              "); the classifier bias starts at zero.\n"
+                        : "  Parameters: the shared ones after " + std::to_string(u.number - 1) +
+                              " updates (the widget's Next sentence keeps them).\n");
 
   stage(out, 2, "Lookup: X = E[ids]", between);
   matrix(out, "embedding table E, one row per vocabulary word (a parameter)", vocabulary(), u.before.E);
@@ -80,7 +70,7 @@ void print_inputs(std::ostream& out, const Example& e, const Update& u, std::uin
 }
 
 /// Stages 4 to 6: the mixture, the prediction, the loss.
-void print_outputs(std::ostream& out, const Example& e, const Update& u, const std::function<void()>& between) {
+void print_outputs(std::ostream& out, const Example& e, const WalkUpdate& u, const std::function<void()>& between) {
   const auto& words = e.words;
   const attn::OneHeadPass& p = u.pass;
   stage(out, 4, "Mixture: S = Q K^T / sqrt(2), A = softmax(S), H = A V", between);
@@ -103,7 +93,7 @@ void print_outputs(std::ostream& out, const Example& e, const Update& u, const s
 }
 
 /// Stage 7: every gradient, and the rows of dE that must be zero.
-void print_gradients(std::ostream& out, const Example& e, const Update& u, const std::function<void()>& between) {
+void print_gradients(std::ostream& out, const Example& e, const WalkUpdate& u, const std::function<void()>& between) {
   const auto& words = e.words;
   const auto& vocab = vocabulary();
   const attn::OneHeadGrads& g = u.grads;
@@ -114,18 +104,15 @@ void print_gradients(std::ostream& out, const Example& e, const Update& u, const
   matrix(out, "dS (softmax backward, full Jacobian)", words, g.dS);
   matrix(out, "dX (through Q, K and V)", words, g.dX);
   matrix(out, "dE (gathered back to vocabulary rows)", vocab, g.E);
-  for (arma::uword r = 0; r < vocab.size(); ++r) {
-    if (arma::any(e.ids == r)) continue;
-    out << "  '" << vocab[r] << "' is absent from the sentence: its row of dE is exactly "
-        << (arma::all(g.E.row(r) == 0.0) ? "zero" : "NOT zero") << "   [train_04]\n";
-  }
+  for (const attn::ClaimCheck& claim : absent_rows_claims(e, g)) attn::print_claim(out, claim);
   for (const auto& group : attn::kOneHeadGroups) {
     if (group.rows != attn::Dim::vocab) matrix(out, std::string("d") + group.name, group_rows(group), g.*group.grad);
   }
 }
 
 /// Stage 8: the parameters after the step, and the same sentence through them.
-void print_step(std::ostream& out, const Example& e, const Update& u, double lr, const std::function<void()>& between) {
+void print_step(std::ostream& out, const Example& e, const WalkUpdate& u, double lr,
+                const std::function<void()>& between) {
   stage(out, 8, "Update: theta <- theta - " + attn::format_number(lr, 2) + " x gradient (SGD)", between);
   for (const auto& group : attn::kOneHeadGroups) {
     matrix(out, std::string(group.name) + " after", group_rows(group), u.after.*group.value);
@@ -133,54 +120,136 @@ void print_step(std::ostream& out, const Example& e, const Update& u, double lr,
   out << "  The same sentence again: loss " << attn::format_number(u.pass.loss, kDigits) << " -> "
       << attn::format_number(u.again.loss, kDigits) << ", p[" << class_names()[e.label] << "] "
       << attn::format_number(u.pass.probs(e.label), kDigits) << " -> "
-      << attn::format_number(u.again.probs(e.label), kDigits) << ". Completed updates: 1.\n";
+      << attn::format_number(u.again.probs(e.label), kDigits) << ". Completed updates: " << u.number << ".\n";
 }
 
-/// Further SGD updates alternating the two examples, one line each, then where the model stands.
-void continue_updates(std::ostream& out, attn::OneHeadModel& model, const std::vector<Example>& data,
-                      const attn::Sgd& sgd, int updates) {
-  attn::print_heading(out, "Continuing for " + std::to_string(updates) + " more updates, alternating the two examples");
-  attn::OneHeadPass p;
-  attn::OneHeadGrads grads;
-  for (int u = 1; u <= updates; ++u) {
-    const Example& x = data[static_cast<std::size_t>(u) % 2];  // update 1 used example 0
-    attn::one_head_forward(model, x.ids, x.label, p);
-    attn::one_head_backward(model, p, grads);
-    sgd.step(attn::parameter_groups(model, grads));
-    out << "  update " << u + 1 << ": \"" << attn::join_words(x.words) << "\" (" << class_names()[x.label]
-        << ")  loss before " << attn::format_number(p.loss, kDigits) << '\n';
+/// A run of updates shown one line each, under one heading.
+void print_quick(std::ostream& out, const std::vector<QuickUpdate>& run) {
+  const std::vector<Example> data = walkthrough_examples();
+  attn::print_heading(out, "Continuing for " + std::to_string(run.size()) +
+                               (run.size() == 1 ? " more update" : " more updates") + ", alternating the two examples");
+  for (const QuickUpdate& q : run) {
+    const Example& x = data[q.sentence];
+    out << "  update " << q.number << ": \"" << attn::join_words(x.words) << "\" (" << class_names()[x.label]
+        << ")  loss before " << attn::format_number(q.loss, kDigits) << '\n';
   }
-  out << "  After " << updates + 1 << " updates:\n";
-  for (const Example& x : data) {
-    const attn::OneHeadPass q = attn::one_head_forward(model, x.ids, x.label);
+}
+
+/// Where the model stands after the last update, and its parameter tables (the widget's view after
+/// "Train 20 steps").
+void print_end(std::ostream& out, const Walk& walk) {
+  const std::vector<Example> data = walkthrough_examples();
+  out << "  After " << walk.total() << " updates:\n";
+  for (std::size_t k = 0; k < data.size(); ++k) {
+    const Example& x = data[k];
+    const attn::OneHeadPass& q = walk.end[k];
     out << "    \"" << attn::join_words(x.words)
         << "\": p(water, finance) = " << attn::format_vector(arma::rowvec(q.probs), kDigits) << ",\n      predicted "
         << class_names()[q.logits.index_max()] << ", " << data[0].words.back() << "'s weights "
         << attn::format_vector(arma::rowvec(q.A.row(q.A.n_rows - 1)), 2) << '\n';
   }
+  attn::print_heading(out, "Parameters after " + std::to_string(walk.total()) + " updates (rerun with --seed " +
+                               std::to_string(walk.settings.seed) + " to reset)");
+  for (const auto& group : attn::kOneHeadGroups) {
+    matrix(out, group.name, group_rows(group), walk.final.*group.value);
+  }
+}
+
+/// One update applied in place: forward, backward, SGD step. Returns the loss before the step.
+double apply_update(attn::OneHeadModel& model, const Example& x, const attn::Sgd& sgd, attn::OneHeadPass& p,
+                    attn::OneHeadGrads& grads) {
+  attn::one_head_forward(model, x.ids, x.label, p);
+  attn::one_head_backward(model, p, grads);
+  sgd.step(attn::parameter_groups(model, grads));
+  return p.loss;
+}
+
+void check_walk(const WalkSettings& s) {
+  if (s.updates < 0) {
+    throw std::invalid_argument("walkthrough: the number of further updates must be >= 0, got " +
+                                std::to_string(s.updates));
+  }
+  if (s.first > 1) throw std::invalid_argument("walkthrough: the first sentence must be 0 or 1");
+  for (std::size_t k = 0; k < s.follow.size(); ++k) {
+    if (s.follow[k] < 1 || (k > 0 && s.follow[k] <= s.follow[k - 1])) {
+      throw std::invalid_argument("walkthrough: followed update " + std::to_string(s.follow[k]) +
+                                  " is below 1 or not after the previous one");
+    }
+  }
 }
 
 }  // namespace
 
-void walkthrough(std::ostream& out, std::uint64_t seed, double lr, int updates, const std::function<void()>& between) {
-  if (updates < 0)
-    throw std::invalid_argument("walkthrough: the number of further updates must be >= 0, got " +
-                                std::to_string(updates));
+Walk run_walk(const WalkSettings& settings) {
+  check_walk(settings);
+  const attn::Sgd sgd(settings.lr);
   const std::vector<Example> data = walkthrough_examples();
-  const attn::Sgd sgd(lr);
-  const Example& e = data[0];
-  const Update u = one_update(walkthrough_model(seed), e, sgd);
+  Walk walk{.settings = settings, .initial = walkthrough_model(settings.seed)};
+  if (!settings.follow.empty()) walk.settings.updates = std::max(settings.updates, settings.follow.back() - 1);
+  attn::OneHeadModel model = walk.initial;
+  attn::OneHeadPass p;
+  attn::OneHeadGrads grads;
+  auto next_followed = settings.follow.begin();  // walk.total() counts the updates the list needs
+  for (int k = 1; k <= walk.total(); ++k) {
+    const std::size_t sentence = (settings.first + static_cast<std::size_t>(k) - 1) % 2;
+    const Example& x = data[sentence];
+    if (next_followed != settings.follow.end() && *next_followed == k) {
+      ++next_followed;
+      WalkUpdate u{.number = k, .example = x, .before = model, .pass = attn::one_head_forward(model, x.ids, x.label)};
+      u.grads = attn::one_head_backward(model, u.pass);
+      u.after = model;
+      sgd.step(attn::parameter_groups(u.after, u.grads));
+      u.again = attn::one_head_forward(u.after, x.ids, x.label);
+      model = u.after;
+      walk.followed.push_back(std::move(u));
+    } else {
+      walk.quick.push_back({.number = k, .sentence = sentence, .loss = apply_update(model, x, sgd, p, grads)});
+    }
+  }
+  walk.final = model;
+  for (const Example& x : data) walk.end.push_back(attn::one_head_forward(model, x.ids, x.label));
+  return walk;
+}
 
-  out << "Step-through of one update: one head, two learned coordinates (c1, c2, no hand-given meaning),\n"
-      << "two classes, SGD with learning rate " << attn::format_number(lr, 2) << ", seed " << seed
+void print_walk(std::ostream& out, const Walk& walk, const std::function<void()>& between) {
+  const WalkSettings& s = walk.settings;
+  out << "Step-through of "
+      << (walk.followed.size() == 1 ? std::string("one update") : std::to_string(walk.followed.size()) + " updates")
+      << ": one head, two learned coordinates (c1, c2, no hand-given meaning),\n"
+      << "two classes, SGD with learning rate " << attn::format_number(s.lr, 2) << ", seed " << s.seed
       << ". Completed updates: 0.\n";
-  print_inputs(out, e, u, seed, between);
-  print_outputs(out, e, u, between);
-  print_gradients(out, e, u, between);
-  print_step(out, e, u, lr, between);
-  if (updates == 0) return;
-  attn::OneHeadModel model = u.after;
-  continue_updates(out, model, data, sgd, updates);
+  std::size_t q = 0;
+  for (const WalkUpdate& u : walk.followed) {
+    std::vector<QuickUpdate> run;
+    while (q < walk.quick.size() && walk.quick[q].number < u.number) run.push_back(walk.quick[q++]);
+    if (!run.empty()) print_quick(out, run);
+    if (u.number > 1 && between) between();
+    print_inputs(out, u.example, u, s.seed, between);
+    print_outputs(out, u.example, u, between);
+    print_gradients(out, u.example, u, between);
+    print_step(out, u.example, u, s.lr, between);
+  }
+  if (q < walk.quick.size()) print_quick(out, {walk.quick.begin() + static_cast<std::ptrdiff_t>(q), walk.quick.end()});
+  if (walk.total() > 1) print_end(out, walk);
+}
+
+arma::mat stack_groups(const attn::OneHeadModel& model, std::vector<std::string>* labels) {
+  arma::mat stacked;
+  if (labels) labels->clear();
+  for (const auto& group : attn::kOneHeadGroups) {
+    stacked = arma::join_cols(stacked, model.*group.value);
+    if (!labels) continue;
+    for (const std::string& row : group_rows(group)) {
+      labels->push_back(group.rows == attn::Dim::one ? std::string(group.name) : std::string(group.name) + " " + row);
+    }
+  }
+  return stacked;
+}
+
+arma::mat stack_groups(const attn::OneHeadGrads& grads) {
+  arma::mat stacked;
+  for (const auto& group : attn::kOneHeadGroups) stacked = arma::join_cols(stacked, grads.*group.grad);
+  return stacked;
 }
 
 }  // namespace ch05

@@ -49,16 +49,14 @@ void the_mask() {
   attn::print_matrix(std::cout, words, open.scores, kPrecision);
   std::cout << "  Causal weights, softmax(scores + mask); exp(-inf) = 0 removes the future exactly:\n";
   attn::print_matrix(std::cout, words, causal.A, kPrecision);
-  std::cout << "  above the diagonal: " << (arma::trimatu(causal.A, 1).max() == 0.0 ? "every entry exactly 0" : "NOT 0")
-            << ";\n  row sums " << format_vector(arma::vec(arma::sum(causal.A, 1)), 12)
-            << "; row 0 = " << format_vector(row(causal.A, 0), kPrecision) << "   [mask_01]\n";
+  attn::print_claim(std::cout, ch06::causal_weights_claim(causal.A));
 
   const arma::mat leaky = attn::softmax_rows(ch06::zero_fill(open.scores));
   std::cout << "\n  The wrong fill: set the future scores to 0 instead of -inf. exp(0) = 1, so they keep a share:\n";
   attn::print_matrix(std::cout, words, leaky, kPrecision);
   const arma::vec leaked = ch06::future_share(leaky);
-  std::cout << "  share leaked to the future, per row: " << format_vector(leaked, kPrecision)
-            << "   [mask_02]\n  (\"the\" at position 0 would put " << format_number(leaked(0), kPrecision)
+  attn::print_claim(std::cout, ch06::zero_fill_claim(leaky));
+  std::cout << "  (\"the\" at position 0 would put " << format_number(leaked(0), kPrecision)
             << " of its attention on river and bank, which it must not see)\n"
                "  Every row keeps at least its own position, so no row is left with nothing to normalize.\n";
 }
@@ -78,7 +76,11 @@ void five_tokens(const ch06::TiredCatSection& t) {
   std::cout << "  tired: [0.05, 0.45] / 0.50 -> " << format_vector(row(renorm, 1), kPrecision) << "   [mask_05]\n"
             << "  The same table by the mask: softmax(log A + causal mask); largest difference from the\n"
             << "  renormalized rows: " << std::scientific << std::setprecision(1) << arma::abs(renorm - masked).max()
-            << std::defaultfloat << " (equal up to rounding)   [mask_05]\n";
+            << std::defaultfloat << " (equal up to rounding)   [mask_05]\n"
+            << "  The scores behind that: log A (softmax of each row gives A back), then the mask:\n";
+  attn::print_matrix(std::cout, words, t.masked_scores, kPrecision);
+  std::cout << "  (below the diagonal these are the scores log A; the figure ch06_three_panels shows scores,\n"
+               "  masked scores and their softmax side by side)\n";
 }
 
 /// Section 3: bank's row in two word orders.
@@ -93,10 +95,9 @@ void bank_rows() {
   const arma::rowvec causal = row(ch06::identity_head(br, true).A, 1);
   std::cout << "  \"the bank river\": bank is in the middle\n"
             << "    bidirectional bank row: " << format_vector(row(ch06::identity_head(br, false).A, 1), kPrecision)
-            << "  over (the, bank, river)\n"
-            << "    causal bank row:        " << format_vector(causal, kPrecision) << "  river gets "
-            << (causal(2) == 0.0 ? "exactly 0" : format_number(causal(2), 17)) << "   [mask_04]\n"
-            << "  The mask changed which sources are allowed; projecting and mixing did not change.\n";
+            << "  over (the, bank, river)\n";
+  attn::print_claim(std::cout, ch06::blocked_source_claim(causal, 2, "river"));
+  std::cout << "  The mask changed which sources are allowed; projecting and mixing did not change.\n";
 }
 
 /// Section 4: cross-attention, and the causal rule for a non-square pair.
@@ -107,9 +108,8 @@ void cross() {
   const arma::mat Xq = sentence("river bank"), Xkv = sentence("the money bank the river");
   const arma::mat I = arma::eye(4, 4);
   const attn::HeadPass pass = attn::cross_attention(Xq, Xkv, I, I, I);
-  std::cout << "  queries: \"river bank\" (n_q = 2); keys and values: \"the money bank the river\" (n_kv = 5)\n"
-            << "  Q " << attn::shape(pass.Q) << ", K " << attn::shape(pass.K) << ", V " << attn::shape(pass.V) << ", A "
-            << attn::shape(pass.A) << ", H " << attn::shape(pass.H) << "   [mask_06]\n";
+  std::cout << "  queries: \"river bank\" (n_q = 2); keys and values: \"the money bank the river\" (n_kv = 5)\n";
+  attn::print_claim(std::cout, ch06::cross_shapes_claim(pass, Xq.n_rows, Xkv.n_rows));
   attn::print_matrix(std::cout, q_words, pass.A, kPrecision);
   std::cout << "  (columns: " << attn::join_words(kv_words) << ")\n";
   // The newest two positions of the key sequence as queries, as when generating with a key/value cache.
@@ -192,12 +192,39 @@ void mask_key(attn::Plotter& plots, const std::vector<std::string>& words) {
                             .key = "blocked (j > i): -inf added, weight 0"}}});
 }
 
+/// The article's three panels for the five-token table: scores, the scores with the future masked
+/// (-inf, grey), and the softmax of each masked row (the causal weights, exactly 0 above the diagonal).
+void three_panels(attn::Plotter& plots, const ch06::TiredCatSection& t) {
+  const auto panel = [&](const std::string& title, const arma::mat& values,
+                         std::optional<std::pair<double, double>> range, int precision) {
+    return attn::Heatmap{.title = title,
+                         .xlabel = "key (row: the query reading)",
+                         .col_labels = t.words,
+                         .row_labels = t.words,
+                         .values = values,
+                         .precision = precision,
+                         .cbrange = range,
+                         .nan_label = "-inf",
+                         .colorbox = false,  // every cell prints its number; three bars would crowd them
+                         .xtics_rotation = -30};
+  };
+  const double lo = std::floor(t.scores.min()), hi = std::ceil(t.scores.max());
+  std::ostringstream title;  // (a stream: GCC 12 misreads a chain of string + here as an overflow)
+  title << '"' << attn::join_words(t.words) << "\": scores, masked, softmax (illustrative values)";
+  attn::heatmap_panels(
+      plots, "ch06_three_panels", title.str(),
+      {panel("scores (log A)", t.scores, std::make_pair(lo, hi), 1),
+       panel("masked: -inf above the diagonal", mark_future(t.masked_scores), std::make_pair(lo, hi), 1),
+       panel("softmax of each row", t.masked, std::make_pair(0.0, 1.0), kPrecision)});
+}
+
 void draw_plots(attn::Plotter& plots, const ch06::TiredCatSection& cat, const ch06::BothViews& yours) {
   std::ostringstream title;  // (a stream: GCC 12 misreads a chain of string + here as an overflow)
   title << '"' << attn::join_words(cat.words) << "\": illustrative weights, both views";
   side_by_side(plots, "ch06_tired_cat", title.str(), cat.words, cat.A, cat.renormalized);
 
   mask_key(plots, cat.words);
+  three_panels(plots, cat);
 
   std::ostringstream yours_title;
   yours_title << '"' << attn::join_words(yours.words) << "\": identity head, both views";

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "common/attention.hpp"
+#include "common/print.hpp"
 
 namespace ch06 {
 
@@ -57,6 +58,8 @@ struct TiredCatSection {
   arma::mat A{};                     ///< 5 x 5 bidirectional weights (illustrative)
   arma::mat renormalized{};          ///< 5 x 5: renormalize_causal(A)
   arma::mat masked{};                ///< 5 x 5: mask_log_weights(A), the same rows by the mask
+  arma::mat scores{};                ///< 5 x 5: log A, scores whose row-wise softmax is A
+  arma::mat masked_scores{};         ///< 5 x 5: log A + causal mask (-inf above the diagonal)
 };
 /// Computes section 2. Throws nothing (fixed inputs). Source: the article, "Causal masking: a decoder only
 /// looks left".
@@ -71,5 +74,28 @@ struct BothViews {
 /// Both views of `words` (toy table; X n x 4, A n x n). Throws std::invalid_argument for an unknown
 /// word or an empty sentence. Source: the article, "Causal masking: a decoder only looks left".
 BothViews both_views(const std::vector<std::string>& words);
+
+// ---- claims, checked on the computed weights (printed with attn::print_claim) ----------------------
+
+/// Claim mask_01 on causal weights A (n x n): every entry above the diagonal is exactly 0, every row
+/// sums to 1 (to 1e-12) and row 0 is [1, 0, ...]. Evidence: two lines, the row sums to 12 digits
+/// and row 0 to two. Throws nothing for a non-empty square A. Source: the article, "Causal masking".
+attn::ClaimCheck causal_weights_claim(const arma::mat& A);
+
+/// Claim mask_02 on the weights of the wrong fill (n x n, zero_fill before softmax): the future
+/// keeps a share (row 0's weight above the diagonal is positive). Evidence: each row's share, two
+/// decimals. Throws std::invalid_argument like future_share. Source: the article, "Causal masking".
+attn::ClaimCheck zero_fill_claim(const arma::mat& leaky);
+
+/// Claim mask_04 on a causal receiving row (1 x n, "the bank river": bank at position 1): the
+/// source `blocked` after it gets weight exactly 0. Evidence: the row and the blocked word's
+/// weight. Throws std::invalid_argument if blocked >= n. Source: the article, "Causal masking".
+attn::ClaimCheck blocked_source_claim(const arma::rowvec& row, arma::uword blocked, const std::string& word);
+
+/// Claim mask_06 on a cross-attention pass of n_q queries over n_kv keys and values: Q n_q x d_k,
+/// K n_kv x d_k, V n_kv x d_v, A n_q x n_kv with rows summing to 1, H n_q x d_v. Evidence: the five
+/// shapes. Throws nothing. Source: the article, "Causal masking" (cross-attention); Vaswani et al.
+/// 2017, §3.2.3.
+attn::ClaimCheck cross_shapes_claim(const attn::HeadPass& pass, arma::uword n_q, arma::uword n_kv);
 
 }  // namespace ch06
