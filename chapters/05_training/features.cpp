@@ -7,6 +7,7 @@
 
 #include "common/attention.hpp"
 #include "common/backprop.hpp"
+#include "common/random.hpp"
 
 namespace ch05 {
 
@@ -51,10 +52,11 @@ arma::mat feature_head(const arma::mat& Wq, const arma::mat& Wv, const arma::mat
 
 FeatureData make_feature_data(arma::uword n, std::uint64_t seed) {
   if (n == 0) throw std::invalid_argument("make_feature_data: need at least one example");
-  arma::arma_rng::set_seed(seed);
+  attn::Random rng(seed);
   FeatureData data;
-  data.Xq = arma::randn(n, FeatureLayout::features);
-  for (arma::uword j = 0; j < FeatureLayout::slots; ++j) data.Xs.push_back(arma::randn(n, FeatureLayout::features));
+  data.Xq = rng.normal_matrix(n, FeatureLayout::features);
+  for (arma::uword j = 0; j < FeatureLayout::slots; ++j)
+    data.Xs.push_back(rng.normal_matrix(n, FeatureLayout::features));
   data.Y = feature_head(true_Wq(), true_Wv(), data.Xq, data.Xs);
   return data;
 }
@@ -91,9 +93,9 @@ FeatureRecovery recover_features(const FeatureSettings& settings) {
   const FeatureData train = make_feature_data(n_train, seed);
   const FeatureData test = make_feature_data(n_test, seed + 1);
   FeatureRecovery r;
-  arma::arma_rng::set_seed(seed + 2);
-  r.Wq = 0.1 * arma::randn(FeatureLayout::features, FeatureLayout::width);  // a small random start
-  r.Wv = 0.1 * arma::randn(FeatureLayout::features, FeatureLayout::width);
+  attn::Random rng(seed + 2);
+  r.Wq = rng.normal_matrix(FeatureLayout::features, FeatureLayout::width, 0.1);  // a small random start
+  r.Wv = rng.normal_matrix(FeatureLayout::features, FeatureLayout::width, 0.1);
   attn::Adam adam(lr);
   FeatureLoss g;
   const std::vector<attn::Param> groups{{"Wq", &r.Wq, &g.dWq}, {"Wv", &r.Wv, &g.dWv}};

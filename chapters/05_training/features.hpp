@@ -55,7 +55,8 @@ arma::mat true_Wv();
 /// Source: the article, "Can two small matrices recover identifiable features?".
 arma::mat feature_head(const arma::mat& Wq, const arma::mat& Wv, const arma::mat& Xq, const std::vector<arma::mat>& Xs);
 
-/// N examples with N(0, 1) features and targets from the true maps (no noise), from `seed`.
+/// N examples with N(0, 1) features (one attn::Random stream seeded with `seed`) and targets from
+/// the true maps (no noise).
 /// Throws std::invalid_argument if n is 0. Source: the article, "Can two small matrices recover
 /// identifiable features?".
 FeatureData make_feature_data(arma::uword n, std::uint64_t seed);
