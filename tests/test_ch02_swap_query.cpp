@@ -15,6 +15,7 @@
 #include <utility>
 
 #include "common/plot.hpp"
+#include "common/random.hpp"
 #include "common/toy.hpp"
 #include "figures.hpp"
 #include "support.hpp"
@@ -122,8 +123,8 @@ BOOST_AUTO_TEST_CASE(claim_qk_03_width_12288_rank_128_nullity_12160) {
   BOOST_TEST(w.query_change_max < 1e-9);
   BOOST_TEST(ch02::claim_width_nullity(w).holds);
   // Cross-check the rank-nullity count against an explicit null-space basis on a smaller map.
-  arma::arma_rng::set_seed(7);
-  const arma::mat Wq = arma::randn<arma::mat>(300, 20);
+  attn::Random rng(7);
+  const arma::mat Wq = rng.normal_matrix(300, 20);
   const ch02::NullSpace ns = ch02::null_space(Wq.t());
   BOOST_TEST(ns.basis.n_cols == 280u);
   BOOST_TEST(ns.nullity == 280u);
