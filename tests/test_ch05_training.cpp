@@ -11,6 +11,7 @@
 #include "common/backprop.hpp"
 #include "common/gradcheck.hpp"
 #include "common/plot.hpp"
+#include "common/random.hpp"
 #include "common/toy.hpp"
 #include "features.hpp"
 #include "support.hpp"
@@ -244,8 +245,8 @@ BOOST_AUTO_TEST_CASE(softmax_backward_by_hand) {
   BOOST_TEST(dS(0, 0) == 3.0 / 16, tt::tolerance(1e-14));
   BOOST_TEST(dS(0, 1) == -3.0 / 16, tt::tolerance(1e-14));
   // The full Jacobian, not its diagonal: a 3 x 4 case against (diag(a) - a^T a) row by row.
-  arma::arma_rng::set_seed(5);
-  const arma::mat S = arma::randn(3, 4), dA = arma::randn(3, 4);
+  attn::Random rng(5);
+  const arma::mat S = rng.normal_matrix(3, 4), dA = rng.normal_matrix(3, 4);
   const arma::mat P = attn::softmax_rows(S), got = attn::softmax_rows_backward(P, dA);
   for (arma::uword i = 0; i < 3; ++i) {
     const arma::rowvec a = P.row(i);
@@ -311,8 +312,8 @@ BOOST_AUTO_TEST_CASE(init_follows_pytorch_bounds) {
 
 BOOST_AUTO_TEST_CASE(feature_loss_gradients_match_central_differences) {
   const ch05::FeatureData data = ch05::make_feature_data(7, 4);
-  arma::arma_rng::set_seed(9);
-  arma::mat Wq = arma::randn(9, 3), Wv = arma::randn(9, 3);
+  attn::Random rng(9);
+  arma::mat Wq = rng.normal_matrix(9, 3), Wv = rng.normal_matrix(9, 3);
   const ch05::FeatureLoss g = ch05::feature_loss(Wq, Wv, data);
   const auto loss = [&] { return ch05::feature_loss(Wq, Wv, data).loss; };
   BOOST_TEST(attn::check_gradient(loss, Wq, g.dWq).max_relative_error < 1e-6);

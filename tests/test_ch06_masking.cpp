@@ -12,6 +12,7 @@
 
 #include "common/cross_attention.hpp"
 #include "common/plot.hpp"
+#include "common/random.hpp"
 #include "common/toy.hpp"
 #include "masking.hpp"
 #include "support.hpp"
@@ -33,8 +34,8 @@ void check_printed(const arma::rowvec& got, const std::vector<double>& article, 
 
 /// A random matrix with a fixed seed (properties are asserted, never the stream itself).
 arma::mat random(arma::uword rows, arma::uword cols, int seed) {
-  arma::arma_rng::set_seed(seed);
-  return arma::randn(rows, cols);
+  attn::Random rng(seed);
+  return rng.normal_matrix(rows, cols);
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 
 #include "common/attention.hpp"
 #include "common/plot.hpp"
+#include "common/random.hpp"
 #include "linear_memory.hpp"
 #include "support.hpp"
 
@@ -21,8 +22,8 @@ const std::string kExe = CHAPTER_EXE;  // the chapter program
 namespace {
 
 arma::mat random(arma::uword rows, arma::uword cols, int seed) {
-  arma::arma_rng::set_seed(seed);
-  return arma::randn(rows, cols);
+  attn::Random rng(seed);
+  return rng.normal_matrix(rows, cols);
 }
 
 }  // namespace

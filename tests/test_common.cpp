@@ -16,6 +16,7 @@
 #include "common/optim.hpp"
 #include "common/plot.hpp"
 #include "common/print.hpp"
+#include "common/random.hpp"
 #include "common/toy.hpp"
 
 namespace tt = boost::test_tools;
@@ -50,18 +51,18 @@ BOOST_AUTO_TEST_CASE(hand_worked_row) {
 }
 
 BOOST_AUTO_TEST_CASE(random_rows_are_distributions) {
-  arma::arma_rng::set_seed(7);
+  attn::Random rng(7);
   for (arma::uword rows : {1u, 3u, 5u}) {
     for (arma::uword cols : {1u, 2u, 7u}) {
-      const arma::mat S = 4.0 * arma::randn(rows, cols);
+      const arma::mat S = 4.0 * rng.normal_matrix(rows, cols);
       BOOST_TEST(rows_are_distributions(attn::softmax_rows(S)));
     }
   }
 }
 
 BOOST_AUTO_TEST_CASE(adding_a_constant_to_a_row_changes_no_weight) {
-  arma::arma_rng::set_seed(11);
-  const arma::mat S = arma::randn(4, 6);
+  attn::Random rng(11);
+  const arma::mat S = rng.normal_matrix(4, 6);
   arma::mat shifted = S;
   shifted.row(2) += 123.5;
   shifted.row(0) -= 7.25;
@@ -99,13 +100,13 @@ BOOST_AUTO_TEST_SUITE_END()
 BOOST_AUTO_TEST_SUITE(head)
 
 BOOST_AUTO_TEST_CASE(shapes_rows_and_mixtures_for_random_inputs) {
-  arma::arma_rng::set_seed(3);
+  attn::Random rng(3);
   struct Case {
     arma::uword n, d, d_k, d_v;
   };
   for (const Case c : {Case{1, 4, 4, 4}, Case{3, 5, 2, 4}, Case{6, 3, 7, 1}, Case{4, 8, 3, 8}}) {
-    const arma::mat X = arma::randn(c.n, c.d), Wq = arma::randn(c.d, c.d_k), Wk = arma::randn(c.d, c.d_k),
-                    Wv = arma::randn(c.d, c.d_v);
+    const arma::mat X = rng.normal_matrix(c.n, c.d), Wq = rng.normal_matrix(c.d, c.d_k),
+                    Wk = rng.normal_matrix(c.d, c.d_k), Wv = rng.normal_matrix(c.d, c.d_v);
     const attn::HeadPass p = attn::attention(X, Wq, Wk, Wv);
     BOOST_TEST(p.A.n_rows == c.n);
     BOOST_TEST(p.A.n_cols == c.n);
@@ -124,18 +125,18 @@ BOOST_AUTO_TEST_CASE(shapes_rows_and_mixtures_for_random_inputs) {
 }
 
 BOOST_AUTO_TEST_CASE(cross_shapes_score_n_q_by_n_kv) {
-  arma::arma_rng::set_seed(5);
-  const arma::mat Q = arma::randn(3, 4), K = arma::randn(5, 4);
+  attn::Random rng(5);
+  const arma::mat Q = rng.normal_matrix(3, 4), K = rng.normal_matrix(5, 4);
   const arma::mat A = attn::softmax_rows(attn::scaled_scores(Q, K));
   BOOST_TEST(A.n_rows == 3u);
   BOOST_TEST(A.n_cols == 5u);
   BOOST_TEST(rows_are_distributions(A));
-  BOOST_TEST(throws_invalid_with([&] { attn::scaled_scores(Q, arma::randn(5, 3)); }, "5 x 3"));
+  BOOST_TEST(throws_invalid_with([&] { attn::scaled_scores(Q, rng.normal_matrix(5, 3)); }, "5 x 3"));
 }
 
 BOOST_AUTO_TEST_CASE(causal_mask_zeroes_the_future_exactly) {
-  arma::arma_rng::set_seed(9);
-  const arma::mat X = arma::randn(4, 3), W = arma::randn(3, 3);
+  attn::Random rng(9);
+  const arma::mat X = rng.normal_matrix(4, 3), W = rng.normal_matrix(3, 3);
   const attn::HeadPass p = attn::attention(X, W, W, W, {.causal = true});
   for (arma::uword i = 0; i < 4; ++i) {
     for (arma::uword j = i + 1; j < 4; ++j) BOOST_TEST(p.A(i, j) == 0.0);
@@ -145,8 +146,8 @@ BOOST_AUTO_TEST_CASE(causal_mask_zeroes_the_future_exactly) {
 }
 
 BOOST_AUTO_TEST_CASE(score_multiplier_scales_scores) {
-  arma::arma_rng::set_seed(13);
-  const arma::mat X = arma::randn(3, 4), I = arma::eye(4, 4);
+  attn::Random rng(13);
+  const arma::mat X = rng.normal_matrix(3, 4), I = arma::eye(4, 4);
   const attn::HeadPass one = attn::attention(X, I, I, I), five = attn::attention(X, I, I, I, {.score_multiplier = 5.0});
   BOOST_TEST(arma::abs(five.scores - 5.0 * one.scores).max() < 1e-12);
   const attn::HeadPass zero = attn::attention(X, I, I, I, {.score_multiplier = 0.0});
@@ -263,9 +264,9 @@ BOOST_AUTO_TEST_CASE(sgd_steps_against_the_gradient) {
 }
 
 BOOST_AUTO_TEST_CASE(gradient_checker_accepts_right_and_rejects_wrong) {
-  arma::arma_rng::set_seed(17);
-  arma::mat W = arma::randn(3, 4);
-  const arma::mat C = arma::randn(3, 4);
+  attn::Random rng(17);
+  arma::mat W = rng.normal_matrix(3, 4);
+  const arma::mat C = rng.normal_matrix(3, 4);
   const auto loss = [&] { return arma::accu(arma::square(W % C)) / 2; };  // dL/dW = W .* C .* C
   BOOST_TEST(attn::check_gradient(loss, W, arma::mat(W % C % C)).max_relative_error < 1e-7);
   BOOST_TEST(attn::check_gradient(loss, W, arma::mat(W % C)).max_relative_error > 1e-2);
