@@ -18,7 +18,9 @@
 #include <stdexcept>
 #include <thread>
 
+#include "common/checks.hpp"
 #include "common/files.hpp"
+#include "common/numbers.hpp"
 #include "common/softmax_backward.hpp"
 
 namespace attn {
@@ -647,10 +649,15 @@ AttnOnlyModel<T> load_model(const std::string& path) {
     }
     for (arma::uword r = 0; r < rows; ++r) {
       for (arma::uword c = 0; c < cols; ++c) {
-        double v = 0.0;
-        if (!(in >> v)) throw fail("truncated in group " + table[i].name);
-        if (!std::isfinite(v)) throw fail("a non-finite value in group " + table[i].name);
-        (*ptrs[i])(r, c) = static_cast<T>(v);
+        std::string text;
+        if (!(in >> text)) throw fail("truncated in group " + table[i].name);
+        const Parsed<double> v = parse_number(text);  // the number rule: "nan", "inf" and "1e400" are refused
+        if (!v.value) throw fail("entry '" + text.substr(0, 24) + "' in group " + table[i].name + " " + v.problem);
+        if (std::abs(*v.value) > kLargestInput) {
+          throw fail("entry '" + text.substr(0, 24) + "' in group " + table[i].name +
+                     " is beyond +-1e6 (no trained weight is)");
+        }
+        (*ptrs[i])(r, c) = static_cast<T>(*v.value);
       }
     }
   }

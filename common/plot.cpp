@@ -81,7 +81,7 @@ std::string axis_labels(const std::string& title, const std::string& xlabel, con
 std::string tics(const std::vector<std::string>& labels) {
   std::string out = "(";
   for (std::size_t i = 0; i < labels.size(); ++i) {
-    out += (i ? ", " : "") + gnuplot_quote(labels[i]) + " " + std::to_string(i);
+    out += (i ? ", " : "") + gnuplot_tic_label(labels[i]) + " " + std::to_string(i);
   }
   return out + ")";
 }
@@ -150,6 +150,12 @@ std::string gnuplot_said(const ProcessResult& run) {
 }
 
 }  // namespace
+
+std::string gnuplot_tic_label(const std::string& text) {
+  std::string doubled;
+  for (const char c : text) doubled += c == '%' ? std::string("%%") : std::string(1, c);
+  return gnuplot_quote(doubled);
+}
 
 std::string gnuplot_quote(const std::string& text) {
   std::string out = "\"";
@@ -238,6 +244,9 @@ void Plotter::report(std::ostream& out) const {
   if (diagrams_skipped_ > 0) {
     out << "diagrams: " << diagrams_skipped_
         << " skipped (Graphviz's dot is not on PATH; scripts/install-deps.sh installs graphviz)\n";
+  }
+  if (diagrams_abandoned_ > 0) {
+    out << "diagrams: " << diagrams_abandoned_ << " more not tried (dot did not finish within its time limit)\n";
   }
 }
 
@@ -775,6 +784,10 @@ void Plotter::diagram(const std::string& name, const std::string& dot_source) {
     throw std::invalid_argument("Plotter: diagram name '" + cli_safe(name) + "' may hold only A-Z a-z 0-9 _ . -");
   }
   if (!enabled_) return;
+  if (dot_hung_) {
+    ++diagrams_abandoned_;
+    return;
+  }
   if (dot_.empty()) {
     const auto dot = find_on_path("dot");
     if (!dot) {
@@ -790,6 +803,7 @@ void Plotter::diagram(const std::string& name, const std::string& dot_source) {
     const ProcessResult run = run_process(dot_, {"dot", "-Tpng"}, folder_, timeout_, dot_source, kMaxPngBytes);
     if (!run.ok() || !is_valid_png_bytes(run.stdout_bytes)) {
       ++failed_;
+      dot_hung_ = run.timed_out;
       const std::string said = run.last_stderr_line();
       report_failure("diagram " + name + " not drawn: dot " +
                      (run.ok() ? std::string("sent no valid PNG") : run.describe(timeout_)) +

@@ -259,7 +259,8 @@ class Plotter {
   /// Draws a Graphviz diagram: writes `NAME.dot` (the source) and `NAME.png`, rendered by `dot -Tpng`
   /// started directly (no shell), its source on standard input, within the plot time limit. Does
   /// nothing when the Plotter is disabled; when `dot` is not on PATH the diagram is skipped and
-  /// report() says so in one line. dot failing is reported like a gnuplot failure. The source is
+  /// report() says so in one line. dot failing is reported like a gnuplot failure; after dot hangs
+  /// once (the time limit), later diagrams are not tried and report() counts them. The source is
   /// the caller's generated text: user text must reach it only through graphviz_quote().
   /// Throws std::invalid_argument for a NAME outside [A-Za-z0-9_.-].
   void diagram(const std::string& name, const std::string& dot_source);
@@ -287,8 +288,10 @@ class Plotter {
   std::chrono::milliseconds timeout_{PlotSettings::kDefaultGnuplotTimeout};
   std::vector<std::filesystem::path> written_;
   int failed_ = 0;
-  std::filesystem::path dot_;  // Graphviz's dot, found at the first diagram()
-  int diagrams_skipped_ = 0;   // diagrams not drawn because dot is missing
+  std::filesystem::path dot_;   // Graphviz's dot, found at the first diagram()
+  int diagrams_skipped_ = 0;    // diagrams not drawn because dot is missing
+  int diagrams_abandoned_ = 0;  // diagrams not tried after dot hung once (one time limit, not one per diagram)
+  bool dot_hung_ = false;       // dot reached the time limit: later diagrams are not tried
 };
 
 /// True if `path` is a complete PNG: the 8-byte signature, an IHDR chunk first and an IEND chunk last.
@@ -329,5 +332,9 @@ std::string graphviz_quote(const std::string& text);
 /// newlines as \\n, a tab as a space and other control bytes as visible text (`\\x1b`), so the
 /// text can never end the command or run anything: "it's" -> "\"it's\"". Throws nothing (beyond std::bad_alloc).
 std::string gnuplot_quote(const std::string& text);
+
+/// gnuplot_quote() for a tic label: gnuplot reads explicit tic labels as format strings, so a '%'
+/// is doubled ("100%" shows as 100%, not a format error). Throws nothing (beyond std::bad_alloc).
+std::string gnuplot_tic_label(const std::string& text);
 
 }  // namespace attn

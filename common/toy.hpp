@@ -59,8 +59,9 @@ const EmbeddingTable& teaching_space_2d();
 
 /// Splits a sentence on white space: "the  river bank" -> {"the", "river", "bank"}.
 /// Throws std::invalid_argument if it holds no word, or more than `max_words` (the chapters print
-/// n x n matrices, so a toy sentence is kept short). Source: the chapters' --sentence flag (no paper).
-std::vector<std::string> split_sentence(const std::string& sentence, std::size_t max_words = 64);
+/// n x n matrices and heat maps: at most 8 words keep every line within 100 columns and every cell
+/// readable). Source: the chapters' --sentence flag (no paper).
+std::vector<std::string> split_sentence(const std::string& sentence, std::size_t max_words = 8);
 
 /// The colour a word of the toy vocabulary keeps in every plot of a chapter: the, river, money and
 /// bank get four distinct colours (a gnuplot "#rrggbb"); any other word gets grey. Throws nothing.

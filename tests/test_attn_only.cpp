@@ -196,7 +196,24 @@ BOOST_AUTO_TEST_CASE(save_then_load_gives_the_same_float_model) {
     std::ofstream cut(path, std::ios::trunc);
     cut << "attn-only-model 1\nvocab 7 context 8 width 4 heads 2 d_k 2 layers 1 final_norm 1\nE 7 4\n0.5 nan\n";
   }
-  BOOST_CHECK_THROW(attn::load_model<float>(path), std::runtime_error);
+  const auto refusal = [&](const std::string& entry) {
+    {
+      std::ofstream bad(path, std::ios::trunc);
+      bad << "attn-only-model 1\nvocab 7 context 8 width 4 heads 2 d_k 2 layers 1 final_norm 1\nE 7 4\n0.5 " << entry
+          << "\n";
+    }
+    try {
+      attn::load_model<float>(path);
+    } catch (const std::runtime_error& e) {
+      return std::string(e.what());
+    }
+    return std::string("(loaded)");
+  };
+  // Each refusal names the entry and the reason, not "truncated".
+  BOOST_TEST(refusal("nan").find("entry 'nan' in group E") != std::string::npos, refusal("nan"));
+  BOOST_TEST(refusal("1e30").find("beyond +-1e6") != std::string::npos, refusal("1e30"));
+  BOOST_TEST(refusal("0x1p3").find("entry '0x1p3'") != std::string::npos, refusal("0x1p3"));
+  BOOST_TEST(refusal("").find("truncated in group E") != std::string::npos, refusal(""));
   BOOST_CHECK_THROW(attn::load_model<float>((dir / "missing.txt").string()), std::runtime_error);
   std::filesystem::remove_all(dir);
 }

@@ -117,7 +117,7 @@ BOOST_AUTO_TEST_CASE(every_bad_input_is_one_line_and_exit_2) {
       {"ch05_training", "--walkthrough --passes 5", "--passes"},                 // flag outside its mode
       {"ch05_training", "--bench --plots /tmp/attn-bench", "no plots"},         // plots where none are drawn
       {"ch01_mixing", "--sentence \"$(printf 'the\\001bank')\"", "'the\\x01bank'"},   // control byte in a word
-      {"ch01_mixing", "--sentence \"$(printf 'bank %.0s' $(seq 100))\"", "at most 64"},  // too long
+      {"ch01_mixing", "--sentence \"$(printf 'bank %.0s' $(seq 100))\"", "at most 8"},  // too long
       // issue 13: numbers by one rule, quoted as typed
       {"ch01_mixing", "--scale 1000.0000001", "(got '1000.0000001')"},            // range error quotes the text
       {"ch01_mixing", "--scale 1e309", "'1e309' is out of range"},                // overflow

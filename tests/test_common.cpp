@@ -206,6 +206,12 @@ BOOST_AUTO_TEST_CASE(vectors_print_like_the_article) {
   BOOST_TEST(attn::format_number(-inf, 2) == "-inf");
 }
 
+BOOST_AUTO_TEST_CASE(a_tic_label_doubles_percent_signs) {
+  // gnuplot reads explicit tic labels as format strings: a lone % would be a "Bad format character".
+  BOOST_TEST(attn::gnuplot_tic_label("100%") == "\"100%%\"");
+  BOOST_TEST(attn::gnuplot_tic_label("a`b") == attn::gnuplot_quote("a`b"));  // everything else as gnuplot_quote
+}
+
 BOOST_AUTO_TEST_CASE(a_claim_prints_its_evidence_then_its_tag) {
   std::ostringstream out;
   attn::print_claim(out, {.id = "mix_01", .holds = true, .evidence = "  weights sum to 1"});

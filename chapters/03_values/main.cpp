@@ -37,8 +37,10 @@ void print_separate_objects(const ch03::ExampleSublayer& example) {
     t.add({r.object, r.purpose, r.learned ? "learned" : "computed per pass", r.here});
   }
   t.print(std::cout);
-  std::cout << "  (\"shape here\": head 1 of section 1's hand-set sublayer on \"" << attn::join_words(example.words)
-            << "\".)\n";
+  const std::string note = "  (\"shape here\": head 1 of section 1's hand-set sublayer on";
+  std::string quoted = "\"";
+  quoted.append(attn::join_words(example.words)).append("\".)");
+  std::cout << note << (note.size() + 1 + quoted.size() <= 100 ? " " : "\n  ") << quoted << '\n';
   attn::print_claim(std::cout, ch03::separate_objects_claim(rows, example));
   std::cout << "  Only the lookup in E is indexed by token ID; the projections have input-coordinate rows, so\n"
                "  every token of a head uses the same Wq, Wk, Wv. Later blocks project updated rows, not E's.\n";

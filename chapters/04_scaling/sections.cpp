@@ -130,6 +130,10 @@ std::string winner_words(const arma::rowvec& raw, double divisor) {
                         : " still wins; its share is the same to double precision.");
 }
 
+/// A ratio with 6 decimals while it is small, else in 6 significant digits (2.68812e+43), so a
+/// large one never prints 40 digits.
+std::string ratio_text(double x) { return x < 1e6 ? format_number(x, 6) : format_plain(x); }
+
 /// "    raw:    a1 / a2 = 7.389056,  exp(2) = 7.389056" (scale_06).
 ClaimLine ratio_line(const std::string& label, const arma::rowvec& s, const arma::rowvec& a, bool article) {
   const double ratio = a(0) / a(1), expected = std::exp(s(0) - s(1));
@@ -142,8 +146,8 @@ ClaimLine ratio_line(const std::string& label, const arma::rowvec& s, const arma
   }
   return {{.id = "scale_06",
            .holds = std::abs(ratio - expected) <= 1e-12 * expected,
-           .evidence = "    " + label + "a1 / a2 = " + format_number(ratio, 6) + ",  exp(" + format_plain(s(0) - s(1)) +
-                       ") = " + format_number(expected, 6)},
+           .evidence = "    " + label + "a1 / a2 = " + ratio_text(ratio) + ",  exp(" + format_plain(s(0) - s(1)) +
+                       ") = " + ratio_text(expected)},
           article};
 }
 

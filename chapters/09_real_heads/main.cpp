@@ -82,6 +82,7 @@ Flags read_flags(const po::variables_map& vm) {
   if (const auto cached = folder("cached")) {
     if (f.load || f.save) throw UsageError("--cached both loads and saves; give it without --load and --save");
     const std::string dir = *cached;
+    f.cached = dir;
     std::error_code ec;
     (std::filesystem::exists(std::filesystem::path(dir) / "run.txt", ec) ? f.load : f.save) = dir;
   }
@@ -121,7 +122,7 @@ std::optional<ch09::Run> load_given(const Flags& f, const ch09::Vocabulary& voca
   try {
     return ch09::load_run(*f.load, vocab);
   } catch (const std::exception& e) {
-    throw UsageError(std::string("--load: ") + e.what());
+    throw UsageError(std::string(f.cached ? "--cached: " : "--load: ") + e.what());
   }
 }
 
@@ -129,7 +130,7 @@ std::optional<ch09::Run> load_given(const Flags& f, const ch09::Vocabulary& voca
 void check_save(const Flags& f) {
   if (!f.save) return;
   if (const std::string problem = attn::folder_problem(*f.save); !problem.empty()) {
-    throw UsageError("--save: " + problem);
+    throw UsageError(std::string(f.cached ? "--cached" : "--save") + ": " + problem);
   }
 }
 
@@ -186,7 +187,9 @@ int main(int argc, char** argv) {
     }
     if (flags.save) ch09::save_run(run, *flags.save);
     ch09::print_data(std::cout, corpus, vocab, run);
-    const ch09::Report report = ch09::make_report(corpus, vocab, run.model, flags.sentence);
+    ch09::Report report = ch09::make_report(corpus, vocab, run.model, flags.sentence);
+    const ch09::TrainOptions quick = ch09::quick_options(ch09::TrainOptions{});
+    report.quick = run.options.steps == quick.steps && run.options.batch == quick.batch;
     ch09::print_report(std::cout, report, run);
     std::cout << '\n';
     ch09::draw_report(plots, report, run);

@@ -66,9 +66,11 @@ Report make_report(const Corpus& corpus, const Vocabulary& vocab, const Model& m
   return r;
 }
 
-void print_claim(std::ostream& out, const Claim& c) {
-  print_wrapped(out, c.statement + ": " + c.numbers,
-                std::string(c.holds ? "(holds)" : "(does NOT hold)") + "   [" + c.tag + "]");
+void print_claim(std::ostream& out, const Claim& c, bool quick) {
+  const std::string verdict = c.holds ? "(holds)"
+                              : quick ? "(not judged: a --quick run is too short)"
+                                      : "(does NOT hold)";
+  print_wrapped(out, c.statement + ": " + c.numbers, verdict + "   [" + c.tag + "]");
 }
 
 void print_data(std::ostream& out, const Corpus& corpus, const Vocabulary& vocab, const Run& run) {
@@ -100,7 +102,7 @@ void print_baselines(std::ostream& out, const Report& r, const Run& run) {
   out << "  (n-grams scored on all " << r.baselines.held_chars << " held-out characters; training curve: step 0 "
       << format_number(run.curve.front().held_out, kPrecision) << ", step " << run.curve.back().step << " "
       << format_number(run.curve.back().held_out, kPrecision) << ")\n";
-  print_claim(out, r.claims[0]);
+  print_claim(out, r.claims[0], r.quick);
 }
 
 void print_head_view(std::ostream& out, const Report& r) {
@@ -142,7 +144,7 @@ void print_contributions(std::ostream& out, const Report& r) {
     }
     t.print(out, "    ");
   }
-  print_claim(out, r.claims[3]);
+  print_claim(out, r.claims[3], r.quick);
 }
 
 void print_roles(std::ostream& out, const Report& r) {
@@ -163,7 +165,7 @@ void print_roles(std::ostream& out, const Report& r) {
       << format_number(s.natural.repeat, kPrecision) << " nats/char\n"
       << "  in-context score on plain text (late minus early loss): " << format_number(s.late, kPrecision) << " - "
       << format_number(s.early, kPrecision) << " = " << format_number(s.in_context, kPrecision) << "\n";
-  print_claim(out, r.claims[1]);
+  print_claim(out, r.claims[1], r.quick);
 }
 
 void print_ablations(std::ostream& out, const Report& r) {
@@ -185,7 +187,7 @@ void print_ablations(std::ostream& out, const Report& r) {
         << format_number(single, kPrecision) << " in sum, all together " << format_number(together, kPrecision)
         << (together > single + 0.1 ? "\n    (more: a head left in place partly covers for one removed)\n" : "\n");
   }
-  print_claim(out, r.claims[2]);
+  print_claim(out, r.claims[2], r.quick);
 }
 
 void print_bank(std::ostream& out, const Report& r) {
@@ -217,7 +219,7 @@ void print_bank(std::ostream& out, const Report& r) {
   reads.print(out);
   out << "  What the controls show: if \"honey\" and \"rover\" sit as close to \"river\" as \"money\" does,\n"
          "  the difference comes from the letters the words share, not from the sense of bank.\n";
-  print_claim(out, r.claims[4]);
+  print_claim(out, r.claims[4], r.quick);
 }
 
 void print_names(std::ostream& out, const Report& r) {
@@ -279,7 +281,7 @@ void draw_grid(attn::Plotter& plots, const std::string& name, const std::string&
   }
   std::ostringstream tics;
   for (std::size_t t = 0; t < v.labels.size(); ++t)
-    tics << (t ? ", " : "") << attn::gnuplot_quote(v.labels[t]) << ' ' << t;
+    tics << (t ? ", " : "") << attn::gnuplot_tic_label(v.labels[t]) << ' ' << t;
   const double n = static_cast<double>(v.labels.size());
   plots.figure(name, title, data, [&](const std::vector<std::string>& dat) {
     std::ostringstream gp;

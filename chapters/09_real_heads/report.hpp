@@ -30,14 +30,17 @@ struct Report {
   BankStudy bank;                   ///< section 6
   std::vector<std::string> names;   ///< section 7
   std::vector<Claim> claims;        ///< real_01 .. real_05
+  bool quick = false;               ///< the model is a --quick run's: its claims are printed, not judged
 };
 
 /// Computes every section on a trained model (about a second). Throws std::invalid_argument for a
 /// sentence head_view() refuses (empty or longer than the context) or non-finite scores.
 Report make_report(const Corpus& corpus, const Vocabulary& vocab, const Model& model, const std::string& sentence);
 
-/// One claim on one line: "  <statement>: <numbers> (holds)   [tag]".
-void print_claim(std::ostream& out, const Claim& claim);
+/// One claim on one line: "  <statement>: <numbers> (holds)   [tag]". On a --quick run's model
+/// (`quick`) a claim that fails reads "(not judged: a --quick run is too short)" instead of
+/// "(does NOT hold)": the claims are about the full run.
+void print_claim(std::ostream& out, const Claim& claim, bool quick = false);
 
 /// The data and the model: files, entries, characters, vocabulary, shape, training.
 void print_data(std::ostream& out, const Corpus& corpus, const Vocabulary& vocab, const Run& run);
