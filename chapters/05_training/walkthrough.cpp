@@ -2,6 +2,7 @@
 /// \brief Chapter 05: the step-through widget in the terminal (see training.hpp, walkthrough()).
 #include <algorithm>
 #include <ostream>
+#include <sstream>
 #include <stdexcept>
 
 #include "common/attention.hpp"
@@ -117,10 +118,13 @@ void print_step(std::ostream& out, const Example& e, const WalkUpdate& u, double
   for (const auto& group : attn::kOneHeadGroups) {
     matrix(out, std::string(group.name) + " after", group_rows(group), u.after.*group.value);
   }
-  out << "  The same sentence again: loss " << attn::format_number(u.pass.loss, kDigits) << " -> "
-      << attn::format_number(u.again.loss, kDigits) << ", p[" << class_names()[e.label] << "] "
-      << attn::format_number(u.pass.probs(e.label), kDigits) << " -> "
-      << attn::format_number(u.again.probs(e.label), kDigits) << ". Completed updates: " << u.number << ".\n";
+  std::ostringstream line;
+  line << "  The same sentence again: loss " << attn::format_number(u.pass.loss, kDigits) << " -> "
+       << attn::format_number(u.again.loss, kDigits) << ", p[" << class_names()[e.label] << "] "
+       << attn::format_number(u.pass.probs(e.label), kDigits) << " -> "
+       << attn::format_number(u.again.probs(e.label), kDigits) << ".";
+  const std::string done = "Completed updates: " + std::to_string(u.number) + ".";
+  out << line.str() << (line.str().size() + 1 + done.size() <= 100 ? " " : "\n  ") << done << '\n';
 }
 
 /// A run of updates shown one line each, under one heading.

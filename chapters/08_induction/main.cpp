@@ -40,11 +40,11 @@ std::optional<Flags> read_flags(int argc, char** argv) {
   attn::cli::add_common_options(options);
   // clang-format off
   options.add_options()
-      ("seed", po::value<long long>()->value_name("N")->default_value(1), "seeds weights, batches and held-out set")
-      ("steps", po::value<long long>()->value_name("N"), "Adam steps (default 1000; 700 with --quick)")
-      ("heads", po::value<long long>()->value_name("N")->default_value(2), "heads per layer (d_k = width / heads)")
+      ("seed", po::value<long long>()->value_name("N")->default_value(1), "seeds weights, batches and held-out set (0 to 4294967295)")
+      ("steps", po::value<long long>()->value_name("N"), "Adam steps, 1 to 1000000 (default 1000; 700 with --quick)")
+      ("heads", po::value<long long>()->value_name("N")->default_value(2), "heads per layer, 1 to 64 (d_k = width / heads)")
       ("width", po::value<long long>()->value_name("D")->default_value(32), "residual stream width (1 to 256; steps x width^2 at most 4e7)")
-      ("lr", po::value<double>()->value_name("RATE")->default_value(1e-2), "Adam learning rate")
+      ("lr", po::value<double>()->value_name("RATE")->default_value(1e-2), "Adam learning rate, in (0, 1]")
       ("fixed-offset", "every block has the same length and position (the control of claim ind_04)")
       ("quick", "a shorter run for tests and the docs");
   // clang-format on

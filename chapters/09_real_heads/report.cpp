@@ -267,7 +267,7 @@ void draw_curve(attn::Plotter& plots, const Report& r, const Run& run) {
 
 /// A grid of heat maps, layers by heads, with the sentence's characters on both axes.
 void draw_grid(attn::Plotter& plots, const std::string& name, const std::string& title, const HeadView& v,
-               const std::vector<arma::mat>& cells, const std::string& cblabel) {
+               const std::vector<arma::mat>& cells, const std::string& cblabel, bool weights) {
   std::vector<std::string> data;
   for (const arma::mat& M : cells) {
     std::ostringstream d;
@@ -291,7 +291,9 @@ void draw_grid(attn::Plotter& plots, const std::string& name, const std::string&
        << "unset title\nset size ratio 1\nunset key\nset palette defined (0 '#f7fbff', 1 '#9ecae1', 2 '#08306b')\n"
        << "set xrange [-0.5:" << n - 0.5 << "]\nset yrange [" << n - 0.5 << ":-0.5]\n"
        << "set xtics (" << tics.str() << ") font ',7' nomirror\nset ytics (" << tics.str() << ") font ',7' nomirror\n"
-       << "set cblabel " << attn::gnuplot_quote(cblabel) << "\n";
+       << "set cblabel " << attn::gnuplot_quote(cblabel) << "\n"
+       << "set xlabel 'source character j' font ',8'\nset ylabel 'receiving character i' font ',8'\n"
+       << (weights ? "set cbrange [0:1]\n" : "");  // weights share one scale; contribution sizes do not
     for (std::size_t k = 0; k < dat.size(); ++k) {
       gp << "set title " << attn::gnuplot_quote(head_name(k / v.heads, k % v.heads)) << "\n"
          << "plot " << dat[k] << " using 1:2:3 with image\n";
@@ -363,9 +365,9 @@ void draw_bank(attn::Plotter& plots, const Report& r) {
 void draw_report(attn::Plotter& plots, const Report& r, const Run& run) {
   draw_curve(plots, r, run);
   draw_grid(plots, "ch09_head_view", "Attention weights A[i, j] on \"" + r.view.sentence + "\"", r.view, r.view.weights,
-            "weight");
+            "weight", true);
   draw_grid(plots, "ch09_contributions", "Contribution sizes ||a_ij v_j W_O|| on \"" + r.view.sentence + "\"", r.view,
-            r.view.contributions, "size");
+            r.view.contributions, "size", false);
   draw_roles(plots, r);
   draw_ablations(plots, r);
   draw_bank(plots, r);
