@@ -581,7 +581,7 @@ std::string heatmap_commands(const Heatmap& map, const std::string& dat, int lab
        << gnuplot_quote(o.colour) << " lw 2" << (o.dashed ? " dt 2" : "") << "\n";
     keyed = keyed || !o.key.empty();
   }
-  if (keyed) gp << "set key below horizontal samplen 3\n";
+  if (keyed) gp << "set key below horizontal samplen 3 height 1.5\n";  // a line of space under the x label
   gp << "plot " << dat << " using 1:2:3 with image notitle";
   if (map.cell_labels) gp << ", " << dat << " using 1:2:4 with labels" << font << " notitle";
   for (const CellOutline& o : map.outlines) {
