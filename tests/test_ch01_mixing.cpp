@@ -230,6 +230,11 @@ BOOST_AUTO_TEST_CASE(flags_change_the_experiment) {
   // Multiplier 0 makes every score 0, so the weights are exactly uniform.
   BOOST_TEST(r.out.find("weights:        [0.33, 0.33, 0.33]") != std::string::npos);
   BOOST_TEST(r.out.find("plots: skipped (--no-plots was given)") != std::string::npos);
+  // -0 is the multiplier 0: the same uniform weights, and no "-0" printed.
+  const attn::test::Run negative_zero = attn::test::run(std::string(CHAPTER_EXE) + " --no-plots --scale -0");
+  BOOST_TEST(negative_zero.code == 0);
+  BOOST_TEST(negative_zero.out.find("scores x 0\n") != std::string::npos);
+  BOOST_TEST(negative_zero.out.find("-0") == std::string::npos);
 }
 
 BOOST_AUTO_TEST_CASE(help_exits_zero) {
