@@ -109,11 +109,13 @@ function inspect(isBook) {
   }
   out.widest = widest ? `${widest.tagName.toLowerCase()}.${widest.className} "${widest.textContent.trim().slice(0, 40)}"` : "";
   // Text a reader sees outside code and output, where no markup or TeX may show.
-  const clone = document.body.cloneNode(true);
+  // Copies in an inert document, where a copied image fetches nothing.
+  const inert = document.implementation.createHTMLDocument("");
+  const clone = inert.importNode(document.body, true);
   for (const n of clone.querySelectorAll("pre, code, div.fragment, script, style, .MathJax, .MathJax_Display, .MathJax_Preview"))
     n.remove();
   out.prose = clone.textContent;
-  const all = document.body.cloneNode(true);
+  const all = inert.importNode(document.body, true);
   for (const n of all.querySelectorAll("script, style")) n.remove();
   out.text = all.textContent;
   out.html = document.documentElement.outerHTML;
@@ -166,14 +168,30 @@ function inspect(isBook) {
 
 const book = {};  // page -> what it looked like at 1280 px, for the cross-page checks
 const start = Date.now();
-async function visit(context, name, width) {
-  const where = `${name} @${width}px`;
+// One tab per worker and width, reused from page to page as a reader follows links: a new tab
+// costs a new renderer process, most of a visit's CPU time. A problem is filed under the page the
+// tab showed when it happened (events arrive in order, before the next page's navigation), so a
+// late one from the previous page is not blamed on the next.
+const tabs = [];  // every tab, for the problems that came after their page was checked
+async function openTab(context) {
   const page = await context.newPage();
-  const problems = [];
-  page.on("console", (m) => { if (m.type() === "error") problems.push(`console error: ${m.text()}`); });
-  page.on("pageerror", (e) => problems.push(`uncaught exception: ${e.message}`));
-  page.on("requestfailed", (r) => problems.push(`request failed: ${r.url()} (${r.failure()?.errorText})`));
-  page.on("response", (r) => { if (r.status() >= 400) problems.push(`HTTP ${r.status()}: ${r.url()}`); });
+  const tab = { page, problems: {} };
+  tabs.push(tab);
+  const file = (where, text) => {
+    const key = where.replace(base, "").split("#")[0];
+    (tab.problems[key] ??= []).push(text);
+  };
+  page.on("console", (m) => { if (m.type() === "error") file(page.url(), `console error: ${m.text()}`); });
+  page.on("pageerror", (e) => file(page.url(), `uncaught exception: ${e.message}`));
+  page.on("requestfailed", (r) => file(r.frame().url(), `request failed: ${r.url()} (${r.failure()?.errorText})`));
+  page.on("response", (r) => { if (r.status() >= 400) file(r.frame().url(), `HTTP ${r.status()}: ${r.url()}`); });
+  return tab;
+}
+
+async function visit(tab, name, width) {
+  const where = `${name} @${width}px`;
+  const page = tab.page;
+  const problems = (tab.problems[name] = []);
   try {
     await page.goto(base + name, { waitUntil: "load", timeout: 30000 });
     // MathJax typesets after load; wait for its queue to drain when the page uses it.
@@ -184,6 +202,7 @@ async function visit(context, name, width) {
     const isBook = bookPage(name);
     const r = await page.evaluate(inspect, isBook);
     check(problems.length === 0, where, problems.join("; "));
+    problems.reported = problems.length;
     check(!/(src|href)=["']file:/.test(r.html), where, "refers to a file: URL");
     check(!r.html.includes(sourceAbsolute) && !/(src|href)=["']\//.test(r.html), where, "refers to an absolute path");
     for (const img of r.images) {
@@ -225,21 +244,32 @@ async function visit(context, name, width) {
     fs.mkdirSync(screenshots, { recursive: true });
     await page.screenshot({ path: path.join(screenshots, `${name.replace(/\.html$/, "")}-${width}.png`), fullPage: true });
   }
-  await page.close();
 }
 
 // Three pages at a time (the machine has two cores; a page spends part of its time waiting), each
-// worker with one browser context per width, so its cache keeps MathJax after the first page.
+// worker with one browser context and tab per width, so its cache keeps MathJax after the first page.
 // Book pages at both widths; the API reference (Doxygen's own layout) at 1280 px, and at 400 px too
 // with --api-phone, to keep the suite's run short.
 const apiPhone = args.includes("--api-phone");
 const queue = pages.flatMap((p) => (bookPage(p) || apiPhone ? [[p, 1280], [p, 400]] : [[p, 1280]]));
 await Promise.all([0, 1, 2].map(async () => {
-  const contexts = {};
-  for (const width of [1280, 400]) contexts[width] = await browser.newContext({ viewport: { width, height: 900 } });
-  for (let job = queue.shift(); job; job = queue.shift()) await visit(contexts[job[1]], ...job);
+  const contexts = {}, mine = {};
+  for (const width of [1280, 400]) {
+    contexts[width] = await browser.newContext({ viewport: { width, height: 900 } });
+    mine[width] = await openTab(contexts[width]);
+  }
+  for (let job = queue.shift(); job; job = queue.shift()) await visit(mine[job[1]], ...job);
   for (const c of Object.values(contexts)) await c.close();
 }));
+
+// A problem that arrived after its page was checked still fails the run.
+for (const tab of tabs) {
+  for (const [name, problems] of Object.entries(tab.problems)) {
+    const seen = problems.slice(0, problems.reported ?? 0);
+    const late = problems.slice(seen.length).filter((p) => !seen.includes(p));
+    check(late.length === 0, name, `after it was checked: ${late.join("; ")}`);
+  }
+}
 
 // Across pages: the map, the claim links, the reading order.
 const index = book["index.html"];
