@@ -57,21 +57,19 @@ void describe_model(const attn::OneHeadModel& m, const std::string& origin) {
   attn::print_claim(std::cout, ch05::parameter_count_claim(m));
 }
 
-/// Section 2: training, with a progress line every 50 passes.
-ch05::TrainLog train_article_model(attn::OneHeadModel& model, const std::vector<ch05::Example>& data, int passes,
-                                   double lr) {
+/// Section 2: the training run, with a progress line every 50 passes.
+void print_training(const ch05::TrainLog& log, double lr, double final_loss) {
+  const int passes = static_cast<int>(log.pass_loss.n_elem);
   attn::print_heading(std::cout, "2. Training: Adam (lr " + format_number(lr, 3) + "), " + std::to_string(passes) +
                                      " passes over the four examples, one step per example");
   std::cout << "  forward pass, hand-written backward pass (common/backprop.hpp), one Adam step,\n"
                "  the examples in the article's order\n";
-  const ch05::TrainLog log = ch05::train(model, data, passes, lr, {0, 1});
   for (int pass = 1; pass <= passes; ++pass) {
     if (pass == 1 || pass % 50 == 0 || pass == passes) {
       std::cout << "  pass " << std::setw(5) << pass << "   mean loss " << format_loss(log.pass_loss(pass - 1)) << '\n';
     }
   }
-  std::cout << "  mean loss after training: " << format_loss(ch05::mean_loss(model, data)) << '\n';
-  return log;
+  std::cout << "  mean loss after training: " << format_loss(final_loss) << '\n';
 }
 
 /// Section 3: predictions and attention rows.
@@ -97,11 +95,10 @@ void report_predictions(const std::vector<ch05::Prediction>& predictions) {
                "  There is no held-out test: this shows fitting a tiny task.\n";
 }
 
-/// Section 4: one loss reaches every parameter group.
-void heads_and_blocks(const attn::OneHeadModel& model, const ch05::Example& e) {
+/// Section 4: one loss reaches every parameter group (`g`: the gradients of example `e`'s loss).
+void heads_and_blocks(const attn::OneHeadGrads& g, const ch05::Example& e) {
   attn::print_heading(std::cout, "4. Heads and blocks train together: one loss, every parameter group");
   std::cout << "  (the first update of training, from the initial parameters)\n";
-  const attn::OneHeadGrads g = attn::one_head_backward(model, attn::one_head_forward(model, e.ids, e.label));
   std::cout << "  gradient sizes (Frobenius norms) from the loss of \"" << attn::join_words(e.words) << "\":\n   ";
   for (const auto& group : attn::kOneHeadGroups) {
     std::cout << ' ' << group.name << ' ' << attn::format_number(arma::norm(g.*group.grad, "fro"), 4);
@@ -112,9 +109,8 @@ void heads_and_blocks(const attn::OneHeadModel& model, const ch05::Example& e) {
 }
 
 /// Section 5: feature recovery.
-ch05::FeatureRecovery feature_recovery() {
+void feature_recovery(const ch05::FeatureRecovery& r) {
   attn::print_heading(std::cout, "5. Companion: can two small matrices recover identifiable features?");
-  const ch05::FeatureRecovery r = ch05::recover_features();
   std::cout << "  Only Wq and Wv (each 9 x 3) are trained; the four keys and the 3-d output space are fixed.\n"
                "  The data come from known maps: Wq* reads query features 0-2, Wv* reads source features 3-5,\n"
                "  features 6-8 are distractors read by neither. 256 training and 256 held-out examples.\n";
@@ -132,7 +128,6 @@ ch05::FeatureRecovery feature_recovery() {
   attn::print_claim(std::cout, ch05::interventions_claim(r));
   std::cout << "  The fixed keys and targets are what make the features identifiable here; a freely trained\n"
                "  model could spread the same function over rotated, unnamed coordinates.\n";
-  return r;
 }
 
 /// The biased-dataset table of one run.
@@ -145,11 +140,10 @@ void print_biased_table(const std::vector<ch05::BiasedRow>& rows) {
 }
 
 /// Section 6: the biased dataset.
-std::vector<ch05::BiasedRow> biased_dataset(const ch05::TrainSettings& settings) {
+void biased_dataset(const std::vector<ch05::BiasedRow>& rows) {
   attn::print_heading(std::cout, "6. Companion: attention learns the data, not the world");
   std::cout << "  Six sentences \"the CONTEXT bank\" with arbitrary labels (lawyer and attorney get opposite ones);\n"
                "  the same model and settings as section 2, vocabulary the, bank and the six contexts.\n";
-  const std::vector<ch05::BiasedRow> rows = ch05::train_biased(settings);
   print_biased_table(rows);
   attn::print_claim(std::cout, ch05::fitted_claim(rows));
   std::cout << "  What it shows: this supervised toy fits arbitrary label assignments, including opposite labels\n"
@@ -157,16 +151,14 @@ std::vector<ch05::BiasedRow> biased_dataset(const ch05::TrainSettings& settings)
                "  data, or that it cannot generalize. The attention column is one run's solution (the article's\n"
                "  PyTorch run had 0.00 / 1.00 alternating); small weights, the values and the classifier all\n"
                "  take part, so a rounded weight is not an explanation of a prediction.\n";
-  return rows;
 }
 
 /// Section 6, continued: the same data from seeds 0-19, how often each attention pattern appears,
 /// and the article's contrast for the first seed that shows it.
-std::vector<ch05::BiasedRun> biased_survey(const ch05::TrainSettings& settings) {
-  const std::vector<ch05::BiasedRun> runs = ch05::survey_biased_seeds(settings, 0, kSurveySeeds);
+void biased_survey(const std::vector<ch05::BiasedRun>& runs) {
   std::cout
-      << "  Which solution appears depends on the initialisation. The same data and settings, seeds 0-"
-      << kSurveySeeds - 1
+      << "  Which solution appears depends on the initialisation. The same data and settings, seeds "
+      << runs.front().seed << "-" << runs.back().seed
       << ";\n  the pattern is bank's weight on the context word over each class's three sentences (near: within\n  "
       << format_number(ch05::kNearZero, 1) << " of 0 or 1; mixed: the three are not all near the same end):\n";
   attn::Table t({"pattern", "seeds", "which (all six fitted unless marked *)"});
@@ -197,7 +189,6 @@ std::vector<ch05::BiasedRun> biased_survey(const ch05::TrainSettings& settings) 
                "  and lets the values and the classifier separate them, another attends to the context for one\n"
                "  class and away from it for the other. The data do not choose between them; the starting point\n"
                "  decides which one the optimizer finds.\n";
-  return runs;
 }
 
 /// The training figures: the loss, bank's weights during training, bank's weights after it.
@@ -587,43 +578,69 @@ void write_outputs(const Flags& flags, const attn::OneHeadModel& model, const ch
   }
 }
 
+/// Sections 2 to 4 of the article's run: the training, the trained model's predictions, and the
+/// gradients of the very first update.
+struct TrainingRun {
+  ch05::TrainLog log;                         ///< section 2: per-pass losses, bank's tracked rows
+  double final_loss = 0.0;                    ///< section 2: mean loss of the trained model
+  std::vector<ch05::Prediction> predictions;  ///< section 3
+  attn::OneHeadGrads first;                   ///< section 4: from the initial parameters, example 0
+};
+
+/// Sections 5 and 6, the companions (left empty by --no-companions).
+struct Companions {
+  std::optional<ch05::FeatureRecovery> features{};  ///< section 5
+  std::vector<ch05::BiasedRow> biased{};            ///< section 6: the --seed run
+  std::vector<ch05::BiasedRun> survey{};            ///< section 6: seeds 0-19
+};
+
+/// The companions keep the article's settings, with the reader's --seed.
+Companions run_companions(std::uint64_t seed) {
+  ch05::TrainSettings article;
+  article.seed = seed;
+  return {.features = ch05::recover_features(),
+          .biased = ch05::train_biased(article),
+          .survey = ch05::survey_biased_seeds(article, 0, kSurveySeeds)};
+}
+
 /// The article's sections: the model, training, predictions, one loss for every group, the companions.
+/// Sections 1 and 2 print before the divergence check, so a diverging run shows its losses.
 void run_training(const Flags& flags) {
   const ch05::TrainSettings settings = train_settings(flags);
   check_outputs(flags.save_dir, flags.loss_log);  // fail before any work if the outputs cannot be written
   const std::vector<ch05::Example> data = ch05::article_examples();
-  attn::OneHeadModel model = flags.init_dir ? ch05::load_model(*flags.init_dir, ch05::vocabulary().size(), 2)
-                                            : ch05::initial_model(ch05::vocabulary().size(), settings);
+  const attn::OneHeadModel initial = flags.init_dir ? ch05::load_model(*flags.init_dir, ch05::vocabulary().size(), 2)
+                                                    : ch05::initial_model(ch05::vocabulary().size(), settings);
   attn::Plotter plots(flags.plots);
-  const attn::OneHeadModel initial = model;
+  attn::OneHeadModel model = initial;
+  TrainingRun run;
+  run.log = ch05::train(model, data, settings.passes, settings.lr, {0, 1});
+  run.final_loss = ch05::mean_loss(model, data);
 
   std::cout << "Chapter 05 - Training: one head learned by hand-written backpropagation and Adam\n";
-  describe_model(model, flags.init_dir
-                            ? "read from " + *flags.init_dir
-                            : "initialized as PyTorch does (embedding N(0,1), linear U(+-1/sqrt(fan_in))), seed " +
-                                  std::to_string(flags.seed));
-  const ch05::TrainLog log = train_article_model(model, data, settings.passes, settings.lr);
-  attn::require_converging(arma::conv_to<std::vector<double>>::from(log.pass_loss), "pass", settings.lr);
-  write_outputs(flags, model, log);
-  const std::vector<ch05::Prediction> predictions = ch05::predictions(model, data);
-  report_predictions(predictions);
-  heads_and_blocks(initial, data[0]);
+  describe_model(initial, flags.init_dir
+                              ? "read from " + *flags.init_dir
+                              : "initialized as PyTorch does (embedding N(0,1), linear U(+-1/sqrt(fan_in))), seed " +
+                                    std::to_string(flags.seed));
+  print_training(run.log, settings.lr, run.final_loss);
+  attn::require_converging(arma::conv_to<std::vector<double>>::from(run.log.pass_loss), "pass", settings.lr);
+  write_outputs(flags, model, run.log);
 
-  std::optional<ch05::FeatureRecovery> features;
-  std::vector<ch05::BiasedRow> biased;
-  std::vector<ch05::BiasedRun> survey;
-  if (flags.companions) {
-    features = feature_recovery();
-    ch05::TrainSettings article;  // the companion keeps the article's settings, with --seed
-    article.seed = flags.seed;
-    biased = biased_dataset(article);
-    survey = biased_survey(article);
+  run.predictions = ch05::predictions(model, data);
+  run.first = attn::one_head_backward(initial, attn::one_head_forward(initial, data[0].ids, data[0].label));
+  const Companions companions = flags.companions ? run_companions(flags.seed) : Companions{};
+
+  report_predictions(run.predictions);
+  heads_and_blocks(run.first, data[0]);
+  if (companions.features) {
+    feature_recovery(*companions.features);
+    biased_dataset(companions.biased);
+    biased_survey(companions.survey);
   }
-
   std::cout << "\nWall time (varies from run to run; see --bench): the training loop of section 2 took "
-            << format_number(1e3 * log.seconds, 2) << " ms\n  for " << log.steps << " optimizer steps.\n\n";
-  draw_training(plots, predictions, log);
-  draw_companions(plots, features ? &*features : nullptr, biased, survey);
+            << format_number(1e3 * run.log.seconds, 2) << " ms\n  for " << run.log.steps << " optimizer steps.\n\n";
+  draw_training(plots, run.predictions, run.log);
+  draw_companions(plots, companions.features ? &*companions.features : nullptr, companions.biased, companions.survey);
   plots.report(std::cout);
 }
 
