@@ -406,15 +406,16 @@ BOOST_AUTO_TEST_CASE(every_line_fits_100_columns_at_the_largest_sizes) {
 
 // --help states each size's range, and the program enforces exactly that range.
 BOOST_AUTO_TEST_CASE(help_states_the_ranges_it_enforces) {
-  std::string help = attn::test::run(exe + " --help").out;
-  std::replace(help.begin(), help.end(), '\n', ' ');  // a wrapped description reads as one line
-  help = attn::test::squeeze_spaces(help);
+  const std::string help = attn::test::run(exe + " --help").out;
   const std::array<std::pair<const char*, std::uint64_t>, 3> sizes{
       {{"tokens", ch03::kMaxTokens}, {"heads", ch03::kMaxHeads}, {"blocks", ch03::kMaxBlocks}}};
   for (const auto& [flag, most] : sizes) {
-    const std::size_t at = help.find(attn::test::cat("--", flag, " "));
+    // The flag's entry: from its line to the next option's, a wrapped description read as one line.
+    const std::size_t at = help.find(attn::test::cat("\n  --", flag, " "));
     BOOST_TEST_REQUIRE(at != std::string::npos, flag);
-    const std::string entry = help.substr(at, help.find(" --", at + 1) - at);
+    std::string entry = help.substr(at + 1, help.find("\n  -", at + 1) - at - 1);
+    std::replace(entry.begin(), entry.end(), '\n', ' ');
+    entry = attn::test::squeeze_spaces(entry);
     BOOST_TEST(entry.find(attn::test::cat("(1 to ", most, ")")) != std::string::npos, entry);
     BOOST_TEST(attn::test::run(attn::test::cat(exe, " --no-plots --", flag, " ", most)).code == 0, flag);
     for (const std::uint64_t outside : {std::uint64_t{0}, most + 1}) {
