@@ -207,7 +207,7 @@ Plotter::Plotter(const PlotSettings& settings) : timeout_(settings.timeout) {
   folder_ = fs::absolute(folder_);
   const auto gnuplot = find_on_path("gnuplot");
   if (!gnuplot) {
-    reason_ = "gnuplot is not on PATH (scripts/install-deps.sh installs it)";
+    reason_ = "gnuplot is not on PATH; scripts/install-deps.sh installs gnuplot";
     return;
   }
   gnuplot_ = *gnuplot;
@@ -219,7 +219,7 @@ Plotter::Plotter(const PlotSettings& settings) : timeout_(settings.timeout) {
   }
   const std::string said = gnuplot_said(probe);
   if (probe.started && !probe.timed_out && probe.signal == 0 && said.find("terminal") != std::string::npos) {
-    reason_ = "gnuplot has no pngcairo terminal (install gnuplot-nox)";  // not an error: like gnuplot missing
+    reason_ = "gnuplot has no pngcairo terminal; install gnuplot-nox";  // not an error: like gnuplot missing
     return;
   }
   // Present but broken (crashed, hung, failed otherwise): skip the plots and fail the run.

@@ -479,9 +479,36 @@ BOOST_AUTO_TEST_CASE(bad_input_is_one_line_and_exit_2) {
                                  "--view 35,91",
                                  "--view a,b",
                                  "--view nan,0",
+                                 "--view '35,28,'",
+                                 "--view ',28'",
+                                 "--view '35,,28'",
+                                 "--wq '1,,0; 0 1 0; 0 0 1; 1 1 1'",
+                                 "--wq '1,0,0,; 0 1 0; 0 0 1; 1 1 1'",
                                  "stray"}) {
     attn::test::check_usage_error(attn::test::cat(exe, " --no-plots ", args), "ch02_swap_query");
   }
+}
+
+// The list rule (attn::split_list): spaces around a comma are allowed, an empty entry is refused.
+BOOST_AUTO_TEST_CASE(comma_lists_allow_spaces_and_refuse_empty_entries) {
+  const std::string fast = exe + " --no-plots --width 64 --dk 8";
+  const attn::test::Run plain = attn::test::run(fast + " --view 35,28");
+  BOOST_TEST_REQUIRE(plain.code == 0, plain.err);
+  for (const char* spaced : {"'35, 28'", "' 35 ,28 '", "\"$(printf '35,\\t28')\""}) {
+    const attn::test::Run r = attn::test::run(fast + " --view " + spaced);
+    BOOST_TEST(r.code == 0, spaced << ": " << r.err);
+    BOOST_TEST((r.out == plain.out), spaced);
+  }
+  const attn::test::Run rows = attn::test::run(fast + " --wq '0, 0, 0; 0,0,0; 0 , -3.75 , 0; 0 0 0'");
+  BOOST_TEST(rows.code == 0, rows.err);
+  BOOST_TEST(rows.out.find("q = [0.00, -3.00, 0.00]") != std::string::npos);
+  const attn::test::Run trailing = attn::test::run(fast + " --view '35,28,'");
+  BOOST_TEST(trailing.err ==
+             "ch02_swap_query: error: --view '35,28,' has an empty entry (entry 3 of 3; separate entries by single "
+             "commas) (see --help)\n");
+  const attn::test::Run row = attn::test::run(fast + " --wq '0 0 0; 0,,0; 0 0 0; 0 0 0'");
+  BOOST_TEST(row.code == 2);
+  BOOST_TEST(row.err.find("--wq: matrix row 2 ' 0,,0' has an empty entry (entry 2 of 3") != std::string::npos, row.err);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
