@@ -6,6 +6,7 @@
 /// or derived independently in closed form.
 #include <boost/test/unit_test.hpp>
 
+#include <algorithm>
 #include <cctype>
 #include <chrono>
 #include <cmath>
@@ -286,6 +287,64 @@ BOOST_AUTO_TEST_CASE(vector_figures_refuse_bad_shapes) {
   BOOST_CHECK_THROW(attn::vector_figure_data(f), std::invalid_argument);  // a 3-d figure needs a view
   f.axes = {"a"};
   BOOST_CHECK_THROW(attn::vector_figure_data(f), std::invalid_argument);
+}
+
+// The superposition figure's labels sit beyond their arrowheads, clear of every arrow and of the input.
+BOOST_AUTO_TEST_CASE(superposition_labels_stay_clear_of_the_arrows) {
+  const attn::VectorFigure f = ch02::superposition_figure(ch02::superposition());
+  BOOST_TEST_REQUIRE(f.arrows.size() == 1u);
+  const attn::ArrowSet& a = f.arrows.front();
+  BOOST_TEST_REQUIRE(a.label_gap > 0.0);
+  // Distance from p to the segment from the origin to w (every arrow starts at the origin).
+  const auto to_segment = [](const arma::rowvec& p, const arma::rowvec& w) {
+    const double t = std::clamp(arma::dot(p, w) / arma::dot(w, w), 0.0, 1.0);
+    return arma::norm(p - t * w);
+  };
+  for (arma::uword i = 0; i < a.to.n_rows; ++i) {
+    const arma::rowvec w = a.to.row(i);
+    const arma::rowvec label = w * (1.0 + a.label_gap / arma::norm(w));  // as vector_figure_commands places it
+    for (arma::uword j = 0; j < a.to.n_rows; ++j) {
+      BOOST_TEST(to_segment(label, a.to.row(j)) >= 0.1, "f" << i + 1 << "'s label is near arrow f" << j + 1);
+    }
+    BOOST_TEST(arma::norm(label - f.points.front().points.row(0)) >= 0.3, "f" << i + 1 << " near x");
+  }
+  // The input's label goes to the right of its dot, off f2's line through it.
+  BOOST_TEST(f.points.front().label_offset.first >= 7.0);
+  BOOST_TEST(f.points.front().label_offset.second == 0.0);
+}
+
+// Seen along an axis (the side and top panels), keys that land on the same spot keep their labels
+// apart: k_money behind k_the looking along finance.
+BOOST_AUTO_TEST_CASE(matching_views_keep_coinciding_labels_apart) {
+  const ch02::MatchTable t =
+      ch02::match_last(attn::split_sentence("the river bank"), ch02::preset_wq(ch02::Preset::water), ch02::fixed_wk());
+  const attn::VectorFigure f = ch02::matching_views_figure("water", t, {});
+  std::size_t coinciding = 0;
+  for (const attn::View3d& v : f.views) {
+    // The depth axis of an axis-aligned view: z from above, x (finance) from azimuth 90, y from azimuth 0.
+    const int depth = v.elevation == 90 ? 2 : v.elevation == 0 && v.azimuth == 90 ? 0 : v.elevation == 0 ? 1 : -1;
+    if (depth < 0) continue;
+    for (std::size_t s1 = 0; s1 < f.points.size(); ++s1) {
+      for (std::size_t s2 = s1; s2 < f.points.size(); ++s2) {
+        const attn::PointSet &a = f.points[s1], &b = f.points[s2];
+        for (arma::uword i = 0; i < a.points.n_rows; ++i) {
+          for (arma::uword j = s1 == s2 ? i + 1 : 0; j < b.points.n_rows; ++j) {
+            arma::rowvec d = a.points.row(i) - b.points.row(j);
+            d(depth) = 0;
+            if (arma::norm(d) > 1e-9) continue;
+            ++coinciding;
+            BOOST_TEST(std::abs(a.label_offset.second - b.label_offset.second) >= 1.0,
+                       a.labels[i] << " and " << b.labels[j] << " print on one spot");
+          }
+        }
+      }
+    }
+  }
+  BOOST_TEST(coinciding >= 1u);  // k_the and k_money in the side panel
+  // From straight above, the vertical axis is a point: no floating "structure" label in that panel.
+  const std::string commands = attn::vector_figure_commands(f, {"\"a\"", "\"b\"", "\"c\""});
+  BOOST_TEST(commands.find("set zlabel \"\" rotate parallel") != std::string::npos);
+  BOOST_TEST(commands.find("set zlabel \"structure\" rotate parallel") != std::string::npos);
 }
 
 BOOST_AUTO_TEST_CASE(the_query_map_diagram_carries_the_width_example_sizes) {
