@@ -22,50 +22,105 @@ arma::mat sentence(const std::string& words) { return attn::toy_embeddings().loo
 
 ch01::ForwardPassSection forward() { return ch01::one_forward_pass(attn::toy_embeddings()); }
 
+/// A value claim the program prints: the right ID, holding on the article's numbers, and printed
+/// by the program with its tag.
+void expect_holds(const attn::ClaimCheck& claim, const std::string& id) {
+  BOOST_TEST(claim.id == id);
+  BOOST_TEST(claim.holds, id);
+  static const std::string out = attn::test::run(std::string(CHAPTER_EXE) + " --no-plots").out;
+  BOOST_TEST(out.find(claim.evidence + "   [" + id + "]\n") != std::string::npos, id);
+}
+
 }  // namespace
 
 BOOST_AUTO_TEST_SUITE(claims)
 
-// Claims mix_01 to mix_11 are asserted on the section results the program prints.
+// Claims mix_01 to mix_12 are asserted on the section results the program prints, and through the
+// claim functions the program prints them with.
 
 BOOST_AUTO_TEST_CASE(claim_mix_01_river_bank_weights) {
   attn::test::check_printed(forward().river.weights(), {0.26, 0.31, 0.43}, 0.005);
+  expect_holds(ch01::river_weights_claim(forward()), "mix_01");
+  // Section 2 prints the same weights from the step-by-step trace.
+  const ch01::WhyItMixedSection why = ch01::why_it_mixed(attn::toy_embeddings());
+  attn::test::check_printed(why.trace.weights, {0.26, 0.31, 0.43}, 0.005);
+  expect_holds(ch01::softmax_claim(why), "mix_01");
 }
 
 BOOST_AUTO_TEST_CASE(claim_mix_02_river_bank_mixture) {
   attn::test::check_printed(forward().river.mixture(), {0.21, 0.52, 0.34, 0.41}, 0.005);
+  expect_holds(ch01::river_mixture_claim(forward(), attn::toy_embeddings().axes()), "mix_02");
 }
 
 BOOST_AUTO_TEST_CASE(claim_mix_03_money_bank_weights_identical) {
   const arma::rowvec money = forward().money.weights(), river = forward().river.weights();
   attn::test::check_printed(money, {0.26, 0.31, 0.43}, 0.005);
   BOOST_TEST(arma::abs(money - river).max() < 1e-15);
+  expect_holds(ch01::money_weights_claim(forward()), "mix_03");
 }
 
 BOOST_AUTO_TEST_CASE(claim_mix_04_money_bank_mixture) {
   attn::test::check_printed(forward().money.mixture(), {0.52, 0.21, 0.34, 0.41}, 0.005);
+  expect_holds(ch01::money_mixture_claim(forward(), attn::toy_embeddings().axes()), "mix_04");
 }
 
 BOOST_AUTO_TEST_CASE(claim_mix_05_residual_preview_river) {
   attn::test::check_printed(forward().river.residual(), {0.71, 1.02, 1.14, 0.61}, 0.005);
+  expect_holds(ch01::river_residual_claim(forward()), "mix_05");
 }
 
 BOOST_AUTO_TEST_CASE(claim_mix_06_residual_preview_money) {
   attn::test::check_printed(forward().money.residual(), {1.02, 0.71, 1.14, 0.61}, 0.005);
+  expect_holds(ch01::money_residual_claim(forward()), "mix_06");
 }
 
 BOOST_AUTO_TEST_CASE(claim_mix_07_plain_average) {
   const arma::rowvec mean = forward().mean;
   BOOST_TEST(std::abs(mean(1) - 0.50) <= 0.005);  // water
   BOOST_TEST(std::abs(mean(0) - 0.17) <= 0.005);  // finance
+  expect_holds(ch01::plain_average_claim(forward()), "mix_07");
 }
 
 BOOST_AUTO_TEST_CASE(claim_mix_08_unscaled_dot_products) {
-  attn::test::check_printed(ch01::why_it_mixed(attn::toy_embeddings()).trace.dots, {0.20, 0.54, 1.18}, 0.005);
+  const ch01::WhyItMixedSection why = ch01::why_it_mixed(attn::toy_embeddings());
+  attn::test::check_printed(why.trace.dots, {0.20, 0.54, 1.18}, 0.005);
+  // By hand: bank = [0.5, 0.5, 0.8, 0.2] against the = [0,0,0,1], river = [0,1,0,0.2] and itself.
+  BOOST_TEST(why.trace.dots(2) == 0.25 + 0.25 + 0.64 + 0.04, tt::tolerance(1e-12));
+  expect_holds(ch01::dots_claim(why), "mix_08");
 }
 
 BOOST_AUTO_TEST_CASE(claim_mix_09_divided_by_sqrt_4) {
-  attn::test::check_printed(ch01::why_it_mixed(attn::toy_embeddings()).trace.scaled, {0.10, 0.27, 0.59}, 0.005);
+  const ch01::WhyItMixedSection why = ch01::why_it_mixed(attn::toy_embeddings());
+  attn::test::check_printed(why.trace.scaled, {0.10, 0.27, 0.59}, 0.005);
+  expect_holds(ch01::scaled_claim(why), "mix_09");
+  BOOST_TEST(ch01::scaled_claim(why).evidence.starts_with("  divided by sqrt(4) = 2:"));
+}
+
+// The value claims compare with the article's numbers, so other embeddings make them fail: a longer
+// bank changes every number; a longer money changes only the money sentence's weights.
+BOOST_AUTO_TEST_CASE(claims_mix_01_to_09_fail_on_other_embeddings) {
+  const attn::EmbeddingTable& toy = attn::toy_embeddings();
+  arma::mat E = toy.E();
+  E.row(toy.index("bank"))(3) = 0.6;
+  const attn::EmbeddingTable longer_bank(toy.words(), toy.axes(), E);
+  const ch01::ForwardPassSection f = ch01::one_forward_pass(longer_bank);
+  const ch01::WhyItMixedSection w = ch01::why_it_mixed(longer_bank);
+  for (const attn::ClaimCheck& c :
+       {ch01::river_weights_claim(f), ch01::river_mixture_claim(f, toy.axes()), ch01::money_weights_claim(f),
+        ch01::money_mixture_claim(f, toy.axes()), ch01::river_residual_claim(f), ch01::money_residual_claim(f),
+        ch01::dots_claim(w), ch01::scaled_claim(w), ch01::softmax_claim(w)}) {
+    BOOST_TEST(!c.holds, c.id);
+  }
+  E = toy.E();
+  E.row(toy.index("money"))(3) = 0.3;
+  const ch01::ForwardPassSection m = ch01::one_forward_pass(attn::EmbeddingTable(toy.words(), toy.axes(), E));
+  BOOST_TEST(ch01::river_weights_claim(m).holds);
+  BOOST_TEST(!ch01::money_weights_claim(m).holds);
+  // The plain average moves when a word of the sentence moves.
+  E = toy.E();
+  E.row(toy.index("river"))(1) = 0.7;
+  BOOST_TEST(
+      !ch01::plain_average_claim(ch01::one_forward_pass(attn::EmbeddingTable(toy.words(), toy.axes(), E))).holds);
 }
 
 BOOST_AUTO_TEST_CASE(claim_mix_10_times_5_sharpens_toward_bank) {
@@ -175,6 +230,11 @@ BOOST_AUTO_TEST_CASE(flags_change_the_experiment) {
   // Multiplier 0 makes every score 0, so the weights are exactly uniform.
   BOOST_TEST(r.out.find("weights:        [0.33, 0.33, 0.33]") != std::string::npos);
   BOOST_TEST(r.out.find("plots: skipped (--no-plots was given)") != std::string::npos);
+  // -0 is the multiplier 0: the same uniform weights, and no "-0" printed.
+  const attn::test::Run negative_zero = attn::test::run(std::string(CHAPTER_EXE) + " --no-plots --scale -0");
+  BOOST_TEST(negative_zero.code == 0);
+  BOOST_TEST(negative_zero.out.find("scores x 0\n") != std::string::npos);
+  BOOST_TEST(negative_zero.out.find("-0") == std::string::npos);
 }
 
 BOOST_AUTO_TEST_CASE(help_exits_zero) {

@@ -88,6 +88,15 @@ BOOST_AUTO_TEST_CASE(claim_mask_03_river_bank_last_row_unchanged) {
   const arma::rowvec open = ch06::identity_head(X, false).A.row(2);
   check_printed(causal, {0.26, 0.31, 0.43}, 0.005);  // mix_01
   BOOST_TEST(arma::abs(causal - open).max() == 0.0);
+  const ch06::WordOrderSection orders = ch06::word_order_section();  // what the program prints
+  const attn::ClaimCheck claim = ch06::unchanged_row_claim(orders);
+  BOOST_TEST(claim.id == "mask_03");
+  BOOST_TEST(claim.holds);
+  BOOST_TEST(arma::abs(orders.bank_last.causal.A.row(2) - causal).max() == 0.0);
+  // A causal row that differs from the bidirectional one fails the claim.
+  ch06::WordOrderSection changed = orders;
+  changed.bank_last.causal.A.row(2) = arma::rowvec{0.2, 0.3, 0.5};
+  BOOST_TEST(!ch06::unchanged_row_claim(changed).holds);
 }
 
 BOOST_AUTO_TEST_CASE(claim_mask_04_bank_river_causal_bank_gives_river_zero) {
@@ -125,6 +134,25 @@ BOOST_AUTO_TEST_CASE(claim_mask_05_tired_cat_table_and_causal_view) {
   const arma::mat M = ch06::mask_log_weights(A);
   BOOST_TEST(arma::abs(M - C).max() <= 1e-12);
   BOOST_TEST(arma::trimatu(M, 1).max() == 0.0);
+
+  // The claims the program prints, on the section it prints them from.
+  const ch06::TiredCatSection t = ch06::tired_cat_section();
+  for (const attn::ClaimCheck& c : {ch06::row_sums_claim(t), ch06::renormalized_row_claim(t, 1),
+                                    ch06::renormalized_row_claim(t, 2), ch06::mask_renormalizes_claim(t)}) {
+    BOOST_TEST(c.id == "mask_05");
+    BOOST_TEST(c.holds, c.evidence);
+  }
+  BOOST_TEST(ch06::renormalized_row_claim(t, 1).evidence.starts_with("  tired: [0.05, 0.45] / 0.50 -> "));
+  BOOST_CHECK_THROW(ch06::renormalized_row_claim(t, 5), std::invalid_argument);
+  // And they fail on a table that breaks them: a row summing to 1.1, a wrong renormalized row, a
+  // masked table that differs from the renormalized one.
+  ch06::TiredCatSection broken = t;
+  broken.A(0, 0) += 0.1;
+  BOOST_TEST(!ch06::row_sums_claim(broken).holds);
+  broken = t;
+  broken.renormalized(1, 1) = 0.8;
+  BOOST_TEST(!ch06::renormalized_row_claim(broken, 1).holds);
+  BOOST_TEST(!ch06::mask_renormalizes_claim(broken).holds);
 }
 
 BOOST_AUTO_TEST_CASE(three_panels_scores_masked_softmax) {
@@ -253,7 +281,7 @@ BOOST_AUTO_TEST_CASE(runs_prints_the_article_numbers_and_draws_three_plots) {
   BOOST_TEST(r.code == 0);
   BOOST_TEST(r.err == "");
   attn::test::check_contains(r.out, {"[1.00, 0.00, 0.00]   [mask_01]", "[mask_02]",
-                                     "[0.26, 0.31, 0.43]   unchanged [mask_03]", "river gets exactly 0   [mask_04]",
+                                     "[0.26, 0.31, 0.43]   unchanged   [mask_03]", "river gets exactly 0   [mask_04]",
                                      "-> [0.10, 0.90, 0.00, 0.00, 0.00]   [mask_05]", "A 2 x 5", "[mask_06]"});
   BOOST_TEST(!attn::test::has_nan_word(r.out));
   attn::test::check_plots(dir, {"ch06_tired_cat", "ch06_mask", "ch06_bank_river", "ch06_three_panels"});
@@ -270,6 +298,14 @@ BOOST_AUTO_TEST_CASE(toggle_flags_choose_the_view) {
   BOOST_TEST(open.code == 0);
   BOOST_TEST(open.out.find("Bidirectional weights:") != std::string::npos);
   BOOST_TEST(open.out.find("Causal weights (zero above") == std::string::npos);
+  // The figure follows the toggle: one panel (one data file) for one view, two for both.
+  const std::filesystem::path dir = std::filesystem::path(TEST_PLOTS) / "causal_only";
+  BOOST_TEST(attn::test::run_with_plots(exe + " --sentence 'the bank river' --causal", dir).code == 0);
+  attn::test::check_plots(dir, {"ch06_bank_river"});
+  BOOST_TEST(!std::filesystem::exists(dir / "ch06_bank_river_2.dat"));
+  const std::filesystem::path both = std::filesystem::path(TEST_PLOTS) / "both_views";
+  BOOST_TEST(attn::test::run_with_plots(exe + " --sentence 'the bank river'", both).code == 0);
+  BOOST_TEST(std::filesystem::exists(both / "ch06_bank_river_2.dat"));
 }
 
 BOOST_AUTO_TEST_CASE(help_exits_zero) {

@@ -42,51 +42,44 @@ std::string joined(const std::vector<std::string>& words) {
 /// "sqrt(4)": the divisor of an identity head over d-wide vectors.
 std::string sqrt_d(const arma::mat& X) { return "sqrt(" + std::to_string(X.n_cols) + ")"; }
 
+/// One sentence of section 1: bank's input, then its weights and mixture (claims, printed with their tags).
+void print_sentence(const ch01::SentencePass& s, const attn::ClaimCheck& weights, const attn::ClaimCheck& mixture) {
+  std::cout << "\n  \"" << attn::join_words(s.words) << "\"\n";
+  std::cout << "    bank input: " << format_vector(arma::rowvec(s.X.row(s.receiver)), kPrecision) << '\n';
+  attn::print_claim(std::cout, weights);
+  attn::print_claim(std::cout, mixture);
+}
+
 /// Section 1: both sentences, bank's weights and mixture; the residual preview; a plain average.
 void print_forward_pass(const ch01::ForwardPassSection& f, const std::vector<std::string>& axes) {
   attn::print_heading(
       std::cout, "1. One forward pass, no training (Wq = Wk = Wv = I, d_k = " + std::to_string(f.river.X.n_cols) + ")");
   std::cout << "Every token's vector is its own query, key and value. bank is the last row.\n";
-  const ch01::SentencePass* sentences[2] = {&f.river, &f.money};
-  const char* tags[2][2] = {{"mix_01", "mix_02"}, {"mix_03", "mix_04"}};
-  for (int k = 0; k < 2; ++k) {
-    const ch01::SentencePass& s = *sentences[k];
-    std::cout << "\n  \"" << attn::join_words(s.words) << "\"\n";
-    std::cout << "    bank input: " << format_vector(arma::rowvec(s.X.row(s.receiver)), kPrecision) << '\n';
-    std::cout << "    weights:    " << format_vector(s.weights(), kPrecision) << "  over (" << joined(s.words)
-              << ")   [" << tags[k][0] << "]\n";
-    std::cout << "    mixture:    " << format_vector(s.mixture(), kPrecision) << "  (" << joined(axes) << ")   ["
-              << tags[k][1] << "]\n";
-  }
+  print_sentence(f.river, ch01::river_weights_claim(f), ch01::river_mixture_claim(f, axes));
+  print_sentence(f.money, ch01::money_weights_claim(f), ch01::money_mixture_claim(f, axes));
   std::cout << "\n  The weights are the same in both sentences: river and money have the same length and\n"
                "  the same dot product with bank. The mixtures differ because the vectors being mixed differ:\n"
                "  river brings water, money brings finance.\n";
 
   std::cout << "\n  Residual preview (identity output projection): bank input + mixture\n";
-  std::cout << "    river sentence: " << format_vector(f.river.residual(), kPrecision) << "   [mix_05]\n";
-  std::cout << "    money sentence: " << format_vector(f.money.residual(), kPrecision) << "   [mix_06]\n";
+  attn::print_claim(std::cout, ch01::river_residual_claim(f));
+  attn::print_claim(std::cout, ch01::money_residual_claim(f));
 
   std::cout << "\n  A plain average separates the sentences too. The mean of \"" << attn::join_words(f.river.words)
-            << "\":\n"
-            << "    water " << format_number(f.mean(1), kPrecision) << ", finance "
-            << format_number(f.mean(0), kPrecision)
-            << "   [mix_07]\n"
-               "  So this experiment shows information mixing, not a task that needs selective weights.\n";
+            << "\":\n";
+  attn::print_claim(std::cout, ch01::plain_average_claim(f));
+  std::cout << "  So this experiment shows information mixing, not a task that needs selective weights.\n";
 }
 
 /// Section 2: bank's row step by step, then every row at once.
 void print_why_it_mixed(const ch01::WhyItMixedSection& w) {
   const ch01::SentencePass& s = w.sentence;
   const ch01::RowTrace& t = w.trace;
-  const std::string root = sqrt_d(s.X);
-  const std::string divisor = root + " = " + format_number(std::sqrt(static_cast<double>(s.X.n_cols)), 0) + ":";
   attn::print_heading(std::cout, "2. Why it mixed at all: bank's row in \"" + attn::join_words(s.words) + "\"");
-  const std::string dots_label = "  dot products with " + joined(s.words) + ": ";
-  std::cout << dots_label << format_vector(t.dots, kPrecision) << "   [mix_08]\n"
-            << std::left << std::setw(static_cast<int>(dots_label.size())) << "  divided by " + divisor << std::right
-            << format_vector(t.scaled, kPrecision) << "   [mix_09]\n"
-            << "  softmax (exp, then divide by sum):  " << format_vector(t.weights, kPrecision) << "   [mix_01]\n"
-            << "  mixture = " << format_number(t.weights(0), kPrecision) << " x " << s.words[0] << " + "
+  attn::print_claim(std::cout, ch01::dots_claim(w));
+  attn::print_claim(std::cout, ch01::scaled_claim(w));
+  attn::print_claim(std::cout, ch01::softmax_claim(w));
+  std::cout << "  mixture = " << format_number(t.weights(0), kPrecision) << " x " << s.words[0] << " + "
             << format_number(t.weights(1), kPrecision) << " x " << s.words[1] << " + "
             << format_number(t.weights(2), kPrecision) << " x " << s.words[2]
             << "\n          = " << format_vector(t.mixture, kPrecision)
@@ -226,6 +219,7 @@ std::optional<Flags> read_flags(int argc, char** argv) {
   if (!attn::cli::parse(argc, argv, options, kProgram, vm)) return std::nullopt;
   Flags f;
   f.multiplier = attn::cli::real(vm, "scale", -1000.0, 1000.0);
+  if (f.multiplier == 0.0) f.multiplier = 0.0;  // "--scale -0" is the multiplier 0, printed "x 0"
   f.experiment = vm.count("sentence") > 0 || !vm["scale"].defaulted();
   f.words = attn::split_sentence(vm.count("sentence") ? vm["sentence"].as<std::string>() : "the river bank");
   f.plots = attn::cli::plot_settings(vm);

@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <stdexcept>
+#include <vector>
 
 namespace ch01 {
 
@@ -80,6 +81,100 @@ Experiment experiment(const attn::EmbeddingTable& table, const std::vector<std::
   e.sweep_weights = multiplier_sweep(e.sentence.X, e.sentence.receiver, e.sweep);
   return e;
 }
+
+namespace {
+
+// The article's printed values (claims mix_01 to mix_09).
+const std::vector<double> kBankWeights{0.26, 0.31, 0.43};
+const std::vector<double> kRiverMixture{0.21, 0.52, 0.34, 0.41}, kMoneyMixture{0.52, 0.21, 0.34, 0.41};
+const std::vector<double> kRiverResidual{0.71, 1.02, 1.14, 0.61}, kMoneyResidual{1.02, 0.71, 1.14, 0.61};
+const std::vector<double> kDots{0.20, 0.54, 1.18}, kScaled{0.10, 0.27, 0.59};
+
+/// Whether `value` rounds to the article's `printed` numbers (half a unit in the second decimal).
+bool as_printed(const arma::rowvec& value, const std::vector<double>& printed) {
+  if (value.n_elem != printed.size()) return false;
+  const double half_unit = 0.5 * std::pow(10.0, -kArticleDecimals) + 1e-12;
+  for (arma::uword k = 0; k < value.n_elem; ++k) {
+    if (!(std::abs(value(k) - printed[k]) <= half_unit)) return false;
+  }
+  return true;
+}
+
+std::string vector_text(const arma::rowvec& v) { return attn::format_vector(v, kArticleDecimals); }
+
+std::string joined(const std::vector<std::string>& words) {
+  std::string out;
+  for (const auto& w : words) out += (out.empty() ? "" : ", ") + w;
+  return out;
+}
+
+attn::ClaimCheck weights_line(const char* id, const SentencePass& s, bool holds) {
+  return {id, holds, "    weights:    " + vector_text(s.weights()) + "  over (" + joined(s.words) + ")"};
+}
+
+attn::ClaimCheck mixture_line(const char* id, const SentencePass& s, const std::vector<std::string>& axes,
+                              const std::vector<double>& printed) {
+  return {id, as_printed(s.mixture(), printed),
+          "    mixture:    " + vector_text(s.mixture()) + "  (" + joined(axes) + ")"};
+}
+
+}  // namespace
+
+// [value_claims]
+attn::ClaimCheck river_weights_claim(const ForwardPassSection& f) {
+  return weights_line("mix_01", f.river, as_printed(f.river.weights(), kBankWeights));
+}
+
+attn::ClaimCheck river_mixture_claim(const ForwardPassSection& f, const std::vector<std::string>& axes) {
+  return mixture_line("mix_02", f.river, axes, kRiverMixture);
+}
+
+attn::ClaimCheck money_weights_claim(const ForwardPassSection& f) {
+  const arma::rowvec money = f.money.weights(), river = f.river.weights();
+  const bool same = money.n_elem == river.n_elem && arma::abs(money - river).max() <= 1e-15;
+  return weights_line("mix_03", f.money, same && as_printed(money, kBankWeights));
+}
+
+attn::ClaimCheck money_mixture_claim(const ForwardPassSection& f, const std::vector<std::string>& axes) {
+  return mixture_line("mix_04", f.money, axes, kMoneyMixture);
+}
+
+attn::ClaimCheck river_residual_claim(const ForwardPassSection& f) {
+  return {"mix_05", as_printed(f.river.residual(), kRiverResidual),
+          "    river sentence: " + vector_text(f.river.residual())};
+}
+
+attn::ClaimCheck money_residual_claim(const ForwardPassSection& f) {
+  return {"mix_06", as_printed(f.money.residual(), kMoneyResidual),
+          "    money sentence: " + vector_text(f.money.residual())};
+}
+
+attn::ClaimCheck plain_average_claim(const ForwardPassSection& f) {
+  const double water = f.mean(1), finance = f.mean(0);
+  return {"mix_07", as_printed({water, finance}, {0.50, 0.17}),
+          "    water " + attn::format_number(water, kArticleDecimals) + ", finance " +
+              attn::format_number(finance, kArticleDecimals)};
+}
+
+attn::ClaimCheck dots_claim(const WhyItMixedSection& w) {
+  return {"mix_08", as_printed(w.trace.dots, kDots),
+          "  dot products with " + joined(w.sentence.words) + ": " + vector_text(w.trace.dots)};
+}
+
+attn::ClaimCheck scaled_claim(const WhyItMixedSection& w) {
+  const arma::uword d = w.sentence.X.n_cols;
+  const std::string label = "  divided by sqrt(" + std::to_string(d) +
+                            ") = " + attn::format_number(std::sqrt(static_cast<double>(d)), 0) + ":";
+  const std::size_t width = ("  dot products with " + joined(w.sentence.words) + ": ").size();
+  return {"mix_09", as_printed(w.trace.scaled, kScaled),
+          label + std::string(width > label.size() ? width - label.size() : 0, ' ') + vector_text(w.trace.scaled)};
+}
+
+attn::ClaimCheck softmax_claim(const WhyItMixedSection& w) {
+  return {"mix_01", as_printed(w.trace.weights, kBankWeights),
+          "  softmax (exp, then divide by sum):  " + vector_text(w.trace.weights)};
+}
+// [value_claims]
 
 attn::ClaimCheck sharpening_claim(const ScoreScaleSection& s) {
   const arma::rowvec sharp = s.at(5.0), plain = s.at(1.0);

@@ -135,23 +135,62 @@ arma::mat feature_row_norms(const FeatureRecovery& r) {
   return norms;
 }
 
-bool features_recovered(const FeatureRecovery& r, std::string* why) {
-  const auto fail = [&](const std::string& reason) {
-    if (why != nullptr) *why = reason;
-    return false;
-  };
-  if (!(r.heldout_error < 1e-3)) return fail("held-out error " + std::to_string(r.heldout_error));
-  if (!(r.Wq_error < 1e-2)) return fail("Wq error " + std::to_string(r.Wq_error));
-  if (!(r.Wv_error < 1e-2)) return fail("Wv error " + std::to_string(r.Wv_error));
+namespace {
+
+/// The first intervention on the wrong side of its threshold, or "" when all behave.
+std::string intervention_failure(const FeatureRecovery& r) {
   for (arma::uword f = 0; f < FeatureLayout::features; ++f) {
     const bool query_relevant = f < 3, value_relevant = f >= 3 && f < 6;
     const bool query_ok = query_relevant ? r.query_effect(f) > kRelevantEffect : r.query_effect(f) < kIrrelevantEffect;
     const bool source_ok =
         value_relevant ? r.source_effect(f) > kRelevantEffect : r.source_effect(f) < kIrrelevantEffect;
-    if (!query_ok) return fail("query intervention on feature " + std::to_string(f));
-    if (!source_ok) return fail("source intervention on feature " + std::to_string(f));
+    if (!query_ok) return "query intervention on feature " + std::to_string(f);
+    if (!source_ok) return "source intervention on feature " + std::to_string(f);
   }
-  return true;
+  return "";
+}
+
+}  // namespace
+
+// [feature_claims]
+attn::ClaimCheck feature_fit_claim(const FeatureRecovery& r) {
+  return {.id = "feat_01",
+          .holds = r.heldout_error < 1e-3,
+          .evidence = "  relative squared error: training " + attn::format_number(r.train_error, 8) + ", held out " +
+                      attn::format_number(r.heldout_error, 8)};
+}
+
+attn::ClaimCheck feature_maps_claim(const FeatureRecovery& r) {
+  return {.id = "feat_01",
+          .holds = r.Wq_error < 1e-2 && r.Wv_error < 1e-2,
+          .evidence = "  recovery |W - W*| / |W*|: Wq " + attn::format_number(r.Wq_error, 6) + ", Wv " +
+                      attn::format_number(r.Wv_error, 6)};
+}
+
+attn::ClaimCheck interventions_claim(const FeatureRecovery& r) {
+  const std::string failure = intervention_failure(r);
+  return {.id = "feat_01",
+          .holds = failure.empty(),
+          .evidence =
+              "  Interventions on held-out examples move one feature by +1 (of the query token, or of every source\n"
+              "  token) and report the mean change of the output. Relevant directions move it; the others move it\n"
+              "  by less than " +
+              attn::format_number(kIrrelevantEffect, 2) + ", the tolerance the tests assert." +
+              (failure.empty() ? "" : "\n  Not here: " + failure + ".")};
+}
+// [feature_claims]
+
+bool features_recovered(const FeatureRecovery& r, std::string* why) {
+  const auto fail = [&](const std::string& reason) {
+    if (why != nullptr) *why = reason;
+    return false;
+  };
+  if (!feature_fit_claim(r).holds) return fail("held-out error " + std::to_string(r.heldout_error));
+  if (!feature_maps_claim(r).holds) {
+    return fail("map errors Wq " + std::to_string(r.Wq_error) + ", Wv " + std::to_string(r.Wv_error));
+  }
+  const std::string failure = intervention_failure(r);
+  return failure.empty() || fail(failure);
 }
 
 }  // namespace ch05

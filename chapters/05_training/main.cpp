@@ -78,21 +78,23 @@ ch05::TrainLog train_article_model(attn::OneHeadModel& model, const std::vector<
 void report_predictions(const std::vector<ch05::Prediction>& predictions) {
   attn::print_heading(std::cout, "3. What the trained model does");
   std::cout << "  sentence          target -> prediction, and bank's attention row\n";
-  for (const auto& [e, predicted, weights] : predictions) {
+  for (const auto& [e, predicted, weights, uniform] : predictions) {
     std::string quoted = "\"";
     quoted.append(attn::join_words(e.words)).push_back('"');
     std::cout << "  " << std::left << std::setw(17) << quoted << " " << std::setw(7) << ch05::class_names()[e.label]
               << " -> " << std::setw(7) << ch05::class_names()[predicted] << std::right << "  bank attends to";
     for (arma::uword j = 0; j < e.words.size(); ++j)
       std::cout << ' ' << e.words[j] << ' ' << format_number(weights(j), 2);
-    std::cout << " [train_03]\n";
+    std::cout << '\n';
   }
   attn::print_claim(std::cout, ch05::predictions_claim(predictions));
+  attn::print_claim(std::cout, ch05::rows_reported_claim(predictions));
+  attn::print_claim(std::cout, ch05::uniform_routing_claim(predictions));
   std::cout << "  The attention rows are printed rounded and are one solution among many: the article's PyTorch\n"
-               "  seed-0 run routed bank almost entirely to river / money, but a uniform mixture would also\n"
-               "  carry enough to classify these four examples, and a rounded 0.00 is not an exact zero. Our\n"
-               "  random numbers differ from PyTorch's, so the learned rows may differ too. There is no\n"
-               "  held-out test: this shows fitting a tiny task.   [train_03]\n";
+               "  seed-0 run routed bank almost entirely to river / money, yet selective routing is not required\n"
+               "  (the line above asks the same model again with a uniform row), and a rounded 0.00 is not an\n"
+               "  exact zero. Our random numbers differ from PyTorch's, so the learned rows may differ too.\n"
+               "  There is no held-out test: this shows fitting a tiny task.\n";
 }
 
 /// Section 4: one loss reaches every parameter group.
@@ -116,10 +118,8 @@ ch05::FeatureRecovery feature_recovery() {
   std::cout << "  Only Wq and Wv (each 9 x 3) are trained; the four keys and the 3-d output space are fixed.\n"
                "  The data come from known maps: Wq* reads query features 0-2, Wv* reads source features 3-5,\n"
                "  features 6-8 are distractors read by neither. 256 training and 256 held-out examples.\n";
-  std::cout << "  relative squared error: training " << format_number(r.train_error, 8) << ", held out "
-            << format_number(r.heldout_error, 8) << "   [feat_01]\n"
-            << "  recovery |W - W*| / |W*|: Wq " << format_number(r.Wq_error, 6) << ", Wv "
-            << format_number(r.Wv_error, 6) << "   [feat_01]\n";
+  attn::print_claim(std::cout, ch05::feature_fit_claim(r));
+  attn::print_claim(std::cout, ch05::feature_maps_claim(r));
   attn::Table t({"feature", "role", "|Wq* row|", "|Wq row|", "|Wv* row|", "|Wv row|", "query move", "source move"});
   const arma::mat norms = ch05::feature_row_norms(r);
   for (arma::uword f = 0; f < norms.n_rows; ++f) {
@@ -129,12 +129,8 @@ ch05::FeatureRecovery feature_recovery() {
            format_number(r.source_effect(f), 4)});
   }
   t.print(std::cout);
-  std::cout << "  Interventions on held-out examples move one feature by +1 (of the query token, or of every source\n"
-               "  token) and report the mean change of the output. Relevant directions move it; the others move it\n"
-               "  by less than "
-            << format_number(ch05::kIrrelevantEffect, 2)
-            << ", the tolerance the tests assert.   [feat_01]\n"
-               "  The fixed keys and targets are what make the features identifiable here; a freely trained\n"
+  attn::print_claim(std::cout, ch05::interventions_claim(r));
+  std::cout << "  The fixed keys and targets are what make the features identifiable here; a freely trained\n"
                "  model could spread the same function over rotated, unnamed coordinates.\n";
   return r;
 }

@@ -122,7 +122,12 @@ std::vector<Prediction> predictions(const attn::OneHeadModel& model, const std::
   std::vector<Prediction> out;
   for (const Example& e : data) {
     const attn::OneHeadPass p = attn::one_head_forward(model, e.ids, e.label);
-    out.push_back({.example = e, .predicted = p.logits.index_max(), .weights = p.A.row(p.A.n_rows - 1)});
+    // The uniform row 1/n gives bank the mixture mean(V); the classifier reads it as it reads h.
+    const arma::rowvec uniform_logits = arma::rowvec(arma::mean(p.V, 0)) * model.Wc + model.bc;
+    out.push_back({.example = e,
+                   .predicted = p.logits.index_max(),
+                   .weights = p.A.row(p.A.n_rows - 1),
+                   .uniform = uniform_logits.index_max()});
   }
   return out;
 }
@@ -177,6 +182,28 @@ attn::ClaimCheck predictions_claim(const std::vector<Prediction>& predictions) {
       .id = "train_02",
       .holds = right == predictions.size(),
       .evidence = "  " + std::to_string(right) + " of " + std::to_string(predictions.size()) + " predictions right"};
+}
+
+attn::ClaimCheck rows_reported_claim(const std::vector<Prediction>& predictions) {
+  std::size_t distributions = 0;
+  for (const Prediction& p : predictions) {
+    const arma::rowvec& w = p.weights;
+    distributions +=
+        w.n_elem == p.example.ids.n_elem && w.n_elem > 0 && w.min() >= 0.0 && std::abs(arma::accu(w) - 1.0) <= 1e-12;
+  }
+  return {.id = "train_03",
+          .holds = !predictions.empty() && distributions == predictions.size(),
+          .evidence = "  " + std::to_string(distributions) + " of " + std::to_string(predictions.size()) +
+                      " rows are distributions over their own sentence (entries >= 0, sum 1)"};
+}
+
+attn::ClaimCheck uniform_routing_claim(const std::vector<Prediction>& predictions) {
+  std::size_t right = 0;
+  for (const Prediction& p : predictions) right += p.uniform == p.example.label;
+  return {.id = "train_03",
+          .holds = !predictions.empty() && right == predictions.size(),
+          .evidence = "  bank's row set to 1/n each: still " + std::to_string(right) + " of " +
+                      std::to_string(predictions.size()) + " right"};
 }
 
 std::vector<attn::ClaimCheck> absent_rows_claims(const Example& example, const attn::OneHeadGrads& grads) {

@@ -108,10 +108,12 @@ struct Prediction {
   Example example;            ///< the sentence and its target
   arma::uword predicted = 0;  ///< argmax of the logits
   arma::rowvec weights;       ///< 1 x n: the last row of A, how bank shares its attention
+  arma::uword uniform = 0;    ///< the class predicted when bank's row is forced uniform (1/n each)
 };
 
 /// predict() and the last row of A for every example, from one forward pass each (one Prediction per
-/// example, in order). Throws std::invalid_argument like attn::one_head_forward. Source: the article, "Make
+/// example, in order), and the class the same model predicts from the mixture mean(V) that a
+/// uniform row would give. Throws std::invalid_argument like attn::one_head_forward. Source: the article, "Make
 /// it learn".
 std::vector<Prediction> predictions(const attn::OneHeadModel& model, const std::vector<Example>& data);
 
@@ -142,6 +144,17 @@ attn::ClaimCheck parameter_count_claim(const attn::OneHeadModel& model);
 /// Evidence: "  N of M predictions right". Throws nothing. Source: the article, "Make it learn"
 /// (predictions 0, 1, 0, 1).
 attn::ClaimCheck predictions_claim(const std::vector<Prediction>& predictions);
+
+/// Claim train_03 on a model's predictions: every reported row is bank's attention over its own
+/// sentence (n entries, non-negative, summing to 1 to 1e-12). Evidence: how many of them are.
+/// Throws nothing. Source: the article, "Make it learn" (the attention table).
+attn::ClaimCheck rows_reported_claim(const std::vector<Prediction>& predictions);
+
+/// Claim train_03, "not a requirement": with bank's row forced uniform (1/n over its sentence) the
+/// same trained model still predicts every target. Evidence: "K of N". A reader's other seed can
+/// make it fail (the model then leans on its routing). Throws nothing. Source: the article, "Make it
+/// learn" (selective routing is one observed solution).
+attn::ClaimCheck uniform_routing_claim(const std::vector<Prediction>& predictions);
 
 // ---- parameters on disk -----------------------------------------------------------------------
 

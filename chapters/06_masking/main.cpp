@@ -37,66 +37,55 @@ struct Views {
 };
 
 /// Section 1: the mask, the causal weights, and what a 0 fill would leak.
-void the_mask() {
-  attn::print_heading(std::cout, "1. The causal mask: a decoder only looks left (\"the river bank\", identity head)");
-  const auto words = attn::split_sentence("the river bank");
-  const arma::mat X = sentence("the river bank");
+void the_mask(const ch06::MaskSection& m) {
+  attn::print_heading(std::cout, "1. The causal mask: a decoder only looks left (\"" + attn::join_words(m.words) +
+                                     "\", identity head)");
   std::cout << "  The mask added to the scores before softmax (row: receiving position, column: source):\n";
-  attn::print_matrix(std::cout, words, attn::causal_mask(3), 0);
-  const attn::HeadPass causal = ch06::identity_head(X, true);
-  const attn::HeadPass open = ch06::identity_head(X, false);
-  std::cout << "  Unmasked scores X X^T / sqrt(4):\n";
-  attn::print_matrix(std::cout, words, open.scores, kPrecision);
+  attn::print_matrix(std::cout, m.words, m.mask, 0);
+  std::cout << "  Unmasked scores X X^T / sqrt(" << m.open.Q.n_cols << "):\n";
+  attn::print_matrix(std::cout, m.words, m.open.scores, kPrecision);
   std::cout << "  Causal weights, softmax(scores + mask); exp(-inf) = 0 removes the future exactly:\n";
-  attn::print_matrix(std::cout, words, causal.A, kPrecision);
-  attn::print_claim(std::cout, ch06::causal_weights_claim(causal.A));
+  attn::print_matrix(std::cout, m.words, m.causal.A, kPrecision);
+  attn::print_claim(std::cout, ch06::causal_weights_claim(m.causal.A));
 
-  const arma::mat leaky = attn::softmax_rows(ch06::zero_fill(open.scores));
   std::cout << "\n  The wrong fill: set the future scores to 0 instead of -inf. exp(0) = 1, so they keep a share:\n";
-  attn::print_matrix(std::cout, words, leaky, kPrecision);
-  const arma::vec leaked = ch06::future_share(leaky);
-  attn::print_claim(std::cout, ch06::zero_fill_claim(leaky));
-  std::cout << "  (\"the\" at position 0 would put " << format_number(leaked(0), kPrecision)
-            << " of its attention on river and bank, which it must not see)\n"
+  attn::print_matrix(std::cout, m.words, m.leaky, kPrecision);
+  attn::print_claim(std::cout, ch06::zero_fill_claim(m.leaky));
+  std::cout << "  (\"" << m.words[0] << "\" at position 0 would put "
+            << format_number(ch06::future_share(m.leaky)(0), kPrecision) << " of its attention on " << m.words[1]
+            << " and " << m.words[2]
+            << ", which it must not see)\n"
                "  Every row keeps at least its own position, so no row is left with nothing to normalize.\n";
 }
 
 /// Section 2: the article's illustrative five-token table, both views.
 void five_tokens(const ch06::TiredCatSection& t) {
   attn::print_heading(std::cout, "2. \"" + attn::join_words(t.words) + "\": the article's illustrative weights");
-  const auto& words = t.words;
-  const arma::mat& A = t.A;
   std::cout << "  Bidirectional (every row sums to 1; illustrative values, not from a model):\n";
-  attn::print_matrix(std::cout, words, A, kPrecision);
-  std::cout << "  row sums: " << format_vector(arma::vec(arma::sum(A, 1)), kPrecision) << "   [mask_05]\n";
-  const arma::mat& renorm = t.renormalized;
-  const arma::mat& masked = t.masked;
+  attn::print_matrix(std::cout, t.words, t.A, kPrecision);
+  attn::print_claim(std::cout, ch06::row_sums_claim(t));
   std::cout << "  Causal: keep keys j <= i and divide each row by what survives:\n";
-  attn::print_matrix(std::cout, words, renorm, kPrecision);
-  std::cout << "  tired: [0.05, 0.45] / 0.50 -> " << format_vector(row(renorm, 1), kPrecision) << "   [mask_05]\n"
-            << "  The same table by the mask: softmax(log A + causal mask); largest difference from the\n"
-            << "  renormalized rows: " << std::scientific << std::setprecision(1) << arma::abs(renorm - masked).max()
-            << std::defaultfloat << " (equal up to rounding)   [mask_05]\n"
-            << "  The scores behind that: log A (softmax of each row gives A back), then the mask:\n";
-  attn::print_matrix(std::cout, words, t.masked_scores, kPrecision);
+  attn::print_matrix(std::cout, t.words, t.renormalized, kPrecision);
+  attn::print_claim(std::cout, ch06::renormalized_row_claim(t, 1));
+  attn::print_claim(std::cout, ch06::mask_renormalizes_claim(t));
+  std::cout << "  The scores behind that: log A (softmax of each row gives A back), then the mask:\n";
+  attn::print_matrix(std::cout, t.words, t.masked_scores, kPrecision);
   std::cout << "  (below the diagonal these are the scores log A; the figure ch06_three_panels shows scores,\n"
                "  masked scores and their softmax side by side)\n";
 }
 
 /// Section 3: bank's row in two word orders.
-void bank_rows() {
+void bank_rows(const ch06::WordOrderSection& s) {
   attn::print_heading(std::cout, "3. The same head, two word orders");
-  const arma::mat rb = sentence("the river bank");
-  std::cout << "  \"the river bank\": bank is last, so it already sees every position\n"
-            << "    bidirectional bank row: " << format_vector(row(ch06::identity_head(rb, false).A, 2), kPrecision)
-            << "\n    causal bank row:        " << format_vector(row(ch06::identity_head(rb, true).A, 2), kPrecision)
-            << "   unchanged [mask_03]\n";
-  const arma::mat br = sentence("the bank river");
-  const arma::rowvec causal = row(ch06::identity_head(br, true).A, 1);
-  std::cout << "  \"the bank river\": bank is in the middle\n"
-            << "    bidirectional bank row: " << format_vector(row(ch06::identity_head(br, false).A, 1), kPrecision)
-            << "  over (the, bank, river)\n";
-  attn::print_claim(std::cout, ch06::blocked_source_claim(causal, 2, "river"));
+  const ch06::BothViews& last = s.bank_last;
+  std::cout << "  \"" << attn::join_words(last.words) << "\": bank is last, so it already sees every position\n"
+            << "    bidirectional bank row: " << format_vector(row(last.open.A, 2), kPrecision) << '\n';
+  attn::print_claim(std::cout, ch06::unchanged_row_claim(s));
+  const ch06::BothViews& middle = s.bank_middle;
+  std::cout << "  \"" << attn::join_words(middle.words) << "\": bank is in the middle\n"
+            << "    bidirectional bank row: " << format_vector(row(middle.open.A, 1), kPrecision) << "  over ("
+            << middle.words[0] << ", " << middle.words[1] << ", " << middle.words[2] << ")\n";
+  attn::print_claim(std::cout, ch06::blocked_source_claim(row(middle.causal.A, 1), 2, middle.words[2]));
   std::cout << "  The mask changed which sources are allowed; projecting and mixing did not change.\n";
 }
 
@@ -153,9 +142,11 @@ arma::mat mark_future(arma::mat A) {
   return A;
 }
 
-/// Two weight heatmaps side by side: bidirectional on the left, causal (masked cells grey) on the right.
+/// Weight heatmaps side by side: bidirectional on the left, causal (masked cells grey) on the right;
+/// only the views asked for (the widget's toggle).
 void side_by_side(attn::Plotter& plots, const std::string& name, const std::string& title,
-                  const std::vector<std::string>& words, const arma::mat& open, const arma::mat& causal) {
+                  const std::vector<std::string>& words, const arma::mat& open, const arma::mat& causal,
+                  const Views& views = {}) {
   const auto panel = [&](const std::string& view, const arma::mat& A) {
     return attn::Heatmap{.title = view,
                          .xlabel = "key (source position)",
@@ -167,8 +158,10 @@ void side_by_side(attn::Plotter& plots, const std::string& name, const std::stri
                          .colorbox = false,
                          .xtics_rotation = -30};
   };
-  attn::heatmap_panels(plots, name, title,
-                       {panel("bidirectional", open), panel("causal (grey: masked, weight 0)", mark_future(causal))});
+  std::vector<attn::Heatmap> panels;
+  if (views.bidirectional) panels.push_back(panel("bidirectional", open));
+  if (views.causal) panels.push_back(panel("causal (grey: masked, weight 0)", mark_future(causal)));
+  attn::heatmap_panels(plots, name, title, panels);
 }
 
 /// The causal mask as two kinds of cell with a key: allowed (0 added, the score is kept) and
@@ -218,7 +211,8 @@ void three_panels(attn::Plotter& plots, const ch06::TiredCatSection& t) {
        panel("softmax of each row", t.masked, std::make_pair(0.0, 1.0), kPrecision)});
 }
 
-void draw_plots(attn::Plotter& plots, const ch06::TiredCatSection& cat, const ch06::BothViews& yours) {
+void draw_plots(attn::Plotter& plots, const ch06::TiredCatSection& cat, const ch06::BothViews& yours,
+                const Views& views) {
   std::ostringstream title;  // (a stream: GCC 12 misreads a chain of string + here as an overflow)
   title << '"' << attn::join_words(cat.words) << "\": illustrative weights, both views";
   side_by_side(plots, "ch06_tired_cat", title.str(), cat.words, cat.A, cat.renormalized);
@@ -227,8 +221,11 @@ void draw_plots(attn::Plotter& plots, const ch06::TiredCatSection& cat, const ch
   three_panels(plots, cat);
 
   std::ostringstream yours_title;
-  yours_title << '"' << attn::join_words(yours.words) << "\": identity head, both views";
-  side_by_side(plots, "ch06_bank_river", yours_title.str(), yours.words, yours.open.A, yours.causal.A);
+  yours_title << '"' << attn::join_words(yours.words) << "\": identity head, "
+              << (!views.causal          ? "bidirectional view"
+                  : !views.bidirectional ? "causal view"
+                                         : "both views");
+  side_by_side(plots, "ch06_bank_river", yours_title.str(), yours.words, yours.open.A, yours.causal.A, views);
 }
 
 const attn::cli::ProgramInfo kProgram{
@@ -253,8 +250,8 @@ std::optional<Flags> read_flags(int argc, char** argv) {
   options.add_options()
       ("sentence", po::value<std::string>()->value_name("WORDS"),
        "show this sentence's weights (words from: the, river, money, bank); default plot: \"the bank river\"")
-      ("causal", "show only the causal view of --sentence")
-      ("bidirectional", "show only the bidirectional view of --sentence");
+      ("causal", "show and plot only the causal view of --sentence")
+      ("bidirectional", "show and plot only the bidirectional view of --sentence");
   // clang-format on
   po::variables_map vm;
   if (!attn::cli::parse(argc, argv, options, kProgram, vm)) return std::nullopt;
@@ -277,17 +274,19 @@ int main(int argc, char** argv) {
     if (!flags) return 0;
     const ch06::BothViews yours = ch06::both_views(flags->words);  // refuses unknown words before printing anything
     attn::Plotter plots(flags->plots);
+    const ch06::MaskSection mask = ch06::mask_section();
     const ch06::TiredCatSection cat = ch06::tired_cat_section();
+    const ch06::WordOrderSection orders = ch06::word_order_section();
 
     std::cout << "Chapter 06 - Causal masking: a decoder only looks left\n";
-    the_mask();
+    the_mask(mask);
     five_tokens(cat);
-    bank_rows();
+    bank_rows(orders);
     cross();
     if (flags->custom) your_sentence(yours, flags->views);
 
     std::cout << '\n';
-    draw_plots(plots, cat, yours);
+    draw_plots(plots, cat, yours, flags->views);
     plots.report(std::cout);
     return 0;
   });

@@ -4,6 +4,9 @@
 
 #include "common/toy.hpp"
 
+#include <cmath>
+#include <iomanip>
+#include <sstream>
 #include <stdexcept>
 
 namespace ch06 {
@@ -73,6 +76,16 @@ arma::mat mask_log_weights(const arma::mat& A) {
 }
 // [mask_log_weights]
 
+MaskSection mask_section() {
+  MaskSection m{.words = attn::split_sentence("the river bank")};
+  const arma::mat X = attn::toy_embeddings().lookup(m.words);
+  m.mask = attn::causal_mask(X.n_rows);
+  m.open = identity_head(X, false);
+  m.causal = identity_head(X, true);
+  m.leaky = attn::softmax_rows(zero_fill(m.open.scores));
+  return m;
+}
+
 TiredCatSection tired_cat_section() {
   TiredCatSection t{.words = tired_cat_words(), .A = tired_cat_weights()};
   t.renormalized = renormalize_causal(t.A);
@@ -85,6 +98,11 @@ TiredCatSection tired_cat_section() {
 BothViews both_views(const std::vector<std::string>& words) {
   const arma::mat X = attn::toy_embeddings().lookup(words);
   return {.words = words, .open = identity_head(X, false), .causal = identity_head(X, true)};
+}
+
+WordOrderSection word_order_section() {
+  return {.bank_last = both_views(attn::split_sentence("the river bank")),
+          .bank_middle = both_views(attn::split_sentence("the bank river"))};
 }
 
 attn::ClaimCheck causal_weights_claim(const arma::mat& A) {
@@ -105,6 +123,52 @@ attn::ClaimCheck zero_fill_claim(const arma::mat& leaky) {
   return {.id = "mask_02",
           .holds = leaked(0) > 0.0,
           .evidence = "  share leaked to the future, per row: " + attn::format_vector(leaked, 2)};
+}
+
+attn::ClaimCheck unchanged_row_claim(const WordOrderSection& s) {
+  const arma::uword bank = s.bank_last.words.size() - 1;
+  const arma::rowvec causal = s.bank_last.causal.A.row(bank), open = s.bank_last.open.A.row(bank);
+  const arma::rowvec article{0.26, 0.31, 0.43};  // mix_01, two decimals
+  const bool unchanged = arma::abs(causal - open).max() <= 1e-15;
+  const bool as_printed = causal.n_elem == article.n_elem && arma::abs(causal - article).max() <= 0.005 + 1e-12;
+  return {.id = "mask_03",
+          .holds = unchanged && as_printed,
+          .evidence = "    causal bank row:        " + attn::format_vector(causal, 2) + "   unchanged"};
+}
+
+attn::ClaimCheck row_sums_claim(const TiredCatSection& t) {
+  const arma::vec sums = arma::sum(t.A, 1);
+  return {.id = "mask_05",
+          .holds = arma::abs(sums - 1.0).max() <= 1e-12,
+          .evidence = "  row sums: " + attn::format_vector(sums, 2)};
+}
+
+attn::ClaimCheck renormalized_row_claim(const TiredCatSection& t, arma::uword i) {
+  if (i >= t.A.n_rows) {
+    throw std::invalid_argument("renormalized_row_claim: row " + std::to_string(i) + " of a " + attn::shape(t.A) +
+                                " table");
+  }
+  const arma::rowvec allowed = t.A(i, arma::span(0, i));  // keys j <= i
+  const double total = arma::accu(allowed);
+  arma::rowvec expected(t.A.n_cols, arma::fill::zeros);
+  expected.head(i + 1) = allowed / total;
+  const arma::rowvec got = t.renormalized.row(i);
+  bool holds = arma::abs(got - expected).max() <= 1e-12;
+  if (t.words[i] == "tired") {  // the article's example row
+    holds = holds && arma::abs(got - arma::rowvec{0.10, 0.90, 0.0, 0.0, 0.0}).max() <= 0.005 + 1e-12;
+  }
+  return {.id = "mask_05",
+          .holds = holds,
+          .evidence = "  " + t.words[i] + ": " + attn::format_vector(allowed, 2) + " / " +
+                      attn::format_number(total, 2) + " -> " + attn::format_vector(got, 2)};
+}
+
+attn::ClaimCheck mask_renormalizes_claim(const TiredCatSection& t) {
+  const double difference = arma::abs(t.renormalized - t.masked).max();
+  std::ostringstream text;
+  text << "  The same table by the mask: softmax(log A + causal mask); largest difference from the\n"
+       << "  renormalized rows: " << std::scientific << std::setprecision(1) << difference << " (equal up to rounding)";
+  return {.id = "mask_05", .holds = difference <= 1e-12, .evidence = text.str()};
 }
 
 attn::ClaimCheck blocked_source_claim(const arma::rowvec& row, arma::uword blocked, const std::string& word) {

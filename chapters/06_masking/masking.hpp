@@ -52,6 +52,17 @@ arma::mat mask_log_weights(const arma::mat& A);
 
 // ---- the program's sections, computed once --------------------------------------------------------
 
+/// Section 1, the mask on "the river bank" (identity head): the mask, both views, and the wrong fill.
+struct MaskSection {
+  std::vector<std::string> words{};  ///< the river bank
+  arma::mat mask{};                  ///< n x n: 0 on and below the diagonal, -inf above
+  attn::HeadPass open{};             ///< bidirectional pass (its scores are the unmasked X X^T / sqrt(d))
+  attn::HeadPass causal{};           ///< causal pass
+  arma::mat leaky{};                 ///< n x n: softmax of zero_fill(open.scores), the wrong fill's weights
+};
+/// Computes section 1. Throws nothing (fixed inputs). Source: the article, "Causal masking".
+MaskSection mask_section();
+
 /// The article's five-token table in both views (section 2 and its figure).
 struct TiredCatSection {
   std::vector<std::string> words{};  ///< the tired cat finally slept
@@ -75,6 +86,15 @@ struct BothViews {
 /// word or an empty sentence. Source: the article, "Causal masking: a decoder only looks left".
 BothViews both_views(const std::vector<std::string>& words);
 
+/// Section 3, the same head in two word orders: bank last ("the river bank") and bank in the middle
+/// ("the bank river"), both views each.
+struct WordOrderSection {
+  BothViews bank_last{};    ///< the river bank: bank is row 2
+  BothViews bank_middle{};  ///< the bank river: bank is row 1
+};
+/// Computes section 3. Throws nothing (fixed inputs). Source: the article, "Causal masking".
+WordOrderSection word_order_section();
+
 // ---- claims, checked on the computed weights (printed with attn::print_claim) ----------------------
 
 /// Claim mask_01 on causal weights A (n x n): every entry above the diagonal is exactly 0, every row
@@ -86,6 +106,25 @@ attn::ClaimCheck causal_weights_claim(const arma::mat& A);
 /// keeps a share (row 0's weight above the diagonal is positive). Evidence: each row's share, two
 /// decimals. Throws std::invalid_argument like future_share. Source: the article, "Causal masking".
 attn::ClaimCheck zero_fill_claim(const arma::mat& leaky);
+
+/// Claim mask_03 on section 3: in "the river bank" bank is last, so its causal row equals its
+/// bidirectional row (to 1e-15), the article's [0.26, 0.31, 0.43] (mix_01, two decimals). Evidence:
+/// the causal row and "unchanged". Throws nothing on a result of word_order_section.
+attn::ClaimCheck unchanged_row_claim(const WordOrderSection& s);
+
+/// Claim mask_05 on section 2: every row of the illustrative table sums to 1 (to 1e-12).
+/// Evidence: the row sums, two decimals. Throws nothing on a result of tired_cat_section.
+attn::ClaimCheck row_sums_claim(const TiredCatSection& t);
+
+/// Claim mask_05 on section 2, one row: the causal view of row `i` is its allowed weights (j <= i)
+/// divided by their total; for "tired" (i = 1) the article's [0.10, 0.90, 0, 0, 0]. Evidence: the
+/// division with its numbers. Throws std::invalid_argument if i is not a row of the table.
+attn::ClaimCheck renormalized_row_claim(const TiredCatSection& t, arma::uword i);
+
+/// Claim mask_05 on section 2: softmax(log A + causal mask) gives the renormalized rows (largest
+/// difference at most 1e-12). Evidence: two lines, ending with the difference. Throws nothing on a
+/// result of tired_cat_section.
+attn::ClaimCheck mask_renormalizes_claim(const TiredCatSection& t);
 
 /// Claim mask_04 on a causal receiving row (1 x n, "the bank river": bank at position 1): the
 /// source `blocked` after it gets weight exactly 0. Evidence: the row and the blocked word's
