@@ -4,6 +4,9 @@
 # 2. Gives every plot its caption as alt text (Doxygen 1.9 leaves alt empty), and every class
 #    diagram a short one.
 # 3. Links each claim tag in the chapter pages ([mix_01]) to its row on the claims page.
+# 4. Drops MathJax from the pages without a formula (Doxygen loads it on every page; most API pages
+#    have none), so they open without loading and starting it. The browser test fails on any TeX
+#    left untypeset, so a page that needed it cannot lose it unnoticed.
 if(NOT EXISTS ${MATHJAX}/MathJax.js)
   message(FATAL_ERROR "MathJax 2 not found in ${MATHJAX} (Debian package libjs-mathjax; scripts/install-deps.sh)")
 endif()
@@ -34,6 +37,28 @@ foreach(page IN LISTS pages)
   if(name MATCHES "^ch[0-9][0-9]_")
     string(REGEX REPLACE "([^>])\\[([a-z]+_[0-9]+)\\]"
            "\\1<a class=\"claim\" href=\"claims.html#claim_\\2\">[\\2]</a>" html "${html}")
+  endif()
+  # Doxygen writes formulas as \( \), \[ \] or \begin{...} (MathJax's TeX delimiters).
+  string(FIND "${html}" "<body" body_at)
+  if(body_at EQUAL -1)
+    set(body_at 0)
+  endif()
+  string(SUBSTRING "${html}" ${body_at} -1 body)
+  string(FIND "${body}" "\\(" inline_math)
+  string(FIND "${body}" "\\[" display_math)
+  string(FIND "${body}" "\\begin{" environment)
+  if(inline_math EQUAL -1 AND display_math EQUAL -1 AND environment EQUAL -1)
+    set(config_tag "<script type=\"text/x-mathjax-config\">")
+    set(loader_tag "<script type=\"text/javascript\" async=\"async\" src=\"mathjax/MathJax.js\"></script>\n")
+    string(FIND "${html}" "${config_tag}" from)
+    string(FIND "${html}" "${loader_tag}" to)
+    if(from GREATER -1 AND to GREATER from)
+      string(LENGTH "${loader_tag}" loader_length)
+      math(EXPR after "${to} + ${loader_length}")
+      string(SUBSTRING "${html}" 0 ${from} head)
+      string(SUBSTRING "${html}" ${after} -1 tail)
+      set(html "${head}${tail}")
+    endif()
   endif()
   if(NOT html STREQUAL before)
     file(WRITE ${page}.tmp "${html}")

@@ -6,6 +6,7 @@
 /// Runs after the ctest test `docs_build` (fixture docs_html) has built the HTML.
 #include <boost/test/unit_test.hpp>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -102,16 +103,25 @@ BOOST_AUTO_TEST_CASE(formulas_use_the_copied_mathjax_by_a_relative_path) {
   BOOST_TEST(fs::exists(html / "mathjax" / "MathJax.js"));
   BOOST_TEST(fs::exists(html / "mathjax" / "extensions" / "TeX" / "AMSmath.js"));
   BOOST_TEST(fs::exists(html / "mathjax" / "jax" / "output" / "HTML-CSS" / "jax.js"));
+  std::size_t with_formulas = 0;
   for (const auto& entry : fs::directory_iterator(html)) {
     if (entry.path().extension() != ".html") continue;
     const std::string text = read(entry.path());
     BOOST_TEST_CONTEXT(entry.path().filename().string()) {
-      BOOST_TEST(text.find("src=\"mathjax/MathJax.js\"") != std::string::npos);
+      // A page with a formula (MathJax's TeX delimiters in its body) loads MathJax; one without does not.
+      const std::string body = text.substr(std::min(text.find("<body"), text.size()));
+      const bool formulas = body.find("\\(") != std::string::npos || body.find("\\[") != std::string::npos ||
+                            body.find("\\begin{") != std::string::npos;
+      with_formulas += formulas;
+      BOOST_TEST((text.find("src=\"mathjax/MathJax.js\"") != std::string::npos) == formulas);
+      BOOST_TEST((text.find("MathJax.Hub.Config") != std::string::npos) == formulas);
       BOOST_TEST(text.find("src=\"file:") == std::string::npos);
       BOOST_TEST(text.find("href=\"file:") == std::string::npos);
       BOOST_TEST(text.find(PROJECT_ROOT) == std::string::npos);  // no absolute path of the build machine
     }
   }
+  BOOST_TEST(with_formulas >= 10u);  // the main page and every chapter page have formulas
+  BOOST_TEST(read(html / "ch04_scaling.html").find("src=\"mathjax/MathJax.js\"") != std::string::npos);
 }
 
 /// `html` with the entities Doxygen writes for quotes, ampersands and angle brackets decoded.
