@@ -17,6 +17,7 @@
 #include <new>
 #include <sstream>
 #include <typeinfo>
+#include <utility>
 
 #include "common/faults.hpp"
 #include "common/files.hpp"
@@ -110,6 +111,12 @@ double real_value(const std::string& flag, const std::string& text) {
   const Parsed<double> p = parse_number(text);
   if (!p.value) throw UsageError(flag + " " + cli::quoted(text) + " " + p.problem);
   return *p.value;
+}
+
+std::vector<std::string> list(const std::string& flag, const std::string& text) {
+  Parsed<std::vector<std::string>> p = split_list(text);
+  if (!p.value) throw UsageError(flag + " " + cli::quoted(text) + " " + p.problem);
+  return std::move(*p.value);
 }
 
 // ---- the command line ---------------------------------------------------------------------------

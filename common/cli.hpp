@@ -74,6 +74,12 @@ using attn::Parsed;
 /// parse_number() for a flag's value: throws UsageError "<flag> 'TEXT' <problem>".
 double real_value(const std::string& flag, const std::string& text);
 
+using attn::split_list;
+
+/// The items of a comma-separated flag value by the list rule (split_list: blanks around commas
+/// ignored, no empty item). Throws UsageError "<flag> 'TEXT' has an empty entry (...)" or "... is empty".
+std::vector<std::string> list(const std::string& flag, const std::string& text);
+
 // ---- the command line ---------------------------------------------------------------------------
 
 /// Adds `--help`, `--plots DIR` and `--no-plots` to a chapter's options. Throws Boost's

@@ -2,6 +2,7 @@
 /// \brief The one number rule (see numbers.hpp).
 #include "common/numbers.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <charconv>
@@ -83,6 +84,28 @@ Parsed<long long> parse_integer(std::string_view text, long long lo, long long h
   }
   if (ec != std::errc() || end != digits.data() + digits.size()) return {std::nullopt, "is not a whole number"};
   return {v, {}};
+}
+
+Parsed<std::vector<std::string>> split_list(std::string_view text) {
+  std::vector<std::string> items;
+  for (std::size_t at = 0;;) {
+    const std::size_t comma = std::min(text.find(',', at), text.size());
+    std::string_view item = text.substr(at, comma - at);
+    const std::size_t first = item.find_first_not_of(" \t");
+    item = first == std::string_view::npos ? std::string_view() : item.substr(first);
+    item = item.substr(0, item.find_last_not_of(" \t") + 1);
+    items.emplace_back(item);
+    if (comma == text.size()) break;
+    at = comma + 1;
+  }
+  if (items.size() == 1 && items.front().empty()) return {std::nullopt, "is empty"};
+  for (std::size_t k = 0; k < items.size(); ++k) {
+    if (items[k].empty()) {
+      return {std::nullopt, "has an empty entry (entry " + std::to_string(k + 1) + " of " +
+                                std::to_string(items.size()) + "; separate entries by single commas)"};
+    }
+  }
+  return {items, {}};
 }
 
 }  // namespace attn

@@ -15,6 +15,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace attn {
 
@@ -31,5 +32,12 @@ Parsed<double> parse_number(std::string_view text);
 /// Reads a whole number by the number rule, within [lo, hi] (the range of its type).
 /// Throws nothing: a refusal (not whole, out of range) is Parsed::problem.
 Parsed<long long> parse_integer(std::string_view text, long long lo, long long hi);
+
+/// **The list rule**, for every comma-separated value (ch02's --view and the rows of --wq, ch04's
+/// --scores): items separated by commas, with spaces and tabs around each item ignored ("35, 28"
+/// reads as "35,28"), and no empty item: a leading, doubled or trailing comma (",1", "1,,2",
+/// "1,2,") is refused, as is a blank text. Returns the items without their surrounding blanks.
+/// Throws nothing: a refusal is Parsed::problem ("has an empty entry (entry 3 of 3; ...)").
+Parsed<std::vector<std::string>> split_list(std::string_view text);
 
 }  // namespace attn

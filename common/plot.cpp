@@ -207,7 +207,7 @@ Plotter::Plotter(const PlotSettings& settings) : timeout_(settings.timeout) {
   folder_ = fs::absolute(folder_);
   const auto gnuplot = find_on_path("gnuplot");
   if (!gnuplot) {
-    reason_ = "gnuplot is not on PATH (scripts/install-deps.sh installs it)";
+    reason_ = "gnuplot is not on PATH; scripts/install-deps.sh installs gnuplot";
     return;
   }
   gnuplot_ = *gnuplot;
@@ -219,7 +219,7 @@ Plotter::Plotter(const PlotSettings& settings) : timeout_(settings.timeout) {
   }
   const std::string said = gnuplot_said(probe);
   if (probe.started && !probe.timed_out && probe.signal == 0 && said.find("terminal") != std::string::npos) {
-    reason_ = "gnuplot has no pngcairo terminal (install gnuplot-nox)";  // not an error: like gnuplot missing
+    reason_ = "gnuplot has no pngcairo terminal; install gnuplot-nox";  // not an error: like gnuplot missing
     return;
   }
   // Present but broken (crashed, hung, failed otherwise): skip the plots and fail the run.
@@ -645,7 +645,8 @@ std::string vector_elements(const VectorFigure& f, const std::vector<std::string
     parts.push_back(dat + " using " + xyz + " with points pointtype " + (p.hollow ? "6" : "7") + " pointsize 2" +
                     colour + (p.title.empty() ? " notitle" : " title " + gnuplot_quote(p.title)));
     if (!p.labels.empty()) {
-      parts.push_back(dat + " using " + xyz + ":" + label_col + " with labels offset 1.5, 0.8" +
+      parts.push_back(dat + " using " + xyz + ":" + label_col + " with labels offset " +
+                      format_plain(p.label_offset.first) + ", " + format_plain(p.label_offset.second) +
                       (p.hollow ? " textcolor rgb 'gray50'" : "") + " notitle");
     }
   }
@@ -658,7 +659,14 @@ std::string vector_elements(const VectorFigure& f, const std::vector<std::string
     parts.push_back(dat + " using " + tail + " with vectors head filled size screen 0.025, 20 linewidth " +
                     std::to_string(a.width) + " linecolor rgb " + gnuplot_quote(a.colour) +
                     (a.title.empty() ? " notitle" : " title " + gnuplot_quote(a.title)));
-    if (!a.labels.empty()) {
+    if (!a.labels.empty() && a.label_gap > 0) {
+      // Beyond the head along the arrow: tail + (1 + gap / length) x (head - tail).
+      const std::string length = three ? "sqrt($4**2+$5**2+$6**2)" : "sqrt($3**2+$4**2)";
+      const std::string k = "(1+" + format_plain(a.label_gap) + "/" + length + ")";
+      const std::string beyond =
+          three ? "($1+$4*" + k + "):($2+$5*" + k + "):($3+$6*" + k + "):7" : "($1+$3*" + k + "):($2+$4*" + k + "):5";
+      parts.push_back(dat + " using " + beyond + " with labels textcolor rgb " + gnuplot_quote(a.colour) + " notitle");
+    } else if (!a.labels.empty()) {
       parts.push_back(dat + " using " + tip + " with labels offset 1.2, 1.0 textcolor rgb " + gnuplot_quote(a.colour) +
                       " notitle");
     }
@@ -737,8 +745,7 @@ std::string vector_figure_commands(const VectorFigure& f, const std::vector<std:
        << vector_elements(f, dats) << "\n";
     return gp.str();
   }
-  gp << "set zlabel " << gnuplot_quote(f.axes[2]) << " rotate parallel offset 2, 0\nset zrange " << r
-     << "\nset ticslevel 0\nset xyplane at 0\n";
+  gp << "set zrange " << r << "\nset ticslevel 0\nset xyplane at 0\n";
   const std::size_t n = f.views.size();
   // Side-by-side panels need a wider canvas than one figure's 960 x 600.
   if (n > 1) gp << "set terminal pngcairo noenhanced size " << 520 * n << ",560 font 'DejaVu Sans,11'\nset output\n";
@@ -747,6 +754,9 @@ std::string vector_figure_commands(const VectorFigure& f, const std::vector<std:
   for (std::size_t v = 0; v < n; ++v) {
     const View3d& view = f.views[v];
     const std::string where = "azimuth " + format_plain(view.azimuth) + ", elevation " + format_plain(view.elevation);
+    // Seen from straight above or below, the vertical axis is a point: its label would float by the frame.
+    const bool end_on = std::abs(view.elevation) == 90.0;
+    gp << "set zlabel " << gnuplot_quote(end_on ? std::string() : f.axes[2]) << " rotate parallel offset 2, 0\n";
     gp << "set title " << gnuplot_quote(n > 1 ? where : f.title + " (" + where + ")") << "\nset view "
        << number(90.0 - view.elevation) << ", " << number(view.azimuth) << ", 1.12, 1.2\n";
     gp << "splot " << vector_elements(f, dats) << "\n";

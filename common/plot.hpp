@@ -164,12 +164,13 @@ struct Heatmap {
 
 /// A set of points in a VectorFigure: one legend entry, one marker style, a label beside each point.
 struct PointSet {
-  std::string title{};                ///< legend entry ("" for none)
-  arma::mat points{};                 ///< points x dims (2 or 3 columns, the figure's dims)
-  std::vector<std::string> labels{};  ///< one per point, printed beside it (empty: no labels)
-  std::string colour = "#2b8cbe";     ///< marker colour, a gnuplot colour
-  bool hollow = false;                ///< open circles (e.g. for absent words) instead of filled dots
-  bool stems = false;                 ///< 3-d only: a dashed line from each point down to the floor
+  std::string title{};                               ///< legend entry ("" for none)
+  arma::mat points{};                                ///< points x dims (2 or 3 columns, the figure's dims)
+  std::vector<std::string> labels{};                 ///< one per point, printed beside it (empty: no labels)
+  std::string colour = "#2b8cbe";                    ///< marker colour, a gnuplot colour
+  bool hollow = false;                               ///< open circles (e.g. for absent words) instead of filled dots
+  bool stems = false;                                ///< 3-d only: a dashed line from each point down to the floor
+  std::pair<double, double> label_offset{1.5, 0.8};  ///< where labels sit, centred, from their point (characters)
 };
 
 /// A set of arrows in a VectorFigure, each from `from.row(i)` to `to.row(i)`, one legend entry.
@@ -180,6 +181,10 @@ struct ArrowSet {
   std::vector<std::string> labels{};  ///< one per arrow, printed beyond its head (empty: no labels)
   std::string colour = "#e6550d";     ///< line colour
   int width = 3;                      ///< line width
+  /// 0: labels up and right of the heads; > 0: each label centred on its arrow's line, this far (axis
+  /// units) beyond the head, so arrows pointing down or left keep their labels clear of the heads
+  /// (a zero-length arrow then has no label).
+  double label_gap = 0;
 };
 
 /// A 3-d viewpoint: azimuth (degrees about the vertical axis, 0..360) and elevation (degrees above

@@ -103,6 +103,8 @@ BOOST_AUTO_TEST_CASE(every_bad_input_is_one_line_and_exit_2) {
       {"ch09_real_heads", "--repeat-share 1.5", "repeat-share"},                 // share out of [0, 1]
       {"ch09_real_heads", "--sentence ''", "sentence"},                          // empty sentence
       {"ch09_real_heads", "--load /nonexistent", "/nonexistent/run.txt"},        // no saved model there
+      {"ch09_real_heads", "--corpus /nonexistent", "--corpus"},                  // no fortune folder there
+      {"ch09_real_heads", "--corpus /tmp/attn-bad-ch09", "too little text"},    // a folder without fortunes
       {"ch09_real_heads", "--load /tmp/attn-bad-params", "run.txt"},             // not a saved model
       {"ch09_real_heads", "--load /tmp/attn-bad-ch09", "not a run saved"},       // a garbage run.txt
       {"ch09_real_heads", "--load /tmp/attn-bad-ch09 --steps 5", "only apply to training"},  // flag outside its mode
@@ -111,6 +113,9 @@ BOOST_AUTO_TEST_CASE(every_bad_input_is_one_line_and_exit_2) {
       {"ch01_mixing", "--scale 1e308", "between -1000 and 1000"},                // huge finite number
       {"ch04_scaling", "--scores 1e308,1e308", "between -1e+06 and 1e+06"},      // huge finite scores
       {"ch04_scaling", "--scores '1,,2'", "empty entry"},                        // empty list entry
+      {"ch04_scaling", "--scores '1,2,'", "entry 3 of 3"},                       // trailing comma
+      {"ch02_swap_query", "--view '35,28,'", "empty entry"},                     // ... in the viewpoint
+      {"ch02_swap_query", "--wq '1,,0; 0 1 0; 0 0 1; 1 1 1'", "empty entry"},    // ... in a matrix row
       {"ch02_swap_query", "--wq '1e308 0 0; 0 1 0; 0 0 1; 1 1 1'", "--wq"},      // huge matrix entry
       {"ch05_training", "--init ''", "non-empty path"},                          // empty path
       {"ch05_training", "--lr 1e308", "got '1e308'"},                             // huge number, quoted short
@@ -194,7 +199,16 @@ BOOST_AUTO_TEST_CASE(without_gnuplot_every_chapter_prints_its_arithmetic) {
       const attn::test::Run r =
           attn::test::run(cat(command, " --plots ", attn::test::quote(cat(TEST_PLOTS, "/", name))));
       BOOST_TEST(r.code == 0, r.err);
-      BOOST_TEST(r.out.find("plots: skipped (gnuplot is not on PATH") != std::string::npos);
+      BOOST_TEST(r.out.find("\nplots: skipped (gnuplot is not on PATH; scripts/install-deps.sh installs gnuplot)\n") !=
+                 std::string::npos);
+      // The closing lines read cleanly: no parentheses inside parentheses.
+      std::istringstream lines(r.out);
+      for (std::string text; std::getline(lines, text);) {
+        if (text.rfind("plots:", 0) != 0 && text.rfind("diagrams:", 0) != 0) continue;
+        int depth = 0, deepest = 0;
+        for (const char c : text) deepest = std::max(deepest, depth += c == '(' ? 1 : c == ')' ? -1 : 0);
+        BOOST_TEST(deepest <= 1, text);
+      }
       BOOST_TEST(attn::test::line_count(r.out) > 10u);
       BOOST_TEST(!attn::test::has_nan_word(r.out));
     }

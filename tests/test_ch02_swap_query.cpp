@@ -6,12 +6,14 @@
 /// or derived independently in closed form.
 #include <boost/test/unit_test.hpp>
 
+#include <algorithm>
 #include <cctype>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <sstream>
 #include <utility>
 
 #include "common/plot.hpp"
@@ -288,6 +290,64 @@ BOOST_AUTO_TEST_CASE(vector_figures_refuse_bad_shapes) {
   BOOST_CHECK_THROW(attn::vector_figure_data(f), std::invalid_argument);
 }
 
+// The superposition figure's labels sit beyond their arrowheads, clear of every arrow and of the input.
+BOOST_AUTO_TEST_CASE(superposition_labels_stay_clear_of_the_arrows) {
+  const attn::VectorFigure f = ch02::superposition_figure(ch02::superposition());
+  BOOST_TEST_REQUIRE(f.arrows.size() == 1u);
+  const attn::ArrowSet& a = f.arrows.front();
+  BOOST_TEST_REQUIRE(a.label_gap > 0.0);
+  // Distance from p to the segment from the origin to w (every arrow starts at the origin).
+  const auto to_segment = [](const arma::rowvec& p, const arma::rowvec& w) {
+    const double t = std::clamp(arma::dot(p, w) / arma::dot(w, w), 0.0, 1.0);
+    return arma::norm(p - t * w);
+  };
+  for (arma::uword i = 0; i < a.to.n_rows; ++i) {
+    const arma::rowvec w = a.to.row(i);
+    const arma::rowvec label = w * (1.0 + a.label_gap / arma::norm(w));  // as vector_figure_commands places it
+    for (arma::uword j = 0; j < a.to.n_rows; ++j) {
+      BOOST_TEST(to_segment(label, a.to.row(j)) >= 0.1, "f" << i + 1 << "'s label is near arrow f" << j + 1);
+    }
+    BOOST_TEST(arma::norm(label - f.points.front().points.row(0)) >= 0.3, "f" << i + 1 << " near x");
+  }
+  // The input's label goes to the right of its dot, off f2's line through it.
+  BOOST_TEST(f.points.front().label_offset.first >= 7.0);
+  BOOST_TEST(f.points.front().label_offset.second == 0.0);
+}
+
+// Seen along an axis (the side and top panels), keys that land on the same spot keep their labels
+// apart: k_money behind k_the looking along finance.
+BOOST_AUTO_TEST_CASE(matching_views_keep_coinciding_labels_apart) {
+  const ch02::MatchTable t =
+      ch02::match_last(attn::split_sentence("the river bank"), ch02::preset_wq(ch02::Preset::water), ch02::fixed_wk());
+  const attn::VectorFigure f = ch02::matching_views_figure("water", t, {});
+  std::size_t coinciding = 0;
+  for (const attn::View3d& v : f.views) {
+    // The depth axis of an axis-aligned view: z from above, x (finance) from azimuth 90, y from azimuth 0.
+    const int depth = v.elevation == 90 ? 2 : v.elevation == 0 && v.azimuth == 90 ? 0 : v.elevation == 0 ? 1 : -1;
+    if (depth < 0) continue;
+    for (std::size_t s1 = 0; s1 < f.points.size(); ++s1) {
+      for (std::size_t s2 = s1; s2 < f.points.size(); ++s2) {
+        const attn::PointSet &a = f.points[s1], &b = f.points[s2];
+        for (arma::uword i = 0; i < a.points.n_rows; ++i) {
+          for (arma::uword j = s1 == s2 ? i + 1 : 0; j < b.points.n_rows; ++j) {
+            arma::rowvec d = a.points.row(i) - b.points.row(j);
+            d(depth) = 0;
+            if (arma::norm(d) > 1e-9) continue;
+            ++coinciding;
+            BOOST_TEST(std::abs(a.label_offset.second - b.label_offset.second) >= 1.0,
+                       a.labels[i] << " and " << b.labels[j] << " print on one spot");
+          }
+        }
+      }
+    }
+  }
+  BOOST_TEST(coinciding >= 1u);  // k_the and k_money in the side panel
+  // From straight above, the vertical axis is a point: no floating "structure" label in that panel.
+  const std::string commands = attn::vector_figure_commands(f, {"\"a\"", "\"b\"", "\"c\""});
+  BOOST_TEST(commands.find("set zlabel \"\" rotate parallel") != std::string::npos);
+  BOOST_TEST(commands.find("set zlabel \"structure\" rotate parallel") != std::string::npos);
+}
+
 BOOST_AUTO_TEST_CASE(the_query_map_diagram_carries_the_width_example_sizes) {
   const ch02::WidthExample w{.d = 12288, .d_k = 128, .rank = 128, .nullity = 12160};
   const std::string dot = ch02::query_map_diagram(w);
@@ -479,9 +539,45 @@ BOOST_AUTO_TEST_CASE(bad_input_is_one_line_and_exit_2) {
                                  "--view 35,91",
                                  "--view a,b",
                                  "--view nan,0",
+                                 "--view '35,28,'",
+                                 "--view ',28'",
+                                 "--view '35,,28'",
+                                 "--wq '1,,0; 0 1 0; 0 0 1; 1 1 1'",
+                                 "--wq '1,0,0,; 0 1 0; 0 0 1; 1 1 1'",
                                  "stray"}) {
     attn::test::check_usage_error(attn::test::cat(exe, " --no-plots ", args), "ch02_swap_query");
   }
+}
+
+// The list rule (attn::split_list): spaces around a comma are allowed, an empty entry is refused.
+BOOST_AUTO_TEST_CASE(comma_lists_allow_spaces_and_refuse_empty_entries) {
+  // The run's own wall time is left out of the comparison (it varies with the machine's load).
+  const std::string fast = exe + " --no-plots --width 64 --dk 8";
+  const auto without_time = [](const std::string& out) {
+    std::istringstream lines(out);
+    std::string kept;
+    for (std::string line; std::getline(lines, line);) {
+      if (line.rfind("wall time", 0) != 0) kept += line + '\n';
+    }
+    return kept;
+  };
+  const attn::test::Run plain = attn::test::run(fast + " --view 35,28");
+  BOOST_TEST_REQUIRE(plain.code == 0, plain.err);
+  for (const char* spaced : {"'35, 28'", "' 35 ,28 '", "\"$(printf '35,\\t28')\""}) {
+    const attn::test::Run r = attn::test::run(fast + " --view " + spaced);
+    BOOST_TEST(r.code == 0, spaced << ": " << r.err);
+    BOOST_TEST((without_time(r.out) == without_time(plain.out)), spaced);
+  }
+  const attn::test::Run rows = attn::test::run(fast + " --wq '0, 0, 0; 0,0,0; 0 , -3.75 , 0; 0 0 0'");
+  BOOST_TEST(rows.code == 0, rows.err);
+  BOOST_TEST(rows.out.find("q = [0.00, -3.00, 0.00]") != std::string::npos);
+  const attn::test::Run trailing = attn::test::run(fast + " --view '35,28,'");
+  BOOST_TEST(trailing.err ==
+             "ch02_swap_query: error: --view '35,28,' has an empty entry (entry 3 of 3; separate entries by single "
+             "commas) (see --help)\n");
+  const attn::test::Run row = attn::test::run(fast + " --wq '0 0 0; 0,,0; 0 0 0; 0 0 0'");
+  BOOST_TEST(row.code == 2);
+  BOOST_TEST(row.err.find("--wq: matrix row 2 ' 0,,0' has an empty entry (entry 2 of 3") != std::string::npos, row.err);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

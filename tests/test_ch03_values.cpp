@@ -6,11 +6,19 @@
 /// or derived independently in closed form.
 #include <boost/test/unit_test.hpp>
 
+#include <algorithm>
 #include <array>
 #include <cctype>
 #include <cmath>
+#include <cstdint>
 #include <filesystem>
+#include <fstream>
+#include <map>
 #include <optional>
+#include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "common/multihead.hpp"
 #include "common/plot.hpp"
@@ -370,6 +378,85 @@ BOOST_AUTO_TEST_CASE(help_exits_zero) {
   BOOST_TEST(r.code == 0);
   for (const char* flag : {"--query", "--values", "--tokens", "--heads", "--blocks", "--sentence", "--plots"}) {
     BOOST_TEST(r.out.find(flag) != std::string::npos, flag);
+  }
+}
+
+// The widest accepted sizes: the counting table's vector counts move to a line of their own.
+BOOST_AUTO_TEST_CASE(every_line_fits_100_columns_at_the_largest_sizes) {
+  const std::string largest =
+      attn::test::cat(" --tokens ", ch03::kMaxTokens, " --heads ", ch03::kMaxHeads, " --blocks ", ch03::kMaxBlocks);
+  for (const std::string& sizes : {largest, std::string(" --tokens 100000 --heads 1000 --blocks 1000"),
+                                   std::string(" --tokens 999999 --heads 1 --blocks 1")}) {
+    const attn::test::Run r = attn::test::run(exe + " --no-plots" + sizes);
+    BOOST_TEST_REQUIRE(r.code == 0, sizes << ": " << r.err);
+    std::istringstream lines(r.out);
+    for (std::string line; std::getline(lines, line);) {
+      BOOST_TEST(line.size() <= 100u, sizes << ": " << line.size() << " columns: " << line);
+      BOOST_TEST((line.empty() || line.back() != ' '), sizes << ": trailing space: " << line);
+    }
+  }
+  // Nothing is lost: n h = 1024000000 vectors of each kind are still counted in the table.
+  const attn::test::Run r = attn::test::run(exe + " --no-plots" + largest);
+  for (const char* kind : {"query", "key", "value"}) {
+    BOOST_TEST(
+        r.out.find(attn::test::cat(ch03::kMaxTokens * ch03::kMaxHeads, " ", kind, " vectors\n")) != std::string::npos,
+        kind);
+  }
+}
+
+// --help states each size's range, and the program enforces exactly that range.
+BOOST_AUTO_TEST_CASE(help_states_the_ranges_it_enforces) {
+  const std::string help = attn::test::run(exe + " --help").out;
+  const std::array<std::pair<const char*, std::uint64_t>, 3> sizes{
+      {{"tokens", ch03::kMaxTokens}, {"heads", ch03::kMaxHeads}, {"blocks", ch03::kMaxBlocks}}};
+  for (const auto& [flag, most] : sizes) {
+    // The flag's entry: from its line to the next option's, a wrapped description read as one line.
+    const std::size_t at = help.find(attn::test::cat("\n  --", flag, " "));
+    BOOST_TEST_REQUIRE(at != std::string::npos, flag);
+    std::string entry = help.substr(at + 1, help.find("\n  -", at + 1) - at - 1);
+    std::replace(entry.begin(), entry.end(), '\n', ' ');
+    entry = attn::test::squeeze_spaces(entry);
+    BOOST_TEST(entry.find(attn::test::cat("(1 to ", most, ")")) != std::string::npos, entry);
+    BOOST_TEST(attn::test::run(attn::test::cat(exe, " --no-plots --", flag, " ", most)).code == 0, flag);
+    for (const std::uint64_t outside : {std::uint64_t{0}, most + 1}) {
+      attn::test::check_usage_error(attn::test::cat(exe, " --no-plots --", flag, " ", outside), "ch03_values");
+    }
+  }
+}
+
+// The counting diagram draws the heads in order, left to right, each with Wq, Wk, Wv in that order.
+BOOST_AUTO_TEST_CASE(counting_diagram_draws_head_1_left_of_head_2) {
+  if (attn::test::run("command -v dot >/dev/null").code != 0) {
+    BOOST_TEST_MESSAGE("Graphviz's dot is not on PATH: layout not checked");
+    return;
+  }
+  const ch03::ExampleSublayer e = ch03::example_sublayer({"the", "river", "bank"});
+  const std::filesystem::path file =
+      std::filesystem::temp_directory_path() / ("attn-ch03-counting-" + std::to_string(::getpid()) + ".dot");
+  std::ofstream(file) << ch03::counting_diagram(e, ch03::count_objects(3, 2, 1));
+  const attn::test::Run laid = attn::test::run("dot -Tplain " + attn::test::quote(file.string()));
+  std::filesystem::remove(file);
+  BOOST_TEST_REQUIRE(laid.code == 0, laid.err);
+  std::map<std::string, double> x;  // "node NAME X Y ...": each node's centre
+  std::istringstream lines(laid.out);
+  for (std::string line; std::getline(lines, line);) {
+    std::istringstream words(line);
+    std::string kind, name;
+    double at = 0;
+    if (words >> kind >> name >> at && kind == "node") x[name] = at;
+  }
+  for (const std::string row : {"W", ""}) {  // the projections' row, then the Q/K/V row
+    std::vector<std::string> order;
+    for (const char* head : {"_1", "_2"}) {
+      for (const char* m : {"q", "k", "v"}) {
+        std::string name = row.empty() ? std::string(1, static_cast<char>(std::toupper(m[0]))) : row + m;
+        order.push_back(name + head);
+      }
+    }
+    for (std::size_t i = 0; i + 1 < order.size(); ++i) {
+      BOOST_TEST_REQUIRE((x.count(order[i]) && x.count(order[i + 1])), order[i]);
+      BOOST_TEST(x[order[i]] < x[order[i + 1]], order[i] << " is not left of " << order[i + 1]);
+    }
   }
 }
 

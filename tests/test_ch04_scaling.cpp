@@ -383,6 +383,24 @@ BOOST_AUTO_TEST_CASE(own_scores_replace_4_2_0) {
   for (const char* tag : {"[scale_05]", "[scale_06]", "[scale_07]"}) BOOST_TEST(!contains(r.out, tag), tag);
 }
 
+// The list rule (attn::split_list), as for ch02's --view: spaces around commas allowed, no empty entry.
+BOOST_AUTO_TEST_CASE(scores_allow_spaces_around_commas_and_refuse_a_trailing_comma) {
+  const std::string run = std::string(CHAPTER_EXE) + " --no-plots --samples 100 --scores ";
+  const attn::test::Run plain = attn::test::run(run + "3,1,1,0");
+  BOOST_TEST_REQUIRE(plain.code == 0, plain.err);
+  for (const char* spaced : {"' 3 , 1 , 1 , 0 '", "'3 1 1 0'"}) {
+    const attn::test::Run r = attn::test::run(run + spaced);
+    BOOST_TEST(r.code == 0, spaced << ": " << r.err);
+    BOOST_TEST((r.out == plain.out), spaced);
+  }
+  const attn::test::Run trailing = attn::test::run(run + "'1,2,'");
+  BOOST_TEST(trailing.code == 2);
+  BOOST_TEST(trailing.out == "");
+  BOOST_TEST(trailing.err ==
+             "ch04_scaling: error: --scores '1,2,' has an empty entry (entry 3 of 3; separate entries by single "
+             "commas) (see --help)\n");
+}
+
 BOOST_AUTO_TEST_CASE(d_k_sets_the_divisor_of_the_softmax_sections) {
   const attn::test::Run r = attn::test::run(std::string(CHAPTER_EXE) + " --no-plots --samples 100 --d-k 16");
   BOOST_TEST(r.code == 0);
@@ -439,6 +457,10 @@ BOOST_AUTO_TEST_CASE(bad_input_is_one_line_and_exit_2) {
                                  "--scores '1,nan'",
                                  "--scores '1,2x'",
                                  "--scores 1,2,3,4,5,6,7,8,9,10,11",
+                                 "--scores '1,2,'",
+                                 "--scores ',1'",
+                                 "--scores '1, ,2'",
+                                 "--scores ' , '",
                                  "--b-length 0",
                                  "--b-length -2",
                                  "--b-length inf",
@@ -460,7 +482,7 @@ BOOST_AUTO_TEST_CASE(without_gnuplot_the_arithmetic_still_prints) {
                       attn::test::quote(std::string(TEST_PLOTS) + "-nognuplot"));
   BOOST_TEST(r.code == 0);
   BOOST_TEST(contains(r.out, "[86.7%, 11.7%, 1.6%]"));
-  BOOST_TEST(contains(r.out, "plots: skipped (gnuplot is not on PATH"));
+  BOOST_TEST(contains(r.out, "plots: skipped (gnuplot is not on PATH; scripts/install-deps.sh installs gnuplot)\n"));
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -6,6 +6,9 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "common/attention.hpp"
 #include "common/backprop.hpp"
@@ -531,6 +534,36 @@ BOOST_AUTO_TEST_CASE(walkthrough_updates_and_bench) {
   const attn::test::Run b = attn::test::run(exe + " --bench --passes 10");
   BOOST_TEST(b.code == 0);
   BOOST_TEST(b.out.find("us per step") != std::string::npos);
+}
+
+// The opening line names the updates followed stage by stage; counts of one take the singular.
+BOOST_AUTO_TEST_CASE(walkthrough_headings_say_what_is_followed) {
+  const std::string exe = std::string(CHAPTER_EXE) + " --walkthrough --no-plots";
+  const std::string model = " one head, two learned coordinates (c1, c2, no hand-given meaning),\n";
+  // clang-format off
+  const std::vector<std::pair<std::string, std::vector<std::string>>> runs{
+      {"", {"Step-through of update 1:" + model}},
+      {" --follow 21", {"Step-through of update 21:" + model,
+                        "\nUpdates 1 to 20 first, one line each, alternating the two examples\n",
+                        "\nUpdate 21: \"the river bank\", with the parameters after 20 updates\n"}},
+      {" --follow 1,2", {"Step-through of updates 1 and 2:" + model,
+                         "with the parameters after 1 update\n", "  Parameters: the shared ones after 1 update (the"}},
+      {" --follow 2", {"Step-through of update 2:" + model, "\nUpdate 1 first, in one line, alternating"}},
+      {" --follow 1,2,21", {"Step-through of updates 1, 2 and 21:\n" + model.substr(1),
+                            "\nContinuing for 18 more updates, alternating"}},
+      {" --follow 1,2,3,4,5,40", {"Step-through of 6 updates, from 1 to 40:\n"}},
+      {" --updates 1", {"\nContinuing for 1 more update, alternating"}}};
+  // clang-format on
+  for (const auto& [flags, lines] : runs) {
+    const attn::test::Run r = attn::test::run(exe + flags);
+    BOOST_TEST_REQUIRE(r.code == 0, flags << ": " << r.err);
+    for (const std::string& line : lines) BOOST_TEST(r.out.find(line) != std::string::npos, flags << ": " << line);
+    for (const char* slip : {" 1 updates", "one update:", " 1 more updates"}) {
+      BOOST_TEST(r.out.find(slip) == std::string::npos, flags << ": " << slip);
+    }
+    std::istringstream text(r.out);
+    for (std::string line; std::getline(text, line);) BOOST_TEST(line.size() <= 100u, flags << ": " << line);
+  }
 }
 
 BOOST_AUTO_TEST_CASE(walkthrough_pause_reads_enter_presses_from_a_pipe) {

@@ -6,6 +6,7 @@
 /// Timings are not asserted here (speed belongs to `--bench`).
 #include <boost/test/unit_test.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 
@@ -232,6 +233,35 @@ BOOST_AUTO_TEST_CASE(help_exits_zero) {
   const attn::test::Run r = attn::test::run(kExe + " --help");
   BOOST_TEST(r.code == 0);
   BOOST_TEST(r.out.find("--bench") != std::string::npos);
+}
+
+// --help states each numeric flag's range; the flag readers (attn::cli::seed, integer) enforce the same.
+BOOST_AUTO_TEST_CASE(help_states_the_ranges_it_enforces) {
+  const std::string help = attn::test::run(kExe + " --help").out;
+  struct Range {
+    const char* flag;
+    const char* lo;
+    const char* hi;
+    const char* below;
+    const char* above;
+  };
+  for (const Range& r :
+       {Range{"seed", "0", "4294967295", "-1", "4294967296"}, Range{"bench-max", "1", "1048576", "0", "1048577"}}) {
+    // The flag's entry: from its line to the next option's, a wrapped description read as one line.
+    const std::size_t at = help.find(attn::test::cat("\n  --", r.flag, " "));
+    BOOST_TEST_REQUIRE(at != std::string::npos, r.flag);
+    std::string entry = help.substr(at + 1, help.find("\n  -", at + 1) - at - 1);
+    std::replace(entry.begin(), entry.end(), '\n', ' ');
+    entry = attn::test::squeeze_spaces(entry);
+    BOOST_TEST(entry.find(attn::test::cat("(", r.lo, " to ", r.hi, ")")) != std::string::npos, entry);
+    for (const char* outside : {r.below, r.above}) {
+      const attn::test::Run bad =
+          attn::test::run(attn::test::cat(kExe, " --no-plots --bench --", r.flag, "=", outside));
+      BOOST_TEST(bad.code == 2, r.flag << " " << outside);
+      BOOST_TEST(bad.err.find(attn::test::cat("between ", r.lo, " and ", r.hi)) != std::string::npos, bad.err);
+    }
+  }
+  BOOST_TEST(attn::test::run(kExe + " --no-plots --seed 4294967295").code == 0);
 }
 
 BOOST_AUTO_TEST_CASE(bad_input_is_one_line_and_exit_2) {

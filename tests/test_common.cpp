@@ -9,10 +9,13 @@
 #include <fstream>
 #include <iterator>
 #include <limits>
+#include <string>
+#include <vector>
 
 #include "common/attention.hpp"
 #include "common/gradcheck.hpp"
 #include "common/loss.hpp"
+#include "common/numbers.hpp"
 #include "common/optim.hpp"
 #include "common/plot.hpp"
 #include "common/print.hpp"
@@ -218,6 +221,27 @@ BOOST_AUTO_TEST_CASE(a_claim_prints_its_evidence_then_its_tag) {
   attn::print_claim(out, {.id = "mix_02", .holds = false, .evidence = "  bank keeps 0.47"});
   BOOST_TEST(out.str() == "  weights sum to 1   [mix_01]\n  bank keeps 0.47 (does not hold here)   [mix_02]\n");
   BOOST_CHECK_THROW(attn::print_claim(out, {.id = "", .holds = true, .evidence = "x"}), std::invalid_argument);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(lists)
+
+BOOST_AUTO_TEST_CASE(the_list_rule_trims_blanks_and_refuses_empty_entries) {
+  using Items = std::vector<std::string>;
+  BOOST_TEST((attn::split_list("35,28").value == Items{"35", "28"}));
+  BOOST_TEST((attn::split_list(" 35 ,\t28 ").value == Items{"35", "28"}));  // blanks around commas
+  BOOST_TEST((attn::split_list("4 2 0").value == Items{"4 2 0"}));          // inner spaces stay
+  BOOST_TEST((attn::split_list("7").value == Items{"7"}));
+  for (const char* bad : {"1,2,", ",1", "1,,2", "1, ,2", " , "}) {
+    const attn::Parsed<Items> p = attn::split_list(bad);
+    BOOST_TEST(!p.value, bad);
+    BOOST_TEST(p.problem.find("has an empty entry (entry ") == 0u, bad << ": " << p.problem);
+  }
+  BOOST_TEST(attn::split_list("1,2,").problem ==
+             "has an empty entry (entry 3 of 3; separate entries by single commas)");
+  BOOST_TEST(attn::split_list(",1").problem.find("(entry 1 of 2;") != std::string::npos);
+  for (const char* blank : {"", "  ", "\t"}) BOOST_TEST(attn::split_list(blank).problem == "is empty", blank);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

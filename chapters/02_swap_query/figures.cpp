@@ -30,8 +30,15 @@ std::string with_commas(arma::uword n) {
 attn::VectorFigure matching_space(const std::string& label, const MatchTable& t) {
   const auto& table = attn::toy_embeddings();
   const arma::mat keys = table.E() * fixed_wk();  // vocabulary x 3
-  attn::PointSet in{.title = "keys in the sentence", .points = arma::mat(0, 3), .stems = true};
-  attn::PointSet out{.title = "keys of absent words", .points = arma::mat(0, 3), .colour = "gray60", .hollow = true};
+  attn::PointSet in{
+      .title = "keys in the sentence", .points = arma::mat(0, 3), .stems = true, .label_offset = {1.5, 1.1}};
+  // Absent words' labels sit a line higher: seen along an axis, an absent key can hide behind a present
+  // one (k_money behind k_the, looking along finance), and the two labels would print on top of each other.
+  attn::PointSet out{.title = "keys of absent words",
+                     .points = arma::mat(0, 3),
+                     .colour = "gray60",
+                     .hollow = true,
+                     .label_offset = {1.5, 2.3}};
   for (arma::uword r = 0; r < keys.n_rows; ++r) {
     const std::string& w = table.words()[r];
     attn::PointSet& set = std::find(t.words.begin(), t.words.end(), w) != t.words.end() ? in : out;
@@ -53,7 +60,7 @@ attn::VectorFigure matching_space(const std::string& label, const MatchTable& t)
   // Axes start at 0 unless a key or the query direction is negative, so points sit above the floor.
   double lo = std::min(0.0, keys.min());
   if (!f.arrows.empty()) lo = std::min(lo, f.arrows.front().to.min());
-  f.range = std::make_pair(lo - 0.1, 1.1);
+  f.range = std::make_pair(lo - 0.1, 1.2);  // room above the top keys for their labels
   return f;
 }
 
@@ -121,13 +128,16 @@ attn::VectorFigure superposition_figure(const Superposition& s) {
                           .from = arma::mat(s.W.n_rows, 2, arma::fill::zeros),
                           .to = s.W,
                           .colour = "#2b8cbe",
-                          .width = 2};
+                          .width = 2,
+                          .label_gap = 0.12};  // beyond each head: f4 and f5 point down, away from the default spot
   for (arma::uword i = 0; i < s.W.n_rows; ++i) features.labels.push_back(feature_name(i));
   // f1 and f3 active together land near f2's direction: why f2, inactive, reads most.
-  attn::PointSet inputs{.title = "input x = w_1 + w_3 (f1 and f3 active)",
-                        .points = arma::mat(s.W.row(0) + s.W.row(2)),
-                        .labels = {"x = w_1 + w_3"},
-                        .colour = "#e6550d"};
+  attn::PointSet inputs{
+      .title = "input x = w_1 + w_3 (f1 and f3 active)",
+      .points = arma::mat(s.W.row(0) + s.W.row(2)),
+      .labels = {"x = w_1 + w_3"},
+      .colour = "#e6550d",
+      .label_offset = {8.5, 0.0}};  // right of the dot: x lies on f2's line, which the label would cross
   return {.name = "ch02_superposition",
           .title = std::to_string(s.W.n_rows) + " feature directions in " + std::to_string(s.W.n_cols) +
                    " dimensions: a representational possibility (after Elhage et al. 2022), not a trained head",

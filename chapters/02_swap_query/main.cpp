@@ -268,14 +268,15 @@ void draw_plots(attn::Plotter& plots, const Sections& r, const std::string& labe
 }
 
 /// --view AZIMUTH,ELEVATION: degrees, azimuth 0..360 about the vertical axis, elevation -90..90.
+/// A comma list by the list rule (attn::cli::list): "35, 28" is accepted, "35,28," refused.
 attn::View3d read_view(const std::string& text) {
-  const std::size_t comma = text.find(',');
-  if (comma == std::string::npos || text.find(',', comma + 1) != std::string::npos) {
+  const std::vector<std::string> angles = attn::cli::list("--view", text);
+  if (angles.size() != 2) {
     throw attn::cli::UsageError("--view must be AZIMUTH,ELEVATION in degrees, e.g. 35,28 (got " + attn::quoted(text) +
                                 ")");
   }
-  const double azimuth = attn::cli::real_value("--view", text.substr(0, comma));
-  const double elevation = attn::cli::real_value("--view", text.substr(comma + 1));
+  const double azimuth = attn::cli::real_value("--view", angles[0]);
+  const double elevation = attn::cli::real_value("--view", angles[1]);
   if (azimuth < 0 || azimuth > 360) {
     throw attn::cli::UsageError("--view azimuth must be between 0 and 360 degrees (got " + attn::quoted(text) + ")");
   }

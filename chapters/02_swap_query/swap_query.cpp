@@ -119,10 +119,18 @@ arma::mat parse_matrix(const std::string& text, arma::uword rows, arma::uword co
   std::vector<std::vector<double>> parsed;
   std::istringstream row_stream(text);
   for (std::string row; std::getline(row_stream, row, ';');) {
-    for (char& c : row) {
-      if (c == ',') c = ' ';
+    // Entries separated by commas follow the list rule (no empty entry); spaces separate them too.
+    std::string spaced = row;
+    if (row.find(',') != std::string::npos) {
+      const attn::Parsed<std::vector<std::string>> entries = attn::split_list(row);
+      if (!entries.value) {
+        throw std::invalid_argument("matrix row " + std::to_string(parsed.size() + 1) + " " + attn::quoted(row) + " " +
+                                    entries.problem);
+      }
+      spaced.clear();
+      for (const std::string& entry : *entries.value) spaced += entry + " ";
     }
-    std::istringstream cells(row);
+    std::istringstream cells(spaced);
     std::vector<double> values;
     for (std::string cell; cells >> cell;) {
       const attn::Parsed<double> x = attn::parse_number(cell);  // the one number rule

@@ -76,11 +76,15 @@ std::string counting_diagram(const ExampleSublayer& e, const Counts& c) {
   for (const std::string& w : attn::toy_embeddings().words()) vocabulary += (vocabulary.empty() ? "" : ", ") + w;
   dot << node("E", "E: token embedding table, " + attn::shape(E) + " (vocabulary x d)\nrows: " + vocabulary, true)
       << node("X", "X " + attn::shape(e.X) + ": the rows of E for \"" + attn::join_words(e.words) + "\"", false)
-      << "  E -> X [label=\"look up the token IDs once\"];\n";
+      << "  E -> X [label=\"look up the token IDs once\"];\n"
+      // Graphviz 2.43 ignores ordering=out inside clusters: its crossing minimisation, pulled by the long
+      // residual edge, drew Head 2 left of Head 1 and Wk left of Wq. A tiny limit keeps the order written
+      // here (head 1 first, Wq, Wk, Wv), and Wo written before the heads stays right of Concat.
+      << "  mclimit=0.01;\n"
+      << node("Wo", "Wo " + attn::shape(e.weights.Wo) + " (one for this sublayer)", true);
   for (std::size_t k = 0; k < h; ++k) dot << head_cluster(e, k);
 
   dot << node("Concat", "Concat(H(1) .. H(" + std::to_string(h) + ")) " + attn::shape(e.pass.concat), false)
-      << node("Wo", "Wo " + attn::shape(e.weights.Wo) + " (one for this sublayer)", true)
       << node("Delta", "Delta = Concat Wo " + attn::shape(e.pass.delta), false)
       << node("Y", "Y = X + Delta " + attn::shape(e.pass.Y), false)
       << node("counts",

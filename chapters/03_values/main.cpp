@@ -7,6 +7,9 @@
 #include <armadillo>
 #include <iostream>
 #include <optional>
+#include <sstream>
+#include <string>
+#include <vector>
 
 #include "common/attn.hpp"
 #include "common/cli.hpp"
@@ -21,7 +24,8 @@ using attn::format_vector;
 
 namespace {
 
-constexpr int kTeaching = 4;  // the article prints the teaching space to four decimals
+constexpr int kTeaching = 4;           // the article prints the teaching space to four decimals
+constexpr std::size_t kColumns = 100;  // every printed line fits a 100-column terminal
 const std::vector<std::string> kEiffel{"the", "Eiffel", "tower"};
 
 std::string row(const arma::mat& M, arma::uword r, int precision) {
@@ -46,14 +50,42 @@ void print_separate_objects(const ch03::ExampleSublayer& example) {
                "  every token of a head uses the same Wq, Wk, Wv. Later blocks project updated rows, not E's.\n";
 }
 
+/// The counting table as printed. When a count "h matrices; nh query vectors" would push a line past
+/// 100 columns (large --tokens and --heads), its vectors go on a line of their own below it.
+std::string counting_text(const std::vector<ch03::CountRow>& rows) {
+  const auto render = [&](bool split) {
+    attn::Table t({"object", "kind", "how many", "shape of each"});
+    for (const ch03::CountRow& r : rows) {
+      const std::size_t semicolon = split ? r.count.find("; ") : std::string::npos;
+      if (semicolon == std::string::npos) {
+        t.add({r.object, r.kind, r.count, r.shape});
+      } else {
+        t.add({r.object, r.kind, r.count.substr(0, semicolon + 1), r.shape});
+        t.add({"", "", r.count.substr(semicolon + 2), ""});
+      }
+    }
+    std::ostringstream printed;
+    t.print(printed);
+    std::istringstream lines(printed.str());
+    std::string text;
+    bool fits = true;
+    for (std::string line; std::getline(lines, line);) {
+      line.erase(line.find_last_not_of(' ') + 1);  // a continuation line ends in an empty cell
+      fits = fits && line.size() <= kColumns;
+      text += line + '\n';
+    }
+    return std::make_pair(text, fits);
+  };
+  const auto [text, fits] = render(false);
+  return fits ? text : render(true).first;
+}
+
 /// Section 1: the counting table, the totals, and a sublayer built and run with those shapes.
 void counting(long long n, long long h, long long N, const std::optional<ch03::BuiltSublayer>& built,
               const ch03::ExampleSublayer& example) {
   attn::print_heading(std::cout, "1. How many tables and vectors? " + std::to_string(n) + " tokens, " +
                                      std::to_string(h) + " heads, " + std::to_string(N) + " block(s)");
-  attn::Table t({"object", "kind", "how many", "shape of each"});
-  for (const ch03::CountRow& r : ch03::counting_table(n, h)) t.add({r.object, r.kind, r.count, r.shape});
-  t.print(std::cout);
+  std::cout << counting_text(ch03::counting_table(n, h));
   const ch03::Counts c = ch03::count_objects(n, h, N);
   const bool article = n == 3 && h == 2;
   const attn::ClaimCheck per_block = ch03::claim_counts_per_block(c, n, h, built);
@@ -254,13 +286,18 @@ struct Flags {
 po::options_description options() {
   po::options_description options("Options");
   attn::cli::add_common_options(options);
+  // The ranges read_flags() enforces, stated from the same constants.
+  const auto range = [](std::uint64_t most) { return " (1 to " + std::to_string(most) + ")"; };
+  const std::string tokens = "token positions n in the counting table" + range(ch03::kMaxTokens);
+  const std::string heads = "heads h per sublayer" + range(ch03::kMaxHeads);
+  const std::string blocks = "transformer blocks N in the stack" + range(ch03::kMaxBlocks);
   // clang-format off
   options.add_options()
       ("query", po::value<std::string>()->value_name("raw|swap"), "tower's query projection in your combination")
       ("values", po::value<std::string>()->value_name("raw|swap"), "the value projection in your combination")
-      ("tokens", po::value<long long>()->value_name("N")->default_value(3), "token positions n in the counting table")
-      ("heads", po::value<long long>()->value_name("H")->default_value(2), "heads h per sublayer")
-      ("blocks", po::value<long long>()->value_name("N")->default_value(1), "transformer blocks N in the stack")
+      ("tokens", po::value<long long>()->value_name("N")->default_value(3), tokens.c_str())
+      ("heads", po::value<long long>()->value_name("H")->default_value(2), heads.c_str())
+      ("blocks", po::value<long long>()->value_name("N")->default_value(1), blocks.c_str())
       ("sentence", po::value<std::string>()->value_name("WORDS"),
        "run the two-head example sublayer on this sentence (words from: the, river, money, bank)");
   // clang-format on

@@ -25,15 +25,13 @@ constexpr arma::uword kMaxSamples = 200000;  // 512-wide pairs: about a second a
 constexpr double kMaxLength = 1000.0;        // keeps the explorer's picture readable
 constexpr std::size_t kMaxScores = 10;
 
-/// "4,2,0" or "4 2 0" -> 1 x m; throws UsageError for anything that is not 1..kMaxScores numbers
-/// within +-kLargestInput, or for an empty entry between commas ("1,,2").
+/// "4,2,0", "4, 2, 0" or "4 2 0" -> 1 x m; throws UsageError for anything that is not 1..kMaxScores numbers
+/// within +-kLargestInput, or for an empty entry by the list rule ("1,,2", "1,2,": attn::cli::list).
 arma::rowvec parse_scores(const std::string& text) {
   std::vector<double> values;
-  std::istringstream entries(text);
-  for (std::string entry; std::getline(entries, entry, ',');) {
-    std::istringstream in(entry);
-    std::size_t words = 0;
-    for (std::string word; in >> word; ++words) {
+  for (const std::string& entry : attn::cli::list("--scores", text)) {
+    std::istringstream in(entry);  // an entry may hold several numbers separated by spaces
+    for (std::string word; in >> word;) {
       const attn::cli::Parsed<double> x = attn::cli::parse_number(word);  // the one number rule
       if (!x.value) throw attn::cli::UsageError("--scores: entry " + attn::cli::quoted(word) + " " + x.problem);
       if (std::abs(*x.value) > attn::cli::kLargestInput) {
@@ -42,11 +40,8 @@ arma::rowvec parse_scores(const std::string& text) {
       }
       values.push_back(*x.value);
     }
-    if (words == 0 && text.find(',') != std::string::npos) {
-      throw attn::cli::UsageError("--scores has an empty entry between commas");
-    }
   }
-  if (values.empty() || values.size() > kMaxScores) {
+  if (values.size() > kMaxScores) {
     throw attn::cli::UsageError("--scores needs 1 to " + std::to_string(kMaxScores) + " numbers, got " +
                                 std::to_string(values.size()));
   }

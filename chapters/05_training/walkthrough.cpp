@@ -16,6 +16,27 @@ namespace {
 
 constexpr int kDigits = 4;  // every number of the two-coordinate model, to four decimals
 
+/// "1 update", "20 updates" (`noun` singular; its plural adds an s to the last word).
+std::string counted(std::size_t n, const std::string& noun) {
+  return std::to_string(n) + " " + noun + (n == 1 ? "" : "s");
+}
+
+/// What the step-through follows: "update 1", "updates 1 and 2", "updates 1, 2 and 21", and for
+/// longer lists "7 updates, from 1 to 40" ("0 updates" for none).
+std::string followed_updates(const std::vector<WalkUpdate>& followed) {
+  if (followed.empty()) return counted(0, "update");
+  if (followed.size() == 1) return "update " + std::to_string(followed.front().number);
+  if (followed.size() > 4) {
+    return counted(followed.size(), "update") + ", from " + std::to_string(followed.front().number) + " to " +
+           std::to_string(followed.back().number);
+  }
+  std::string list = "updates ";
+  for (std::size_t k = 0; k < followed.size(); ++k) {
+    list += (k == 0 ? "" : k + 1 == followed.size() ? " and " : ", ") + std::to_string(followed[k].number);
+  }
+  return list;
+}
+
 const std::vector<std::string> kCoords{"c1", "c2"};  // the two learned coordinates, unnamed on purpose
 
 void matrix(std::ostream& out, const std::string& title, const std::vector<std::string>& rows, const arma::mat& M) {
@@ -41,8 +62,8 @@ void print_inputs(std::ostream& out, const Example& e, const WalkUpdate& u, std:
                   const std::function<void()>& between) {
   if (u.number > 1) {
     attn::print_heading(out, "Update " + std::to_string(u.number) + ": \"" + attn::join_words(e.words) +
-                                 "\", with the parameters after " + std::to_string(u.number - 1) +
-                                 (u.number == 2 ? " update" : " updates"));
+                                 "\", with the parameters after " +
+                                 counted(static_cast<std::size_t>(u.number - 1), "update"));
   }
   const auto& words = e.words;
   const attn::OneHeadPass& p = u.pass;
@@ -52,10 +73,11 @@ void print_inputs(std::ostream& out, const Example& e, const WalkUpdate& u, std:
       << " (" << e.label << ")\n"
       << "  The classifier reads only the mixture at '" << words.back()
       << "'. The target enters the loss, not the attention.\n"
-      << (u.number == 1 ? "  Parameters start from repeatable random numbers (seed " + std::to_string(seed) +
-                              "); the classifier bias starts at zero.\n"
-                        : "  Parameters: the shared ones after " + std::to_string(u.number - 1) +
-                              " updates (the widget's Next sentence keeps them).\n");
+      << (u.number == 1
+              ? "  Parameters start from repeatable random numbers (seed " + std::to_string(seed) +
+                    "); the classifier bias starts at zero.\n"
+              : "  Parameters: the shared ones after " + counted(static_cast<std::size_t>(u.number - 1), "update") +
+                    " (the widget's Next sentence keeps them).\n");
 
   stage(out, 2, "Lookup: X = E[ids]", between);
   matrix(out, "embedding table E, one row per vocabulary word (a parameter)", vocabulary(), u.before.E);
@@ -127,11 +149,16 @@ void print_step(std::ostream& out, const Example& e, const WalkUpdate& u, double
   out << line.str() << (line.str().size() + 1 + done.size() <= 100 ? " " : "\n  ") << done << '\n';
 }
 
-/// A run of updates shown one line each, under one heading.
+/// A run of updates shown one line each, under one heading: "Updates 1 to 20 first, ..." when they
+/// come before every followed update, "Continuing for 20 more updates, ..." after one.
 void print_quick(std::ostream& out, const std::vector<QuickUpdate>& run) {
   const std::vector<Example> data = walkthrough_examples();
-  attn::print_heading(out, "Continuing for " + std::to_string(run.size()) +
-                               (run.size() == 1 ? " more update" : " more updates") + ", alternating the two examples");
+  const std::string first = std::to_string(run.front().number), last = std::to_string(run.back().number);
+  const std::string what =
+      run.size() == 1 ? "Update " + first + " first, in one line"
+                      : "Updates " + first + (run.size() == 2 ? " and " : " to ") + last + " first, one line each";
+  attn::print_heading(out, (run.front().number == 1 ? what : "Continuing for " + counted(run.size(), "more update")) +
+                               ", alternating the two examples");
   for (const QuickUpdate& q : run) {
     const Example& x = data[q.sentence];
     out << "  update " << q.number << ": \"" << attn::join_words(x.words) << "\" (" << class_names()[x.label]
@@ -217,9 +244,9 @@ Walk run_walk(const WalkSettings& settings) {
 
 void print_walk(std::ostream& out, const Walk& walk, const std::function<void()>& between) {
   const WalkSettings& s = walk.settings;
-  out << "Step-through of "
-      << (walk.followed.size() == 1 ? std::string("one update") : std::to_string(walk.followed.size()) + " updates")
-      << ": one head, two learned coordinates (c1, c2, no hand-given meaning),\n"
+  const std::string what = "Step-through of " + followed_updates(walk.followed) + ":";
+  const std::string model = "one head, two learned coordinates (c1, c2, no hand-given meaning),";
+  out << what << (what.size() + 1 + model.size() <= 100 ? " " : "\n") << model << '\n'
       << "two classes, SGD with learning rate " << attn::format_number(s.lr, 2) << ", seed " << s.seed
       << ". Completed updates: 0.\n";
   std::size_t q = 0;

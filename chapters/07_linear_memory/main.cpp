@@ -180,10 +180,11 @@ std::optional<Flags> read_flags(int argc, char** argv) {
   attn::cli::add_common_options(options);
   // clang-format off
   options.add_options()
-      ("seed", po::value<long long>()->value_name("N")->default_value(7), "seed of the random head in sections 1-3")
+      ("seed", po::value<long long>()->value_name("N")->default_value(7),
+       "seed of the random head in sections 1-3 (0 to 4294967295)")
       ("bench", "measure the per-token cost of both mechanisms up to --bench-max positions")
       ("bench-max", po::value<long long>()->value_name("POS")->default_value(16384),
-       "longest position the benchmark measures (1 .. 1048576)");
+       "longest position the benchmark measures (1 to 1048576)");
   // clang-format on
   po::variables_map vm;
   if (!attn::cli::parse(argc, argv, options, kProgram, vm)) return std::nullopt;

@@ -39,12 +39,16 @@ arma::urowvec Vocabulary::encode(const std::string& text) const {
 }
 
 Corpus read_corpus(const std::string& folder) {
-  const std::string install = " (Debian: apt-get install fortunes, or scripts/install-deps.sh)";
+  // How to get the text, for Debian's folder only: a folder the reader chose is theirs to fill.
+  const std::string install =
+      folder == kFortuneFolder ? " (Debian: apt-get install fortunes, or scripts/install-deps.sh)" : "";
   std::error_code ec;
   if (!fs::is_directory(folder, ec))
     throw std::runtime_error("the fortunes folder " + folder + " is missing" + install);
   Corpus c;
-  for (const fs::directory_entry& e : fs::directory_iterator(folder, ec)) {
+  fs::directory_iterator entries(folder, ec);
+  if (ec) throw std::runtime_error("cannot read the fortunes folder " + folder + ": " + ec.message());
+  for (const fs::directory_entry& e : entries) {
     if (e.is_symlink(ec) || !e.is_regular_file(ec) || e.path().has_extension()) continue;
     c.files.push_back(e.path().filename().string());
   }

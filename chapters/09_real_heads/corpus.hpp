@@ -64,7 +64,8 @@ struct Corpus {
 /// Reads every fortune file in `folder` (regular files whose names have no extension: the
 /// `.dat` indexes and `.u8` links are skipped), splits each at lines holding only '%', and holds
 /// out every 20th entry in reading order (5%, deterministic). Throws std::runtime_error naming the
-/// folder, and saying how to install it, if the folder is missing or holds no fortune text.
+/// folder if it is missing, cannot be read or holds too little fortune text; for Debian's folder
+/// (kFortuneFolder) the message also says how to install it.
 Corpus read_corpus(const std::string& folder = kFortuneFolder);
 
 /// A batch of windows and, for windows with a repeat, where the snippet sits.

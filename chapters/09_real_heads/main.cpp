@@ -28,6 +28,7 @@ struct Flags {
   std::optional<std::string> load;            ///< --load DIR
   std::optional<std::string> cached;          ///< --cached DIR: load DIR if it holds a run, else train and save there
   std::string corpus = ch09::kFortuneFolder;  ///< --corpus DIR
+  bool corpus_given = false;                  ///< --corpus was typed (not its default)
   bool quick = false;                         ///< --quick
   arma::uword bench = 0;                      ///< --bench N: time N training steps and stop
   attn::PlotSettings plots;                   ///< --plots / --no-plots
@@ -91,6 +92,7 @@ Flags read_flags(const po::variables_map& vm) {
         "--load inspects a saved model; --steps, --quick, --seed and --repeat-share only apply to training");
   }
   f.corpus = folder("corpus").value_or(ch09::kFortuneFolder);
+  f.corpus_given = !vm["corpus"].defaulted();
   if (vm.count("bench")) f.bench = static_cast<arma::uword>(attn::cli::integer(vm, "bench", 1, 10000));
   f.plots = attn::cli::plot_settings(vm);
   return f;
@@ -123,6 +125,19 @@ std::optional<ch09::Run> load_given(const Flags& f, const ch09::Vocabulary& voca
     return ch09::load_run(*f.load, vocab);
   } catch (const std::exception& e) {
     throw UsageError(std::string(f.cached ? "--cached: " : "--load: ") + e.what());
+  }
+}
+
+/// The text to train on, read before anything is printed. A folder given with --corpus that is
+/// missing, unreadable or too small is a usage error naming the flag (exit 2), like --load's and
+/// --init's unreadable files; Debian's default folder missing is a runtime failure (exit 1) that
+/// says how to install it.
+ch09::Corpus read_corpus(const Flags& f) {
+  if (!f.corpus_given) return ch09::read_corpus(f.corpus);
+  try {
+    return ch09::read_corpus(f.corpus);
+  } catch (const std::runtime_error& e) {
+    throw UsageError(std::string("--corpus: ") + e.what());
   }
 }
 
@@ -172,7 +187,7 @@ int main(int argc, char** argv) {
     if (flags.bench > 0) return bench(flags);
     attn::Plotter plots(flags.plots);
 
-    const ch09::Corpus corpus = ch09::read_corpus(flags.corpus);
+    const ch09::Corpus corpus = read_corpus(flags);
     const ch09::Vocabulary vocab(corpus.train_text);
     std::optional<ch09::Run> loaded = load_given(flags, vocab);
     check_save(flags);
