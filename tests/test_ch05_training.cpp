@@ -552,7 +552,8 @@ BOOST_AUTO_TEST_CASE(walkthrough_headings_say_what_is_followed) {
       {" --follow 1,2,21", {"Step-through of updates 1, 2 and 21:\n" + model.substr(1),
                             "\nContinuing for 18 more updates, alternating"}},
       {" --follow 1,2,3,4,5,40", {"Step-through of 6 updates, from 1 to 40:\n"}},
-      {" --updates 1", {"\nContinuing for 1 more update, alternating"}}};
+      {" --updates 1", {"\nContinuing for 1 more update, alternating"}},
+      {" --follow '1, 2'", {"Step-through of updates 1 and 2:" + model}}};  // the list rule allows spaces
   // clang-format on
   for (const auto& [flags, lines] : runs) {
     const attn::test::Run r = attn::test::run(exe + flags);
@@ -564,6 +565,16 @@ BOOST_AUTO_TEST_CASE(walkthrough_headings_say_what_is_followed) {
     std::istringstream text(r.out);
     for (std::string line; std::getline(text, line);) BOOST_TEST(line.size() <= 100u, flags << ": " << line);
   }
+}
+
+BOOST_AUTO_TEST_CASE(one_pass_is_singular) {
+  const attn::test::Run r = attn::test::run(std::string(CHAPTER_EXE) + " --no-plots --no-companions --passes 1");
+  BOOST_TEST(r.code == 0);
+  BOOST_TEST(r.out.find(", 1 pass over the four examples") != std::string::npos);
+  BOOST_TEST(r.out.find("1 passes") == std::string::npos);
+  const attn::test::Run walk = attn::test::run(std::string(CHAPTER_EXE) + " --walkthrough --no-plots --save " +
+                                               attn::test::quote(std::string(TEST_PLOTS) + "/one_update"));
+  BOOST_TEST(walk.out.find("parameters after 1 update written to") != std::string::npos);
 }
 
 BOOST_AUTO_TEST_CASE(walkthrough_pause_reads_enter_presses_from_a_pipe) {
@@ -664,6 +675,8 @@ BOOST_AUTO_TEST_CASE(bad_input_is_one_line_and_exit_2) {
                                  "--walkthrough --follow 0",
                                  "--walkthrough --follow 100002",
                                  "--walkthrough --follow 1,x",
+                                 "--walkthrough --follow 1,2,",
+                                 "--walkthrough --follow ,1",
                                  "--walkthrough --updates 3 --follow 2,1",
                                  "--walkthrough --sentence 'river bank'",
                                  "--sentence 'the money bank'",

@@ -61,7 +61,8 @@ void describe_model(const attn::OneHeadModel& m, const std::string& origin) {
 void print_training(const ch05::TrainLog& log, double lr, double final_loss) {
   const int passes = static_cast<int>(log.pass_loss.n_elem);
   attn::print_heading(std::cout, "2. Training: Adam (lr " + format_number(lr, 3) + "), " + std::to_string(passes) +
-                                     " passes over the four examples, one step per example");
+                                     (passes == 1 ? " pass" : " passes") +
+                                     " over the four examples, one step per example");
   std::cout << "  forward pass, hand-written backward pass (common/backprop.hpp), one Adam step,\n"
                "  the examples in the article's order\n";
   for (int pass = 1; pass <= passes; ++pass) {
@@ -254,7 +255,8 @@ void draw_survey(attn::Plotter& plots, const std::vector<ch05::BiasedRun>& surve
                  .row_labels = contexts,
                  .values = weights,
                  .cbrange = std::make_pair(0.0, 1.0),
-                 .cell_labels = false});
+                 .cell_labels = false,
+                 .cblabel = "bank's weight"});
 }
 
 /// The companions' figures: feature recovery (if run) and the biased dataset (if run).
@@ -420,20 +422,16 @@ void check_mode(const po::variables_map& vm, Mode mode) {
 std::vector<int> follow_list(const std::string& text) {
   constexpr int kLast = 100001;  // 1 + the largest --updates
   std::vector<int> out;
-  std::size_t at = 0;
-  while (at <= text.size()) {
-    const std::size_t comma = std::min(text.find(',', at), text.size());
-    const std::string item = text.substr(at, comma - at);
+  for (const std::string& item : attn::cli::list("--follow", text)) {  // the list rule: "1, 2" too
     int k = 0;
     const auto [end, ec] = std::from_chars(item.data(), item.data() + item.size(), k);
-    if (item.empty() || ec != std::errc() || end != item.data() + item.size() || k < 1 || k > kLast ||
+    if (ec != std::errc() || end != item.data() + item.size() || k < 1 || k > kLast ||
         (!out.empty() && k <= out.back())) {
       throw attn::cli::UsageError("--follow " + attn::quoted(text) + ": " + attn::quoted(item) +
                                   " is not an update number in 1.." + std::to_string(kLast) +
                                   " after the previous one (ascending, separated by commas)");
     }
     out.push_back(k);
-    at = comma + 1;
   }
   return out;
 }
@@ -538,8 +536,8 @@ void run_walkthrough(const Flags& flags) {
   ch05::print_walk(std::cout, walk, between);
   if (flags.save_dir) {
     ch05::save_model(walk.final, *flags.save_dir);
-    std::cout << "  parameters after " << walk.total() << " updates written to " << *flags.save_dir
-              << " (E, Wq, Wk, Wv, Wc, bc .txt)\n";
+    std::cout << "  parameters after " << walk.total() << (walk.total() == 1 ? " update" : " updates") << " written to "
+              << *flags.save_dir << " (E, Wq, Wk, Wv, Wc, bc .txt)\n";
   }
   std::cout << '\n';
   draw_walk(plots, walk);
@@ -559,7 +557,8 @@ ch05::TrainSettings train_settings(const Flags& flags) {
 void run_bench(const Flags& flags) {
   const ch05::TrainSettings settings = train_settings(flags);
   std::cout << "Chapter 05 - benchmark: time per optimizer step of the article's training\n"
-            << "  (d = 8, 4 examples, " << settings.passes << " passes, forward + hand-written backward + Adam)\n";
+            << "  (d = 8, 4 examples, " << settings.passes << (settings.passes == 1 ? " pass" : " passes")
+            << ", forward + hand-written backward + Adam)\n";
   ch05::microseconds_per_step(settings, 1);  // warm up caches and allocations
   const double us = ch05::microseconds_per_step(settings, 20);
   std::cout << "  best of 20 runs: " << format_number(us, 3) << " us per step on this machine\n"
