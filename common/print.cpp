@@ -26,6 +26,10 @@ std::string format_upper_bound(double x, int precision) {
   return format_number(k / scale, precision);
 }
 
+std::string counted(long long n, const std::string& singular, const std::string& plural) {
+  return std::to_string(n) + " " + (n == 1 ? singular : plural.empty() ? singular + "s" : plural);
+}
+
 std::string format_plain(double x) {
   std::ostringstream s;
   s << (x == 0.0 ? 0.0 : x);

@@ -23,6 +23,11 @@ std::string format_upper_bound(double x, int precision);
 /// 1e+06; zero prints as "0" (never "-0"). Throws nothing (beyond std::bad_alloc).
 std::string format_plain(double x);
 
+/// A count with its noun, singular for exactly one: counted(1, "update") is "1 update",
+/// counted(20, "update") "20 updates", counted(2, "matrix", "matrices") "2 matrices" (`plural`
+/// empty: `singular` plus "s"). Throws nothing (beyond std::bad_alloc).
+std::string counted(long long n, const std::string& singular, const std::string& plural = "");
+
 /// A vector the way the article prints it: "[0.26, 0.31, 0.43]". v: any length (n x 1 here,
 /// 1 x n in the overload). Throws nothing (beyond std::bad_alloc).
 std::string format_vector(const arma::vec& v, int precision);

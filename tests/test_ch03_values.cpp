@@ -404,6 +404,17 @@ BOOST_AUTO_TEST_CASE(every_line_fits_100_columns_at_the_largest_sizes) {
   }
 }
 
+// One token and one head: every count of one reads in the singular.
+BOOST_AUTO_TEST_CASE(counts_of_one_are_singular) {
+  const attn::test::Run r = attn::test::run(exe + " --no-plots --tokens 1 --heads 1 --blocks 1");
+  BOOST_TEST_REQUIRE(r.code == 0, r.err);
+  attn::test::check_contains(r.out, {"1 token, 1 head, 1 block(s)", "1 matrix; 1 query vector ",
+                                     "(3nh: 1 query + 1 key + 1 value)", "Each token has 1 query, 1 key and 1 value"});
+  for (const char* slip : {"1 tokens", "1 heads", "1 matrices", "1 query vectors", "1 queries", "1 keys", "1 values"}) {
+    BOOST_TEST(r.out.find(slip) == std::string::npos, slip);
+  }
+}
+
 // --help states each size's range, and the program enforces exactly that range.
 BOOST_AUTO_TEST_CASE(help_states_the_ranges_it_enforces) {
   const std::string help = attn::test::run(exe + " --help").out;

@@ -203,6 +203,15 @@ BOOST_AUTO_TEST_SUITE_END()
 
 BOOST_AUTO_TEST_SUITE(printing)
 
+BOOST_AUTO_TEST_CASE(counted_is_singular_for_one_only) {
+  BOOST_TEST(attn::counted(1, "update") == "1 update");
+  BOOST_TEST(attn::counted(0, "update") == "0 updates");
+  BOOST_TEST(attn::counted(20, "more update") == "20 more updates");
+  BOOST_TEST(attn::counted(1, "matrix", "matrices") == "1 matrix");
+  BOOST_TEST(attn::counted(3, "matrix", "matrices") == "3 matrices");
+  BOOST_TEST(attn::counted(-1, "step") == "-1 steps");
+}
+
 BOOST_AUTO_TEST_CASE(vectors_print_like_the_article) {
   BOOST_TEST(attn::format_vector(arma::rowvec{0.2583, 0.3109, 0.4307}, 2) == "[0.26, 0.31, 0.43]");
   BOOST_TEST(attn::format_number(-0.001, 2) == "0.00");

@@ -83,8 +83,8 @@ std::string counting_text(const std::vector<ch03::CountRow>& rows) {
 /// Section 1: the counting table, the totals, and a sublayer built and run with those shapes.
 void counting(long long n, long long h, long long N, const std::optional<ch03::BuiltSublayer>& built,
               const ch03::ExampleSublayer& example) {
-  attn::print_heading(std::cout, "1. How many tables and vectors? " + std::to_string(n) + " tokens, " +
-                                     std::to_string(h) + " heads, " + std::to_string(N) + " block(s)");
+  attn::print_heading(std::cout, "1. How many tables and vectors? " + attn::counted(n, "token") + ", " +
+                                     attn::counted(h, "head") + ", " + std::to_string(N) + " block(s)");
   std::cout << counting_text(ch03::counting_table(n, h));
   const ch03::Counts c = ch03::count_objects(n, h, N);
   const bool article = n == 3 && h == 2;
@@ -95,8 +95,9 @@ void counting(long long n, long long h, long long N, const std::optional<ch03::B
   } else {
     std::cout << per_block.evidence << '\n';
   }
-  std::cout << "  Each token has " << c.queries_per_token << " queries, " << c.queries_per_token << " keys and "
-            << c.queries_per_token << " values in a block.\n"
+  const auto per_token = static_cast<long long>(c.queries_per_token);
+  std::cout << "  Each token has " << attn::counted(per_token, "query", "queries") << ", "
+            << attn::counted(per_token, "key") << " and " << attn::counted(per_token, "value") << " in a block.\n"
             << "  A stack of N = " << N << " block(s):\n";
   attn::print_claim(std::cout, ch03::claim_stack_counts(c, h, N));
   std::cout << "  (Logical matrices, no biases; implementations often pack several into one tensor.)\n";

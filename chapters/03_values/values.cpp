@@ -81,8 +81,9 @@ Counts count_objects(long long n, long long h, long long N) {
 
 std::vector<CountRow> counting_table(long long n, long long h) {
   count_objects(n, h, 1);
-  const std::string ns = std::to_string(n), hs = std::to_string(h), nh = std::to_string(n * h);
+  const std::string ns = std::to_string(n), hs = std::to_string(h);
   const std::string per_head = hs + ", one per head";
+  const std::string matrices = attn::counted(h, "matrix", "matrices");
   std::string hdv = "d_v";  // "h d_v" with h substituted (GCC 12 misreads "(" + ... + ")" chains, so build it)
   if (h != 1) hdv.insert(0, hs + " ");
   std::string concat_shape = ns;
@@ -96,9 +97,9 @@ std::vector<CountRow> counting_table(long long n, long long h) {
       {"query projections Wq", "learned", per_head, "d x d_k"},
       {"key projections Wk", "learned", per_head, "d x d_k"},
       {"value projections Wv", "learned", per_head, "d x d_v"},
-      {"queries Q", "computed", hs + " matrices; " + nh + " query vectors", ns + " x d_k"},
-      {"keys K", "computed", hs + " matrices; " + nh + " key vectors", ns + " x d_k"},
-      {"values V", "computed", hs + " matrices; " + nh + " value vectors", ns + " x d_v"},
+      {"queries Q", "computed", matrices + "; " + attn::counted(n * h, "query vector"), ns + " x d_k"},
+      {"keys K", "computed", matrices + "; " + attn::counted(n * h, "key vector"), ns + " x d_k"},
+      {"values V", "computed", matrices + "; " + attn::counted(n * h, "value vector"), ns + " x d_v"},
       {"scores S", "computed", per_head, ns + " x " + ns},
       {"attention weights A", "computed", per_head, ns + " x " + ns},
       {"head mixtures H", "computed", per_head, ns + " x d_v"},
@@ -244,12 +245,12 @@ attn::ClaimCheck claim_counts_per_block(const Counts& c, long long n, long long 
     holds = holds && 3 * built->weights.heads.size() == c.qkv_projections_per_block &&
             3 * built->pass.heads.size() == c.qkv_matrices_per_block && built->qkv_rows == c.qkv_vectors_per_block;
   }
-  const std::string nh = std::to_string(n * h);
   return {"heads_01", holds,
           "  One sublayer: " + std::to_string(c.qkv_projections_per_block) +
               " learned Q/K/V projection matrices (3h), " + std::to_string(c.qkv_matrices_per_block) +
               " computed Q/K/V matrices (3h),\n  " + std::to_string(c.qkv_vectors_per_block) +
-              " computed vectors (3nh: " + nh + " queries + " + nh + " keys + " + nh + " values)"};
+              " computed vectors (3nh: " + attn::counted(n * h, "query", "queries") + " + " +
+              attn::counted(n * h, "key") + " + " + attn::counted(n * h, "value") + ")"};
 }
 
 attn::ClaimCheck claim_stack_counts(const Counts& c, long long h, long long N) {

@@ -16,10 +16,8 @@ namespace {
 
 constexpr int kDigits = 4;  // every number of the two-coordinate model, to four decimals
 
-/// "1 update", "20 updates" (`noun` singular; its plural adds an s to the last word).
-std::string counted(std::size_t n, const std::string& noun) {
-  return std::to_string(n) + " " + noun + (n == 1 ? "" : "s");
-}
+/// "1 update", "20 updates": attn::counted for the sizes a walk counts in.
+std::string counted(std::size_t n, const std::string& noun) { return attn::counted(static_cast<long long>(n), noun); }
 
 /// What the step-through follows: "update 1", "updates 1 and 2", "updates 1, 2 and 21", and for
 /// longer lists "7 updates, from 1 to 40" ("0 updates" for none).
