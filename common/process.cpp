@@ -37,7 +37,7 @@ std::string ProcessResult::describe(std::chrono::milliseconds limit) const {
     return "did not finish within " + amount + " and was stopped";
   }
   if (output_overflow) return "wrote more than " + std::to_string(stdout_bytes.size()) + " bytes and was stopped";
-  if (signal != 0) return "was killed by signal " + std::to_string(signal) + " (" + ::strsignal(signal) + ")";
+  if (signal != 0) return "was killed by signal " + std::to_string(signal) + ", " + ::strsignal(signal);
   return "exited with status " + std::to_string(exit_code);
 }
 

@@ -34,7 +34,7 @@ struct ProcessResult {
 
   /// True if it exited by itself with status 0. Throws nothing.
   bool ok() const { return started && !timed_out && !output_overflow && signal == 0 && exit_code == 0; }
-  /// One phrase for messages: "exited with status 1", "was killed by signal 11 (Segmentation fault)",
+  /// One phrase for messages: "exited with status 1", "was killed by signal 11, Segmentation fault",
   /// "did not finish within 20 s and was stopped", "could not be started: ...".
   /// Throws nothing (beyond std::bad_alloc).
   std::string describe(std::chrono::milliseconds limit) const;

@@ -319,6 +319,14 @@ BOOST_AUTO_TEST_CASE(a_gnuplot_that_hangs_or_crashes_is_stopped_reported_and_exi
       BOOST_TEST(r.code == 1, r.err);
       BOOST_TEST(r.err.find(f.says) != std::string::npos, r.err);
       BOOST_TEST(r.out.find(f.report) != std::string::npos, r.out);
+      // The plots: line reads cleanly: no parenthesis inside another.
+      const std::size_t at = r.out.rfind("plots: ");
+      int depth = 0, deepest = 0;
+      for (std::size_t k = at; k < r.out.size() && r.out[k] != '\n'; ++k) {
+        depth += r.out[k] == '(' ? 1 : r.out[k] == ')' ? -1 : 0;
+        deepest = std::max(deepest, depth);
+      }
+      BOOST_TEST(deepest <= 1, r.out.substr(at));
       BOOST_TEST(r.out.find("[mix_12]") != std::string::npos);  // the arithmetic printed anyway
       BOOST_TEST(seconds < 20.0);                               // one timeout, not one per plot
       BOOST_TEST(leftovers(plots).empty());
