@@ -108,8 +108,8 @@ attn::ClaimCheck causal_weights_claim(const arma::mat& A);
 attn::ClaimCheck zero_fill_claim(const arma::mat& leaky);
 
 /// Claim mask_03 on section 3: in "the river bank" bank is last, so its causal row equals its
-/// bidirectional row (to 1e-15), the article's [0.26, 0.31, 0.43] (mix_01, two decimals). Evidence:
-/// the causal row and "unchanged". Throws nothing on a result of word_order_section.
+/// bidirectional row, mix_01's weights (to 1e-15). Evidence: the causal row and "unchanged".
+/// Throws nothing on a result of word_order_section.
 attn::ClaimCheck unchanged_row_claim(const WordOrderSection& s);
 
 /// Claim mask_05 on section 2: every row of the illustrative table sums to 1 (to 1e-12).
