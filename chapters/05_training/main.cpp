@@ -60,8 +60,8 @@ void describe_model(const attn::OneHeadModel& m, const std::string& origin) {
 /// Section 2: the training run, with a progress line every 50 passes.
 void print_training(const ch05::TrainLog& log, double lr, double final_loss) {
   const int passes = static_cast<int>(log.pass_loss.n_elem);
-  attn::print_heading(std::cout, "2. Training: Adam (lr " + format_number(lr, 3) + "), " + std::to_string(passes) +
-                                     (passes == 1 ? " pass" : " passes") +
+  attn::print_heading(std::cout, "2. Training: Adam (lr " + format_number(lr, 3) + "), " +
+                                     attn::counted(passes, "pass", "passes") +
                                      " over the four examples, one step per example");
   std::cout << "  forward pass, hand-written backward pass (common/backprop.hpp), one Adam step,\n"
                "  the examples in the article's order\n";
@@ -536,8 +536,8 @@ void run_walkthrough(const Flags& flags) {
   ch05::print_walk(std::cout, walk, between);
   if (flags.save_dir) {
     ch05::save_model(walk.final, *flags.save_dir);
-    std::cout << "  parameters after " << walk.total() << (walk.total() == 1 ? " update" : " updates") << " written to "
-              << *flags.save_dir << " (E, Wq, Wk, Wv, Wc, bc .txt)\n";
+    std::cout << "  parameters after " << attn::counted(static_cast<long long>(walk.total()), "update")
+              << " written to " << *flags.save_dir << " (E, Wq, Wk, Wv, Wc, bc .txt)\n";
   }
   std::cout << '\n';
   draw_walk(plots, walk);
@@ -557,7 +557,7 @@ ch05::TrainSettings train_settings(const Flags& flags) {
 void run_bench(const Flags& flags) {
   const ch05::TrainSettings settings = train_settings(flags);
   std::cout << "Chapter 05 - benchmark: time per optimizer step of the article's training\n"
-            << "  (d = 8, 4 examples, " << settings.passes << (settings.passes == 1 ? " pass" : " passes")
+            << "  (d = 8, 4 examples, " << attn::counted(settings.passes, "pass", "passes")
             << ", forward + hand-written backward + Adam)\n";
   ch05::microseconds_per_step(settings, 1);  // warm up caches and allocations
   const double us = ch05::microseconds_per_step(settings, 20);
