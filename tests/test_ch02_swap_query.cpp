@@ -342,6 +342,16 @@ BOOST_AUTO_TEST_CASE(matching_views_keep_coinciding_labels_apart) {
     }
   }
   BOOST_TEST(coinciding >= 1u);  // k_the and k_money in the side panel
+  // The query arrow starts at a key (k_the is the origin): a label centred beside its dot clears the
+  // arrow's shaft when it starts at least half its width to the right.
+  std::size_t at_tail = 0;
+  for (arma::uword i = 0; i < f.points.front().points.n_rows; ++i) {
+    if (arma::norm(f.points.front().points.row(i) - f.arrows.front().from.row(0)) > 1e-12) continue;
+    ++at_tail;
+    const double half_width = 0.5 * static_cast<double>(f.points.front().labels[i].size());
+    BOOST_TEST(f.points.front().label_offset.first - half_width >= 0.5, f.points.front().labels[i]);
+  }
+  BOOST_TEST(at_tail == 1u);  // k_the
   // From straight above, the vertical axis is a point: no floating "structure" label in that panel.
   const std::string commands = attn::vector_figure_commands(f, {"\"a\"", "\"b\"", "\"c\""});
   BOOST_TEST(commands.find("set zlabel \"\" rotate parallel") != std::string::npos);

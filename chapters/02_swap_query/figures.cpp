@@ -31,7 +31,8 @@ attn::VectorFigure matching_space(const std::string& label, const MatchTable& t)
   const auto& table = attn::toy_embeddings();
   const arma::mat keys = table.E() * fixed_wk();  // vocabulary x 3
   attn::PointSet in{
-      .title = "keys in the sentence", .points = arma::mat(0, 3), .stems = true, .label_offset = {1.5, 1.1}};
+      .title = "keys in the sentence", .points = arma::mat(0, 3), .stems = true, .label_offset = {3.0, 1.1}};
+  // Present keys' labels sit right of their dot, clear of the query arrow that starts at k_the.
   // Absent words' labels sit a line higher: seen along an axis, an absent key can hide behind a present
   // one (k_money behind k_the, looking along finance), and the two labels would print on top of each other.
   attn::PointSet out{.title = "keys of absent words",
