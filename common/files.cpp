@@ -283,7 +283,10 @@ std::string read_input_file(const fs::path& path, std::size_t limit) {
 
 std::string replace_problem(const fs::path& target) {
   struct stat st {};
-  if (::lstat(target.c_str(), &st) != 0) return {};
+  if (::lstat(target.c_str(), &st) != 0) {
+    const int e = errno;  // absent is fine (the file is new); a name the system refuses is not
+    return e == ENAMETOOLONG ? "cannot write " + quoted_path(target) + ": " + os_reason(e) : std::string();
+  }
   if (S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)) return {};
   return "cannot write " + quoted_path(target) + ": it is " + file_type(st.st_mode) +
          " (only a regular file or a link there is replaced)";
@@ -294,8 +297,10 @@ std::string folder_problem(const fs::path& folder, bool create) {
   const fs::path where = folder.empty() ? fs::path(".") : folder;
   if (fs::exists(where, ec) && !fs::is_directory(where, ec)) return quoted_path(folder) + " is a file, not a folder";
   if (create) fs::create_directories(where, ec);
-  if (!fs::is_directory(where)) {
-    return "cannot create folder " + quoted_path(folder) + (ec ? ": " + ec.message() : std::string());
+  std::error_code listed;
+  if (!fs::is_directory(where, listed)) {
+    const std::error_code why = ec ? ec : listed;
+    return "cannot create folder " + quoted_path(folder) + (why ? ": " + why.message() : std::string());
   }
   TempPath probe(where, "");  // a real file, created and removed: read-only folders and file systems show
   const int fd = ::open(probe.path().c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);

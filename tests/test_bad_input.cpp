@@ -152,6 +152,10 @@ BOOST_AUTO_TEST_CASE(every_bad_input_is_one_line_and_exit_2) {
       {"ch04_scaling", "--b-length nan", "b-length"},                            // non-finite
       {"ch04_scaling", "--d-k 0", "between 1 and 4096"},                         // zero width
       {"ch04_scaling", "--d-k 2.5", "'2.5' is not a whole number"},              // not a whole width
+      // session 5's trial: names the system refuses, folders whose files block
+      {"ch05_training", "--loss-log $(printf 'x%.0s' $(seq 300))", "--loss-log: cannot write"},  // before training
+      {"ch09_real_heads", "--save $(printf 'x%.0s' $(seq 300)) --quick", "File name too long"},  // before training
+      {"ch09_real_heads", "--corpus /proc --quick", "too little text"},           // /proc/kmsg would block
   };
   // clang-format on
   BOOST_TEST(cases.size() >= 20u);
@@ -181,6 +185,13 @@ BOOST_AUTO_TEST_CASE(an_unwritable_or_file_plot_folder_is_an_error_in_every_chap
       BOOST_TEST(file.code == 2);
       BOOST_TEST(attn::test::line_count(file.err) == 1u, file.err);
       BOOST_TEST(file.err.find("is a file, not a folder") != std::string::npos, file.err);
+      // A name longer than the system allows: refused before any output, not a raw filesystem error.
+      const attn::test::Run long_name = attn::test::run(cat("timeout 60 ", path, " --plots ", std::string(300, 'x')));
+      BOOST_TEST(long_name.code == 2);
+      BOOST_TEST(long_name.out == "");
+      BOOST_TEST(attn::test::line_count(long_name.err) == 1u, long_name.err);
+      BOOST_TEST(long_name.err.find("File name too long") != std::string::npos, long_name.err);
+      BOOST_TEST(long_name.err.find("filesystem error") == std::string::npos, long_name.err);
     }
   }
 }

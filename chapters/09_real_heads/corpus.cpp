@@ -50,6 +50,8 @@ Corpus read_corpus(const std::string& folder) {
   if (ec) throw std::runtime_error("cannot read the fortunes folder " + folder + ": " + ec.message());
   for (const fs::directory_entry& e : entries) {
     if (e.is_symlink(ec) || !e.is_regular_file(ec) || e.path().has_extension()) continue;
+    // An empty file holds no entries; files in /proc also say 0 bytes, and some block when read.
+    if (e.file_size(ec) == 0 || ec) continue;
     c.files.push_back(e.path().filename().string());
   }
   std::sort(c.files.begin(), c.files.end());
