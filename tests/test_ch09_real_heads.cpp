@@ -238,8 +238,11 @@ BOOST_AUTO_TEST_CASE(claims_report_what_they_measure) {
   ch09::Baselines b;
   b.bigram = 2.6, b.model = 2.7;
   BOOST_TEST(!ch09::claim_beats_bigram(b).holds);
+  // The numbers state the relation they have, never a false one.
+  BOOST_TEST(ch09::claim_beats_bigram(b).numbers == "model 2.700 > bigram 2.600 nats/char");
   b.model = 2.2;
   BOOST_TEST(ch09::claim_beats_bigram(b).holds);
+  BOOST_TEST(ch09::claim_beats_bigram(b).numbers == "model 2.200 < bigram 2.600 nats/char");
   BOOST_TEST(ch09::claim_beats_bigram(b).tag == "real_01");
 }
 

@@ -297,10 +297,19 @@ std::vector<std::string> head_names(const Roles& r) {
   return names;
 }
 
+namespace {
+
+/// " < ", " > " or " = ": how `a` stands to `b`, so the printed numbers never state a false inequality
+/// (a short run's numbers can fall on either side).
+std::string versus(double a, double b) { return a < b ? " < " : a > b ? " > " : " = "; }
+
+}  // namespace
+
 // [claims]
 Claim claim_beats_bigram(const Baselines& b) {
   return {"real_01", "the model beats the bigram baseline on held-out text",
-          "model " + attn::format_number(b.model, 3) + " < bigram " + attn::format_number(b.bigram, 3) + " nats/char",
+          "model " + attn::format_number(b.model, 3) + versus(b.model, b.bigram) + "bigram " +
+              attn::format_number(b.bigram, 3) + " nats/char",
           b.model < b.bigram};
 }
 
@@ -308,7 +317,8 @@ Claim claim_previous_token_head(const Roles& r) {
   const arma::uword h = r.previous_token.row(0).index_max();
   const double top = r.previous_token(0, h);
   return {"real_02", "a first-layer head is a previous-token head",
-          head_name(0, h) + " previous-token score " + attn::format_number(top, 3) + " > 0.5", top > 0.5};
+          head_name(0, h) + " previous-token score " + attn::format_number(top, 3) + versus(top, 0.5) + "0.5",
+          top > 0.5};
 }
 
 Claim claim_induction_head(const Roles& r, const std::vector<Ablation>& a) {
@@ -318,9 +328,9 @@ Claim claim_induction_head(const Roles& r, const std::vector<Ablation>& a) {
   const double advantage = r.random.first - r.random.repeat;
   const double rise = a.at(1 + (L - 1) * H + h).random.repeat - r.random.repeat;  // index 0 is "nothing"
   return {"real_03", "a second-layer head is an induction head, and zeroing it costs the repeats",
-          head_name(L - 1, h) + " induction score " + attn::format_number(score, 3) + " > 0.3; zeroing it raises the " +
-              "random-repeat loss by " + attn::format_number(rise, 3) + " > half the in-context advantage " +
-              attn::format_number(advantage / 2, 3),
+          head_name(L - 1, h) + " induction score " + attn::format_number(score, 3) + versus(score, 0.3) +
+              "0.3; zeroing it raises the random-repeat loss by " + attn::format_number(rise, 3) +
+              versus(rise, advantage / 2) + "half the in-context advantage " + attn::format_number(advantage / 2, 3),
           score > 0.3 && rise > advantage / 2};
 }
 
