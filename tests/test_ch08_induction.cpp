@@ -188,6 +188,19 @@ BOOST_AUTO_TEST_CASE(short_run_prints_tables_and_valid_plots) {
   }
 }
 
+// One step is too short to learn anything: the prose says so instead of describing a trained model.
+BOOST_AUTO_TEST_CASE(an_untrained_run_says_what_it_does_not_show) {
+  const attn::test::Run r = attn::test::run(std::string(CHAPTER_EXE) + " --no-plots --steps 1");
+  BOOST_TEST_REQUIRE(r.code == 0, r.err);
+  attn::test::check_contains(r.out, {"1 step of 32 fresh sequences", "this run has not yet learned to",
+                                     "lowers the repeat loss by", "What this shows: nothing yet."});
+  for (const char* wrong : {"learned to bet on tokens", "raises the repeat loss by -", "depends on these heads"}) {
+    BOOST_TEST(r.out.find(wrong) == std::string::npos, wrong);
+  }
+  const attn::test::Run one_head = attn::test::run(std::string(CHAPTER_EXE) + " --no-plots --steps 1 --heads 1");
+  BOOST_TEST(one_head.out.find("2 layers of 1 head (d_k") != std::string::npos);
+}
+
 BOOST_AUTO_TEST_CASE(bad_flags_exit_2_with_one_line) {
   for (const char* flags : {"--steps 0", "--heads 0", "--width -3", "--width 4 --heads 8", "--lr nan", "--seed x",
                             "--bogus", "--steps", "--plots /dev/null/x --steps 1"}) {

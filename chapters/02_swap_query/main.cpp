@@ -94,7 +94,8 @@ void null_space(const ch02::SmallNullSpace& small, const ch02::WidthExample& w) 
               << "; adding one to a random input\n  changes its query by "
               << (w.query_change_max < 1e-9 ? "< 1e-9" : std::to_string(w.query_change_max)) << " (rounding only)\n";
   }
-  std::cout << "  The query map reads " << w.rank << " independent input directions of " << width << "; ";
+  std::cout << "  The query map reads " << attn::counted(static_cast<long long>(w.rank), "independent input direction")
+            << " of " << width << "; ";
   if (w.nullity > 0) {
     std::cout << "the other " << w.nullity << " are invisible.\n";
   } else {

@@ -106,9 +106,13 @@ void print_setup(const ch08::LabOptions& o) {
                                     : std::to_string(o.data.min_block) + " to " + std::to_string(o.data.max_block) +
                                           " tokens at a random position")
             << " recurs right after itself.\n"
-            << "Model: width " << o.shape.width << ", " << o.shape.layers << " layers of " << o.shape.heads
-            << " heads (d_k = " << o.shape.d_k << "), causal, no MLP.\n  Adam, lr " << format_number(o.lr, 4) << ", "
-            << o.steps << " steps of " << o.batch << " fresh sequences; " << o.held_out << " held-out sequences.\n\n";
+            << "Model: width " << o.shape.width << ", "
+            << attn::counted(static_cast<long long>(o.shape.layers), "layer") << " of "
+            << attn::counted(static_cast<long long>(o.shape.heads), "head") << " (d_k = " << o.shape.d_k
+            << "), causal, no MLP.\n  Adam, lr " << format_number(o.lr, 4) << ", "
+            << attn::counted(static_cast<long long>(o.steps), "step") << " of "
+            << attn::counted(static_cast<long long>(o.batch), "fresh sequence") << "; "
+            << attn::counted(static_cast<long long>(o.held_out), "held-out sequence") << ".\n\n";
 }
 
 /// Trains, printing each checkpoint; a diverging run stops with exit code 1 and no results.
@@ -143,8 +147,12 @@ void print_losses(const Findings& f) {
   if (last.first > uniform) {
     std::cout << "  The first-occurrence loss sits above the uniform guess: a first occurrence is a fresh\n"
                  "  random token, and against uniformly random targets any prediction other than uniform\n"
-                 "  costs more than ln(vocab) on average (cross-entropy = ln(vocab) + KL). The model has\n"
-                 "  learned to bet on tokens it has already seen, a bet that only repeats repay.\n";
+                 "  costs more than ln(vocab) on average (cross-entropy = ln(vocab) + KL).";
+    std::cout
+        << (last.repeat < uniform
+                ? " The model has\n  learned to bet on tokens it has already seen, a bet that only repeats repay.\n"
+                : "\n  Here even the repeats cost more than the uniform guess: this run has not yet learned to\n"
+                  "  use them.\n");
   }
 }
 
@@ -179,13 +187,24 @@ void print_ablations(const Findings& f) {
   }
   t.print(std::cout);
   const ch08::AblationSummary& s = f.summary;
+  // A rise as printed: "by 0.93", or "lowers it by 0.20" when zeroing helped (a run too short to learn).
+  const auto by = [](double rise) {
+    return std::string(rise < 0 ? "lowers it by " : "by ") + format_number(std::abs(rise), kPrecision);
+  };
   std::cout << "  in-context advantage (first - repeat): " << format_number(s.advantage, kPrecision) << " nats\n"
-            << "  zeroing all of layer " << f.run.model.shape.layers << " raises the repeat loss by "
-            << format_number(s.last_layer_rise, kPrecision) << ";\n  zeroing "
+            << "  zeroing all of layer " << f.run.model.shape.layers << " "
+            << (s.last_layer_rise < 0 ? "lowers" : "raises") << " the repeat loss by "
+            << format_number(std::abs(s.last_layer_rise), kPrecision) << ";\n  zeroing "
             << ch08::head_name(s.key_first_layer.layer, s.key_first_layer.head)
-            << " (the first-layer head that matters most) by " << format_number(s.key_first_layer_rise, kPrecision)
-            << "\n";
+            << " (the first-layer head that matters most) " << by(s.key_first_layer_rise) << "\n";
   if (!f.fixed) attn::print_claim(std::cout, ch08::claim_both_layers_needed(s));
+  double largest_rise = 0.0;
+  for (const auto& a : f.ablations) largest_rise = std::max(largest_rise, a.losses.repeat - base.repeat);
+  if (!(largest_rise > 0.0)) {
+    std::cout << "  What this shows: nothing yet. No zeroed head raises the repeat loss: this run has not come\n"
+                 "  to depend on its heads (train longer, --steps, to see the ones the repeats come to need).\n";
+    return;
+  }
   std::cout << "  What this shows: the loss on repeats depends on these heads. What it does not show: that\n"
                "  they are the only route (another head may compensate when one is removed), or that one\n"
                "  head has one role (several heads may share it). A head's name here is only what was measured.\n";
