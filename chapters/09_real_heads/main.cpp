@@ -87,9 +87,10 @@ Flags read_flags(const po::variables_map& vm) {
     std::error_code ec;
     (std::filesystem::exists(std::filesystem::path(dir) / "run.txt", ec) ? f.load : f.save) = dir;
   }
-  if (f.load && (vm.count("steps") || f.quick || !vm["seed"].defaulted() || !vm["repeat-share"].defaulted())) {
+  if (f.load && (vm.count("steps") || f.quick || !vm["seed"].defaulted() || !vm["repeat-share"].defaulted() ||
+                 !vm["lr"].defaulted())) {
     throw UsageError(
-        "--load inspects a saved model; --steps, --quick, --seed and --repeat-share only apply to training");
+        "--load inspects a saved model; --steps, --quick, --seed, --lr and --repeat-share only apply to training");
   }
   f.corpus = folder("corpus").value_or(ch09::kFortuneFolder);
   f.corpus_given = !vm["corpus"].defaulted();
@@ -163,8 +164,8 @@ ch09::Run obtain_run(const Flags& f, std::optional<ch09::Run> loaded, const ch09
               << " s left\n";
   });
   if (f.quick) {
-    std::cout
-        << "(a --quick run: the induction head needs the full run, `ch09_real_heads --save DIR`, about 1-3 min)\n";
+    std::cout << "(a --quick run: the induction head needs the full run, about 1-3 min; from the repository,\n"
+                 " `ch09_real_heads --save build/release/ch09_model` keeps it where the tour and the book look)\n";
   }
   return run;
 }
@@ -179,7 +180,8 @@ int main(int argc, char** argv) {
         "ch09_real_heads",
         "train a two-layer attention-only model on Debian's fortunes; inspect, score and ablate its heads",
         "\"Watch real heads\" (and \"Reverse-engineer a head you trained\")",
-        "  ch09_real_heads --save build/ch09_model\n  ch09_real_heads --load build/ch09_model --sentence \"the river "
+        "  ch09_real_heads --save build/release/ch09_model\n  ch09_real_heads --load build/release/ch09_model "
+        "--sentence \"the river "
         "bank\"\n"
         "  ch09_real_heads --repeat-share 0 --no-plots\n  ch09_real_heads --quick"};
     if (!attn::cli::parse(argc, argv, opts, info, vm)) return 0;
