@@ -79,7 +79,9 @@ Parsed<long long> parse_integer(std::string_view text, long long lo, long long h
   if (!digits.empty() && digits.front() == '+') digits.remove_prefix(1);
   long long v = 0;
   const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), v);
-  if (ec == std::errc::result_out_of_range || (ec == std::errc() && (v < lo || v > hi))) {
+  // Beyond what the type holds, the bounds given are only the type's, not the flag's: say less.
+  if (ec == std::errc::result_out_of_range) return {std::nullopt, "is out of range"};
+  if (ec == std::errc() && (v < lo || v > hi)) {
     return {std::nullopt, "is out of range (" + std::to_string(lo) + " to " + std::to_string(hi) + ")"};
   }
   if (ec != std::errc() || end != digits.data() + digits.size()) return {std::nullopt, "is not a whole number"};

@@ -29,8 +29,10 @@ struct Parsed {
 /// Reads a real number by the number rule above. Throws nothing: a refusal is Parsed::problem.
 Parsed<double> parse_number(std::string_view text);
 
-/// Reads a whole number by the number rule, within [lo, hi] (the range of its type).
-/// Throws nothing: a refusal (not whole, out of range) is Parsed::problem.
+/// Reads a whole number by the number rule, within [lo, hi] (the range of its type). A refusal
+/// names [lo, hi] ("is out of range (0 to 100)"), except for a number beyond what a long long holds
+/// ("is out of range"), whose bounds would be the type's rather than the flag's. Throws nothing: a
+/// refusal (not whole, out of range) is Parsed::problem.
 Parsed<long long> parse_integer(std::string_view text, long long lo, long long hi);
 
 /// **The list rule**, for every comma-separated value (ch02's --view and the rows of --wq, ch04's

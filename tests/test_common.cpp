@@ -203,6 +203,12 @@ BOOST_AUTO_TEST_SUITE_END()
 
 BOOST_AUTO_TEST_SUITE(printing)
 
+BOOST_AUTO_TEST_CASE(integers_out_of_range_name_the_range_only_when_it_is_the_callers) {
+  BOOST_TEST(attn::parse_integer("101", 0, 100).problem == "is out of range (0 to 100)");
+  BOOST_TEST(attn::parse_integer("99999999999999999999", 0, 100).problem == "is out of range");
+  BOOST_TEST(attn::parse_integer("42", 0, 100).value.value() == 42);
+}
+
 BOOST_AUTO_TEST_CASE(counted_is_singular_for_one_only) {
   BOOST_TEST(attn::counted(1, "update") == "1 update");
   BOOST_TEST(attn::counted(0, "update") == "0 updates");
