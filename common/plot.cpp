@@ -345,10 +345,15 @@ std::string bar_chart_commands(const BarChart& chart, const std::string& dat, in
     gp << (s ? ", " : "") << dat << " using " << s + 2 << " title " << gnuplot_quote(chart.series[s]);
   }
   if (chart.value_labels) {
+    // Above a bar that rises, below one that falls; a value that rounds to zero prints "0.0", not "-0.0".
+    const std::string gap = number(0.045 * (yr.second - yr.first));
+    const std::string zero = format_plain(0.5 * std::pow(10.0, -chart.precision));
     for (std::size_t s = 0; s < chart.series.size(); ++s) {
       const double offset = (static_cast<double>(s) - (n_series - 1) / 2) / (n_series + 1);
-      gp << ", " << dat << " using ($0 + " << number(offset) << "):" << s + 2 << ":(sprintf('%." << chart.precision
-         << "f', $" << s + 2 << ")) with labels offset 0, 0.7 font '," << label_font << "' notitle";
+      const std::string v = "$" + std::to_string(s + 2);
+      gp << ", " << dat << " using ($0 + " << number(offset) << "):(" << v << " < 0 ? " << v << " - " << gap << " : "
+         << v << " + " << gap << "):(sprintf('%." << chart.precision << "f', abs(" << v << ") < " << zero
+         << " ? 0.0 : " << v << ")) with labels font '," << label_font << "' notitle";
     }
   }
   return gp.str() + "\n";

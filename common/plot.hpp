@@ -55,7 +55,7 @@ struct BarChart {
   std::vector<std::string> series{};                  ///< one legend entry per bar within a group
   arma::mat values{};                                 ///< categories x series
   std::optional<std::pair<double, double>> yrange{};  ///< fixed y range, else from 0 (or the lowest value, if negative)
-  bool value_labels = true;                           ///< print each bar's value above it
+  bool value_labels = true;                           ///< print each bar's value beyond its end
   int precision = 2;                                  ///< digits of the value labels
   std::string key = "top left";                       ///< where the legend goes: gnuplot `set key` arguments
 };
@@ -312,7 +312,8 @@ std::string bar_chart_data(const BarChart& chart);
 
 /// gnuplot commands that draw `chart` as clustered bars from `dat` (a gnuplot-quoted file path):
 /// its title, axis labels, y range (from 0 unless a bar is negative), one histogram per series
-/// and, if asked, each bar's value in a font of `label_font` points. Shared by Plotter::bars and
+/// and, if asked, each bar's value in a font of `label_font` points (above a rising bar, below a
+/// falling one; a value that rounds to zero reads "0.0", never "-0.0"). Shared by Plotter::bars and
 /// the multi-panel figures of panels.hpp. Throws nothing.
 std::string bar_chart_commands(const BarChart& chart, const std::string& dat, int label_font = 9);
 

@@ -203,6 +203,18 @@ BOOST_AUTO_TEST_SUITE_END()
 
 BOOST_AUTO_TEST_SUITE(printing)
 
+// Bar labels: a falling bar's value sits below its end, and -0.04 at one decimal prints as 0.0.
+BOOST_AUTO_TEST_CASE(bar_labels_sit_beyond_each_bar_end_and_never_read_minus_zero) {
+  const attn::BarChart chart{.name = "b",
+                             .categories = {"a", "b"},
+                             .series = {"s"},
+                             .values = arma::mat(arma::vec{1.0, -1.0}),
+                             .precision = 1};
+  const std::string commands = attn::bar_chart_commands(chart, "'b.dat'");
+  BOOST_TEST(commands.find("($2 < 0 ? $2 - ") != std::string::npos, commands);
+  BOOST_TEST(commands.find("abs($2) < 0.05 ? 0.0 : $2") != std::string::npos, commands);
+}
+
 BOOST_AUTO_TEST_CASE(integers_out_of_range_name_the_range_only_when_it_is_the_callers) {
   BOOST_TEST(attn::parse_integer("101", 0, 100).problem == "is out of range (0 to 100)");
   BOOST_TEST(attn::parse_integer("99999999999999999999", 0, 100).problem == "is out of range");
