@@ -285,7 +285,8 @@ void draw_grid(attn::Plotter& plots, const std::string& name, const std::string&
   const double n = static_cast<double>(v.labels.size());
   plots.figure(name, title, data, [&](const std::vector<std::string>& dat) {
     std::ostringstream gp;
-    gp << "set terminal pngcairo noenhanced size " << 300 * v.heads << "," << 310 * v.layers + 40
+    // About 12 px per character row of a panel, so the 7-point tick labels stay apart.
+    gp << "set terminal pngcairo noenhanced size " << 400 * v.heads << "," << 420 * v.layers + 40
        << " font 'DejaVu Sans,8'\n"
        << "set multiplot layout " << v.layers << "," << v.heads << " title " << attn::gnuplot_quote(title) << "\n"
        << "unset title\nset size ratio 1\nunset key\nset palette defined (0 '#f7fbff', 1 '#9ecae1', 2 '#08306b')\n"
@@ -366,8 +367,9 @@ void draw_report(attn::Plotter& plots, const Report& r, const Run& run) {
   draw_curve(plots, r, run);
   draw_grid(plots, "ch09_head_view", "Attention weights A[i, j] on \"" + r.view.sentence + "\"", r.view, r.view.weights,
             "weight", true);
-  draw_grid(plots, "ch09_contributions", "Contribution sizes ||a_ij v_j W_O|| on \"" + r.view.sentence + "\"", r.view,
-            r.view.contributions, "size", false);
+  draw_grid(plots, "ch09_contributions",
+            "Contribution sizes ||a_ij v_j W_O|| on \"" + r.view.sentence + "\" (each panel on its own colour scale)",
+            r.view, r.view.contributions, "size", false);
   draw_roles(plots, r);
   draw_ablations(plots, r);
   draw_bank(plots, r);
