@@ -71,21 +71,8 @@ void producing_a_query(const ch02::TeachingSection& teaching) {
 void null_space(const ch02::SmallNullSpace& small, const ch02::WidthExample& w) {
   const arma::uword width = w.d, d_k = w.d_k;
   attn::print_heading(std::cout, "3. What the query map reads and ignores (column form: M = Wq^T, q^T = M x^T)");
-  const arma::mat& M = small.M;
-  const ch02::NullSpace& ns = small.ns;
-  std::cout << "  M = [[1, 0, 1], [0, 1, 1]] reads x1 + x3 and x2 + x3.\n"
-            << "  Armadillo: rank(M) = " << ns.rank << ", null space of dimension " << ns.nullity
-            << ", unit basis vector " << column(ns.basis.col(0), 4) << '\n';
-  const arma::vec &n = small.n, &e = small.e;
-  attn::print_claim(std::cout, ch02::claim_n_in_null_space(small));
-  attn::print_claim(std::cout, ch02::claim_same_query(small));
-  std::cout << "  M (e + 2.5 n) = " << column(M * (e + 2.5 * n), 0)
-            << ": any multiple of n leaves the query unchanged.\n"
-            << "  The map cannot tell e from e + n: it loses how far the input lies along (1, 1, -1), not the\n"
-            << "  third coordinate (which feeds both sums). Other heads, keys, values and the residual stream\n"
-            << "  still see it.\n";
-
-  std::cout << "\n  The width example: a random " << width << " x " << d_k << " query projection (seed " << kSeed
+  // The article's order: query/key space at a model's width first, then what a small map loses.
+  std::cout << "  The width example: a random " << width << " x " << d_k << " query projection (seed " << kSeed
             << ")\n";
   attn::print_claim(std::cout, ch02::claim_width_nullity(w));
   if (w.null_samples > 0) {
@@ -101,6 +88,20 @@ void null_space(const ch02::SmallNullSpace& small, const ch02::WidthExample& w) 
   } else {
     std::cout << "none is invisible (d_k = " << d_k << " >= width " << width << ").\n";
   }
+
+  const arma::mat& M = small.M;
+  const ch02::NullSpace& ns = small.ns;
+  std::cout << "\n  A small map: M = [[1, 0, 1], [0, 1, 1]] reads x1 + x3 and x2 + x3.\n"
+            << "  Armadillo: rank(M) = " << ns.rank << ", null space of dimension " << ns.nullity
+            << ", unit basis vector " << column(ns.basis.col(0), 4) << '\n';
+  const arma::vec &n = small.n, &e = small.e;
+  attn::print_claim(std::cout, ch02::claim_n_in_null_space(small));
+  attn::print_claim(std::cout, ch02::claim_same_query(small));
+  std::cout << "  M (e + 2.5 n) = " << column(M * (e + 2.5 * n), 0)
+            << ": any multiple of n leaves the query unchanged.\n"
+            << "  The map cannot tell e from e + n: it loses how far the input lies along (1, 1, -1), not the\n"
+            << "  third coordinate (which feeds both sums). Other heads, keys, values and the residual stream\n"
+            << "  still see it.\n";
 }
 
 void print_match(const ch02::MatchTable& t) {

@@ -133,8 +133,8 @@ int main(int argc, char** argv) {
     const ch04::CosineComparison lengths = ch04::cosine_comparison();
 
     std::cout << "Chapter 04 - Scaling: dot products, cosine similarity, and why divide by sqrt(d_k)\n";
-    ch04::print_dot_cosine(std::cout, table);
     ch04::print_explorer(std::cout, explorer);
+    ch04::print_dot_cosine(std::cout, table);
     ch04::print_fixed_divisor(std::cout, divisor);
     ch04::print_variance(std::cout, variance);
     ch04::print_softmax_scaling(std::cout, scaling);

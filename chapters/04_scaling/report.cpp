@@ -53,7 +53,7 @@ void print_line(std::ostream& out, const ClaimLine& line) {
 }
 
 void print_dot_cosine(std::ostream& out, const DotCosineTable& t) {
-  attn::print_heading(out, "1. A dot product includes length; cosine similarity removes it");
+  attn::print_heading(out, "2. A dot product includes length; cosine similarity removes it");
   out << "  q . k = |q| |k| cos(theta);   cosSim(q, k) = q . k / (|q| |k|) = cos(theta)\n";
   attn::Table table({"query q", "key k", "dot product", "cosine similarity", ""});
   for (const DotCosineRow& r : t.rows) {
@@ -67,7 +67,7 @@ void print_dot_cosine(std::ostream& out, const DotCosineTable& t) {
 
 void print_explorer(std::ostream& out, const Explorer& e) {
   const Shadow& s = e.shadow;
-  attn::print_heading(out, "2. Rotate a. Watch its shadow. (a at " + format_number(s.angle_degrees, 2) +
+  attn::print_heading(out, "1. Rotate a. Watch its shadow. (a at " + format_number(s.angle_degrees, 2) +
                                " degrees, length " + format_plain(s.length) + "; b = (" + format_plain(s.b_length) +
                                ", 0))");
   out << "  a = " << format_vector(s.a, 2) << ", |a| = " << format_plain(s.length) << ";   b = " << plain_pair(s.b)

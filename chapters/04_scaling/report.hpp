@@ -15,9 +15,9 @@ namespace ch04 {
 /// Throws nothing beyond print_claim's std::invalid_argument for an empty ID.
 void print_line(std::ostream& out, const ClaimLine& line);
 
-/// Section 1: the dot product / cosine table. Throws nothing.
+/// Section 2: the dot product / cosine table. Throws nothing.
 void print_dot_cosine(std::ostream& out, const DotCosineTable& t);
-/// Section 2: the explorer. Throws nothing.
+/// Section 1: the explorer. Throws nothing.
 void print_explorer(std::ostream& out, const Explorer& e);
 /// Section 3: the fixed divisor. Throws nothing.
 void print_fixed_divisor(std::ostream& out, const FixedDivisor& f);

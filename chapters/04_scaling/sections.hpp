@@ -24,7 +24,7 @@ struct ClaimLine {
   bool tagged = false;       ///< print the tag (the article's setting)
 };
 
-/// Section 1: one row of the dot product / cosine table.
+/// Section 2: one row of the dot product / cosine table.
 struct DotCosineRow {
   arma::vec q{};        ///< 2 x 1 query
   arma::vec k{};        ///< 2 x 1 key
@@ -32,17 +32,17 @@ struct DotCosineRow {
   double cosine = 0.0;  ///< cosSim(q, k)
 };
 
-/// Section 1: the article's four pairs and claim scale_01 over all of them.
+/// Section 2: the article's four pairs and claim scale_01 over all of them.
 struct DotCosineTable {
   double growth = 0.0;               ///< row 2's dot product over row 1's: 100 (ten times both lengths)
   std::vector<DotCosineRow> rows{};  ///< (1,0).(1,0), (10,0).(10,0), (1,0).(0,1), (1,0).(-1,0)
   attn::ClaimCheck claim{};          ///< scale_01: dots 1, 100, 0, -1 and cosines 1, 1, 0, -1 (to 1e-12)
 };
 
-/// Section 1. Throws nothing. Source: the article, "Cosine similarity removes the lengths".
+/// Section 2. Throws nothing. Source: the article, "Cosine similarity removes the lengths".
 DotCosineTable dot_cosine_table();
 
-/// Section 2's figure data: a .\ b as a rotates through 0..360 degrees for three lengths of a.
+/// Section 1's figure data: a .\ b as a rotates through 0..360 degrees for three lengths of a.
 struct AngleSweep {
   arma::vec angles{};        ///< 361 x 1, degrees
   arma::vec lengths{};       ///< 3 x 1: the lengths of a, 1, 5, 10
@@ -51,7 +51,7 @@ struct AngleSweep {
   double b_length = 1.0;     ///< |b|
 };
 
-/// Section 2: the explorer at the reader's angle and lengths.
+/// Section 1: the explorer at the reader's angle and lengths.
 struct Explorer {
   Shadow shadow{};                      ///< a, b, the projection and the dot product
   std::vector<Shadow> other_lengths{};  ///< the same angle and |b| with |a| = 1, 5, 10
@@ -60,7 +60,7 @@ struct Explorer {
   ClaimLine dot{};                      ///< "dot product ... = 9.40": scale_02 likewise
 };
 
-/// Section 2. angle: finite degrees; length >= 0; b_length > 0 (both finite). Throws
+/// Section 1. angle: finite degrees; length >= 0; b_length > 0 (both finite). Throws
 /// std::invalid_argument otherwise (as shadow_of). Source: the article, "A dot product includes
 /// vector length" (its explorer).
 Explorer explorer(double angle_degrees, double length, double b_length);
