@@ -264,9 +264,10 @@ BOOST_AUTO_TEST_CASE(loaded_model_prints_every_claim_and_draws_valid_plots) {
 }
 
 BOOST_AUTO_TEST_CASE(bad_flags_exit_2_with_one_line) {
-  for (const char* flags : {"--steps 0", "--steps -4", "--repeat-share 1.5", "--lr 0", "--lr nan", "--seed x",
-                            "--sentence ''", "--bogus", "--load /tmp --steps 5", "--load /tmp --lr 0.1",
-                            "--cached /tmp/x --save /tmp/y", "--plots /dev/null/x --steps 1"}) {
+  for (const char* flags :
+       {"--steps 0", "--steps -4", "--repeat-share 1.5", "--lr 0", "--lr nan", "--seed x", "--sentence ''", "--bogus",
+        "--load /tmp --steps 5", "--load /tmp --lr 0.1", "--bench 3 --plots /tmp/ch09-bench",
+        "--cached /tmp/x --save /tmp/y", "--plots /dev/null/x --steps 1"}) {
     attn::test::check_usage_error(std::string(CHAPTER_EXE) + " " + flags, "ch09_real_heads");
   }
 }

@@ -95,6 +95,8 @@ Flags read_flags(const po::variables_map& vm) {
   f.corpus = folder("corpus").value_or(ch09::kFortuneFolder);
   f.corpus_given = !vm["corpus"].defaulted();
   if (vm.count("bench")) f.bench = static_cast<arma::uword>(attn::cli::integer(vm, "bench", 1, 10000));
+  if (vm.count("bench") && vm.count("plots"))
+    throw UsageError("--bench draws no plots, so --plots has nothing to write");
   f.plots = attn::cli::plot_settings(vm);
   return f;
 }
