@@ -113,6 +113,18 @@ double real_value(const std::string& flag, const std::string& text) {
   return *p.value;
 }
 
+std::vector<std::string> sentence(const po::variables_map& vm, const std::string& name, const std::string& fallback,
+                                  const EmbeddingTable& table) {
+  const std::string text = vm.count(bare(name)) ? vm[bare(name)].as<std::string>() : fallback;
+  try {
+    std::vector<std::string> words = split_sentence(text);
+    table.lookup(words);  // every word must be in the vocabulary
+    return words;
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(flag_name(name) + ": " + e.what());
+  }
+}
+
 std::vector<std::string> list(const std::string& flag, const std::string& text) {
   Parsed<std::vector<std::string>> p = split_list(text);
   if (!p.value) throw UsageError(flag + " " + cli::quoted(text) + " " + p.problem);

@@ -36,6 +36,7 @@
 #include "common/checks.hpp"
 #include "common/numbers.hpp"
 #include "common/plot.hpp"
+#include "common/toy.hpp"
 
 namespace attn::cli {
 
@@ -79,6 +80,12 @@ using attn::split_list;
 /// The items of a comma-separated flag value by the list rule (split_list: blanks around commas
 /// ignored, no empty item). Throws UsageError "<flag> 'TEXT' has an empty entry (...)" or "... is empty".
 std::vector<std::string> list(const std::string& flag, const std::string& text);
+
+/// The words of the sentence flag `name` (or of `fallback` when it is not given), split by
+/// attn::split_sentence and each looked up in `table`. Throws UsageError "--NAME: <why>" for an
+/// empty or too long sentence or a word outside the table's vocabulary (the message lists it).
+std::vector<std::string> sentence(const boost::program_options::variables_map& vm, const std::string& name,
+                                  const std::string& fallback, const EmbeddingTable& table);
 
 // ---- the command line ---------------------------------------------------------------------------
 

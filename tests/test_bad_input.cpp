@@ -68,8 +68,11 @@ BOOST_AUTO_TEST_CASE(every_bad_input_is_one_line_and_exit_2) {
       {"ch01_mixing", "--scale", "scale"},                                       // missing value
       {"ch01_mixing", "--scale abc", "scale"},                                   // non-numeric
       {"ch01_mixing", "--scale nan", "finite"},                                  // non-finite
-      {"ch01_mixing", "--sentence 'the lake bank'", "lake"},                     // unknown word
-      {"ch01_mixing", "--sentence '   '", "empty"},                              // empty sentence
+      {"ch01_mixing", "--sentence 'the lake bank'", "--sentence: unknown word 'lake'"},  // unknown word
+      {"ch01_mixing", "--sentence '   '", "--sentence: empty"},                  // empty sentence
+      {"ch02_swap_query", "--sentence 'the cat'", "--sentence: unknown word"},   // each names the flag
+      {"ch03_values", "--sentence 'the cat'", "--sentence: unknown word"},
+      {"ch06_masking", "--sentence 'the cat'", "--sentence: unknown word"},
       {"ch01_mixing", "stray", "positional"},                                    // stray argument
       {"ch02_swap_query", "--wq '1 2 3; 4 5 6'", "4 x 3"},                        // wrong matrix shape
       {"ch02_swap_query", "--wq '1 2 3; 4 5 6; 7 8 9; 1 2 inf'", "finite"},       // non-finite entry

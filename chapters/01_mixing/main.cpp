@@ -221,7 +221,7 @@ std::optional<Flags> read_flags(int argc, char** argv) {
   f.multiplier = attn::cli::real(vm, "scale", -1000.0, 1000.0);
   if (f.multiplier == 0.0) f.multiplier = 0.0;  // "--scale -0" is the multiplier 0, printed "x 0"
   f.experiment = vm.count("sentence") > 0 || !vm["scale"].defaulted();
-  f.words = attn::split_sentence(vm.count("sentence") ? vm["sentence"].as<std::string>() : "the river bank");
+  f.words = attn::cli::sentence(vm, "sentence", "the river bank", attn::toy_embeddings());
   f.plots = attn::cli::plot_settings(vm);
   return f;
 }

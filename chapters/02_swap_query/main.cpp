@@ -366,7 +366,7 @@ std::optional<Flags> read_flags(int argc, char** argv) {
   }
   f.own_sentence = vm.count("sentence") > 0;
   if (f.own_sentence) {
-    f.sentences.push_back(attn::split_sentence(vm["sentence"].as<std::string>()));
+    f.sentences.push_back(attn::cli::sentence(vm, "sentence", "", attn::toy_embeddings()));
   } else {
     f.sentences = {attn::split_sentence("the river bank"), attn::split_sentence("the money bank")};
   }

@@ -316,7 +316,7 @@ std::optional<Flags> read_flags(int argc, char** argv) {
   f.custom = vm.count("query") || vm.count("values");
   if (vm.count("query")) f.query = ch03::parse_choice(attn::cli::choice(vm, "query", {"raw", "swap"}));
   if (vm.count("values")) f.values = ch03::parse_choice(attn::cli::choice(vm, "values", {"raw", "swap"}));
-  f.words = attn::split_sentence(vm.count("sentence") ? vm["sentence"].as<std::string>() : "the river bank");
+  f.words = attn::cli::sentence(vm, "sentence", "the river bank", attn::toy_embeddings());
   f.plots = attn::cli::plot_settings(vm);
   return f;
 }

@@ -261,7 +261,7 @@ std::optional<Flags> read_flags(int argc, char** argv) {
   Flags f;
   f.views = {.bidirectional = vm.count("causal") == 0, .causal = vm.count("bidirectional") == 0};
   f.custom = vm.count("sentence") || vm.count("causal") || vm.count("bidirectional");
-  f.words = attn::split_sentence(vm.count("sentence") ? vm["sentence"].as<std::string>() : "the bank river");
+  f.words = attn::cli::sentence(vm, "sentence", "the bank river", attn::toy_embeddings());
   f.plots = attn::cli::plot_settings(vm);
   return f;
 }
