@@ -33,12 +33,6 @@ void print_table(const attn::EmbeddingTable& table) {
   t.print(std::cout);
 }
 
-std::string joined(const std::vector<std::string>& words) {
-  std::string out;
-  for (const auto& w : words) out += (out.empty() ? "" : ", ") + w;
-  return out;
-}
-
 /// "sqrt(4)": the divisor of an identity head over d-wide vectors.
 std::string sqrt_d(const arma::mat& X) { return "sqrt(" + std::to_string(X.n_cols) + ")"; }
 
@@ -138,8 +132,8 @@ void print_experiment(const ch01::Experiment& e, const std::vector<std::string>&
   attn::print_vector(std::cout, "weights", t.weights, kPrecision, width);
   attn::print_vector(std::cout, "mixture", t.mixture, kPrecision, width);
   attn::print_vector(std::cout, "residual", s.residual(), kPrecision, width);
-  std::cout << "  (weights over: " << attn::join_words(s.words) << ";\n   mixture and residual over: " << joined(axes)
-            << ")\n";
+  std::cout << "  (weights over: " << attn::join_words(s.words)
+            << ";\n   mixture and residual over: " << ch01::comma_list(axes) << ")\n";
 }
 
 void draw_plots(attn::Plotter& plots, const ch01::ForwardPassSection& f, const ch01::Experiment& e,

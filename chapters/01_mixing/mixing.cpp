@@ -82,6 +82,12 @@ Experiment experiment(const attn::EmbeddingTable& table, const std::vector<std::
   return e;
 }
 
+std::string comma_list(const std::vector<std::string>& words) {
+  std::string out;
+  for (const auto& w : words) out += (out.empty() ? "" : ", ") + w;
+  return out;
+}
+
 namespace {
 
 // The article's printed values (claims mix_01 to mix_09).
@@ -102,20 +108,14 @@ bool as_printed(const arma::rowvec& value, const std::vector<double>& printed) {
 
 std::string vector_text(const arma::rowvec& v) { return attn::format_vector(v, kArticleDecimals); }
 
-std::string joined(const std::vector<std::string>& words) {
-  std::string out;
-  for (const auto& w : words) out += (out.empty() ? "" : ", ") + w;
-  return out;
-}
-
 attn::ClaimCheck weights_line(const char* id, const SentencePass& s, bool holds) {
-  return {id, holds, "    weights:    " + vector_text(s.weights()) + "  over (" + joined(s.words) + ")"};
+  return {id, holds, "    weights:    " + vector_text(s.weights()) + "  over (" + comma_list(s.words) + ")"};
 }
 
 attn::ClaimCheck mixture_line(const char* id, const SentencePass& s, const std::vector<std::string>& axes,
                               const std::vector<double>& printed) {
   return {id, as_printed(s.mixture(), printed),
-          "    mixture:    " + vector_text(s.mixture()) + "  (" + joined(axes) + ")"};
+          "    mixture:    " + vector_text(s.mixture()) + "  (" + comma_list(axes) + ")"};
 }
 
 }  // namespace
@@ -158,14 +158,14 @@ attn::ClaimCheck plain_average_claim(const ForwardPassSection& f) {
 
 attn::ClaimCheck dots_claim(const WhyItMixedSection& w) {
   return {"mix_08", as_printed(w.trace.dots, kDots),
-          "  dot products with " + joined(w.sentence.words) + ": " + vector_text(w.trace.dots)};
+          "  dot products with " + comma_list(w.sentence.words) + ": " + vector_text(w.trace.dots)};
 }
 
 attn::ClaimCheck scaled_claim(const WhyItMixedSection& w) {
   const arma::uword d = w.sentence.X.n_cols;
   const std::string label = "  divided by sqrt(" + std::to_string(d) +
                             ") = " + attn::format_number(std::sqrt(static_cast<double>(d)), 0) + ":";
-  const std::size_t width = ("  dot products with " + joined(w.sentence.words) + ": ").size();
+  const std::size_t width = ("  dot products with " + comma_list(w.sentence.words) + ": ").size();
   return {"mix_09", as_printed(w.trace.scaled, kScaled),
           label + std::string(width > label.size() ? width - label.size() : 0, ' ') + vector_text(w.trace.scaled)};
 }

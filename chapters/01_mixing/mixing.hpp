@@ -15,6 +15,10 @@
 
 namespace ch01 {
 
+/// Words joined by ", " as the printed lines list them ("the, river, bank"); "" for none.
+/// Throws nothing (beyond std::bad_alloc).
+std::string comma_list(const std::vector<std::string>& words);
+
 /// The head with Wq = Wk = Wv = I (d x d): scores = multiplier * X X^T / sqrt(d), A, H = A X.
 /// X: n x d. Throws std::invalid_argument like attn::attention.
 /// Source: the article, "One forward pass, no training" (`attention(X, I, I, I)`).
