@@ -166,4 +166,32 @@ std::optional<std::filesystem::path> path(const boost::program_options::variable
 /// Throws nothing derived from std::exception: each becomes an error line and an exit code.
 int run(const std::string& program, const std::function<int()>& body);
 
+/// The three parts of every chapter program, for chapter_main(): what `--help` says, the
+/// chapter's own flags, how their values become one Flags struct, and the lesson's body.
+template <class Flags>
+struct Chapter {
+  ProgramInfo info;  ///< the `--help` text
+  /// Adds the chapter's own flags (add_common_options() has already added --help, --plots, --no-plots).
+  std::function<void(boost::program_options::options_description&)> declare;
+  /// The parsed values as one struct; throws UsageError for a value out of range or flags that conflict.
+  std::function<Flags(const boost::program_options::variables_map&)> read;
+  /// The lesson: compute each section once, print it, draw it; returns the exit code.
+  std::function<int(const Flags&)> body;
+};
+
+/// The main every chapter program shares: parse argv against the common and the chapter's flags,
+/// print `--help` (exit 0) or read the flags and run the body, all under run()'s exit-code rule.
+/// Throws nothing derived from std::exception (run() turns each into an error line and a code).
+template <class Flags>
+int chapter_main(int argc, const char* const argv[], const Chapter<Flags>& chapter) {
+  return run(chapter.info.name, [&] {
+    boost::program_options::options_description options("Options");
+    add_common_options(options);
+    chapter.declare(options);
+    boost::program_options::variables_map vm;
+    if (!parse(argc, argv, options, chapter.info, vm)) return static_cast<int>(ok);
+    return chapter.body(chapter.read(vm));
+  });
+}
+
 }  // namespace attn::cli

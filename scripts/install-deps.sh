@@ -9,6 +9,7 @@ packages=(
   libarmadillo-dev libopenblas-dev liblapack-dev
   libboost-test-dev libboost-program-options-dev libboost-iostreams-dev
   libboost-filesystem-dev libboost-system-dev
+  libfmt-dev   # printing: fmt::format and fmt/ranges.h
   gnuplot-nox libgnuplot-iostream-dev fonts-dejavu-core
   doxygen libjs-mathjax
   libbenchmark-dev

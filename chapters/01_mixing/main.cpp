@@ -7,7 +7,6 @@
 #include <cmath>
 #include <iomanip>
 #include <iostream>
-#include <optional>
 
 #include "common/attn.hpp"
 #include "common/cli.hpp"
@@ -198,10 +197,8 @@ struct Flags {
   attn::PlotSettings plots;        ///< --plots, --no-plots
 };
 
-/// The flags, or nothing after --help.
-std::optional<Flags> read_flags(int argc, char** argv) {
-  po::options_description options("Options");
-  attn::cli::add_common_options(options);
+/// The chapter's own flags (--help, --plots and --no-plots come from the skeleton).
+void declare_flags(po::options_description& options) {
   // clang-format off
   options.add_options()
       ("sentence", po::value<std::string>()->value_name("WORDS"),
@@ -209,8 +206,9 @@ std::optional<Flags> read_flags(int argc, char** argv) {
       ("scale", po::value<double>()->value_name("FACTOR")->default_value(1.0),
        "multiply the scores by FACTOR before softmax in your experiment (-1000 to 1000)");
   // clang-format on
-  po::variables_map vm;
-  if (!attn::cli::parse(argc, argv, options, kProgram, vm)) return std::nullopt;
+}
+
+Flags read_flags(const po::variables_map& vm) {
   Flags f;
   f.multiplier = attn::cli::real(vm, "scale", -1000.0, 1000.0);
   if (f.multiplier == 0.0) f.multiplier = 0.0;  // "--scale -0" is the multiplier 0, printed "x 0"
@@ -220,31 +218,31 @@ std::optional<Flags> read_flags(int argc, char** argv) {
   return f;
 }
 
+int run(const Flags& flags) {
+  const attn::EmbeddingTable& table = attn::toy_embeddings();
+  const ch01::Experiment yours = ch01::experiment(table, flags.words, flags.multiplier);  // refuses unknown words
+  attn::Plotter plots(flags.plots);
+
+  const ch01::ForwardPassSection forward = ch01::one_forward_pass(table);
+  const ch01::WhyItMixedSection why = ch01::why_it_mixed(table);
+  const ch01::ScoreScaleSection scale = ch01::score_scale(table);
+
+  std::cout << "Chapter 01 - Mixing: one forward pass, no training\n"
+            << "\nThe toy embedding table (hand-set axes; tokens are rows):\n";
+  print_table(table);
+  print_forward_pass(forward, table.axes());
+  print_why_it_mixed(why);
+  print_score_scale(scale);
+  if (flags.experiment) print_experiment(yours, table.axes());
+
+  std::cout << '\n';
+  draw_plots(plots, forward, yours, table.axes());
+  plots.report(std::cout);
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  return attn::cli::run(kProgram.name, [&] {
-    const std::optional<Flags> flags = read_flags(argc, argv);
-    if (!flags) return 0;
-    const attn::EmbeddingTable& table = attn::toy_embeddings();
-    const ch01::Experiment yours = ch01::experiment(table, flags->words, flags->multiplier);  // refuses unknown words
-    attn::Plotter plots(flags->plots);
-
-    const ch01::ForwardPassSection forward = ch01::one_forward_pass(table);
-    const ch01::WhyItMixedSection why = ch01::why_it_mixed(table);
-    const ch01::ScoreScaleSection scale = ch01::score_scale(table);
-
-    std::cout << "Chapter 01 - Mixing: one forward pass, no training\n"
-              << "\nThe toy embedding table (hand-set axes; tokens are rows):\n";
-    print_table(table);
-    print_forward_pass(forward, table.axes());
-    print_why_it_mixed(why);
-    print_score_scale(scale);
-    if (flags->experiment) print_experiment(yours, table.axes());
-
-    std::cout << '\n';
-    draw_plots(plots, forward, yours, table.axes());
-    plots.report(std::cout);
-    return 0;
-  });
+  return attn::cli::chapter_main<Flags>(argc, argv, {kProgram, declare_flags, read_flags, run});
 }
