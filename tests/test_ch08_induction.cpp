@@ -4,10 +4,11 @@
 /// are in test_attn_only.cpp).
 #include <boost/test/unit_test.hpp>
 
+#include <fmt/format.h>
 #include <filesystem>
 
 #include "circuit.hpp"
-#include "common/plot.hpp"
+#include "common/apparatus/plot.hpp"
 #include "lab.hpp"
 #include "model.hpp"
 #include "repeats.hpp"
@@ -204,7 +205,7 @@ BOOST_AUTO_TEST_CASE(an_untrained_run_says_what_it_does_not_show) {
 BOOST_AUTO_TEST_CASE(bad_flags_exit_2_with_one_line) {
   for (const char* flags : {"--steps 0", "--heads 0", "--width -3", "--width 4 --heads 8", "--lr nan", "--seed x",
                             "--bogus", "--steps", "--plots /dev/null/x --steps 1"}) {
-    const auto r = attn::test::run(std::string(CHAPTER_EXE) + " " + flags);
+    const auto r = attn::test::run(fmt::format("{} {}", CHAPTER_EXE, flags));
     BOOST_TEST(r.code == 2, flags);
     BOOST_TEST(attn::test::line_count(r.err) == 1u, flags << ": " << r.err);
     BOOST_TEST(r.err.rfind("ch08_induction: error: ", 0) == 0u, flags << ": " << r.err);

@@ -11,7 +11,7 @@
 #include <string>
 #include <utility>
 
-#include "common/plot.hpp"
+#include "common/apparatus/plot.hpp"
 #include "corpus.hpp"
 #include "heads.hpp"
 #include "lab.hpp"
@@ -229,7 +229,8 @@ BOOST_AUTO_TEST_CASE(contribution_sizes_are_weights_times_value_sizes) {
   const arma::mat A = arma::conv_to<arma::mat>::from(attn::attention_pattern(pass, 1, 1, 0));
   for (arma::uword j = 0; j <= 5; ++j) {
     const double size = arma::norm(V.submat(j, 4, j, 7) * Wo.rows(4, 7));
-    BOOST_TEST(v.contributions[3](5, j) == A(5, j) * size, boost::test_tools::tolerance(1e-9));
+    // head_view runs the fast pass and this route the readable one: equal to float rounding
+    BOOST_TEST(v.contributions[3](5, j) == A(5, j) * size, boost::test_tools::tolerance(1e-5));
   }
   BOOST_CHECK_THROW(ch09::head_view(m, vocab(), ""), std::invalid_argument);
 }

@@ -1,0 +1,91 @@
+/// \file model_files.cpp
+/// \brief Saving and loading an attention-only model (see model_files.hpp). Instantiated for float
+/// and double.
+#include "common/apparatus/model_files.hpp"
+
+#include <cmath>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+#include "common/apparatus/files.hpp"
+#include "common/apparatus/numbers.hpp"
+#include "common/attention/checks.hpp"
+
+namespace attn {
+
+template <class T>
+void save_model(const AttnOnlyModel<T>& model, const std::string& path) {
+  check_shapes(model);
+  std::ostringstream out;
+  const AttnOnlyShape& s = model.shape;
+  out << "attn-only-model 1\nvocab " << s.vocab << " context " << s.context << " width " << s.width << " heads "
+      << s.heads << " d_k " << s.d_k << " layers " << s.layers << " final_norm " << (s.final_norm ? 1 : 0) << '\n';
+  out.precision(9);
+  const std::vector<ParamSpec> table = parameter_table(s);
+  const auto ptrs = parameter_ptrs(model);
+  for (std::size_t i = 0; i < table.size(); ++i) {
+    out << table[i].name << ' ' << table[i].rows << ' ' << table[i].cols << '\n';
+    for (arma::uword r = 0; r < table[i].rows; ++r) {
+      for (arma::uword c = 0; c < table[i].cols; ++c) out << (c ? " " : "") << (*ptrs[i])(r, c);
+      out << '\n';
+    }
+  }
+  write_file_atomically(path, out.str());  // whole or not at all
+}
+
+template <class T>
+AttnOnlyModel<T> load_model(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw std::runtime_error("cannot read " + path);
+  const auto fail = [&](const std::string& what) { return std::runtime_error(path + ": " + what); };
+  std::string magic, word;
+  int version = 0;
+  in >> magic >> version;
+  if (magic != "attn-only-model" || version != 1) throw fail("not a model file written by save_model");
+  AttnOnlyShape s;
+  int norm = 0;
+  const auto field = [&](const char* name, arma::uword& value) {
+    if (!(in >> word >> value) || word != name) throw fail(std::string("expected the size '") + name + "'");
+  };
+  field("vocab", s.vocab), field("context", s.context), field("width", s.width), field("heads", s.heads);
+  field("d_k", s.d_k), field("layers", s.layers);
+  if (!(in >> word >> norm) || word != "final_norm" || (norm != 0 && norm != 1))
+    throw fail("expected 'final_norm 0|1'");
+  s.final_norm = norm == 1;
+  try {
+    validate(s);
+  } catch (const std::invalid_argument& e) {
+    throw fail(e.what());
+  }
+  AttnOnlyModel<T> m = zero_model<T>(s);
+  const std::vector<ParamSpec> table = parameter_table(s);
+  const auto ptrs = parameter_ptrs(m);
+  for (std::size_t i = 0; i < table.size(); ++i) {
+    arma::uword rows = 0, cols = 0;
+    if (!(in >> word >> rows >> cols) || word != table[i].name || rows != table[i].rows || cols != table[i].cols) {
+      throw fail("expected group " + table[i].name + " of " + detail::dims(table[i].rows, table[i].cols));
+    }
+    for (arma::uword r = 0; r < rows; ++r) {
+      for (arma::uword c = 0; c < cols; ++c) {
+        std::string text;
+        if (!(in >> text)) throw fail("truncated in group " + table[i].name);
+        const Parsed<double> v = parse_number(text);  // the number rule: "nan", "inf" and "1e400" are refused
+        if (!v.value) throw fail("entry '" + text.substr(0, 24) + "' in group " + table[i].name + " " + v.problem);
+        if (std::abs(*v.value) > kLargestInput) {
+          throw fail("entry '" + text.substr(0, 24) + "' in group " + table[i].name +
+                     " is beyond +-1e6 (no trained weight is)");
+        }
+        (*ptrs[i])(r, c) = static_cast<T>(*v.value);
+      }
+    }
+  }
+  return m;
+}
+
+template void save_model(const AttnOnlyModel<float>&, const std::string&);
+template void save_model(const AttnOnlyModel<double>&, const std::string&);
+template AttnOnlyModel<float> load_model<float>(const std::string&);
+template AttnOnlyModel<double> load_model<double>(const std::string&);
+
+}  // namespace attn

@@ -1,0 +1,26 @@
+/// \file model_files.hpp
+/// \brief Saving and loading an attention-only model (common/attention/attn_only.hpp) as text.
+///
+/// Source: the project's rule that files appear whole or not at all, and the number rule
+/// (common/apparatus/numbers.hpp) for every entry read back.
+#pragma once
+
+#include <string>
+
+#include "common/attention/attn_only.hpp"
+
+namespace attn {
+
+/// Writes the model as text (a header with the shape, then each table group: name, rows, cols and
+/// values with 9 significant digits, enough to read a float back exactly) to `path`, whole or not
+/// at all (attn::write_file_atomically). Throws attn::IoError (a std::runtime_error) if it cannot be written.
+template <class T>
+void save_model(const AttnOnlyModel<T>& model, const std::string& path);
+
+/// Reads a model written by save_model(). Throws std::runtime_error naming the file for a missing
+/// file, a wrong header, a group out of order or of the wrong shape, an entry that is not a finite
+/// number by the number rule (common/numbers.hpp) or lies beyond +-1e6, or a truncated file.
+template <class T>
+AttnOnlyModel<T> load_model(const std::string& path);
+
+}  // namespace attn

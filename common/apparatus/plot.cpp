@@ -1,0 +1,838 @@
+/// \file plot.cpp
+/// \brief Plots through gnuplot, started directly with a time limit (see plot.hpp).
+#include <armadillo>  // before gnuplot-iostream.h, which enables its Armadillo support only then
+
+#include "common/apparatus/plot.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <gnuplot-iostream.h>
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <memory>
+#include <sstream>
+
+#include "attn/config.hpp"
+#include "common/apparatus/faults.hpp"
+#include "common/apparatus/files.hpp"
+#include "common/apparatus/print.hpp"
+#include "common/apparatus/process.hpp"
+#include "common/attention/checks.hpp"
+
+namespace attn {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::optional<fs::path> find_on_path(const std::string& program) {
+  const char* path = std::getenv("PATH");
+  if (path == nullptr) return std::nullopt;
+  std::istringstream dirs(path);
+  for (std::string dir; std::getline(dirs, dir, ':');) {
+    if (dir.empty()) continue;
+    const fs::path candidate = fs::absolute(fs::path(dir) / program);
+    if (::access(candidate.c_str(), X_OK) == 0 && !fs::is_directory(candidate)) return candidate;
+  }
+  return std::nullopt;
+}
+
+bool safe_name(const std::string& name) {
+  if (name.empty() || name.front() == '.') return false;
+  for (char c : name) {
+    const bool ok =
+        (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-';
+    if (!ok) return false;
+  }
+  return true;
+}
+
+/// Text for a `#` comment line of a data file: line breaks become spaces.
+std::string comment_text(std::string text) {
+  for (char& c : text) {
+    if (c == '\n' || c == '\r') c = ' ';
+  }
+  return text;
+}
+
+/// A label as a data file's first column: double-quoted, for a reader who re-plots the data. gnuplot
+/// reads no escapes in data files (`"a\"b"` reads as `a`), so double quotes become single ones,
+/// backslashes slashes and control bytes spaces. The figure's own tick labels are set in the
+/// commands (tics(), exact through gnuplot_quote), not read from here.
+std::string data_label(const std::string& text) {
+  std::string out = "\"";
+  for (char c : text) {
+    const auto u = static_cast<unsigned char>(c);
+    out += c == '"' ? '\'' : c == '\\' ? '/' : (u < 0x20 || u == 0x7f) ? ' ' : c;
+  }
+  return out + "\"";
+}
+
+/// Text of gnuplot's or another program's message, made safe to echo in one error line.
+std::string cli_safe(const std::string& text) { return printable(text, 200); }
+
+std::string axis_labels(const std::string& title, const std::string& xlabel, const std::string& ylabel) {
+  return "set title " + gnuplot_quote(title) + "\nset xlabel " + gnuplot_quote(xlabel) + "\nset ylabel " +
+         gnuplot_quote(ylabel) + "\n";
+}
+
+std::string tics(const std::vector<std::string>& labels) {
+  std::string out = "(";
+  for (std::size_t i = 0; i < labels.size(); ++i) {
+    out += (i ? ", " : "") + gnuplot_tic_label(labels[i]) + " " + std::to_string(i);
+  }
+  return out + ")";
+}
+
+std::string number(double x) {
+  std::ostringstream s;
+  s.precision(17);
+  s << x;
+  return s.str();
+}
+
+std::string range(const std::pair<double, double>& r) { return "[" + number(r.first) + ":" + number(r.second) + "]"; }
+
+/// The largest PNG gnuplot may send back (a 960 x 600 figure is well under 1 MiB).
+constexpr std::size_t kMaxPngBytes = std::size_t{32} << 20;
+
+/// How one gnuplot run went: the process's end, and whether every command reached it.
+struct GnuplotRun {
+  ProcessResult process;
+  bool sent_all = false;
+};
+
+/// Runs gnuplot in `folder` and streams `commands` into its standard input through a
+/// gnuplot-iostream Gnuplot object wrapped around the pipe. `-d` skips every init file, so a
+/// reader's ~/.gnuplot neither runs commands nor restyles the figures. Each chunk is written only
+/// when the pipe has room for it (ChildProcess::wait_writable), so a gnuplot that stops reading
+/// costs at most the time limit; SIGPIPE from a gnuplot that exited early is held back.
+GnuplotRun run_gnuplot(const fs::path& gnuplot, const std::string& commands, const fs::path& folder,
+                       std::chrono::milliseconds limit) {
+  GnuplotRun run;
+  ChildProcess child(gnuplot, {"gnuplot", "-d"}, folder, limit, kMaxPngBytes);
+  if (child.started()) {
+    // A duplicate of the pipe's write end for the Gnuplot object, which fcloses it when destroyed.
+    const int fd = ::fcntl(child.input_fd(), F_DUPFD_CLOEXEC, 3);
+    std::FILE* pipe = fd >= 0 ? ::fdopen(fd, "w") : nullptr;
+    if (pipe == nullptr && fd >= 0) ::close(fd);
+    if (pipe != nullptr) {
+      const SigpipeGuard guard;
+      Gnuplot gp(pipe);
+      // 1024 bytes fit both the stream's 4096-byte buffer and PIPE_BUF: each flush is one write
+      // that a pipe with room (POLLOUT) takes whole, so the non-blocking write never comes short.
+      constexpr std::size_t kChunk = 1024;
+      std::size_t done = 0;
+      while (done < commands.size() && gp.good() && child.wait_writable()) {
+        const std::size_t n = std::min(kChunk, commands.size() - done);
+        gp.write(commands.data() + done, static_cast<std::streamsize>(n));
+        gp.flush();
+        if (gp.good()) done += n;
+      }
+      run.sent_all = done == commands.size();
+    }  // gp closes its end here; finish() closes the last one, and gnuplot reads to the end
+  }
+  run.process = child.finish();
+  return run;
+}
+
+/// What gnuplot said that names the problem: its first error line ("line 3: ..."; it carries on
+/// after an error in commands read from a pipe), else its last line.
+std::string gnuplot_said(const ProcessResult& run) {
+  std::istringstream lines(run.stderr_text);
+  for (std::string line; std::getline(lines, line);) {
+    const auto first = line.find_first_not_of(' ');
+    if (first != std::string::npos && line.compare(first, 5, "line ") == 0) return line.substr(first);
+  }
+  return run.last_stderr_line();
+}
+
+}  // namespace
+
+std::string gnuplot_tic_label(const std::string& text) {
+  std::string doubled;
+  for (const char c : text) doubled += c == '%' ? std::string("%%") : std::string(1, c);
+  return gnuplot_quote(doubled);
+}
+
+std::string gnuplot_quote(const std::string& text) {
+  std::string out = "\"";
+  for (char c : text) {
+    const auto u = static_cast<unsigned char>(c);
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (c == '\n') {
+      out += "\\n";
+    } else if (c == '`') {
+      out += "\\140";  // gnuplot expands `...` even in double quotes; the octal escape shows a backquote
+    } else if (c == '\t') {
+      out += ' ';
+    } else if (u < 0x20 || u == 0x7f) {
+      char shown[8];  // a control byte is drawn as its escape text (cairo would draw it as a black box)
+      std::snprintf(shown, sizeof shown, "\\\\x%02x", u);
+      out += shown;
+    } else {
+      out += c;
+    }
+  }
+  return out + "\"";
+}
+
+bool is_valid_png(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return is_valid_png_bytes(std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>()));
+}
+
+bool is_valid_png_bytes(const std::string& bytes) {
+  static const std::string signature("\x89PNG\r\n\x1a\n", 8);
+  static const std::string iend("\0\0\0\0IEND\xae\x42\x60\x82", 12);
+  return bytes.size() >= 8 + 25 + 12 && bytes.compare(0, 8, signature) == 0 && bytes.compare(12, 4, "IHDR") == 0 &&
+         bytes.compare(bytes.size() - 12, 12, iend) == 0;
+}
+
+Plotter::Plotter(const PlotSettings& settings) : timeout_(settings.timeout) {
+  if (!settings.enabled) {
+    reason_ = "--no-plots was given";
+    return;
+  }
+  folder_ = settings.folder ? fs::path(*settings.folder) : fs::path(config::default_plots_dir);
+  if (const std::string problem = folder_problem(folder_); !problem.empty()) {
+    if (settings.folder) throw PlotFolderError(problem);
+    reason_ = problem;
+    return;
+  }
+  folder_ = fs::absolute(folder_);
+  const auto gnuplot = find_on_path("gnuplot");
+  if (!gnuplot) {
+    reason_ = "gnuplot is not on PATH; scripts/install-deps.sh installs gnuplot";
+    return;
+  }
+  gnuplot_ = *gnuplot;
+  const GnuplotRun asked = run_gnuplot(gnuplot_, "set terminal pngcairo\n", folder_, timeout_);
+  const ProcessResult& probe = asked.process;
+  if (probe.ok() && asked.sent_all && probe.stderr_text.empty()) {
+    enabled_ = true;
+    return;
+  }
+  const std::string said = gnuplot_said(probe);
+  if (probe.started && !probe.timed_out && probe.signal == 0 && said.find("terminal") != std::string::npos) {
+    reason_ = "gnuplot has no pngcairo terminal; install gnuplot-nox";  // not an error: like gnuplot missing
+    return;
+  }
+  // Present but broken (crashed, hung, failed otherwise): skip the plots and fail the run.
+  reason_ = "gnuplot " + probe.describe(timeout_) + " when asked for its pngcairo terminal" +
+            (said.empty() ? std::string() : ": " + cli_safe(said));
+  report_failure(reason_ + "; plots are skipped");
+}
+
+void Plotter::report(std::ostream& out) const {
+  if (enabled_ || failed_ > 0) {
+    // Inside the repository, say "plots/" rather than an absolute path that differs per clone.
+    const fs::path relative = folder_.lexically_relative(config::source_dir);
+    const bool inside = !relative.empty() && *relative.begin() != "..";
+    out << "plots: " << written_.size() << " written into " << printable((inside ? relative : folder_).string(), 200)
+        << "/";
+    if (failed_ > 0) out << " (" << failed_ << " not drawn: see the errors above)";
+    if (!enabled_) out << " (" << reason_ << ")";
+    out << "\n";
+  } else {
+    out << "plots: skipped (" << reason_ << ")\n";
+  }
+  if (diagrams_skipped_ > 0) {
+    out << "diagrams: " << diagrams_skipped_
+        << " skipped (Graphviz's dot is not on PATH; scripts/install-deps.sh installs graphviz)\n";
+  }
+  if (diagrams_abandoned_ > 0) {
+    out << "diagrams: " << diagrams_abandoned_ << " more not tried (dot did not finish within its time limit)\n";
+  }
+}
+
+void Plotter::draw(const std::string& name, const std::vector<std::string>& data,
+                   const std::function<std::string(const std::vector<std::string>&)>& commands) {
+  if (!safe_name(name)) {
+    throw std::invalid_argument("Plotter: plot name '" + cli_safe(name) + "' may hold only A-Z a-z 0-9 _ . -");
+  }
+  if (!enabled_) return;
+  try {
+    // gnuplot runs in the plot folder and sees only generated names: nothing a user typed. It
+    // reads the data files and sends the PNG back on its standard output; this program writes it.
+    std::vector<std::unique_ptr<AtomicFile>> dats;
+    std::vector<std::string> names;
+    for (std::size_t i = 0; i < data.size(); ++i) {
+      const std::string file = name + (i ? "_" + std::to_string(i + 1) : "") + ".dat";
+      dats.push_back(std::make_unique<AtomicFile>(folder_ / file));
+      dats.back()->write(data[i]);
+      dats.back()->close();
+      names.push_back(gnuplot_quote(dats.back()->temp_path().filename().string()));
+    }
+    const GnuplotRun drawn =
+        run_gnuplot(gnuplot_,
+                    "set terminal pngcairo noenhanced size 960,600 font 'DejaVu Sans,11'\nset output\n" +
+                        commands(names) + "\nunset output\n",
+                    folder_, timeout_);
+    const ProcessResult& run = drawn.process;
+    if (!run.ok() || !drawn.sent_all || !is_valid_png_bytes(run.stdout_bytes)) {
+      ++failed_;
+      const std::string said = gnuplot_said(run);
+      std::string message = "plot " + name + " not drawn: gnuplot " +
+                            (!run.ok()         ? run.describe(timeout_)
+                             : !drawn.sent_all ? std::string("stopped reading its commands")
+                                               : std::string("sent no valid PNG (") +
+                                                     std::to_string(run.stdout_bytes.size()) + " bytes)");
+      if (!said.empty() && !run.timed_out) message += ": " + cli_safe(said);
+      if (run.timed_out) {
+        enabled_ = false;  // a gnuplot that hangs once would hang on every plot
+        reason_ = "gnuplot timed out";
+        message += "; the remaining plots are skipped (ATTN_GNUPLOT_TIMEOUT sets the limit in seconds)";
+      }
+      report_failure(message);
+      return;
+    }
+    AtomicFile png(folder_ / (name + ".png"));
+    png.write(run.stdout_bytes);
+    std::vector<AtomicFile*> all;
+    for (auto& dat : dats) all.push_back(dat.get());
+    all.push_back(&png);
+    AtomicFile::commit_all(all);  // the PNG and its data appear together
+    written_.push_back(folder_ / (name + ".png"));
+  } catch (const IoError& e) {
+    ++failed_;
+    report_failure("plot " + name + " not drawn: " + e.what());
+  }
+}
+
+void Plotter::bars(const BarChart& chart) {
+  if (chart.values.n_rows != chart.categories.size() || chart.values.n_cols != chart.series.size()) {
+    throw std::invalid_argument("Plotter::bars(" + chart.name + "): values are " + std::to_string(chart.values.n_rows) +
+                                " x " + std::to_string(chart.values.n_cols) + " for " +
+                                std::to_string(chart.categories.size()) + " categories x " +
+                                std::to_string(chart.series.size()) + " series");
+  }
+  draw(chart.name, {bar_chart_data(chart)},
+       [&](const std::vector<std::string>& dat) { return bar_chart_commands(chart, dat[0]); });
+}
+
+std::string bar_chart_data(const BarChart& chart) {
+  std::ostringstream data;
+  data << "# " << comment_text(chart.title) << "\n# category";
+  for (const auto& s : chart.series) data << '\t' << comment_text(s);
+  data << '\n';
+  for (arma::uword r = 0; r < chart.values.n_rows; ++r) {
+    data << data_label(chart.categories[r]);
+    for (arma::uword c = 0; c < chart.values.n_cols; ++c) data << '\t' << number(chart.values(r, c));
+    data << '\n';
+  }
+  return data.str();
+}
+
+std::string bar_chart_commands(const BarChart& chart, const std::string& dat, int label_font) {
+  const double lo = chart.values.is_empty() ? 0.0 : std::min(0.0, chart.values.min());
+  const double hi = chart.values.is_empty() ? 1.0 : std::max(0.0, chart.values.max());
+  // Bars start at 0: room below is added only for negative bars (and their labels).
+  const auto yr = chart.yrange.value_or(std::make_pair(lo < 0.0 ? lo - 0.12 * (hi - lo) : 0.0, hi + 0.15 * (hi - lo)));
+  const double n_series = static_cast<double>(chart.series.size());
+  std::ostringstream gp;
+  gp << axis_labels(chart.title, chart.xlabel, chart.ylabel)
+     << "set style data histograms\nset style histogram clustered gap 1\n"
+        "set style fill solid 0.85 border -1\nset boxwidth 0.9\nset grid ytics\n"
+     << "set key " << chart.key << "\nset yrange " << range(yr) << "\nset xtics " << tics(chart.categories)
+     << " nomirror\nset xzeroaxis\n"
+     << "plot ";
+  for (std::size_t s = 0; s < chart.series.size(); ++s) {
+    gp << (s ? ", " : "") << dat << " using " << s + 2 << " title " << gnuplot_quote(chart.series[s]);
+  }
+  if (chart.value_labels) {
+    // Above a bar that rises, below one that falls; a value that rounds to zero prints "0.0", not "-0.0".
+    const std::string gap = number(0.045 * (yr.second - yr.first));
+    const std::string zero = format_plain(0.5 * std::pow(10.0, -chart.precision));
+    for (std::size_t s = 0; s < chart.series.size(); ++s) {
+      const double offset = (static_cast<double>(s) - (n_series - 1) / 2) / (n_series + 1);
+      const std::string v = "$" + std::to_string(s + 2);
+      gp << ", " << dat << " using ($0 + " << number(offset) << "):(" << v << " < 0 ? " << v << " - " << gap << " : "
+         << v << " + " << gap << "):(sprintf('%." << chart.precision << "f', abs(" << v << ") < " << zero
+         << " ? 0.0 : " << v << ")) with labels font '," << label_font << "' notitle";
+    }
+  }
+  return gp.str() + "\n";
+}
+
+namespace {
+
+void check_line_chart(const LineChart& chart) {
+  if (chart.y.n_rows != chart.x.n_elem || chart.y.n_cols != chart.series.size()) {
+    throw std::invalid_argument("Plotter::lines(" + chart.name + "): y is " + std::to_string(chart.y.n_rows) + " x " +
+                                std::to_string(chart.y.n_cols) + " for " + std::to_string(chart.x.n_elem) +
+                                " points x " + std::to_string(chart.series.size()) + " series");
+  }
+  if (!chart.styles.empty() && chart.styles.size() != chart.series.size()) {
+    throw std::invalid_argument("Plotter::lines(" + chart.name + "): " + std::to_string(chart.styles.size()) +
+                                " styles for " + std::to_string(chart.series.size()) + " series");
+  }
+  const bool bars =
+      std::any_of(chart.styles.begin(), chart.styles.end(), [](const LineStyle& s) { return s.error_bars; });
+  if (bars && (chart.errors.n_rows != chart.y.n_rows || chart.errors.n_cols != chart.y.n_cols)) {
+    throw std::invalid_argument("Plotter::lines(" + chart.name + "): errors are " +
+                                std::to_string(chart.errors.n_rows) + " x " + std::to_string(chart.errors.n_cols) +
+                                " for y of " + std::to_string(chart.y.n_rows) + " x " + std::to_string(chart.y.n_cols));
+  }
+}
+
+/// Columns: x, one per series, then (with error bars) one +- column per series.
+std::string line_chart_data(const LineChart& chart) {
+  const bool errors = !chart.errors.is_empty();
+  std::ostringstream data;
+  data << "# " << comment_text(chart.title) << "\n# " << comment_text(chart.xlabel);
+  for (const auto& s : chart.series) data << '\t' << comment_text(s);
+  if (errors) {
+    for (const auto& s : chart.series) data << "\t+- " << comment_text(s);
+  }
+  data << '\n';
+  for (arma::uword r = 0; r < chart.x.n_elem; ++r) {
+    data << number(chart.x(r));
+    for (arma::uword c = 0; c < chart.y.n_cols; ++c) data << '\t' << number(chart.y(r, c));
+    if (errors) {
+      for (arma::uword c = 0; c < chart.y.n_cols; ++c) data << '\t' << number(chart.errors(r, c));
+    }
+    data << '\n';
+  }
+  return data.str();
+}
+
+/// The axes of a line chart: labels, key, log scales, ranges and the dashed x marks.
+std::string line_chart_axes(const LineChart& chart) {
+  std::ostringstream gp;
+  gp << axis_labels(chart.title, chart.xlabel, chart.ylabel) << "set grid\nset key " << chart.key << "\n";
+  // A legend below the plot gets a line of space between it and the x label (gnuplot packs them tight).
+  if (chart.key.rfind("below", 0) == 0) gp << "set key height 1.5\n";
+  // Log axes label their decades as powers of ten (10^-8, not 0.000000010; the terminal is not enhanced, so no
+  // braces); another base labels its powers as plain numbers (1, 2, 4, ...).
+  const std::string base = chart.log_base == 10 ? "" : " " + std::to_string(chart.log_base);
+  const std::string format = chart.log_base == 10 ? "'10^%L'" : "'%g'";
+  if (chart.logx) gp << "set logscale x" << base << "\nset format x " << format << "\n";
+  if (chart.xrange) {
+    gp << "set xrange " << range(*chart.xrange) << "\n";
+  } else if (chart.x.n_elem > 1) {
+    gp << "set xrange " << range({chart.x.min(), chart.x.max()}) << "\n";
+  }
+  if (chart.logy) gp << "set logscale y" << base << "\nset format y " << format << "\n";
+  if (chart.yrange) gp << "set yrange " << range(*chart.yrange) << "\n";
+  for (const auto& [x, label] : chart.x_marks) {
+    gp << "set arrow from " << number(x) << ", graph 0 to " << number(x)
+       << ", graph 1 nohead dashtype 2 linecolor rgb 'gray40'\n"
+       << "set label " << gnuplot_quote(label) << " at " << number(x)
+       << ", graph 0.96 offset 0.4, 0 textcolor rgb 'gray30'\n";
+  }
+  return gp.str();
+}
+
+/// One series' plot element: a line (solid or dashed, in its colour) or points with error bars.
+std::string line_series(const LineChart& chart, std::size_t s, const std::string& dat) {
+  const LineStyle style = chart.styles.empty() ? LineStyle{} : chart.styles[s];
+  const std::string colour = style.colour.empty() ? "" : " linecolor rgb " + gnuplot_quote(style.colour);
+  std::ostringstream gp;
+  gp << dat << " using 1:" << s + 2;
+  if (style.error_bars) {
+    gp << ":" << chart.series.size() + s + 2 << " with yerrorbars pointtype 7 pointsize 1.2";
+  } else {
+    const int dash = style.dashtype != 0 ? style.dashtype : (style.dashed ? 2 : 0);
+    gp << " with " << (chart.points ? "linespoints" : "lines") << " linewidth 2"
+       << (dash != 0 ? " dashtype " + std::to_string(dash) : std::string());
+  }
+  gp << colour << " title " << gnuplot_quote(chart.series[s]);
+  return gp.str();
+}
+
+}  // namespace
+
+void Plotter::lines(const LineChart& chart) {
+  check_line_chart(chart);
+  if (!enabled_) return;
+  draw(chart.name, {line_chart_data(chart)}, [&](const std::vector<std::string>& dats) {
+    std::string gp = line_chart_axes(chart) + "plot ";
+    for (std::size_t s = 0; s < chart.series.size(); ++s) gp += (s ? ", " : "") + line_series(chart, s, dats[0]);
+    return gp;
+  });
+}
+
+void Plotter::arrows(const ArrowChart& chart) {
+  std::ostringstream data;
+  data << "# " << comment_text(chart.title) << "\n# x\ty\tdx\tdy\t(one row per arrow)\n";
+  for (const Arrow& a : chart.arrows) {
+    data << number(a.x0) << '\t' << number(a.y0) << '\t' << number(a.x1 - a.x0) << '\t' << number(a.y1 - a.y0) << "\t# "
+         << comment_text(a.label) << '\n';
+  }
+  draw(chart.name, {data.str()}, [&](const std::vector<std::string>& dats) {
+    std::ostringstream gp;
+    gp << axis_labels(chart.title, chart.xlabel, chart.ylabel) << (chart.equal_scale ? "set size ratio -1\n" : "")
+       << "set grid\nset xrange " << range(chart.xrange) << "\nset yrange " << range(chart.yrange) << "\n"
+       << (chart.x_axis ? "set xzeroaxis linetype -1\n" : "") << "set key " << chart.key << "\nplot ";
+    for (std::size_t i = 0; i < chart.arrows.size(); ++i) {
+      const Arrow& a = chart.arrows[i];
+      gp << (i ? ", " : "") << dats[0] << " every ::" << i << "::" << i << " using 1:2:3:4 with vectors "
+         << (a.head ? "head filled" : "nohead") << " linewidth " << a.width << (a.dashed ? " dashtype 2" : "")
+         << " linecolor rgb " << gnuplot_quote(a.colour) << " "
+         << (a.label.empty() ? std::string("notitle") : "title " + gnuplot_quote(a.label));
+    }
+    return gp.str() + "\n";
+  });
+}
+
+namespace {
+
+void check_heatmap(const Heatmap& map) {
+  if (map.values.n_rows != map.row_labels.size() || map.values.n_cols != map.col_labels.size()) {
+    throw std::invalid_argument("Plotter::heatmap(" + map.name + "): values are " + std::to_string(map.values.n_rows) +
+                                " x " + std::to_string(map.values.n_cols) + " for " +
+                                std::to_string(map.row_labels.size()) + " row labels x " +
+                                std::to_string(map.col_labels.size()) + " column labels");
+  }
+  if (map.palette.size() < 2)
+    throw std::invalid_argument("Plotter::heatmap(" + map.name + "): a palette needs 2 colours");
+  for (const CellOutline& o : map.outlines) {
+    if (o.first_row > o.last_row || o.last_row >= map.values.n_rows || o.first_col > o.last_col ||
+        o.last_col >= map.values.n_cols) {
+      throw std::invalid_argument("Plotter::heatmap(" + map.name + "): an outline of rows " +
+                                  std::to_string(o.first_row) + ".." + std::to_string(o.last_row) + ", columns " +
+                                  std::to_string(o.first_col) + ".." + std::to_string(o.last_col) +
+                                  " does not fit the " + std::to_string(map.values.n_rows) + " x " +
+                                  std::to_string(map.values.n_cols) + " cells");
+    }
+  }
+  for (const double k : map.values) {
+    if (!map.kinds.empty() && !(k >= 0 && k < static_cast<double>(map.kinds.size()) && k == std::floor(k))) {
+      throw std::invalid_argument("Plotter::heatmap(" + map.name + "): a cell holds " + format_number(k, 3) +
+                                  ", not one of the " + std::to_string(map.kinds.size()) + " kinds");
+    }
+  }
+}
+
+/// "0xffffff" for "white", "0x000000" for anything else (the two label colours kinds use).
+std::string rgb_number(const std::string& colour) { return colour == "white" ? "0xffffff" : "0x000000"; }
+
+}  // namespace
+
+std::string heatmap_data(const Heatmap& map) {
+  check_heatmap(map);
+  std::ostringstream data;
+  if (map.kinds.empty()) {
+    data << "# " << comment_text(map.title) << "\n# column\trow\tvalue (NaN: " << comment_text(map.nan_label)
+         << ")\tlabel\n";
+  } else {
+    data << "# " << comment_text(map.title) << "\n# column\trow\tkind\tlabel\tlabel colour\n";
+  }
+  for (arma::uword r = 0; r < map.values.n_rows; ++r) {
+    for (arma::uword c = 0; c < map.values.n_cols; ++c) {
+      const double x = map.values(r, c);
+      if (!map.kinds.empty()) {
+        const CellKind& kind = map.kinds[static_cast<std::size_t>(x)];
+        data << c << '\t' << r << '\t' << x << '\t' << gnuplot_quote(kind.label) << '\t' << rgb_number(kind.text_colour)
+             << '\n';
+        continue;
+      }
+      // The cell's text is written out here: gnuplot 5.4 compares NaN equal to itself, so it
+      // cannot tell a masked cell from the value column alone.
+      data << c << '\t' << r << '\t' << (std::isnan(x) ? "NaN" : number(x)) << '\t'
+           << gnuplot_quote(std::isnan(x) ? map.nan_label : format_number(x, map.precision)) << '\n';
+    }
+    data << '\n';
+  }
+  return data.str();
+}
+
+std::string heatmap_commands(const Heatmap& map, const std::string& dat, int label_font) {
+  const double rows = static_cast<double>(map.values.n_rows), cols = static_cast<double>(map.values.n_cols);
+  const std::string font = " font '," + std::to_string(label_font) + "'";
+  std::ostringstream gp;
+  gp << axis_labels(map.title, map.xlabel, map.ylabel) << "set size ratio " << number(rows / cols) << "\n"
+     << "set xrange [-0.5:" << number(cols - 0.5) << "]\nset yrange [" << number(rows - 0.5)
+     << ":-0.5]\n"  // row 0 at the top
+     << "set xtics " << tics(map.col_labels) << " nomirror"
+     << (map.xtics_rotation != 0 ? " rotate by " + std::to_string(map.xtics_rotation) : std::string()) << "\n"
+     << "set ytics " << tics(map.row_labels) << " nomirror\n";
+  if (!map.kinds.empty()) {
+    gp << "set palette defined (";
+    for (std::size_t k = 0; k < map.kinds.size(); ++k)
+      gp << (k ? ", " : "") << k << ' ' << gnuplot_quote(map.kinds[k].colour);
+    gp << ")\nset cbrange [0:" << std::max<std::size_t>(map.kinds.size() - 1, 1) << "]\nunset colorbox\n"
+       << "set key outside right top vertical Left reverse samplen 2 spacing 1.8 box\n"
+       << "set style fill solid 1.0 border rgb 'white'\n"
+       << "plot " << dat << " using 1:2:(0.5):(0.5):3 with boxxyerror fillcolor palette notitle";
+    if (map.cell_labels) gp << ", " << dat << " using 1:2:4:5 with labels textcolor rgb variable" << font << " notitle";
+    for (const CellKind& kind : map.kinds) {
+      gp << ", keyentry with boxes fillcolor rgb " << gnuplot_quote(kind.colour) << " title "
+         << gnuplot_quote(kind.key);
+    }
+    gp << "\n";
+    return gp.str();
+  }
+  gp << "set palette defined (";
+  for (std::size_t k = 0; k < map.palette.size(); ++k)
+    gp << (k ? ", " : "") << k << ' ' << gnuplot_quote(map.palette[k]);
+  gp << ")\nunset key\n"
+     << "set object 1 rectangle from -0.5, -0.5 to " << number(cols - 0.5) << ", " << number(rows - 0.5)
+     << " behind fillcolor rgb 'gray75' fillstyle solid noborder\n";
+  if (map.cbrange) gp << "set cbrange " << range(*map.cbrange) << "\n";
+  if (!map.colorbox) gp << "unset colorbox\n";
+  if (!map.cblabel.empty()) gp << "set cblabel " << gnuplot_quote(map.cblabel) << "\n";
+  bool keyed = false;
+  for (std::size_t k = 0; k < map.outlines.size(); ++k) {
+    const CellOutline& o = map.outlines[k];
+    gp << "set object " << k + 2 << " rectangle from " << number(static_cast<double>(o.first_col) - 0.5) << ", "
+       << number(static_cast<double>(o.first_row) - 0.5) << " to " << number(static_cast<double>(o.last_col) + 0.5)
+       << ", " << number(static_cast<double>(o.last_row) + 0.5) << " front fillstyle empty border rgb "
+       << gnuplot_quote(o.colour) << " lw 2" << (o.dashed ? " dt 2" : "") << "\n";
+    keyed = keyed || !o.key.empty();
+  }
+  if (keyed) gp << "set key below horizontal samplen 3 height 1.5\n";  // a line of space under the x label
+  gp << "plot " << dat << " using 1:2:3 with image notitle";
+  if (map.cell_labels) gp << ", " << dat << " using 1:2:4 with labels" << font << " notitle";
+  for (const CellOutline& o : map.outlines) {
+    if (o.key.empty()) continue;
+    gp << ", keyentry with lines lw 2 lc rgb " << gnuplot_quote(o.colour) << (o.dashed ? " dt 2" : "") << " title "
+       << gnuplot_quote(o.key);
+  }
+  gp << "\n";
+  return gp.str();
+}
+
+void Plotter::heatmap(const Heatmap& map) {
+  check_heatmap(map);
+  if (!enabled_) return;
+  draw(map.name, {heatmap_data(map)},
+       [&](const std::vector<std::string>& dats) { return heatmap_commands(map, dats[0]); });
+}
+
+void Plotter::figure(const std::string& name, const std::string& title, const std::vector<std::string>& data,
+                     const std::function<std::string(const std::vector<std::string>&)>& commands) {
+  if (!enabled_) return;
+  draw(name, data, [&](const std::vector<std::string>& dats) {
+    return "set title " + gnuplot_quote(title) + "\n" + commands(dats);
+  });
+}
+
+}  // namespace attn
+
+// ---- vector figures (points and arrows in 2-d or 3-d) ---------------------------------------------
+
+namespace attn {
+namespace {
+
+void check_columns(const std::string& figure, const std::string& what, const arma::mat& m, arma::uword dims,
+                   std::size_t labels) {
+  if (m.n_cols != dims || (labels != 0 && labels != m.n_rows)) {
+    throw std::invalid_argument("vector figure " + figure + ": " + what + " is " + std::to_string(m.n_rows) + " x " +
+                                std::to_string(m.n_cols) + " with " + std::to_string(labels) + " labels; expected " +
+                                std::to_string(dims) + " columns and one label per row (or none)");
+  }
+}
+
+/// One data line: the coordinates of `a` (then those of `b`, if given), then a quoted label.
+void data_row(std::ostringstream& out, const arma::rowvec& a, const arma::rowvec& b, const std::string& label) {
+  for (const double x : a) out << number(x) << ' ';
+  for (const double x : b) out << number(x) << ' ';
+  out << data_label(label) << '\n';
+}
+
+/// The plot elements of one panel: point sets, then arrow sets, each with its style.
+std::string vector_elements(const VectorFigure& f, const std::vector<std::string>& dats) {
+  const bool three = f.axes.size() == 3;
+  const std::string xyz = three ? "1:2:3" : "1:2", label_col = three ? "4" : "3";
+  std::vector<std::string> parts;
+  for (std::size_t s = 0; s < f.points.size(); ++s) {
+    const PointSet& p = f.points[s];
+    if (p.points.n_rows == 0) continue;
+    const std::string colour = " linecolor rgb " + gnuplot_quote(p.colour);
+    const std::string& dat = dats[s];
+    if (three && p.stems) parts.push_back(dat + " using " + xyz + " with impulses dashtype 3" + colour + " notitle");
+    parts.push_back(dat + " using " + xyz + " with points pointtype " + (p.hollow ? "6" : "7") + " pointsize 2" +
+                    colour + (p.title.empty() ? " notitle" : " title " + gnuplot_quote(p.title)));
+    if (!p.labels.empty()) {
+      parts.push_back(dat + " using " + xyz + ":" + label_col + " with labels offset " +
+                      format_plain(p.label_offset.first) + ", " + format_plain(p.label_offset.second) +
+                      (p.hollow ? " textcolor rgb 'gray50'" : "") + " notitle");
+    }
+  }
+  const std::string tail = three ? "1:2:3:4:5:6" : "1:2:3:4",
+                    tip = three ? "($1+$4):($2+$5):($3+$6):7" : "($1+$3):($2+$4):5";
+  for (std::size_t s = 0; s < f.arrows.size(); ++s) {
+    const ArrowSet& a = f.arrows[s];
+    if (a.from.n_rows == 0) continue;
+    const std::string& dat = dats[f.points.size() + s];
+    parts.push_back(dat + " using " + tail + " with vectors head filled size screen 0.025, 20 linewidth " +
+                    std::to_string(a.width) + " linecolor rgb " + gnuplot_quote(a.colour) +
+                    (a.title.empty() ? " notitle" : " title " + gnuplot_quote(a.title)));
+    if (!a.labels.empty() && a.label_gap > 0) {
+      // Beyond the head along the arrow: tail + (1 + gap / length) x (head - tail).
+      const std::string length = three ? "sqrt($4**2+$5**2+$6**2)" : "sqrt($3**2+$4**2)";
+      const std::string k = "(1+" + format_plain(a.label_gap) + "/" + length + ")";
+      const std::string beyond =
+          three ? "($1+$4*" + k + "):($2+$5*" + k + "):($3+$6*" + k + "):7" : "($1+$3*" + k + "):($2+$4*" + k + "):5";
+      parts.push_back(dat + " using " + beyond + " with labels textcolor rgb " + gnuplot_quote(a.colour) + " notitle");
+    } else if (!a.labels.empty()) {
+      parts.push_back(dat + " using " + tip + " with labels offset 1.2, 1.0 textcolor rgb " + gnuplot_quote(a.colour) +
+                      " notitle");
+    }
+  }
+  std::string out;
+  for (std::size_t i = 0; i < parts.size(); ++i) out += (i ? ", " : "") + parts[i];
+  return out;
+}
+
+/// The axis range shared by every axis: the figure's, or the data's (including 0) with a margin.
+std::pair<double, double> vector_range(const VectorFigure& f) {
+  if (f.range) return *f.range;
+  double lo = 0.0, hi = 0.0;
+  const auto widen = [&](const arma::mat& m) {
+    if (m.is_empty()) return;
+    lo = std::min(lo, m.min());
+    hi = std::max(hi, m.max());
+  };
+  for (const PointSet& p : f.points) widen(p.points);
+  for (const ArrowSet& a : f.arrows) {
+    widen(a.from);
+    widen(a.to);
+  }
+  const double margin = 0.1 * std::max(hi - lo, 1e-9);
+  return {lo - margin, hi + margin};
+}
+
+}  // namespace
+
+std::vector<std::string> vector_figure_data(const VectorFigure& f) {
+  const arma::uword dims = f.axes.size();
+  if (dims != 2 && dims != 3) {
+    throw std::invalid_argument("vector figure " + f.name + ": " + std::to_string(dims) + " axes; expected 2 or 3");
+  }
+  if (dims == 3 && (f.views.empty() || f.views.size() > 3)) {
+    throw std::invalid_argument("vector figure " + f.name + ": " + std::to_string(f.views.size()) +
+                                " views; expected 1 to 3");
+  }
+  std::vector<std::string> data;
+  const std::string coords = dims == 3 ? "x y z" : "x y";
+  for (const PointSet& p : f.points) {
+    check_columns(f.name, "point set '" + p.title + "'", p.points, dims, p.labels.size());
+    std::ostringstream out;
+    out << "# " << comment_text(f.title) << ": " << comment_text(p.title) << "\n# " << coords << " label\n";
+    for (arma::uword r = 0; r < p.points.n_rows; ++r) {
+      data_row(out, p.points.row(r), arma::rowvec(), p.labels.empty() ? "" : p.labels[r]);
+    }
+    data.push_back(out.str());
+  }
+  for (const ArrowSet& a : f.arrows) {
+    check_columns(f.name, "arrow tails '" + a.title + "'", a.from, dims, a.labels.size());
+    check_columns(f.name, "arrow heads '" + a.title + "'", a.to, dims, a.labels.size());
+    if (a.from.n_rows != a.to.n_rows) {
+      throw std::invalid_argument("vector figure " + f.name + ": arrow set '" + a.title + "' has " +
+                                  std::to_string(a.from.n_rows) + " tails and " + std::to_string(a.to.n_rows) +
+                                  " heads");
+    }
+    std::ostringstream out;
+    out << "# " << comment_text(f.title) << ": " << comment_text(a.title) << "\n# tail " << coords << ", head - tail "
+        << (dims == 3 ? "dx dy dz" : "dx dy") << ", label\n";
+    for (arma::uword r = 0; r < a.from.n_rows; ++r) {
+      data_row(out, a.from.row(r), a.to.row(r) - a.from.row(r), a.labels.empty() ? "" : a.labels[r]);
+    }
+    data.push_back(out.str());
+  }
+  return data;
+}
+
+std::string vector_figure_commands(const VectorFigure& f, const std::vector<std::string>& dats) {
+  const std::string r = range(vector_range(f));
+  std::ostringstream gp;
+  gp << "set xlabel " << gnuplot_quote(f.axes[0]) << "\nset ylabel " << gnuplot_quote(f.axes[1]) << "\nset xrange " << r
+     << "\nset yrange " << r << "\nset grid\nset key " << f.key << "\n";
+  if (f.axes.size() == 2) {
+    gp << "set title " << gnuplot_quote(f.title) << "\nset size ratio -1\nset xzeroaxis\nset yzeroaxis\nplot "
+       << vector_elements(f, dats) << "\n";
+    return gp.str();
+  }
+  gp << "set zrange " << r << "\nset ticslevel 0\nset xyplane at 0\n";
+  const std::size_t n = f.views.size();
+  // Side-by-side panels need a wider canvas than one figure's 960 x 600.
+  if (n > 1) gp << "set terminal pngcairo noenhanced size " << 520 * n << ",560 font 'DejaVu Sans,11'\nset output\n";
+  // Several panels share one title and no legend (the caller's title says what the marks are).
+  if (n > 1) gp << "set multiplot layout 1, " << n << " title " << gnuplot_quote(f.title) << "\nset key off\n";
+  for (std::size_t v = 0; v < n; ++v) {
+    const View3d& view = f.views[v];
+    const std::string where = "azimuth " + format_plain(view.azimuth) + ", elevation " + format_plain(view.elevation);
+    // Seen from straight above or below, the vertical axis is a point: its label would float by the frame.
+    const bool end_on = std::abs(view.elevation) == 90.0;
+    gp << "set zlabel " << gnuplot_quote(end_on ? std::string() : f.axes[2]) << " rotate parallel offset 2, 0\n";
+    gp << "set title " << gnuplot_quote(n > 1 ? where : f.title + " (" + where + ")") << "\nset view "
+       << number(90.0 - view.elevation) << ", " << number(view.azimuth) << ", 1.12, 1.2\n";
+    gp << "splot " << vector_elements(f, dats) << "\n";
+  }
+  if (n > 1) gp << "unset multiplot\n";
+  return gp.str();
+}
+
+void Plotter::vectors(const VectorFigure& figure) {
+  const std::vector<std::string> data = vector_figure_data(figure);  // checks the shapes first
+  draw(figure.name, data, [&](const std::vector<std::string>& dats) { return vector_figure_commands(figure, dats); });
+}
+
+// ---- Graphviz diagrams --------------------------------------------------------------------------
+
+std::string graphviz_quote(const std::string& text) {
+  std::string out = "\"";
+  for (const char c : text) {
+    if (c == '\\' || c == '"') {
+      out += '\\';
+      out += c;
+    } else if (c == '\n') {
+      out += "\\n";
+    } else if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
+      out += ' ';
+    } else {
+      out += c;
+    }
+  }
+  return out + "\"";
+}
+
+void Plotter::diagram(const std::string& name, const std::string& dot_source) {
+  if (!safe_name(name)) {
+    throw std::invalid_argument("Plotter: diagram name '" + cli_safe(name) + "' may hold only A-Z a-z 0-9 _ . -");
+  }
+  if (!enabled_) return;
+  if (dot_hung_) {
+    ++diagrams_abandoned_;
+    return;
+  }
+  if (dot_.empty()) {
+    const auto dot = find_on_path("dot");
+    if (!dot) {
+      ++diagrams_skipped_;
+      return;
+    }
+    dot_ = *dot;
+  }
+  try {
+    AtomicFile source(folder_ / (name + ".dot"));
+    source.write(dot_source);
+    source.close();
+    const ProcessResult run = run_process(dot_, {"dot", "-Tpng"}, folder_, timeout_, dot_source, kMaxPngBytes);
+    if (!run.ok() || !is_valid_png_bytes(run.stdout_bytes)) {
+      ++failed_;
+      dot_hung_ = run.timed_out;
+      const std::string said = run.last_stderr_line();
+      report_failure("diagram " + name + " not drawn: dot " +
+                     (run.ok() ? std::string("sent no valid PNG") : run.describe(timeout_)) +
+                     (said.empty() ? std::string() : ": " + cli_safe(said)));
+      return;
+    }
+    AtomicFile png(folder_ / (name + ".png"));
+    png.write(run.stdout_bytes);
+    AtomicFile::commit_all({&source, &png});  // the PNG and its source appear together
+    written_.push_back(folder_ / (name + ".png"));
+  } catch (const IoError& e) {
+    ++failed_;
+    report_failure("diagram " + name + " not drawn: " + e.what());
+  }
+}
+
+}  // namespace attn

@@ -1,0 +1,107 @@
+/// \file print.cpp
+/// \brief Printing in the article's style (see print.hpp).
+#include "common/apparatus/print.hpp"
+
+#include <cmath>
+#include <iomanip>
+#include <sstream>
+#include <stdexcept>
+
+namespace attn {
+
+std::string format_number(double x, int precision) {
+  if (std::isnan(x)) return "nan";
+  if (std::isinf(x)) return x > 0 ? "inf" : "-inf";
+  if (std::abs(x) < 0.5 * std::pow(10.0, -precision)) x = 0.0;  // no "-0.00"
+  std::ostringstream s;
+  s << std::fixed << std::setprecision(precision) << x;
+  return s.str();
+}
+
+std::string format_upper_bound(double x, int precision) {
+  if (!std::isfinite(x)) return format_number(x, precision);
+  const double scale = std::pow(10.0, precision);
+  double k = std::ceil(x * scale);
+  if (k / scale < x) k += 1.0;  // x * scale rounded down past an integer
+  return format_number(k / scale, precision);
+}
+
+std::string counted(long long n, const std::string& singular, const std::string& plural) {
+  return std::to_string(n) + " " + (n == 1 ? singular : plural.empty() ? singular + "s" : plural);
+}
+
+std::string format_plain(double x) {
+  std::ostringstream s;
+  s << (x == 0.0 ? 0.0 : x);
+  return s.str();
+}
+
+std::string format_vector(const arma::vec& v, int precision) {
+  std::string out = "[";
+  for (arma::uword i = 0; i < v.n_elem; ++i) out += (i ? ", " : "") + format_number(v(i), precision);
+  return out + "]";
+}
+
+std::string format_vector(const arma::rowvec& v, int precision) { return format_vector(arma::vec(v.t()), precision); }
+
+void print_vector(std::ostream& out, const std::string& label, const arma::rowvec& v, int precision,
+                  std::size_t label_width) {
+  std::string padded = label + ":";
+  if (padded.size() < label_width + 1) padded.resize(label_width + 1, ' ');
+  out << "  " << padded << ' ' << format_vector(v, precision) << '\n';
+}
+
+void print_matrix(std::ostream& out, const std::vector<std::string>& rows, const arma::mat& M, int precision) {
+  if (rows.size() != M.n_rows) {
+    throw std::invalid_argument("print_matrix: " + std::to_string(rows.size()) + " labels for " +
+                                std::to_string(M.n_rows) + " rows");
+  }
+  std::size_t width = 0;
+  for (const auto& r : rows) width = std::max(width, r.size());
+  for (arma::uword i = 0; i < M.n_rows; ++i) {
+    out << "  " << std::left << std::setw(static_cast<int>(width)) << rows[i] << std::right << "  "
+        << format_vector(arma::rowvec(M.row(i)), precision) << '\n';
+  }
+}
+
+Table::Table(std::vector<std::string> header) { rows_.push_back(std::move(header)); }
+
+void Table::add(std::vector<std::string> row) {
+  if (row.size() != rows_.front().size()) {
+    throw std::invalid_argument("Table::add: row has " + std::to_string(row.size()) + " cells, header has " +
+                                std::to_string(rows_.front().size()));
+  }
+  rows_.push_back(std::move(row));
+}
+
+void Table::print(std::ostream& out, const std::string& indent) const {
+  std::vector<std::size_t> width(rows_.front().size(), 0);
+  for (const auto& row : rows_) {
+    for (std::size_t c = 0; c < row.size(); ++c) width[c] = std::max(width[c], row[c].size());
+  }
+  const auto line = [&](const std::vector<std::string>& row) {
+    out << indent;
+    for (std::size_t c = 0; c < row.size(); ++c) {
+      if (c) out << "  ";
+      out << (c == 0 ? std::left : std::right) << std::setw(static_cast<int>(width[c])) << row[c];
+    }
+    out << std::right << '\n';
+  };
+  line(rows_.front());
+  std::size_t total = 0;
+  for (auto w : width) total += w;
+  out << indent << std::string(total + 2 * (width.size() - 1), '-') << '\n';
+  for (std::size_t r = 1; r < rows_.size(); ++r) line(rows_[r]);
+}
+
+void print_heading(std::ostream& out, const std::string& title) {
+  out << '\n' << title << '\n' << std::string(title.size(), '=') << '\n';
+}
+
+void print_claim(std::ostream& out, const ClaimCheck& claim) {
+  if (claim.id.empty()) throw std::invalid_argument("print_claim: the claim has no ID");
+  out << claim.evidence << (claim.holds || claim.says_verdict ? "" : " (does not hold here)") << "   [" << claim.id
+      << "]\n";
+}
+
+}  // namespace attn

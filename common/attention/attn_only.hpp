@@ -1,0 +1,635 @@
+/// \file attn_only.hpp
+/// \brief An L-layer, attention-only transformer (several causal heads per layer, learned
+/// positions, an optional final layer norm): forward pass over a batch, next-token cross-entropy,
+/// backward pass by hand and Adam, all templated over the scalar type (float trains, double
+/// checks gradients). Chapters 08 and 09 train it.
+///
+/// Tokens are rows. A batch of B sequences of T tokens is stacked into one N x width matrix
+/// (N = B T, row b T + t = token t of sequence b), so every projection is one large product;
+/// only the T x T attention of each sequence and head is done block by block.
+///
+/// This file is the readable version, one step of the mathematics per line. The chapters train
+/// with common/fast/attn_only_fast.hpp, the same passes with blocked kernels and threads, which a
+/// test holds equal to these. Saving and loading a model is in common/apparatus/model_files.hpp.
+/// Every function here throws std::invalid_argument on bad input (named below) and nothing else
+/// beyond std::bad_alloc.
+///
+/// Forward (per layer l, heads h = 0 .. heads - 1, causal):
+///   X_0 = E[token] + P[position]                        (N x width)
+///   Q = X_l Wq,  K = X_l Wk,  V = X_l Wv                  (N x heads d_k; head h = columns h d_k ..)
+///   A_bh = softmax(Q_bh K_bh^T / sqrt(d_k) + causal)       (T x T, per sequence b and head h)
+///   H_bh = keep_lh A_bh V_bh                               (T x d_k; keep = 1 unless ablated)
+///   X_{l+1} = X_l + H Wo                                   (H: N x heads d_k, Concat of the heads)
+///   Y = LayerNorm(X_L) = (X_L - mean) / sqrt(var + eps) * gain + bias   (if final_norm; else Y = X_L)
+///   logits = Y U                                           (N x vocab)
+/// No MLP and no biases in the projections: the residual stream carries the embeddings and what
+/// the heads add.
+///
+/// Sources: the article, "Reverse-engineer a head you trained" and "Watch real heads"; Vaswani et
+/// al. 2017, §3.2.2 (multi-head attention); Ba et al. 2016 (layer normalization); Elhage et al.
+/// 2021, "A Mathematical Framework for Transformer Circuits" (attention-only models); Kingma & Ba
+/// 2015, Algorithm 1 (Adam); Karpathy's llm.c (one table of parameter tensors).
+#pragma once
+
+#include <armadillo>
+#include <cmath>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "common/attention/random.hpp"
+#include "common/attention/softmax_backward.hpp"
+
+namespace attn {
+
+/// Sizes of the model (chapter 08 uses the defaults' kind of sizes, chapter 09 a context of 128,
+/// width 64 and 4 heads of 16 with the final norm).
+struct AttnOnlyShape {
+  arma::uword vocab = 32;    ///< tokens 0 .. vocab - 1
+  arma::uword context = 32;  ///< positions per sequence, T
+  arma::uword width = 32;    ///< residual stream width d
+  arma::uword heads = 2;     ///< heads per layer
+  arma::uword d_k = 16;      ///< query/key/value width of each head
+  arma::uword layers = 2;    ///< attention layers
+  bool final_norm = false;   ///< a layer norm (gain and bias) before the unembedding
+};
+
+/// Throws std::invalid_argument, naming the size and its allowed range, unless every size is >= 1
+/// (vocab, context >= 2) and none is absurd (each at most 4096, heads d_k at most 4096).
+void validate(const AttnOnlyShape& shape);
+
+/// One row of the parameter table: a group's name and shape (after llm.c's ParameterTensors).
+struct ParamSpec {
+  std::string name;  ///< e.g. "E", "L1.Wq", "U"
+  arma::uword rows;  ///< its rows
+  arma::uword cols;  ///< its columns
+};
+
+/// The parameter table, the one list every other function walks (shape checks, counts,
+/// save/load, printing, gradient checks, Adam): E (vocab x width), P (context x width), per layer
+/// Wq, Wk, Wv (width x heads d_k) and Wo (heads d_k x width), then gain and bias (1 x width, only
+/// with final_norm), then U (width x vocab). Throws std::invalid_argument for a shape validate()
+/// refuses.
+std::vector<ParamSpec> parameter_table(const AttnOnlyShape& shape);
+
+/// Total number of parameters in the table (53,504 for chapter 09's default model: 97 tokens,
+/// context 128, width 64, 2 layers of 4 heads of 16, final norm). Throws std::invalid_argument for a shape validate()
+/// refuses.
+arma::uword parameter_count(const AttnOnlyShape& shape);
+
+/// One attention layer's parameters. Head h uses columns [h d_k, (h + 1) d_k) of Wq, Wk, Wv
+/// and rows [h d_k, (h + 1) d_k) of Wo.
+template <class T>
+struct AttnLayer {
+  arma::Mat<T> Wq;  ///< width x heads d_k
+  arma::Mat<T> Wk;  ///< width x heads d_k
+  arma::Mat<T> Wv;  ///< width x heads d_k
+  arma::Mat<T> Wo;  ///< heads d_k x width: writes the concatenated head mixtures into the stream
+};
+
+/// All parameters (the same struct holds their gradients).
+template <class T>
+struct AttnOnlyModel {
+  AttnOnlyShape shape;               ///< the sizes
+  arma::Mat<T> E;                    ///< vocab x width token embeddings (row = a token)
+  arma::Mat<T> P;                    ///< context x width learned positional embeddings
+  std::vector<AttnLayer<T>> layers;  ///< shape.layers attention layers
+  arma::Mat<T> gain;                 ///< 1 x width layer-norm gain (empty without final_norm)
+  arma::Mat<T> bias;                 ///< 1 x width layer-norm bias (empty without final_norm)
+  arma::Mat<T> U;                    ///< width x vocab unembedding
+};
+
+/// The model's matrices in parameter_table() order (pointers into `model`, one per table row; the
+/// layer count is model.layers.size()). Throws nothing (beyond std::bad_alloc).
+template <class T>
+std::vector<arma::Mat<T>*> parameter_ptrs(AttnOnlyModel<T>& model);
+/// The same, read-only.
+template <class T>
+std::vector<const arma::Mat<T>*> parameter_ptrs(const AttnOnlyModel<T>& model);
+
+/// Throws std::invalid_argument naming the group and both shapes unless every matrix has the
+/// shape the table gives.
+template <class T>
+void check_shapes(const AttnOnlyModel<T>& model);
+
+/// Every parameter zero, each group in its table shape (used for gradients); throws
+/// std::invalid_argument for a shape validate() refuses.
+template <class T>
+AttnOnlyModel<T> zero_model(const AttnOnlyShape& shape);
+
+/// Random initial parameters, drawn in double from `rng` in table order and then converted, so a
+/// float and a double model from the same seed agree: E and P ~ N(0, 1); Wq, Wk, Wv ~ N(0, 1 / width);
+/// Wo ~ N(0, 1 / (heads d_k)); gain = 1, bias = 0; U ~ N(0, 1 / width). Throws std::invalid_argument for a shape
+/// validate() refuses.
+template <class T>
+AttnOnlyModel<T> init_model(const AttnOnlyShape& shape, Random& rng);
+
+/// `model` with every parameter converted to another scalar type (same shapes; float <-> double
+/// rounds to the nearest). Throws std::invalid_argument if model's shape is refused by validate().
+template <class To, class From>
+AttnOnlyModel<To> convert_model(const AttnOnlyModel<From>& model) {
+  AttnOnlyModel<To> out = zero_model<To>(model.shape);
+  const auto from = parameter_ptrs(model);
+  const auto to = parameter_ptrs(out);
+  for (std::size_t i = 0; i < from.size(); ++i) *to[i] = arma::conv_to<arma::Mat<To>>::from(*from[i]);
+  return out;
+}
+
+/// What one layer computed, kept for the backward pass and for reading heads.
+template <class T>
+struct AttnLayerPass {
+  arma::Mat<T> X;    ///< N x width: the stream entering the layer
+  arma::Mat<T> QKV;  ///< N x 3 heads d_k: queries X Wq, keys X Wk and values X Wv side by side (one product)
+  arma::Cube<T> A;   ///< T x T x (B heads): slice b heads + h is head h's weights in sequence b
+  arma::Mat<T> H;    ///< N x heads d_k: Concat of the (kept) head mixtures keep A_bh V_bh
+
+  /// Q (part 0), K (part 1) or V (part 2) of every head: N x heads d_k, head h in columns h d_k ..
+  arma::Mat<T> part(arma::uword k) const {
+    const arma::uword hd = QKV.n_cols / 3;
+    return QKV.cols(k * hd, (k + 1) * hd - 1);
+  }
+};
+
+/// A forward pass over a batch (reused between calls of the same size: no reallocation).
+template <class T>
+struct AttnOnlyPass {
+  arma::uword batch = 0;                 ///< B sequences
+  std::vector<AttnLayerPass<T>> layers;  ///< one per layer
+  arma::Mat<T> X_out;                    ///< N x width: the final stream X_L
+  arma::Mat<T> Xhat;                     ///< N x width: (X_L - mean) / std (final_norm only)
+  arma::Col<T> inv_std;                  ///< N: 1 / sqrt(var + eps) per row (final_norm only)
+  arma::Mat<T> Y;                        ///< N x width: what the unembedding reads
+  arma::Mat<T> logits;                   ///< N x vocab
+  arma::Mat<T> S;                        ///< T x T scratch for scores
+  arma::Mat<T> keep;                     ///< layers x heads multipliers used (1 = kept)
+};
+
+/// Runs the model on `tokens` (B x T, row = sequence, entries < vocab, T = context) into `pass`.
+/// keep: optional layers x heads matrix multiplying each head's mixture before Wo (1 keeps a
+/// head, 0 ablates it); nullptr keeps every head. Throws std::invalid_argument for a wrong tokens
+/// shape, a token out of range, a wrong keep shape, or a score that is not finite (NaN or inf
+/// parameters: no silent NaN weights).
+template <class T>
+void forward(const AttnOnlyModel<T>& model, const arma::umat& tokens, AttnOnlyPass<T>& pass,
+             const arma::mat* keep = nullptr);
+
+/// The attention weights of head `head` of layer `layer` on sequence b of the last forward: T x T.
+/// Throws std::invalid_argument if there is no such head or sequence.
+template <class T>
+const arma::Mat<T>& attention_pattern(const AttnOnlyPass<T>& pass, arma::uword layer, arma::uword head, arma::uword b);
+
+/// Sum of next-token cross-entropies (nats) over every position t < T - 1 of every sequence
+/// (label tokens(b, t + 1)), accumulated in double. If dlogits is not null it receives
+/// grad_scale times the gradient of that sum with respect to pass.logits (N x vocab, zero on the
+/// rows of the last positions, which predict nothing). Pass grad_scale = 1 / (number of targets
+/// of the whole batch) to get the gradient of the mean. Throws std::invalid_argument if the pass
+/// was not made over `tokens` (its logits do not have B T rows).
+template <class T>
+double next_token_loss_sum(const AttnOnlyPass<T>& pass, const arma::umat& tokens, arma::Mat<T>* dlogits,
+                           double grad_scale);
+
+/// Mean next-token loss (nats per target, B (T - 1) targets) of the last forward pass and, if
+/// dlogits is not null, its gradient (N x vocab). Throws std::invalid_argument, as
+/// next_token_loss_sum() does, when the pass was not made over `tokens`.
+template <class T>
+double next_token_loss(const AttnOnlyPass<T>& pass, const arma::umat& tokens, arma::Mat<T>* dlogits);
+
+/// Per-target losses in nats: a B x (T - 1) matrix, entry (b, t) = -log p(tokens(b, t + 1) | tokens(b, 0..t)).
+/// Throws std::invalid_argument if the pass was not made over `tokens`.
+template <class T>
+arma::mat next_token_losses(const AttnOnlyPass<T>& pass, const arma::umat& tokens);
+
+/// Scratch and gradients of the backward pass (reused between calls of the same size).
+template <class T>
+struct AttnOnlyBackward {
+  AttnOnlyModel<T> grad;  ///< d loss / d every parameter
+  arma::Mat<T> dX;        ///< N x width: gradient of the stream being walked back
+  arma::Mat<T> dH;        ///< N x heads d_k: gradient of the concatenated mixtures
+  arma::Mat<T> dQKV;      ///< N x 3 heads d_k: gradients of Q, K and V side by side
+  arma::Mat<T> dA;        ///< T x T: gradient of one block's weights
+  arma::Mat<T> dS;        ///< T x T: gradient of one block's scores
+};
+
+/// Backpropagates dlogits (N x vocab) through the pass made by forward() (with the same keep),
+/// writing every parameter's gradient into work.grad (each group in its table shape; work's
+/// scratch is resized on first use). Each stage quotes the forward line it inverts (the softmax
+/// step is the row-wise softmax backward of common/attention/softmax_backward.hpp). The shapes are those of
+/// the pass: calling it with another model's pass is a precondition violation, checked by
+/// Armadillo's size checks (std::logic_error), not silently wrong.
+template <class T>
+void backward(const AttnOnlyModel<T>& model, const arma::umat& tokens, const AttnOnlyPass<T>& pass,
+              const arma::Mat<T>& dlogits, AttnOnlyBackward<T>& work);
+
+/// Adam (Kingma & Ba 2015, Algorithm 1; beta1 0.9, beta2 0.999, eps 1e-8) over the parameter
+/// table of one model, in its own scalar type. The same update as attn::Adam of optim.hpp, which
+/// works on lists of double matrices.
+template <class T>
+class AttnOnlyAdam {
+ public:
+  /// lr: finite and > 0 (throws std::invalid_argument otherwise).
+  explicit AttnOnlyAdam(double lr);
+  /// One step: model <- model - lr m_hat / (sqrt(v_hat) + eps), from the gradient `grad`.
+  /// Throws std::invalid_argument if the two shapes differ or change between calls.
+  void step(AttnOnlyModel<T>& model, const AttnOnlyModel<T>& grad);
+  /// Steps taken.
+  long steps() const { return t_; }
+
+ private:
+  double lr_;
+  long t_ = 0;
+  std::vector<arma::Mat<T>> m_, v_;
+};
+
+// ---- definitions ---------------------------------------------------------------------------------
+
+namespace detail {
+
+inline constexpr arma::uword kMaxSize = 4096;
+inline constexpr double kNormEps = 1e-5;
+
+inline std::string dims(arma::uword r, arma::uword c) { return std::to_string(r) + " x " + std::to_string(c); }
+
+template <class M>
+auto ptrs_of(M& m) {
+  using P = decltype(&m.E);
+  std::vector<P> out{&m.E, &m.P};
+  for (auto& layer : m.layers) {
+    for (P p : {&layer.Wq, &layer.Wk, &layer.Wv, &layer.Wo}) out.push_back(p);
+  }
+  if (m.shape.final_norm) out.push_back(&m.gain), out.push_back(&m.bias);
+  out.push_back(&m.U);
+  return out;
+}
+
+template <class T>
+void check_tokens(const AttnOnlyModel<T>& model, const arma::umat& tokens) {
+  if (tokens.n_rows == 0 || tokens.n_cols != model.shape.context) {
+    throw std::invalid_argument("forward: tokens are " + dims(tokens.n_rows, tokens.n_cols) +
+                                " but the model reads sequences of " + std::to_string(model.shape.context) + " tokens");
+  }
+  if (tokens.max() >= model.shape.vocab) {
+    throw std::invalid_argument("forward: token " + std::to_string(tokens.max()) + " is outside the vocabulary of " +
+                                std::to_string(model.shape.vocab));
+  }
+}
+
+/// The checks of forward(), then the pass sized for B sequences with its head mask.
+template <class T>
+void start_pass(const AttnOnlyModel<T>& model, const arma::umat& tokens, const arma::mat* keep, AttnOnlyPass<T>& pass) {
+  check_tokens(model, tokens);
+  const AttnOnlyShape& s = model.shape;
+  if (keep != nullptr && (keep->n_rows != s.layers || keep->n_cols != s.heads)) {
+    throw std::invalid_argument("forward: the head mask is " + dims(keep->n_rows, keep->n_cols) + ", expected " +
+                                dims(s.layers, s.heads));
+  }
+  pass.batch = tokens.n_rows;
+  pass.layers.resize(s.layers);
+  pass.keep =
+      keep != nullptr ? arma::conv_to<arma::Mat<T>>::from(*keep) : arma::Mat<T>(s.layers, s.heads, arma::fill::ones);
+}
+
+/// A = softmax(S + causal) by rows for a T x T block: row i over sources j <= i, 0 beyond.
+/// Refuses a row whose scores are not finite, as attn::softmax_rows does.
+template <class T>
+arma::Mat<T> causal_softmax(const arma::Mat<T>& S) {
+  arma::Mat<T> A(arma::size(S), arma::fill::zeros);
+  for (arma::uword i = 0; i < S.n_rows; ++i) {
+    const arma::Row<T> seen = S(i, arma::span(0, i));  // sources 0 .. i
+    const arma::Row<T> e = arma::exp(seen - seen.max());
+    const T sum = arma::accu(e);
+    if (!std::isfinite(sum)) {
+      throw std::invalid_argument("causal softmax: a score in row " + std::to_string(i) +
+                                  " is not finite (NaN or inf)");
+    }
+    A(i, arma::span(0, i)) = e / sum;
+  }
+  return A;
+}
+
+/// Refuses logits that are not finite: a NaN or infinite parameter outside the attention scores
+/// (the unembedding, a value or output projection, the final norm), or logits beyond a float.
+template <class T>
+void require_finite_logits(const arma::Mat<T>& logits) {
+  if (!logits.is_finite()) {
+    throw std::invalid_argument("next_token_loss: the logits (" + dims(logits.n_rows, logits.n_cols) +
+                                ") hold a NaN or an infinity (a parameter is not finite or overflows)");
+  }
+}
+
+}  // namespace detail
+
+inline void validate(const AttnOnlyShape& s) {
+  const auto check = [](arma::uword value, arma::uword least, const char* what) {
+    if (value < least || value > detail::kMaxSize) {
+      throw std::invalid_argument(std::string(what) + " must be in [" + std::to_string(least) + ", " +
+                                  std::to_string(detail::kMaxSize) + "], got " + std::to_string(value));
+    }
+  };
+  check(s.vocab, 2, "the vocabulary");
+  check(s.context, 2, "the context");
+  check(s.width, 1, "the width");
+  check(s.heads, 1, "the number of heads");
+  check(s.d_k, 1, "d_k");
+  check(s.layers, 1, "the number of layers");
+  check(s.heads * s.d_k, 1, "heads x d_k");
+}
+
+// [parameter_table]
+inline std::vector<ParamSpec> parameter_table(const AttnOnlyShape& s) {
+  validate(s);
+  const arma::uword hd = s.heads * s.d_k;
+  std::vector<ParamSpec> table{{"E", s.vocab, s.width}, {"P", s.context, s.width}};
+  for (arma::uword l = 0; l < s.layers; ++l) {
+    std::string layer = "L";
+    layer += std::to_string(l + 1);
+    layer += '.';
+    table.push_back({layer + "Wq", s.width, hd});
+    table.push_back({layer + "Wk", s.width, hd});
+    table.push_back({layer + "Wv", s.width, hd});
+    table.push_back({layer + "Wo", hd, s.width});
+  }
+  if (s.final_norm) {
+    table.push_back({"gain", 1, s.width});
+    table.push_back({"bias", 1, s.width});
+  }
+  table.push_back({"U", s.width, s.vocab});
+  return table;
+}
+// [parameter_table]
+
+inline arma::uword parameter_count(const AttnOnlyShape& shape) {
+  arma::uword n = 0;
+  for (const ParamSpec& p : parameter_table(shape)) n += p.rows * p.cols;
+  return n;
+}
+
+template <class T>
+std::vector<arma::Mat<T>*> parameter_ptrs(AttnOnlyModel<T>& model) {
+  return detail::ptrs_of(model);
+}
+
+template <class T>
+std::vector<const arma::Mat<T>*> parameter_ptrs(const AttnOnlyModel<T>& model) {
+  return detail::ptrs_of(model);
+}
+
+template <class T>
+void check_shapes(const AttnOnlyModel<T>& model) {
+  if (model.layers.size() != model.shape.layers) {
+    throw std::invalid_argument("the model has " + std::to_string(model.layers.size()) + " layers, its shape says " +
+                                std::to_string(model.shape.layers));
+  }
+  const std::vector<ParamSpec> table = parameter_table(model.shape);
+  const auto ptrs = parameter_ptrs(model);
+  for (std::size_t i = 0; i < table.size(); ++i) {
+    if (ptrs[i]->n_rows != table[i].rows || ptrs[i]->n_cols != table[i].cols) {
+      throw std::invalid_argument(table[i].name + " is " + detail::dims(ptrs[i]->n_rows, ptrs[i]->n_cols) +
+                                  ", expected " + detail::dims(table[i].rows, table[i].cols));
+    }
+  }
+}
+
+template <class T>
+AttnOnlyModel<T> zero_model(const AttnOnlyShape& shape) {
+  AttnOnlyModel<T> m;
+  m.shape = shape;
+  m.layers.resize(shape.layers);
+  const std::vector<ParamSpec> table = parameter_table(shape);
+  const auto ptrs = parameter_ptrs(m);
+  for (std::size_t i = 0; i < table.size(); ++i) ptrs[i]->zeros(table[i].rows, table[i].cols);
+  return m;
+}
+
+template <class T>
+AttnOnlyModel<T> init_model(const AttnOnlyShape& shape, Random& rng) {
+  AttnOnlyModel<T> m = zero_model<T>(shape);
+  const double in = 1.0 / std::sqrt(static_cast<double>(shape.width));
+  const double out = 1.0 / std::sqrt(static_cast<double>(shape.heads * shape.d_k));
+  const std::vector<ParamSpec> table = parameter_table(shape);
+  const auto ptrs = parameter_ptrs(m);
+  for (std::size_t i = 0; i < table.size(); ++i) {
+    const std::string& name = table[i].name;
+    if (name == "gain") {
+      ptrs[i]->ones();
+      continue;
+    }
+    if (name == "bias") continue;  // zero
+    const bool embedding = name == "E" || name == "P";
+    const bool output = name.size() > 2 && name.compare(name.size() - 2, 2, "Wo") == 0;
+    const double std = embedding ? 1.0 : output ? out : in;
+    *ptrs[i] =
+        arma::conv_to<arma::Mat<T>>::from(rng.normal_matrix(table[i].rows, table[i].cols, std, UnitMap::k_plus_one));
+  }
+  return m;
+}
+
+// [forward]
+template <class T>
+void forward(const AttnOnlyModel<T>& model, const arma::umat& tokens, AttnOnlyPass<T>& pass, const arma::mat* keep) {
+  detail::start_pass(model, tokens, keep, pass);  // checks tokens and keep; pass.keep is layers x heads
+  const AttnOnlyShape& s = model.shape;
+  const arma::uword B = tokens.n_rows, T_ = s.context, dk = s.d_k, hd = s.heads * dk;
+  const arma::uvec ids = arma::vectorise(arma::umat(tokens.t()));    // N: token of row b T + t
+  arma::Mat<T> X = model.E.rows(ids) + arma::repmat(model.P, B, 1);  // N x width: X_0 = E[token] + P[position]
+  for (arma::uword l = 0; l < s.layers; ++l) {
+    const AttnLayer<T>& layer = model.layers[l];
+    AttnLayerPass<T>& lp = pass.layers[l];
+    lp.X = X;                                                    // N x width
+    lp.QKV = X * arma::join_rows(layer.Wq, layer.Wk, layer.Wv);  // N x 3 hd: [Q K V] = X [Wq Wk Wv]
+    lp.A.set_size(T_, T_, B * s.heads);
+    lp.H.set_size(X.n_rows, hd);
+    for (arma::uword b = 0; b < B; ++b) {
+      for (arma::uword h = 0; h < s.heads; ++h) {
+        const arma::span seq(b * T_, b * T_ + T_ - 1), head(h * dk, h * dk + dk - 1);
+        const arma::span q = head, k(hd + h * dk, hd + h * dk + dk - 1), v(2 * hd + h * dk, 2 * hd + h * dk + dk - 1);
+        const arma::Mat<T> S = lp.QKV(seq, q) * lp.QKV(seq, k).t() / std::sqrt(static_cast<T>(dk));  // T x T
+        lp.A.slice(b * s.heads + h) = detail::causal_softmax(S);  // T x T: A = softmax(S + causal)
+        lp.H(seq, head) = pass.keep(l, h) * lp.A.slice(b * s.heads + h) * lp.QKV(seq, v);  // T x d_k: keep A V
+      }
+    }
+    X += lp.H * layer.Wo;  // X_{l+1} = X_l + Concat(heads) Wo
+  }
+  pass.X_out = std::move(X);
+  if (s.final_norm) {
+    // Y = (X_L - mean) / sqrt(var + eps) * gain + bias, row by row
+    const arma::Col<T> mean = arma::mean(pass.X_out, 1);
+    pass.Xhat = pass.X_out.each_col() - mean;                         // N x width
+    const arma::Col<T> var = arma::mean(arma::square(pass.Xhat), 1);  // N
+    pass.inv_std = T(1) / arma::sqrt(var + static_cast<T>(detail::kNormEps));
+    pass.Xhat.each_col() %= pass.inv_std;
+    pass.Y = pass.Xhat;
+    pass.Y.each_row() %= model.gain;
+    pass.Y.each_row() += model.bias;
+    pass.logits = pass.Y * model.U;  // N x vocab
+  } else {
+    pass.logits = pass.X_out * model.U;  // N x vocab
+  }
+}
+// [forward]
+
+template <class T>
+const arma::Mat<T>& attention_pattern(const AttnOnlyPass<T>& pass, arma::uword layer, arma::uword head, arma::uword b) {
+  const arma::uword heads = pass.keep.n_cols;
+  if (layer >= pass.layers.size() || head >= heads || b >= pass.batch) {
+    throw std::invalid_argument("attention_pattern: no layer " + std::to_string(layer) + ", head " +
+                                std::to_string(head) + ", sequence " + std::to_string(b) + " in this pass");
+  }
+  return pass.layers[layer].A.slice(b * heads + head);
+}
+
+template <class T>
+double next_token_loss_sum(const AttnOnlyPass<T>& pass, const arma::umat& tokens, arma::Mat<T>* dlogits,
+                           double grad_scale) {
+  const arma::uword B = tokens.n_rows, T_ = tokens.n_cols, N = B * T_;
+  if (pass.logits.n_rows != N) throw std::invalid_argument("next_token_loss: the pass is not over these tokens");
+  detail::require_finite_logits(pass.logits);
+  const arma::Col<T> top = arma::max(pass.logits, 1);        // N: each row's largest logit
+  arma::Mat<T> p = arma::exp(pass.logits.each_col() - top);  // N x vocab, unnormalized softmax
+  const arma::Col<T> sum = arma::sum(p, 1);                  // N
+  double total = 0.0;
+  for (arma::uword b = 0; b < B; ++b) {
+    for (arma::uword t = 0; t + 1 < T_; ++t) {
+      const arma::uword r = b * T_ + t;
+      // -log softmax(z)[label] = log sum exp(z - m) - (z_label - m)
+      total += std::log(static_cast<double>(sum[r])) - static_cast<double>(pass.logits(r, tokens(b, t + 1)) - top[r]);
+    }
+  }
+  if (dlogits != nullptr) {
+    // d/dz of -log softmax(z)[label] = softmax(z) - onehot(label); the last positions predict nothing
+    p.each_col() /= sum;
+    for (arma::uword b = 0; b < B; ++b) {
+      p.row(b * T_ + T_ - 1).zeros();
+      for (arma::uword t = 0; t + 1 < T_; ++t) p(b * T_ + t, tokens(b, t + 1)) -= T(1);
+    }
+    *dlogits = static_cast<T>(grad_scale) * p;
+  }
+  return total;
+}
+
+template <class T>
+double next_token_loss(const AttnOnlyPass<T>& pass, const arma::umat& tokens, arma::Mat<T>* dlogits) {
+  const double count = static_cast<double>(tokens.n_rows * (tokens.n_cols - 1));
+  return next_token_loss_sum(pass, tokens, dlogits, 1.0 / count) / count;
+}
+
+template <class T>
+arma::mat next_token_losses(const AttnOnlyPass<T>& pass, const arma::umat& tokens) {
+  const arma::uword B = tokens.n_rows, T_ = tokens.n_cols;
+  arma::mat out(B, T_ - 1);
+  for (arma::uword b = 0; b < B; ++b) {
+    for (arma::uword t = 0; t + 1 < T_; ++t) {
+      const arma::vec z = arma::conv_to<arma::vec>::from(pass.logits.row(b * T_ + t).t());
+      const double m = z.max();
+      out(b, t) = m + std::log(arma::accu(arma::exp(z - m))) - z(tokens(b, t + 1));
+    }
+  }
+  return out;
+}
+
+// [backward]
+template <class T>
+void backward(const AttnOnlyModel<T>& model, const arma::umat& tokens, const AttnOnlyPass<T>& pass,
+              const arma::Mat<T>& dlogits, AttnOnlyBackward<T>& w) {
+  const AttnOnlyShape& s = model.shape;
+  const arma::uword B = pass.batch, T_ = s.context, dk = s.d_k, hd = s.heads * dk;
+  const T scale = T(1) / std::sqrt(static_cast<T>(dk));
+  w.grad = zero_model<T>(s);
+  if (s.final_norm) {
+    // forward: logits = Y U   =>   dU = Y^T dlogits,  dY = dlogits U^T
+    w.grad.U = pass.Y.t() * dlogits;
+    const arma::Mat<T> dY = dlogits * model.U.t();
+    // forward: Y = Xhat gain + bias   =>   dgain = sum_rows dY % Xhat,  dbias = sum_rows dY,  dXhat = dY gain
+    w.grad.gain = arma::sum(dY % pass.Xhat, 0);
+    w.grad.bias = arma::sum(dY, 0);
+    arma::Mat<T> dXhat = dY.each_row() % model.gain;
+    // forward: Xhat = (X - mean) inv_std   =>   dX = inv_std (dXhat - mean(dXhat) - Xhat mean(dXhat % Xhat))
+    const arma::Col<T> m1 = arma::mean(dXhat, 1), m2 = arma::mean(dXhat % pass.Xhat, 1);
+    w.dX = (dXhat.each_col() - m1) - pass.Xhat.each_col() % m2;
+    w.dX.each_col() %= pass.inv_std;
+  } else {
+    // forward: logits = X_L U   =>   dU = X_L^T dlogits,  dX_L = dlogits U^T
+    w.grad.U = pass.X_out.t() * dlogits;
+    w.dX = dlogits * model.U.t();
+  }
+  for (arma::uword l = s.layers; l-- > 0;) {
+    const AttnLayer<T>& layer = model.layers[l];
+    const AttnLayerPass<T>& lp = pass.layers[l];
+    AttnLayer<T>& g = w.grad.layers[l];
+    // forward: X_{l+1} = X_l + H Wo   =>   dWo = H^T dX_{l+1},  dH = dX_{l+1} Wo^T,  dX_l = dX_{l+1} + ...
+    g.Wo = lp.H.t() * w.dX;
+    w.dH = w.dX * layer.Wo.t();
+    w.dQKV.zeros(lp.QKV.n_rows, 3 * hd);
+    for (arma::uword b = 0; b < B; ++b) {
+      for (arma::uword h = 0; h < s.heads; ++h) {
+        const arma::span seq(b * T_, b * T_ + T_ - 1), head(h * dk, h * dk + dk - 1);
+        const arma::span q = head, k(hd + h * dk, hd + h * dk + dk - 1), v(2 * hd + h * dk, 2 * hd + h * dk + dk - 1);
+        const arma::Mat<T>& A = lp.A.slice(b * s.heads + h);
+        const T keep = pass.keep(l, h);
+        // forward: H = keep A V   =>   dA = keep dH V^T,  dV = keep A^T dH
+        w.dA = keep * w.dH(seq, head) * lp.QKV(seq, v).t();
+        w.dQKV(seq, v) = keep * A.t() * w.dH(seq, head);
+        // forward: A = softmax(S + causal) by rows   =>   dS_ij = A_ij (dA_ij - sum_m dA_im A_im)
+        softmax_rows_backward(A, w.dA, w.dS, true);
+        // forward: S = Q K^T / sqrt(d_k)   =>   dQ = dS K / sqrt(d_k),  dK = dS^T Q / sqrt(d_k)
+        w.dQKV(seq, q) = scale * w.dS * lp.QKV(seq, k);
+        w.dQKV(seq, k) = scale * w.dS.t() * lp.QKV(seq, q);
+      }
+    }
+    // forward: [Q K V] = X [Wq Wk Wv]   =>   [dWq dWk dWv] = X^T [dQ dK dV],
+    //                                        dX_l = dX_{l+1} + [dQ dK dV] [Wq Wk Wv]^T
+    const arma::Mat<T> dW = lp.X.t() * w.dQKV;
+    g.Wq = dW.cols(0, hd - 1);
+    g.Wk = dW.cols(hd, 2 * hd - 1);
+    g.Wv = dW.cols(2 * hd, 3 * hd - 1);
+    w.dX += w.dQKV * arma::join_rows(layer.Wq, layer.Wk, layer.Wv).t();
+  }
+  // forward: X_0 = E[token] + P[position]   =>   each row of dX_0 adds into its token's row of dE
+  //                                              and its position's row of dP
+  for (arma::uword b = 0; b < B; ++b) {
+    for (arma::uword t = 0; t < T_; ++t) {
+      w.grad.E.row(tokens(b, t)) += w.dX.row(b * T_ + t);
+      w.grad.P.row(t) += w.dX.row(b * T_ + t);
+    }
+  }
+}
+// [backward]
+
+template <class T>
+AttnOnlyAdam<T>::AttnOnlyAdam(double lr) : lr_(lr) {
+  if (!(std::isfinite(lr) && lr > 0)) throw std::invalid_argument("Adam: learning rate must be finite and > 0");
+}
+
+template <class T>
+void AttnOnlyAdam<T>::step(AttnOnlyModel<T>& model, const AttnOnlyModel<T>& grad) {
+  check_shapes(model);
+  check_shapes(grad);
+  const auto theta = parameter_ptrs(model);
+  const auto g = parameter_ptrs(grad);
+  if (theta.size() != g.size()) throw std::invalid_argument("Adam: the model and its gradient differ in shape");
+  if (m_.empty()) {
+    for (const auto* p : theta)
+      m_.emplace_back(arma::size(*p), arma::fill::zeros), v_.emplace_back(arma::size(*p), arma::fill::zeros);
+  }
+  if (m_.size() != theta.size()) throw std::invalid_argument("Adam: the parameter table changed between steps");
+  constexpr double b1 = 0.9, b2 = 0.999, eps = 1e-8;
+  ++t_;
+  const double step_size = lr_ / (1.0 - std::pow(b1, static_cast<double>(t_)));  // lr m_hat = (lr / (1 - b1^t)) m
+  const double v_scale = 1.0 / (1.0 - std::pow(b2, static_cast<double>(t_)));    // v_hat = v / (1 - b2^t)
+  for (std::size_t i = 0; i < theta.size(); ++i) {
+    if (arma::size(*g[i]) != arma::size(*theta[i]) || arma::size(m_[i]) != arma::size(*theta[i])) {
+      throw std::invalid_argument("Adam: group " + std::to_string(i) + " changed shape");
+    }
+    const T* gi = g[i]->memptr();
+    T* m = m_[i].memptr();
+    T* v = v_[i].memptr();
+    T* th = theta[i]->memptr();
+    for (arma::uword k = 0; k < theta[i]->n_elem; ++k) {
+      m[k] = static_cast<T>(b1 * m[k] + (1.0 - b1) * gi[k]);          // m <- b1 m + (1 - b1) g
+      v[k] = static_cast<T>(b2 * v[k] + (1.0 - b2) * gi[k] * gi[k]);  // v <- b2 v + (1 - b2) g^2
+      th[k] -= static_cast<T>(step_size * m[k] / (std::sqrt(v[k] * v_scale) + eps));
+    }
+  }
+}
+
+}  // namespace attn

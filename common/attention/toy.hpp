@@ -1,0 +1,170 @@
+/// \file toy.hpp
+/// \brief Hand-set embedding tables of the article and lookup of a sentence into X.
+///
+/// Source: the article, "One forward pass, no training" (four words, four named axes) and
+/// "When raw similarity asks the wrong question" (the two-dimensional teaching space).
+#pragma once
+
+#include <armadillo>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+#include "common/attention/checks.hpp"
+
+namespace attn {
+
+/// A vocabulary with one embedding row per word and a name per coordinate.
+///
+/// `E` is vocabulary size x d: row r is the vector of `words[r]`; column c is axis `axes[c]`.
+/// The accessors throw nothing. Source: the article, "One forward pass, no training" (the lookup).
+class EmbeddingTable {
+ public:
+  /// words: vocabulary (distinct, non-empty); axes: one name per column of E; E: words x axes.
+  /// Throws std::invalid_argument if the sizes disagree, a word repeats, or E is not finite.
+  EmbeddingTable(std::vector<std::string> words, std::vector<std::string> axes, arma::mat E);
+
+  /// The vocabulary, in row order of E. Throws nothing.
+  const std::vector<std::string>& words() const { return words_; }
+  /// The axis names, in column order of E. Throws nothing.
+  const std::vector<std::string>& axes() const { return axes_; }
+  /// The table itself: vocabulary size x d. Throws nothing.
+  const arma::mat& E() const { return E_; }
+  /// The embedding width d. Throws nothing.
+  arma::uword d() const { return E_.n_cols; }
+
+  /// Row index of `word`. Throws std::invalid_argument listing the vocabulary if it is unknown.
+  arma::uword index(const std::string& word) const;
+  /// The word's embedding: 1 x d. Throws like index() for an unknown word.
+  arma::rowvec vector(const std::string& word) const;
+  /// The sentence matrix X: n x d, row i the embedding of sentence[i]. The lookup is the only
+  /// step indexed by token; it does not consult the context. Throws std::invalid_argument for an
+  /// empty sentence or an unknown word (the message lists the vocabulary).
+  arma::mat lookup(const std::vector<std::string>& sentence) const;
+  /// "the, river, money, bank": the vocabulary for messages and help texts. Throws nothing.
+  std::string vocabulary_list() const;
+
+ private:
+  std::vector<std::string> words_;
+  std::vector<std::string> axes_;
+  arma::mat E_;
+};
+
+/// The article's toy table: the, river, money, bank over axes finance, water, structure, generic
+/// (4 x 4): the = [0,0,0,1], river = [0,1,0,0.2], money = [1,0,0,0.2], bank = [0.5,0.5,0.8,0.2].
+/// Built once; throws nothing. Source: the article, "One forward pass, no training".
+const EmbeddingTable& toy_embeddings();
+
+/// The article's two-dimensional teaching space: the, Eiffel, tower over axes structure and
+/// Paris identity (3 x 2): the = [0,0], Eiffel = [0,1], tower = [1,0].
+/// Built once; throws nothing. Source: the article, "When raw similarity asks the wrong question".
+const EmbeddingTable& teaching_space_2d();
+
+/// Splits a sentence on white space: "the  river bank" -> {"the", "river", "bank"}.
+/// Throws std::invalid_argument if it holds no word, or more than `max_words` (the chapters print
+/// n x n matrices and heat maps: at most 8 words keep every line within 100 columns and every cell
+/// readable). Source: the chapters' --sentence flag (no paper).
+std::vector<std::string> split_sentence(const std::string& sentence, std::size_t max_words = 8);
+
+/// The colour a word of the toy vocabulary keeps in every plot of a chapter: the, river, money and
+/// bank get four distinct colours (a gnuplot "#rrggbb"); any other word gets grey. Throws nothing.
+/// Source: the article's figures, which keep one colour per token.
+std::string word_colour(const std::string& word);
+
+/// Joins words with single spaces: {"the", "river", "bank"} -> "the river bank"; {} -> "".
+/// Throws nothing. Source: the inverse of split_sentence (no paper).
+std::string join_words(const std::vector<std::string>& words);
+
+// ---- definitions ---------------------------------------------------------------------------------
+
+inline EmbeddingTable::EmbeddingTable(std::vector<std::string> words, std::vector<std::string> axes, arma::mat E)
+    : words_(std::move(words)), axes_(std::move(axes)), E_(std::move(E)) {
+  if (E_.n_rows != words_.size() || E_.n_cols != axes_.size()) {
+    throw std::invalid_argument("EmbeddingTable: E is " + shape(E_) + " but there are " +
+                                std::to_string(words_.size()) + " words and " + std::to_string(axes_.size()) + " axes");
+  }
+  for (std::size_t i = 0; i < words_.size(); ++i) {
+    if (words_[i].empty()) throw std::invalid_argument("EmbeddingTable: empty word");
+    for (std::size_t j = 0; j < i; ++j) {
+      if (words_[i] == words_[j]) throw std::invalid_argument("EmbeddingTable: '" + words_[i] + "' repeats");
+    }
+  }
+  require_finite(E_, "EmbeddingTable: E");
+}
+
+inline arma::uword EmbeddingTable::index(const std::string& word) const {
+  for (std::size_t i = 0; i < words_.size(); ++i) {
+    if (words_[i] == word) return i;
+  }
+  throw std::invalid_argument("unknown word '" + printable(word) + "' (the vocabulary is: " + vocabulary_list() + ")");
+}
+
+inline arma::rowvec EmbeddingTable::vector(const std::string& word) const { return E_.row(index(word)); }
+
+inline arma::mat EmbeddingTable::lookup(const std::vector<std::string>& sentence) const {
+  if (sentence.empty()) {
+    throw std::invalid_argument("empty sentence (give words from: " + vocabulary_list() + ")");
+  }
+  arma::mat X(sentence.size(), d());
+  for (std::size_t i = 0; i < sentence.size(); ++i) X.row(i) = E_.row(index(sentence[i]));
+  return X;
+}
+
+inline std::string EmbeddingTable::vocabulary_list() const {
+  std::string out;
+  for (const auto& w : words_) out += (out.empty() ? "" : ", ") + w;
+  return out;
+}
+
+inline const EmbeddingTable& toy_embeddings() {
+  //                                     finance water structure generic
+  // clang-format off
+  static const EmbeddingTable table({"the", "river", "money", "bank"},
+                                    {"finance", "water", "structure", "generic"},
+                                    arma::mat{{0.0, 0.0, 0.0, 1.0},
+                                              {0.0, 1.0, 0.0, 0.2},
+                                              {1.0, 0.0, 0.0, 0.2},
+                                              {0.5, 0.5, 0.8, 0.2}});
+  // clang-format on
+  return table;
+}
+
+inline const EmbeddingTable& teaching_space_2d() {
+  //                                               structure  Paris identity
+  // clang-format off
+  static const EmbeddingTable table({"the", "Eiffel", "tower"}, {"structure", "Paris identity"},
+                                    arma::mat{{0.0, 0.0}, {0.0, 1.0}, {1.0, 0.0}});
+  // clang-format on
+  return table;
+}
+
+inline std::vector<std::string> split_sentence(const std::string& sentence, std::size_t max_words) {
+  std::istringstream in(sentence);
+  std::vector<std::string> words;
+  for (std::string w; in >> w;) words.push_back(w);
+  if (words.empty()) throw std::invalid_argument("empty sentence: give at least one word");
+  if (words.size() > max_words) {
+    throw std::invalid_argument("the sentence has " + std::to_string(words.size()) + " words; at most " +
+                                std::to_string(max_words) + " are allowed");
+  }
+  return words;
+}
+
+inline std::string join_words(const std::vector<std::string>& words) {
+  std::string out;
+  for (const auto& w : words) out += (out.empty() ? "" : " ") + w;
+  return out;
+}
+
+inline std::string word_colour(const std::string& word) {
+  // clang-format off
+  static const std::vector<std::pair<std::string, std::string>> colours{
+      {"the", "#9467bd"}, {"river", "#1f77b4"}, {"money", "#2ca02c"}, {"bank", "#d62728"}};
+  // clang-format on
+  for (const auto& [w, colour] : colours) {
+    if (w == word) return colour;
+  }
+  return "#7f7f7f";
+}
+
+}  // namespace attn

@@ -1,0 +1,81 @@
+/// \file attn_only_fast.hpp
+/// \brief The attention-only model's passes for speed: the forward pass, the next-token loss and
+/// the backward pass of common/attention/attn_only.hpp computed with blocked BLAS kernels that skip
+/// the masked quarter of every causal block and a vectorised exp, and a training step over
+/// threads. Chapters 08 and 09 train and read their models with these; a test holds them equal to
+/// the readable passes (to rounding). Same arguments, shapes and errors as the readable functions.
+///
+/// Source: the passes of attn_only.hpp; Karpathy's llm.c (a readable reference beside fast code).
+#pragma once
+
+#include <armadillo>
+#include <exception>
+#include <vector>
+
+#include "common/attention/attn_only.hpp"
+
+namespace attn::fast {
+
+/// attn::forward() (attn_only.hpp) with blocked kernels: the same pass, the same errors.
+template <class T>
+void forward(const AttnOnlyModel<T>& model, const arma::umat& tokens, AttnOnlyPass<T>& pass,
+             const arma::mat* keep = nullptr);
+
+/// attn::next_token_loss_sum() with a vectorised exp: the same sum, gradient and errors.
+template <class T>
+double next_token_loss_sum(const AttnOnlyPass<T>& pass, const arma::umat& tokens, arma::Mat<T>* dlogits,
+                           double grad_scale);
+
+/// attn::next_token_loss() over next_token_loss_sum() above.
+template <class T>
+double next_token_loss(const AttnOnlyPass<T>& pass, const arma::umat& tokens, arma::Mat<T>* dlogits);
+
+/// attn::backward() with blocked kernels: the same gradients in work.grad.
+template <class T>
+void backward(const AttnOnlyModel<T>& model, const arma::umat& tokens, const AttnOnlyPass<T>& pass,
+              const arma::Mat<T>& dlogits, AttnOnlyBackward<T>& work);
+
+}  // namespace attn::fast
+
+namespace attn {
+
+/// One training step split over threads: the batch is cut into shards of 4 whole sequences (the
+/// same shards whatever the number of threads, so results do not depend on it), each free thread takes the next shard
+/// and runs forward, loss and backward on it (sequences never interact in this model), the shards' gradients are
+/// summed, and Adam takes one step. Threads: std::thread::hardware_concurrency() unless given; BLAS is set to one
+/// thread (see use_one_blas_thread()); forward, loss and backward are
+/// those of namespace attn::fast.
+template <class T>
+class AttnOnlyTrainer {
+ public:
+  /// lr: Adam's learning rate (finite, > 0; std::invalid_argument otherwise). threads: 0 means
+  /// one per core.
+  AttnOnlyTrainer(double lr, unsigned threads = 0);
+  /// Runs one step on `tokens` (B x T) and returns the batch's mean next-token loss before the update.
+  /// An exception in a thread (e.g. forward() refusing a non-finite score) is rethrown here, and
+  /// the model is then left unchanged. Also throws std::invalid_argument for a tokens shape or
+  /// token that forward() refuses, checked before any thread starts.
+  double step(AttnOnlyModel<T>& model, const arma::umat& tokens);
+  /// Threads used.
+  unsigned threads() const { return threads_; }
+
+ private:
+  struct Shard {
+    arma::umat tokens;
+    AttnOnlyPass<T> pass;
+    AttnOnlyBackward<T> work;
+    arma::Mat<T> dlogits;
+    double loss_sum = 0.0;
+  };
+  unsigned threads_;
+  AttnOnlyAdam<T> adam_;
+  std::vector<Shard> shards_;
+  AttnOnlyModel<T> total_;
+};
+
+/// Sets BLAS to one thread when it is OpenBLAS (looked up at run time, so other BLAS libraries
+/// work too) and keeps freed memory in the heap. The trainer's threads each run whole sequences,
+/// so BLAS threads would only compete with them for the cores. Throws nothing.
+void use_one_blas_thread();
+
+}  // namespace attn
