@@ -61,9 +61,12 @@ struct WidthExample {
   double seconds = 0;            ///< wall time of the whole computation
 };
 
-/// The largest width example the program draws: d up to 100000, d_k up to 2048, and d x d_k up to
-/// 2e7 entries (160 MB of doubles).
-inline constexpr arma::uword kMaxWidth = 100000, kMaxDk = 2048, kMaxEntries = 20000000;
+/// Largest input width d of the program's width example.
+inline constexpr arma::uword kMaxWidth = 100000;
+/// Largest query width d_k of the program's width example.
+inline constexpr arma::uword kMaxDk = 2048;
+/// Largest d x d_k of the program's width example (2e7 entries, 160 MB of doubles).
+inline constexpr arma::uword kMaxEntries = 20000000;
 /// The seed of the program's width example.
 inline constexpr std::uint64_t kWidthSeed = 2017;
 
