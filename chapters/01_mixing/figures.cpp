@@ -5,7 +5,7 @@
 #include <armadillo>
 #include <utility>
 
-#include "common/toy.hpp"
+#include "common/attention/toy.hpp"
 
 namespace ch01 {
 

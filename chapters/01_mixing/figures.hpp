@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "common/plot.hpp"
+#include "common/apparatus/plot.hpp"
 #include "mixing.hpp"
 
 namespace ch01 {

@@ -9,9 +9,9 @@
 
 #include <iostream>
 
-#include "common/cli.hpp"
-#include "common/plot.hpp"
-#include "common/toy.hpp"
+#include "common/apparatus/cli.hpp"
+#include "common/apparatus/plot.hpp"
+#include "common/attention/toy.hpp"
 #include "figures.hpp"
 #include "mixing.hpp"
 #include "report.hpp"

@@ -7,8 +7,8 @@
 
 #include <armadillo>
 
-#include "common/checks.hpp"
-#include "common/print.hpp"
+#include "common/apparatus/print.hpp"
+#include "common/attention/checks.hpp"
 
 namespace ch01 {
 

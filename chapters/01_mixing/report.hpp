@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "common/toy.hpp"
+#include "common/attention/toy.hpp"
 #include "mixing.hpp"
 
 namespace ch01 {

@@ -8,11 +8,11 @@
 #include <string>
 #include <utility>
 
-#include "common/checks.hpp"
-#include "common/numbers.hpp"
-#include "common/panels.hpp"
-#include "common/print.hpp"
-#include "common/toy.hpp"
+#include "common/apparatus/numbers.hpp"
+#include "common/apparatus/panels.hpp"
+#include "common/apparatus/print.hpp"
+#include "common/attention/checks.hpp"
+#include "common/attention/toy.hpp"
 
 namespace ch02 {
 

@@ -7,8 +7,8 @@
 #include <iostream>
 #include <optional>
 
-#include "common/cli.hpp"
-#include "common/toy.hpp"
+#include "common/apparatus/cli.hpp"
+#include "common/attention/toy.hpp"
 #include "figures.hpp"
 #include "report.hpp"
 #include "swap_query.hpp"

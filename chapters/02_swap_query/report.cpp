@@ -8,8 +8,8 @@
 #include <armadillo>
 #include <vector>
 
-#include "common/print.hpp"
-#include "common/toy.hpp"
+#include "common/apparatus/print.hpp"
+#include "common/attention/toy.hpp"
 
 namespace ch02 {
 

@@ -7,9 +7,9 @@
 #include <utility>
 #include <vector>
 
-#include "common/panels.hpp"
-#include "common/plot.hpp"
-#include "common/toy.hpp"
+#include "common/apparatus/panels.hpp"
+#include "common/apparatus/plot.hpp"
+#include "common/attention/toy.hpp"
 
 namespace ch03 {
 

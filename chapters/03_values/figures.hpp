@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "common/plot.hpp"
+#include "common/apparatus/plot.hpp"
 #include "values.hpp"
 
 namespace ch03 {

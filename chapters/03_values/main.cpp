@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "common/cli.hpp"
-#include "common/toy.hpp"
+#include "common/apparatus/cli.hpp"
+#include "common/attention/toy.hpp"
 #include "figures.hpp"
 #include "report.hpp"
 #include "values.hpp"

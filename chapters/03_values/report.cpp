@@ -10,8 +10,8 @@
 #include <string>
 #include <utility>
 
-#include "common/print.hpp"
-#include "common/toy.hpp"
+#include "common/apparatus/print.hpp"
+#include "common/attention/toy.hpp"
 
 namespace ch03 {
 
