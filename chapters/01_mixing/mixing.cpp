@@ -2,6 +2,8 @@
 /// \brief Chapter 01 computations (see mixing.hpp).
 #include "mixing.hpp"
 
+#include <fmt/format.h>
+
 #include <cmath>
 #include <stdexcept>
 #include <vector>
@@ -163,11 +165,12 @@ attn::ClaimCheck dots_claim(const WhyItMixedSection& w) {
 
 attn::ClaimCheck scaled_claim(const WhyItMixedSection& w) {
   const arma::uword d = w.sentence.X.n_cols;
-  const std::string label = "  divided by sqrt(" + std::to_string(d) +
-                            ") = " + attn::format_number(std::sqrt(static_cast<double>(d)), 0) + ":";
+  const std::string label =
+      fmt::format("  divided by sqrt({}) = {}:", d, attn::format_number(std::sqrt(static_cast<double>(d)), 0));
+  // padded to dots_claim's label, so the two vectors line up
   const std::size_t width = ("  dot products with " + comma_list(w.sentence.words) + ": ").size();
   return {"mix_09", as_printed(w.trace.scaled, kScaled),
-          label + std::string(width > label.size() ? width - label.size() : 0, ' ') + vector_text(w.trace.scaled)};
+          fmt::format("{:<{}}{}", label, width, vector_text(w.trace.scaled))};
 }
 
 attn::ClaimCheck softmax_claim(const WhyItMixedSection& w) {

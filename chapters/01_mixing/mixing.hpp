@@ -61,6 +61,9 @@ struct SentencePass {
   /// 1 x d: the receiver's input plus its mixture (the residual preview, identity output projection).
   /// Throws nothing on a computed pass. Source: the article, "Why it mixed at all".
   arma::rowvec residual() const { return X.row(receiver) + pass.H.row(receiver); }
+  /// 1 x n: the sum of every row of A, each 1 up to rounding (softmax rows).
+  /// Throws nothing on a computed pass. Source: the article, "Why it mixed at all" (every row at once).
+  arma::rowvec row_sums() const { return arma::sum(pass.A, 1).t(); }
 };
 
 /// `words` (looked up in `table`) through the identity head with the scores multiplied by

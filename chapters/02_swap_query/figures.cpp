@@ -4,11 +4,14 @@
 
 #include <algorithm>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <utility>
 
+#include "common/apparatus/numbers.hpp"
 #include "common/apparatus/panels.hpp"
 #include "common/apparatus/print.hpp"
+#include "common/attention/checks.hpp"
 #include "common/attention/toy.hpp"
 
 namespace ch02 {
@@ -73,6 +76,39 @@ std::string feature_name(arma::uword i) {
 }
 
 }  // namespace
+
+attn::View3d parse_view(const std::string& text) {
+  const auto refused = [&](const std::string& why) {
+    return std::invalid_argument(why + " (got " + attn::quoted(text) + ")");
+  };
+  const attn::Parsed<std::vector<std::string>> angles = attn::split_list(text);
+  if (!angles.value) throw std::invalid_argument(attn::quoted(text) + " " + angles.problem);
+  if (angles.value->size() != 2) throw refused("must be AZIMUTH,ELEVATION in degrees, e.g. 35,28");
+  double degrees[2];
+  for (std::size_t i = 0; i < 2; ++i) {
+    const attn::Parsed<double> angle = attn::parse_number((*angles.value)[i]);
+    if (!angle.value) throw std::invalid_argument(attn::quoted((*angles.value)[i]) + " " + angle.problem);
+    degrees[i] = *angle.value;
+  }
+  const attn::View3d view{.azimuth = degrees[0], .elevation = degrees[1]};
+  if (view.azimuth < 0 || view.azimuth > 360) throw refused("azimuth must be between 0 and 360 degrees");
+  if (view.elevation < -90 || view.elevation > 90) throw refused("elevation must be between -90 and 90 degrees");
+  return view;
+}
+
+attn::BarChart tower_weights_chart(const TeachingSection& teaching) {
+  const attn::HeadPass& raw = teaching.raw;
+  const attn::HeadPass& swapped = teaching.swapped;
+  return {.name = "ch02_tower_weights",
+          .title = "tower's weights: raw similarity ties Eiffel with the filler; the swap query picks Eiffel",
+          .xlabel = "source position",
+          .ylabel = "weight a_tower,j",
+          .categories = {"the", "Eiffel", "tower"},
+          .series = {"raw query (Wq = I)", "swap query (Wq = swap)"},
+          .values = arma::join_rows(arma::vec(raw.A.row(2).t()), arma::vec(swapped.A.row(2).t())),
+          .yrange = std::make_pair(0.0, 0.65),
+          .precision = 4};
+}
 
 attn::VectorFigure matching_space_figure(const std::string& label, const MatchTable& t, attn::View3d view) {
   attn::VectorFigure f = matching_space(label, t);
@@ -195,6 +231,17 @@ std::string query_map_diagram(const WidthExample& w) {
       << node("score", "score = q_bank . k_river / sqrt(" + dk + ")\n1 number", false)
       << "  x_bank -> Wq -> q_bank -> score;\n  x_river -> Wk -> k_river -> score;\n}\n";
   return dot.str();
+}
+
+void draw_figures(attn::Plotter& plots, const Sections& r, const std::string& label, attn::View3d view) {
+  plots.bars(tower_weights_chart(r.teaching));
+  plots.vectors(matching_space_figure(label, r.matching.tables.front(), view));
+  draw_bank_presets(plots, r.presets);
+  plots.vectors(matching_views_figure(label, r.matching.tables.front(), view));
+  plots.bars(combined_shares_chart(r.combined));
+  plots.vectors(superposition_figure(r.superposition));
+  plots.bars(superposition_reads_chart(r.superposition));
+  plots.diagram("ch02_query_map", query_map_diagram(r.width));
 }
 
 }  // namespace ch02

@@ -1,5 +1,5 @@
 /// \file figures.hpp
-/// \brief Chapter 02's figures: the matching space in 3-d (one view, and several side by side),
+/// \brief Chapter 02's figures: tower's weights, the matching space in 3-d (one view, and several side by side),
 /// the preset panels, the combined query's shares, the superposition toy and the query-map
 /// diagram. Each turns a lesson result into a common/plot figure; nothing here computes the lesson.
 #pragma once
@@ -13,6 +13,18 @@
 #include "swap_query.hpp"
 
 namespace ch02 {
+
+/// The viewpoint of the 3-d figures from text "AZIMUTH,ELEVATION" in degrees: azimuth 0..360 about
+/// the vertical (structure) axis, elevation -90..90 above the floor. A comma list by the list rule
+/// (attn::split_list: "35, 28" is accepted, "35,28," refused), each angle by the number rule
+/// (attn::parse_number). Throws std::invalid_argument saying what is wrong, quoting the text
+/// ("must be AZIMUTH,ELEVATION in degrees, e.g. 35,28 (got '35')"); the caller names its flag.
+attn::View3d parse_view(const std::string& text);
+
+/// tower's weights over "the Eiffel tower" under the raw and the swap query, side by side
+/// (ch02_tower_weights). Throws nothing. Source: the article, "When raw similarity asks the wrong
+/// question" and "Producing a query".
+attn::BarChart tower_weights_chart(const TeachingSection& teaching);
 
 /// The matching space (ch02_matching_space) seen from `view`: every vocabulary word's key (Wk fixed,
 /// 4 x 3) as a point, those in the table's sentence highlighted, and the receiver's query drawn from
@@ -44,6 +56,12 @@ attn::VectorFigure superposition_figure(const Superposition& s);
 /// The reads of every feature with one and with two features active, linear and with the ReLU read
 /// (ch02_superposition_reads). Throws nothing. Source: as superposition_figure.
 attn::BarChart superposition_reads_chart(const Superposition& s);
+
+/// Every figure of the chapter, from the sections' results, in the page's order: tower's weights,
+/// the matching space from `view` and from three views (the first table of section 4, the query
+/// named `label`), the preset panels, the combined shares, the superposition toy and its reads, and
+/// the query-map diagram. Throws nothing; a figure gnuplot cannot draw is reported by `plots`.
+void draw_figures(attn::Plotter& plots, const Sections& r, const std::string& label, attn::View3d view);
 
 /// Graphviz source of the query map at the width example's sizes (ch02_query_map): bank's
 /// 1 x d input, the d x d_k Wq (learned), its 1 x d_k query, river's key through Wk, their score,

@@ -53,7 +53,7 @@ WidthExample width_example(arma::uword d, arma::uword d_k, std::uint64_t seed, a
   timer.tic();
   attn::Random rng(seed);
   const arma::mat Wq = rng.normal_matrix(d, d_k);  // d x d_k
-  WidthExample w{.d = d, .d_k = d_k};
+  WidthExample w{.d = d, .d_k = d_k, .seed = seed};
   w.rank = arma::rank(Wq);  // singular values of the d x d_k matrix: cheap
   w.nullity = d - w.rank;   // rank–nullity: the directions that Wq^T sends to zero
   if (w.nullity == 0) {     // d <= d_k: Wq reads every input direction; there is nothing to sample
@@ -252,6 +252,7 @@ attn::ClaimCheck superposition_claim(const Superposition& s) {
 
 TeachingSection teaching_section() {
   TeachingSection t{.X2 = eiffel_sentence()};
+  t.tower_dots = t.X2.row(2) * t.X2.t();  // 1 x 3: tower's row against every row
   t.raw = teaching_head(t.X2, arma::eye(2, 2));
   t.swapped = teaching_head(t.X2, swap_matrix());
   return t;
@@ -263,6 +264,11 @@ MatchingSection matching_section(const arma::mat& Wq, const std::vector<std::vec
   return m;
 }
 
+MatchingSection matching_widget(const arma::mat& Wq, const std::optional<std::vector<std::string>>& sentence) {
+  if (!sentence) return matching_section(Wq, article_sentences());
+  return matching_section(Wq, std::vector<std::vector<std::string>>{*sentence});
+}
+
 }  // namespace ch02
 
 namespace ch02 {
@@ -272,12 +278,16 @@ SmallNullSpace small_null_space() {
   s.ns = null_space(s.M);
   s.n = {1.0, 1.0, -1.0};
   s.e = {1.0, 2.0, 3.0};
+  s.far_query = s.M * (s.e + 2.5 * s.n);
   return s;
 }
 
+std::vector<std::vector<std::string>> article_sentences() {
+  return {attn::split_sentence("the river bank"), attn::split_sentence("the money bank")};
+}
+
 PresetWeights preset_weights(const std::optional<arma::mat>& custom) {
-  PresetWeights p{.sentences = {attn::split_sentence("the river bank"), attn::split_sentence("the money bank")},
-                  .series = {"find water", "find finance", "find structure"}};
+  PresetWeights p{.sentences = article_sentences(), .series = {"find water", "find finance", "find structure"}};
   if (custom) p.series.push_back("your --wq");
   for (const auto& words : p.sentences) {
     arma::mat values(words.size(), p.series.size());

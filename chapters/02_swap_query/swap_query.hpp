@@ -52,6 +52,7 @@ NullSpace null_space(const arma::mat& M);
 struct WidthExample {
   arma::uword d = 0;             ///< input width (rows of Wq)
   arma::uword d_k = 0;           ///< query width (columns of Wq)
+  std::uint64_t seed = 0;        ///< the seed Wq was drawn with
   arma::uword rank = 0;          ///< rank(Wq) = rank(M), from the singular values
   arma::uword nullity = 0;       ///< d - rank: input directions this query map ignores
   arma::uword null_samples = 0;  ///< null-space vectors checked (0 when the null space is {0})
@@ -59,6 +60,15 @@ struct WidthExample {
   double query_change_max = 0;   ///< max |(x + n) Wq - x Wq| for a random input x
   double seconds = 0;            ///< wall time of the whole computation
 };
+
+/// Largest input width d of the program's width example.
+inline constexpr arma::uword kMaxWidth = 100000;
+/// Largest query width d_k of the program's width example.
+inline constexpr arma::uword kMaxDk = 2048;
+/// Largest d x d_k of the program's width example (2e7 entries, 160 MB of doubles).
+inline constexpr arma::uword kMaxEntries = 20000000;
+/// The seed of the program's width example.
+inline constexpr std::uint64_t kWidthSeed = 2017;
 
 /// Draws Wq (d x d_k, standard normal entries from one attn::Random stream seeded by `seed`), computes
 /// its rank from the singular values (arma::rank), the null-space dimension d - rank, and checks
@@ -86,6 +96,18 @@ std::string preset_question(Preset preset);
 /// preset's axis, so bank's query is 0.8 x 3.75 = 3 along it. Throws nothing.
 /// Source: the article, "Try three hypothetical matching directions".
 arma::mat preset_wq(Preset preset);
+
+/// The matching widget's query projection: one of the presets, or the reader's own Wq.
+struct QueryChoice {
+  Preset preset = Preset::water;      ///< the preset, used when there is no custom Wq
+  std::optional<arma::mat> custom{};  ///< the reader's Wq (4 x 3), instead of the preset
+  /// 4 x 3: the custom Wq, else the preset's. Throws nothing.
+  arma::mat Wq() const { return custom.value_or(preset_wq(preset)); }
+  /// How the widget names it: "custom" or "find water evidence". Throws nothing.
+  std::string label() const { return custom ? "custom" : "find " + preset_name(preset) + " evidence"; }
+  /// The question the preset asks, "" for a custom Wq. Throws nothing.
+  std::string question() const { return custom ? "" : preset_question(preset); }
+};
 
 /// The fixed key projection Wk (4 x 3): keeps finance, water and structure, drops generic.
 /// Throws nothing. Source: the article, "Try three hypothetical matching directions".
@@ -180,9 +202,10 @@ attn::ClaimCheck superposition_claim(const Superposition& s);
 
 /// Sections 1 and 2: "the Eiffel tower" in the teaching space under the raw and the swap query.
 struct TeachingSection {
-  arma::mat X2{};            ///< 3 x 2: eiffel_sentence()
-  attn::HeadPass raw{};      ///< Wq = I
-  attn::HeadPass swapped{};  ///< Wq = swap_matrix()
+  arma::mat X2{};             ///< 3 x 2: eiffel_sentence()
+  arma::rowvec tower_dots{};  ///< 1 x 3: tower . the, tower . Eiffel, tower . tower (raw similarity)
+  attn::HeadPass raw{};       ///< Wq = I
+  attn::HeadPass swapped{};   ///< Wq = swap_matrix()
 };
 /// Computes both passes. Throws nothing (the inputs are fixed). Source: the article, "When raw similarity
 /// asks the wrong question"
@@ -191,14 +214,19 @@ TeachingSection teaching_section();
 
 /// Section 3's small example: the 3-d -> 2-d map, its null space, and the article's n and e.
 struct SmallNullSpace {
-  arma::mat M{};   ///< 2 x 3: small_query_map()
-  NullSpace ns{};  ///< null_space(M)
-  arma::vec n{};   ///< 3 x 1: the article's n = (1, 1, -1)
-  arma::vec e{};   ///< 3 x 1: the article's e = (1, 2, 3)
+  arma::mat M{};          ///< 2 x 3: small_query_map()
+  NullSpace ns{};         ///< null_space(M)
+  arma::vec n{};          ///< 3 x 1: the article's n = (1, 1, -1)
+  arma::vec e{};          ///< 3 x 1: the article's e = (1, 2, 3)
+  arma::vec far_query{};  ///< 2 x 1: M (e + 2.5 n), the same query as M e
 };
 /// M, its null space and the article's n and e. Throws nothing (fixed inputs).
 /// Source: the article, "What information does the query map lose?".
 SmallNullSpace small_null_space();
+
+/// The article's two sentences, "the river bank" and "the money bank", as words. Throws nothing.
+/// Source: the article, "Try three hypothetical matching directions".
+std::vector<std::vector<std::string>> article_sentences();
 
 /// Section 4: the matching widget's tables, one per sentence, under one query projection.
 struct MatchingSection {
@@ -208,6 +236,10 @@ struct MatchingSection {
 /// match_last() of every sentence under `Wq` (4 x 3) and fixed_wk(); one table per sentence.
 /// Throws like match_last. Source: the article, "Try three hypothetical matching directions".
 MatchingSection matching_section(const arma::mat& Wq, const std::vector<std::vector<std::string>>& sentences);
+/// The matching widget as the program shows it: matching_section() of the reader's `sentence` if
+/// given, else of both article_sentences(). Throws like match_last.
+/// Source: the article, "Try three hypothetical matching directions".
+MatchingSection matching_widget(const arma::mat& Wq, const std::optional<std::vector<std::string>>& sentence);
 
 /// bank's weights under every preset (and the reader's Wq) in both article sentences, for the
 /// presets figure.
@@ -220,6 +252,17 @@ struct PresetWeights {
 /// Throws std::invalid_argument for a custom Wq of the wrong shape.
 /// Source: the article, "Try three hypothetical matching directions".
 PresetWeights preset_weights(const std::optional<arma::mat>& custom);
+
+/// Every section's result, computed once by the program; the printers and the figures read them.
+struct Sections {
+  TeachingSection teaching{};     ///< sections 1 and 2
+  SmallNullSpace small{};         ///< section 3's 3-d example
+  WidthExample width{};           ///< section 3's width example
+  MatchingSection matching{};     ///< section 4
+  PresetWeights presets{};        ///< section 4's figure: bank's weights under every preset
+  CombinedQuery combined{};       ///< section 5, first part
+  Superposition superposition{};  ///< section 5, second part
+};
 
 // ---- the claims, each checked on its section's result (../shared/claims.md) ----------------------
 // Each returns the line(s) the program prints before the claim's tag; all throw nothing.

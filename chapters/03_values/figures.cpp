@@ -1,10 +1,13 @@
 /// \file figures.cpp
-/// \brief Chapter 03's diagrams (see figures.hpp).
+/// \brief Chapter 03's figures (see figures.hpp).
 #include "figures.hpp"
 
 #include <sstream>
+#include <string>
+#include <utility>
 #include <vector>
 
+#include "common/apparatus/panels.hpp"
 #include "common/apparatus/plot.hpp"
 #include "common/attention/toy.hpp"
 
@@ -121,6 +124,66 @@ std::string full_head_diagram(const ExampleSublayer& e) {
       << "  S -> A;\n  A -> H;\n  V -> H;\n  H -> Delta;\n  Wo -> Delta;\n  Delta -> Y;\n"
       << "  X -> Y [label=\"residual\", style=dashed];\n}\n";
   return dot.str();
+}
+
+namespace {
+
+/// The four query/value combinations as two bar panels (ch03_query_value_combos).
+void draw_bars(attn::Plotter& plots, const std::vector<Combination>& combinations) {
+  arma::mat weights(3, combinations.size()), mixtures(2, combinations.size());
+  std::vector<std::string> combos;
+  for (arma::uword c = 0; c < combinations.size(); ++c) {
+    const auto& [q, v, p] = combinations[c];
+    weights.col(c) = p.A.row(2).t();
+    mixtures.col(c) = p.H.row(2).t();
+    combos.push_back(choice_name(q) + " query, " + choice_name(v) + " values");
+  }
+  attn::bar_panels(plots, "ch03_query_value_combos",
+                   "tower: the query chooses the weights, the values choose the content",
+                   {{.title = "weights over the sources",
+                     .xlabel = "source position",
+                     .ylabel = "weight a_tower,j",
+                     .categories = {"the", "Eiffel", "tower"},
+                     .series = combos,
+                     .values = weights,
+                     .yrange = std::make_pair(0.0, 0.75),
+                     .value_labels = false},
+                    {.title = "mixture h = A V",
+                     .xlabel = "coordinate",
+                     .ylabel = "value",
+                     .categories = {"structure", "Paris identity"},
+                     .series = combos,
+                     .values = mixtures,
+                     .yrange = std::make_pair(0.0, 0.75),
+                     .value_labels = false}});
+}
+
+/// The example sublayer's two weight matrices as heat maps (ch03_head1_weights, ch03_head2_weights).
+void draw_heads(attn::Plotter& plots, const ExampleSublayer& example) {
+  const std::vector<std::string>& words = example.words;
+  const attn::MultiHeadPass& p = example.pass;
+  const char* questions[2] = {"head 1 (bank asks for water)", "head 2 (bank asks for finance)"};
+  for (std::size_t k = 0; k < 2; ++k) {
+    plots.heatmap({.name = "ch03_head" + std::to_string(k + 1) + "_weights",
+                   .title = std::string(questions[k]) + ": A(" + std::to_string(k + 1) + ") on \"" +
+                            attn::join_words(words) + "\"",
+                   .xlabel = "source position j",
+                   .ylabel = "receiving position i",
+                   .col_labels = words,
+                   .row_labels = words,
+                   .values = p.heads[k].A,
+                   .cbrange = std::make_pair(0.0, 1.0)});
+  }
+}
+
+}  // namespace
+
+void draw_figures(attn::Plotter& plots, const std::vector<Combination>& combinations, const ExampleSublayer& example,
+                  const Counts& example_counts) {
+  draw_bars(plots, combinations);
+  draw_heads(plots, example);
+  plots.diagram("ch03_counting", counting_diagram(example, example_counts));
+  plots.diagram("ch03_full_head", full_head_diagram(example));
 }
 
 }  // namespace ch03

@@ -1,10 +1,14 @@
 /// \file figures.hpp
-/// \brief Chapter 03's schematic diagrams (Graphviz DOT sources), generated from the shapes of the
-/// example sublayer the chapter computes: nothing here is drawn by hand or computes the lesson.
+/// \brief Chapter 03's figures: tower's four query/value combinations as bar panels, the example
+/// sublayer's weights as heat maps, and two schematic diagrams (Graphviz DOT sources) generated from
+/// the shapes of the example sublayer the chapter computes: nothing here is drawn by hand or
+/// computes the lesson.
 #pragma once
 
 #include <string>
+#include <vector>
 
+#include "common/apparatus/plot.hpp"
 #include "values.hpp"
 
 namespace ch03 {
@@ -21,5 +25,14 @@ std::string counting_diagram(const ExampleSublayer& example, const Counts& c);
 /// its share of Delta, and Y = X + Delta, with `example`'s shapes. Throws nothing.
 /// Source: the article, "Three roles: matching and carrying information" and "Where this leaves us".
 std::string full_head_diagram(const ExampleSublayer& example);
+
+/// Every figure of the chapter: the four combinations as two bar panels, weights and mixtures
+/// (ch03_query_value_combos), each head's A of `example` as a heat map (ch03_head1_weights,
+/// ch03_head2_weights), and the two diagrams (ch03_counting with `example_counts`, ch03_full_head).
+/// Throws nothing; a figure gnuplot or Graphviz cannot draw is reported by `plots`.
+/// Source: the article, "Three roles: matching and carrying information" and "How many tables and
+/// vectors are there?".
+void draw_figures(attn::Plotter& plots, const std::vector<Combination>& combinations, const ExampleSublayer& example,
+                  const Counts& example_counts);
 
 }  // namespace ch03

@@ -224,6 +224,15 @@ std::optional<BuiltSublayer> build_sublayer(long long n, long long h) {
   return b;
 }
 
+CountingSection counting_section(long long n, long long h, long long N) {
+  return {.n = n,
+          .h = h,
+          .N = N,
+          .table = counting_table(n, h),
+          .counts = count_objects(n, h, N),
+          .built = build_sublayer(n, h)};
+}
+
 }  // namespace ch03
 
 namespace ch03 {

@@ -182,6 +182,20 @@ struct BuiltSublayer {
 /// article, "How many tables and vectors are there?"; Vaswani et al. 2017, §3.2.2.
 std::optional<BuiltSublayer> build_sublayer(long long n, long long h);
 
+/// Section 1, "How many tables and vectors are there?": the counting table for n tokens and h heads,
+/// the counts in a stack of N blocks, and a sublayer built with those shapes when small enough.
+struct CountingSection {
+  long long n = 0;                       ///< tokens
+  long long h = 0;                       ///< heads per sublayer
+  long long N = 0;                       ///< blocks in the stack
+  std::vector<CountRow> table{};         ///< counting_table(n, h)
+  Counts counts{};                       ///< count_objects(n, h, N)
+  std::optional<BuiltSublayer> built{};  ///< build_sublayer(n, h): nothing when too large to run
+};
+/// Computes section 1. Throws like count_objects() (sizes not positive or beyond kMaxTokens,
+/// kMaxHeads, kMaxBlocks). Source: the article, "How many tables and vectors are there?".
+CountingSection counting_section(long long n, long long h, long long N);
+
 // ---- the claims, each checked on its section's result (../shared/claims.md) ----------------------
 // Each returns the line(s) the program prints before the claim's tag; all throw nothing.
 

@@ -1,0 +1,63 @@
+/// \file figures.cpp
+/// \brief Chapter 01's figures (see figures.hpp).
+#include "figures.hpp"
+
+#include <armadillo>
+#include <utility>
+
+#include "common/attention/toy.hpp"
+
+namespace ch01 {
+
+attn::BarChart bank_weights_chart(const ForwardPassSection& f) {
+  std::vector<std::string> sources = f.river.words;  // "the", "river / money", "bank"
+  sources[1] += " / " + f.money.words[1];
+  return {.name = "ch01_bank_weights",
+          .title = "bank's attention weights: identical in both sentences",
+          .xlabel = "source position",
+          .ylabel = "weight a_bank,j",
+          .categories = sources,
+          .series = {attn::join_words(f.river.words), attn::join_words(f.money.words)},
+          .values = arma::join_rows(arma::vec(f.river.weights().t()), arma::vec(f.money.weights().t())),
+          .yrange = std::make_pair(0.0, 0.6)};
+}
+
+attn::BarChart mixtures_chart(const ForwardPassSection& f, const std::vector<std::string>& axes) {
+  return {.name = "ch01_mixtures",
+          .title = "bank's input and the two mixtures it receives",
+          .xlabel = "coordinate",
+          .ylabel = "value",
+          .categories = axes,
+          .series = {"bank input", "mixture in " + attn::join_words(f.river.words),
+                     "mixture in " + attn::join_words(f.money.words)},
+          .values = arma::join_rows(arma::vec(f.river.X.row(f.river.receiver).t()), arma::vec(f.river.mixture().t()),
+                                    arma::vec(f.money.mixture().t())),
+          .yrange = std::make_pair(0.0, 1.0)};
+}
+
+attn::LineChart scale_sweep_chart(const Experiment& e) {
+  const std::vector<std::string>& words = e.sentence.words;
+  // Each word its own colour in every run; dashes keep coinciding curves (all near 1/3 at x0.1) visible.
+  std::vector<attn::LineStyle> styles;
+  for (std::size_t k = 0; k < words.size(); ++k) {
+    styles.push_back({.colour = attn::word_colour(words[k]), .dashtype = k == 0 ? 1 : static_cast<int>(k) + 1});
+  }
+  std::vector<std::pair<double, std::string>> marks{{0.1, "x0.1"}, {1.0, "x1"}, {5.0, "x5"}};
+  const bool marked = e.multiplier == 0.1 || e.multiplier == 1.0 || e.multiplier == 5.0;
+  if (!marked && e.multiplier >= e.sweep.min() && e.multiplier <= e.sweep.max())
+    marks.emplace_back(e.multiplier, "yours");
+  return {.name = "ch01_scale_sweep",
+          .title = "Weights received by '" + words[e.sentence.receiver] + "' in \"" + attn::join_words(words) +
+                   "\" as the scores are multiplied",
+          .xlabel = "score multiplier (log scale)",
+          .ylabel = "weight",
+          .x = e.sweep,
+          .y = e.sweep_weights,
+          .series = words,
+          .logx = true,
+          .x_marks = marks,
+          .yrange = std::make_pair(0.0, 1.0),
+          .styles = styles};
+}
+
+}  // namespace ch01

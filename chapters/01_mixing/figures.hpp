@@ -1,0 +1,29 @@
+/// \file figures.hpp
+/// \brief Chapter 01's figures: bank's weights and mixtures in both sentences, and the reader's
+/// sentence under a sweep of score multipliers. Each turns a lesson result (mixing.hpp) into a
+/// common/plot chart; nothing here computes the lesson. All throw nothing beyond std::bad_alloc.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "common/apparatus/plot.hpp"
+#include "mixing.hpp"
+
+namespace ch01 {
+
+/// bank's weights over the three source positions in both article sentences, side by side
+/// (ch01_bank_weights): the bars are equal. Source: the article, "One forward pass, no training".
+attn::BarChart bank_weights_chart(const ForwardPassSection& f);
+
+/// bank's input and the two mixtures it receives, over the table's `axes` (ch01_mixtures).
+/// Source: the article, "One forward pass, no training".
+attn::BarChart mixtures_chart(const ForwardPassSection& f, const std::vector<std::string>& axes);
+
+/// The weights the reader's last word receives as the multiplier sweeps 0.05 .. 10 on a log axis
+/// (ch01_scale_sweep), one line per source word in that word's colour, marks at x0.1, x1 and x5,
+/// and at the reader's multiplier when it is another value inside the sweep.
+/// Source: the article, "Try the score scale".
+attn::LineChart scale_sweep_chart(const Experiment& e);
+
+}  // namespace ch01
