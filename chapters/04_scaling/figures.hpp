@@ -6,7 +6,7 @@
 /// a figure gnuplot cannot draw is reported (attn::Plotter).
 #pragma once
 
-#include "common/plot.hpp"
+#include "common/apparatus/plot.hpp"
 #include "sections.hpp"
 
 namespace ch04 {

@@ -7,8 +7,8 @@
 #include <iostream>
 #include <limits>
 
-#include "common/attn.hpp"
-#include "common/cli.hpp"
+#include "common/apparatus/attn.hpp"
+#include "common/apparatus/cli.hpp"
 #include "figures.hpp"
 #include "report.hpp"
 #include "sections.hpp"

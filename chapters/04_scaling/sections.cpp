@@ -9,7 +9,7 @@
 
 #include <fmt/format.h>
 
-#include "common/checks.hpp"
+#include "common/attention/checks.hpp"
 
 namespace ch04 {
 namespace {

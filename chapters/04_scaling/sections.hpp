@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "common/numbers.hpp"
-#include "common/print.hpp"
+#include "common/apparatus/numbers.hpp"
+#include "common/apparatus/print.hpp"
 #include "scaling.hpp"
 
 namespace ch04 {

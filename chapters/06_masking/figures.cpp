@@ -10,8 +10,8 @@
 
 #include <fmt/format.h>
 
-#include "common/panels.hpp"
-#include "common/toy.hpp"
+#include "common/apparatus/panels.hpp"
+#include "common/attention/toy.hpp"
 
 namespace ch06 {
 namespace {

@@ -7,7 +7,7 @@
 /// Source: the article, "Causal masking: a decoder only looks left".
 #pragma once
 
-#include "common/plot.hpp"
+#include "common/apparatus/plot.hpp"
 #include "masking.hpp"
 #include "report.hpp"
 

@@ -5,8 +5,8 @@
 /// Follows the article's "Causal masking: a decoder only looks left". Run `ch06_masking --help`.
 #include <iostream>
 
-#include "common/attn.hpp"
-#include "common/cli.hpp"
+#include "common/apparatus/attn.hpp"
+#include "common/apparatus/cli.hpp"
 #include "figures.hpp"
 #include "masking.hpp"
 #include "report.hpp"

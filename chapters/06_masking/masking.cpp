@@ -7,8 +7,8 @@
 
 #include <fmt/format.h>
 
-#include "common/cross_attention.hpp"
-#include "common/toy.hpp"
+#include "common/attention/cross_attention.hpp"
+#include "common/attention/toy.hpp"
 
 namespace ch06 {
 

@@ -6,7 +6,7 @@
 
 #include <fmt/ostream.h>
 
-#include "common/toy.hpp"
+#include "common/attention/toy.hpp"
 
 namespace ch06 {
 namespace {

@@ -4,7 +4,7 @@
 
 #include <fmt/format.h>
 
-#include "common/toy.hpp"
+#include "common/attention/toy.hpp"
 
 namespace ch07 {
 

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "common/plot.hpp"
+#include "common/apparatus/plot.hpp"
 #include "linear_memory.hpp"
 
 namespace ch07 {

@@ -6,8 +6,8 @@
 /// `ch07_linear_memory --help`.
 #include <iostream>
 
-#include "common/attn.hpp"
-#include "common/cli.hpp"
+#include "common/apparatus/attn.hpp"
+#include "common/apparatus/cli.hpp"
 #include "figures.hpp"
 #include "linear_memory.hpp"
 #include "report.hpp"
