@@ -2,8 +2,9 @@
 /// \brief Chapter 04's printed sections (see report.hpp).
 #include "report.hpp"
 
-#include <cstdio>
 #include <string>
+
+#include <fmt/format.h>
 
 namespace ch04 {
 namespace {
@@ -15,13 +16,6 @@ using attn::format_vector;
 /// A table cell holding a claim's tag: "[scale_01]", or a warning when it does not hold.
 std::string tag(const attn::ClaimCheck& claim) {
   return (claim.holds ? "" : "(does not hold here) ") + std::string("[") + claim.id + "]";
-}
-
-/// Three significant digits, in scientific form once the value is small: 0.213, 3.55e-02, 1.13e-07.
-std::string small(double x) {
-  char text[32];
-  std::snprintf(text, sizeof text, std::abs(x) >= 0.1 || x == 0.0 ? "%.4f" : "%.2e", x);
-  return text;
 }
 
 std::string side_words(Side side) {
@@ -37,10 +31,7 @@ std::string side_words(Side side) {
 }
 
 /// "[1, 0]" for b: its entries in their shortest form.
-std::string plain_pair(const arma::vec& v) {
-  std::string out = "[";  // built by appending: GCC 12 misreports "literal" + std::string as an overflow
-  return out.append(format_plain(v(0))).append(", ").append(format_plain(v(1))).append("]");
-}
+std::string plain_pair(const arma::vec& v) { return fmt::format("[{}, {}]", format_plain(v(0)), format_plain(v(1))); }
 
 }  // namespace
 
@@ -161,7 +152,7 @@ void print_learning_signal(std::ostream& out, const LearningSignal& r) {
     std::vector<std::string> row{format_plain(r.cs(i))};
     for (arma::uword j = 0; j < r.weights.n_cols; ++j) row.push_back(format_number(r.weights(i, j), 4));
     row.push_back(format_number(r.largest(i), 4));
-    row.push_back(small(r.norms(i)));
+    row.push_back(small_number(r.norms(i)));
     t.add(row);
   }
   t.print(out);

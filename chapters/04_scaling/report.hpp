@@ -1,6 +1,7 @@
 /// \file report.hpp
 /// \brief Chapter 04's printed sections: each printer takes its section's result (sections.hpp)
-/// and writes it to standard output; none computes anything.
+/// and writes it to `out`; none computes anything. The printers throw nothing (print_line's
+/// std::invalid_argument for a claim without an ID aside).
 ///
 /// Source: the article, "Dot products, cosine similarity, and scaling" and its subsections.
 #pragma once
@@ -12,22 +13,21 @@
 namespace ch04 {
 
 /// Prints a claim line: with its tag (attn::print_claim) when tagged, as plain text otherwise.
-/// Throws nothing beyond print_claim's std::invalid_argument for an empty ID.
 void print_line(std::ostream& out, const ClaimLine& line);
 
-/// Section 2: the dot product / cosine table. Throws nothing.
+/// Section 2: the dot product / cosine table.
 void print_dot_cosine(std::ostream& out, const DotCosineTable& t);
-/// Section 1: the explorer. Throws nothing.
+/// Section 1: the explorer.
 void print_explorer(std::ostream& out, const Explorer& e);
-/// Section 3: the fixed divisor. Throws nothing.
+/// Section 3: the fixed divisor.
 void print_fixed_divisor(std::ostream& out, const FixedDivisor& f);
-/// Section 4: the Monte Carlo table. Throws nothing.
+/// Section 4: the Monte Carlo table.
 void print_variance(std::ostream& out, const VarianceSection& v);
-/// Section 5: raw and scaled weights. Throws nothing.
+/// Section 5: raw and scaled weights.
 void print_softmax_scaling(std::ostream& out, const SoftmaxScaling& r);
-/// Section 6: the softmax Jacobian as the scores grow. Throws nothing.
+/// Section 6: the softmax Jacobian as the scores grow.
 void print_learning_signal(std::ostream& out, const LearningSignal& r);
-/// Section 7: longer queries and keys under dot-product and cosine scores. Throws nothing.
+/// Section 7: longer queries and keys under dot-product and cosine scores.
 void print_cosine_comparison(std::ostream& out, const CosineComparison& r);
 
 }  // namespace ch04

@@ -4,8 +4,12 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
+#include <sstream>
 #include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "common/attention/checks.hpp"
 
 namespace ch04 {
 namespace {
@@ -26,13 +30,6 @@ std::string percents(const arma::rowvec& w) {
   return out + "]";
 }
 
-/// Three significant digits, in scientific form once the value is small: 0.213, 3.55e-02, 1.13e-07.
-std::string small(double x) {
-  char text[32];
-  std::snprintf(text, sizeof text, std::abs(x) >= 0.1 || x == 0.0 ? "%.4f" : "%.2e", x);
-  return text;
-}
-
 bool close(double got, double expected, double tolerance) { return std::abs(got - expected) <= tolerance; }
 
 bool all_close(const arma::rowvec& got, const std::vector<double>& expected, double tolerance) {
@@ -44,6 +41,35 @@ bool all_close(const arma::rowvec& got, const std::vector<double>& expected, dou
 }
 
 }  // namespace
+
+attn::Parsed<arma::rowvec> scores_from_text(const std::string& name, const std::string& text) {
+  const attn::Parsed<std::vector<std::string>> entries = attn::split_list(text);
+  if (!entries.value)
+    return {.value = {}, .problem = fmt::format("{} {} {}", name, attn::quoted(text), entries.problem)};
+  std::vector<double> values;
+  for (const std::string& entry : *entries.value) {
+    std::istringstream in(entry);  // an entry may hold several numbers separated by spaces
+    for (std::string word; in >> word;) {
+      const attn::Parsed<double> x = attn::parse_number(word);
+      if (!x.value)
+        return {.value = {}, .problem = fmt::format("{}: entry {} {}", name, attn::quoted(word), x.problem)};
+      if (std::abs(*x.value) > attn::kLargestInput) {
+        return {.value = {},
+                .problem = fmt::format("{} entries must be between {:g} and {:g} (got {})", name, -attn::kLargestInput,
+                                       attn::kLargestInput, attn::quoted(word))};
+      }
+      values.push_back(*x.value);
+    }
+  }
+  if (values.size() > kMaxScores) {
+    return {.value = {}, .problem = fmt::format("{} needs 1 to {} numbers, got {}", name, kMaxScores, values.size())};
+  }
+  return {.value = arma::rowvec(values), .problem = {}};
+}
+
+std::string small_number(double x) {
+  return std::abs(x) >= 0.1 || x == 0.0 ? fmt::format("{:.4f}", x) : fmt::format("{:.2e}", x);
+}
 
 DotCosineTable dot_cosine_table() {
   DotCosineTable t;
@@ -190,22 +216,22 @@ ClaimLine verdict_line(const arma::rowvec& scores, const arma::vec& norms, bool 
     return {{.id = "scale_07",
              .holds = false,
              .evidence = "  Equal scores stay equal for every c: the weights stay uniform and |J| stays " +
-                         small(norms(0)) + "."},
+                         small_number(norms(0)) + "."},
             false};
   }
   if (arma::accu(scores == scores.max()) > 1) {
     return {{.id = "scale_07",
              .holds = false,
              .evidence = "  The top scores are tied, so the weights never near one-hot: |J| goes from " +
-                         small(norms(0)) + " to " + small(norms.back()) + "."},
+                         small_number(norms(0)) + " to " + small_number(norms.back()) + "."},
             false};
   }
   const bool falls = arma::all(arma::diff(norms) < 0.0);
   return {{.id = "scale_07",
            .holds = falls,
            .evidence = std::string("  As c grows the weights near one-hot and |J| ") +
-                       (falls ? "falls" : "does not fall at every step") + ": from " + small(norms(0)) + " to " +
-                       small(norms.back()) + "."},
+                       (falls ? "falls" : "does not fall at every step") + ": from " + small_number(norms(0)) + " to " +
+                       small_number(norms.back()) + "."},
           article};
 }
 

@@ -12,10 +12,24 @@
 #include <string>
 #include <vector>
 
+#include "common/apparatus/numbers.hpp"
 #include "common/apparatus/print.hpp"
 #include "scaling.hpp"
 
 namespace ch04 {
+
+/// The most scores a reader may give (sections 5 and 6).
+inline constexpr std::size_t kMaxScores = 10;
+
+/// A reader's own scores from text: "4,2,0", "4, 2, 0" or "4 2 0" -> 1 x m, by the list rule
+/// (attn::split_list) and the number rule (attn::parse_number), 1 to kMaxScores numbers within
+/// +-attn::kLargestInput. `name` is what the messages call the text ("--scores"). Throws nothing:
+/// a refusal is Parsed::problem, a whole message ("--scores needs 1 to 10 numbers, got 11").
+attn::Parsed<arma::rowvec> scores_from_text(const std::string& name, const std::string& text);
+
+/// `x` with four decimals, or in scientific form with three significant digits below 0.1
+/// (0.2130, 3.55e-02, 1.13e-07): how the chapter prints the size of the softmax Jacobian. Throws nothing.
+std::string small_number(double x);
 
 /// A printed line that is claim evidence: tagged with its ID when the section runs on the
 /// article's numbers, printed plainly (the same text, no tag) on a reader's own numbers.

@@ -2,12 +2,13 @@
 /// \brief Chapter 06 computations (see masking.hpp).
 #include "masking.hpp"
 
-#include "common/attention/toy.hpp"
-
 #include <cmath>
-#include <iomanip>
-#include <sstream>
 #include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "common/attention/cross_attention.hpp"
+#include "common/attention/toy.hpp"
 
 namespace ch06 {
 
@@ -83,6 +84,9 @@ MaskSection mask_section() {
   m.open = identity_head(X, false);
   m.causal = identity_head(X, true);
   m.leaky = attn::softmax_rows(zero_fill(m.open.scores));
+  m.leaked = future_share(m.leaky);
+  m.causal_claim = causal_weights_claim(m.causal.A);
+  m.leak_claim = zero_fill_claim(m.leaky);
   return m;
 }
 
@@ -91,7 +95,11 @@ TiredCatSection tired_cat_section() {
   t.renormalized = renormalize_causal(t.A);
   t.masked = mask_log_weights(t.A);
   t.scores = arma::log(t.A);
-  t.masked_scores = t.scores + attn::causal_mask(t.A.n_rows);
+  t.mask = attn::causal_mask(t.A.n_rows);
+  t.masked_scores = t.scores + t.mask;
+  t.sums_claim = row_sums_claim(t);
+  t.tired_claim = renormalized_row_claim(t, 1);
+  t.by_mask_claim = mask_renormalizes_claim(t);
   return t;
 }
 
@@ -101,8 +109,31 @@ BothViews both_views(const std::vector<std::string>& words) {
 }
 
 WordOrderSection word_order_section() {
-  return {.bank_last = both_views(attn::split_sentence("the river bank")),
-          .bank_middle = both_views(attn::split_sentence("the bank river"))};
+  WordOrderSection s{.bank_last = both_views(attn::split_sentence("the river bank")),
+                     .bank_middle = both_views(attn::split_sentence("the bank river"))};
+  s.unchanged_claim = unchanged_row_claim(s);
+  s.blocked_claim = blocked_source_claim(s.bank_middle.causal.A.row(1), 2, s.bank_middle.words[2]);
+  return s;
+}
+
+CrossSection cross_section() {
+  CrossSection c{.q_words = attn::split_sentence("river bank"),
+                 .kv_words = attn::split_sentence("the money bank the river")};
+  const arma::mat Xq = attn::toy_embeddings().lookup(c.q_words);    // 2 x 4
+  const arma::mat Xkv = attn::toy_embeddings().lookup(c.kv_words);  // 5 x 4
+  const arma::mat I = arma::eye(Xq.n_cols, Xq.n_cols);
+  c.pass = attn::cross_attention(Xq, Xkv, I, I, I);
+  c.shapes_claim = cross_shapes_claim(c.pass, Xq.n_rows, Xkv.n_rows);
+  // The newest two positions of the key sequence as queries, as when generating with a key/value cache.
+  c.offset = Xkv.n_rows - 2;
+  c.newest_words.assign(c.kv_words.end() - 2, c.kv_words.end());
+  c.offset_pass = attn::cross_attention(Xkv.tail_rows(2), Xkv, I, I, I, {.causal = true, .offset = c.offset});
+  try {
+    attn::cross_attention(Xq, Xkv, I, I, I, {.causal = true});
+  } catch (const std::invalid_argument& e) {
+    c.refusal = e.what();  // a non-square causal pass needs an alignment
+  }
+  return c;
 }
 
 attn::ClaimCheck causal_weights_claim(const arma::mat& A) {
@@ -162,10 +193,11 @@ attn::ClaimCheck renormalized_row_claim(const TiredCatSection& t, arma::uword i)
 
 attn::ClaimCheck mask_renormalizes_claim(const TiredCatSection& t) {
   const double difference = arma::abs(t.renormalized - t.masked).max();
-  std::ostringstream text;
-  text << "  The same table by the mask: softmax(log A + causal mask); largest difference from the\n"
-       << "  renormalized rows: " << std::scientific << std::setprecision(1) << difference << " (equal up to rounding)";
-  return {.id = "mask_05", .holds = difference <= 1e-12, .evidence = text.str()};
+  return {.id = "mask_05",
+          .holds = difference <= 1e-12,
+          .evidence = fmt::format("  The same table by the mask: softmax(log A + causal mask); largest difference from "
+                                  "the\n  renormalized rows: {:.1e} (equal up to rounding)",
+                                  difference)};
 }
 
 attn::ClaimCheck blocked_source_claim(const arma::rowvec& row, arma::uword blocked, const std::string& word) {

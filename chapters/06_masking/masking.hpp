@@ -59,6 +59,9 @@ struct MaskSection {
   attn::HeadPass open{};             ///< bidirectional pass (its scores are the unmasked X X^T / sqrt(d))
   attn::HeadPass causal{};           ///< causal pass
   arma::mat leaky{};                 ///< n x n: softmax of zero_fill(open.scores), the wrong fill's weights
+  arma::vec leaked{};                ///< n x 1: future_share(leaky), what each row gives the future
+  attn::ClaimCheck causal_claim{};   ///< mask_01 on causal.A (causal_weights_claim)
+  attn::ClaimCheck leak_claim{};     ///< mask_02 on leaky (zero_fill_claim)
 };
 /// Computes section 1. Throws nothing (fixed inputs). Source: the article, "Causal masking".
 MaskSection mask_section();
@@ -70,7 +73,11 @@ struct TiredCatSection {
   arma::mat renormalized{};          ///< 5 x 5: renormalize_causal(A)
   arma::mat masked{};                ///< 5 x 5: mask_log_weights(A), the same rows by the mask
   arma::mat scores{};                ///< 5 x 5: log A, scores whose row-wise softmax is A
+  arma::mat mask{};                  ///< 5 x 5: the causal mask, 0 on and below the diagonal, -inf above
   arma::mat masked_scores{};         ///< 5 x 5: log A + causal mask (-inf above the diagonal)
+  attn::ClaimCheck sums_claim{};     ///< mask_05: every row of A sums to 1 (row_sums_claim)
+  attn::ClaimCheck tired_claim{};    ///< mask_05: the causal view of "tired" (renormalized_row_claim, row 1)
+  attn::ClaimCheck by_mask_claim{};  ///< mask_05: the mask gives the same rows (mask_renormalizes_claim)
 };
 /// Computes section 2. Throws nothing (fixed inputs). Source: the article, "Causal masking: a decoder only
 /// looks left".
@@ -89,11 +96,29 @@ BothViews both_views(const std::vector<std::string>& words);
 /// Section 3, the same head in two word orders: bank last ("the river bank") and bank in the middle
 /// ("the bank river"), both views each.
 struct WordOrderSection {
-  BothViews bank_last{};    ///< the river bank: bank is row 2
-  BothViews bank_middle{};  ///< the bank river: bank is row 1
+  BothViews bank_last{};               ///< the river bank: bank is row 2
+  BothViews bank_middle{};             ///< the bank river: bank is row 1
+  attn::ClaimCheck unchanged_claim{};  ///< mask_03: bank last, its causal row is its bidirectional row
+  attn::ClaimCheck blocked_claim{};    ///< mask_04: bank in the middle, river (after it) gets exactly 0
 };
 /// Computes section 3. Throws nothing (fixed inputs). Source: the article, "Causal masking".
 WordOrderSection word_order_section();
+
+/// Section 4, cross-attention through the identity head: "river bank" reads "the money bank the
+/// river"; then the causal rule for a non-square pair, with and without an alignment.
+struct CrossSection {
+  std::vector<std::string> q_words{};       ///< river bank (n_q = 2)
+  std::vector<std::string> kv_words{};      ///< the money bank the river (n_kv = 5)
+  attn::HeadPass pass{};                    ///< A: 2 x 5
+  attn::ClaimCheck shapes_claim{};          ///< mask_06 on pass (cross_shapes_claim)
+  arma::uword offset = 0;                   ///< the alignment of the newest two queries: 3
+  std::vector<std::string> newest_words{};  ///< the last two words of kv_words, the queries of offset_pass
+  attn::HeadPass offset_pass{};             ///< causal with the offset: query i reads keys j <= i + offset
+  std::string refusal{};                    ///< attn::cross_attention's message for causal without an offset
+};
+/// Computes section 4. Throws nothing (fixed inputs). Source: the article, "Causal masking"
+/// (cross-attention); Vaswani et al. 2017, §3.2.3.
+CrossSection cross_section();
 
 // ---- claims, checked on the computed weights (printed with attn::print_claim) ----------------------
 

@@ -5,10 +5,10 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <iomanip>
-#include <sstream>
 #include <stdexcept>
 #include <string>
+
+#include <fmt/format.h>
 
 #include "common/attention/attention.hpp"
 #include "common/attention/random.hpp"
@@ -213,6 +213,7 @@ BilinearSection learned_matching(const RandomHead& h) {
   b.largest_difference = arma::abs(b.S - QK).max();
   b.rank = arma::rank(b.M);
   b.asymmetry = arma::abs(b.M - b.M.t()).max();
+  b.claim = claim_bilinear_form(b, h.Wq.n_cols);
   return b;
 }
 
@@ -221,6 +222,8 @@ FactorSection not_unique(const RandomHead& h) {
   const arma::mat before = (h.X * h.Wq) * (h.X * h.Wk).t(), after = (h.X * f.Wq2) * (h.X * f.Wk2).t();
   f.factor_change = arma::abs(f.Wq2 - h.Wq).max();
   f.score_change = arma::abs(after - before).max();
+  f.det_R = arma::det(h.R);
+  f.claim = claim_factors_not_unique(f);
   return f;
 }
 
@@ -228,6 +231,7 @@ KernelSection kernel_view(const RandomHead& h) {
   KernelSection k{.pass = attn::attention(h.X, h.Wq, h.Wk, h.Wv)};
   k.smooth = kernel_smoothing(k.pass.Q, k.pass.K, k.pass.V);
   k.largest_difference = arma::abs(k.smooth - k.pass.H).max();
+  k.claim = claim_kernel_smoothing(k);
   return k;
 }
 
@@ -239,14 +243,23 @@ MemorySection running_memory(const attn::EmbeddingTable& table) {
   const arma::mat I = arma::eye(X.n_cols, X.n_cols);
   m.softmax = attn::attention(X, I, I, I, {.causal = true});
   m.largest_difference = arma::abs(m.masked - m.recurrent).max();
+  for (std::size_t i = 1; i <= m.words.size(); ++i) m.cache_numbers.push_back(i * 2 * X.n_cols);
+  m.recurrent_claim = claim_running_memory(m);
+  m.fixed_size_claim = claim_memory_fixed_size(m);
+  m.at_scale_claim = claim_memory_at_scale();
   return m;
 }
 
-std::string scientific(double x) {
-  std::ostringstream s;
-  s << std::scientific << std::setprecision(1) << x;
-  return s.str();
+CostSection cost_section(std::size_t max_position) {
+  CostSection c{.rows = benchmark_generation(kCostWidth, kCostWidth, max_position, 0.002)};
+  for (const CostRow& r : c.rows) {
+    c.time_ratios.push_back(r.softmax_seconds / r.linear_seconds);
+    c.byte_ratios.push_back(static_cast<double>(r.softmax_bytes) / static_cast<double>(r.linear_bytes));
+  }
+  return c;
 }
+
+std::string scientific(double x) { return fmt::format("{:.1e}", x); }
 
 // [claims]
 attn::ClaimCheck claim_bilinear_form(const BilinearSection& b, arma::uword d_k) {

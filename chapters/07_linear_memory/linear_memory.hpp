@@ -110,6 +110,7 @@ struct BilinearSection {
   double largest_difference = 0.0;  ///< max |X M X^T - (X Wq)(X Wk)^T|
   arma::uword rank = 0;             ///< rank(M), at most d_k
   double asymmetry = 0.0;           ///< max |M - M^T|
+  attn::ClaimCheck claim{};         ///< mem_01 (claim_bilinear_form with the head's d_k)
 };
 /// Computes section 1 on `head`. Throws std::invalid_argument only for a head whose shapes disagree.
 /// Source: the article, "Learned matching, kernel smoothing, and memory".
@@ -121,6 +122,8 @@ struct FactorSection {
   arma::mat Wk2{};             ///< 6 x 2: Wk R^-T
   double factor_change = 0.0;  ///< max |Wq R - Wq|: the factors moved
   double score_change = 0.0;   ///< max |scores after - scores before|: the scores did not
+  double det_R = 0.0;          ///< det R, away from 0 (random_head redraws R until |det R| >= 0.1)
+  attn::ClaimCheck claim{};    ///< mem_02 (claim_factors_not_unique)
 };
 /// Computes section 2 on `head` (with head.R). Throws std::runtime_error (Armadillo) if R is singular,
 /// which random_head rules out. Source: the article, "Learned matching, kernel smoothing, and memory".
@@ -131,6 +134,7 @@ struct KernelSection {
   attn::HeadPass pass{};            ///< the head on X
   arma::mat smooth{};               ///< 4 x 3: kernel_smoothing(Q, K, V)
   double largest_difference = 0.0;  ///< max |smooth - H|
+  attn::ClaimCheck claim{};         ///< mem_03 (claim_kernel_smoothing)
 };
 /// Computes section 3 on `head`. Throws std::invalid_argument like kernel_smoothing.
 /// Source: the article, "Learned matching, kernel smoothing, and memory".
@@ -139,17 +143,36 @@ KernelSection kernel_view(const RandomHead& head);
 /// Section 4: causal linear attention as a running memory, on "the river money bank" with
 /// identity projections (q = k = v = x, d_k = d_v = 4).
 struct MemorySection {
-  std::vector<std::string> words{};   ///< the sentence
-  arma::mat masked{};                 ///< 4 x 4: tril(Q K^T) V
-  arma::mat recurrent{};              ///< 4 x 4: y_i = S_i q_i, token by token
-  std::vector<arma::mat> memories{};  ///< S_1 .. S_4, each 4 x 4
-  attn::HeadPass softmax{};           ///< the causal softmax head on the same sentence, for contrast
-  double largest_difference = 0.0;    ///< max |masked - recurrent|
+  std::vector<std::string> words{};          ///< the sentence
+  arma::mat masked{};                        ///< 4 x 4: tril(Q K^T) V
+  arma::mat recurrent{};                     ///< 4 x 4: y_i = S_i q_i, token by token
+  std::vector<arma::mat> memories{};         ///< S_1 .. S_4, each 4 x 4
+  attn::HeadPass softmax{};                  ///< the causal softmax head on the same sentence, for contrast
+  double largest_difference = 0.0;           ///< max |masked - recurrent|
+  std::vector<std::size_t> cache_numbers{};  ///< per step i (1-based): the i keys and i values a cache holds, 2 i d
+  attn::ClaimCheck recurrent_claim{};        ///< mem_04 (claim_running_memory)
+  attn::ClaimCheck fixed_size_claim{};       ///< mem_05 per step (claim_memory_fixed_size)
+  attn::ClaimCheck at_scale_claim{};         ///< mem_05 at d_k = d_v = 64, position 16384 (claim_memory_at_scale)
 };
 /// Computes section 4 over `table`. Throws std::invalid_argument if `table` lacks the, river, money or
 /// bank. Source: the article, "Learned matching, kernel smoothing, and memory"; Katharopoulos et al.
 /// 2020, §3.3-3.4.
 MemorySection running_memory(const attn::EmbeddingTable& table);
+
+/// The head width of the cost measurement (d_k = d_v = 64).
+inline constexpr std::size_t kCostWidth = 64;
+
+/// Section 5 (--bench): the generation cost of both mechanisms at d_k = d_v = kCostWidth.
+struct CostSection {
+  std::size_t width = kCostWidth;     ///< d_k = d_v
+  std::vector<CostRow> rows{};        ///< one per position of bench_positions
+  std::vector<double> time_ratios{};  ///< per row: softmax time / linear time
+  std::vector<double> byte_ratios{};  ///< per row: cache bytes / S bytes
+};
+/// Measures section 5 up to `max_position` (benchmark_generation, 2 ms batches). Throws
+/// std::invalid_argument if max_position is 0. Source: the article, "Learned matching, kernel
+/// smoothing, and memory" (its cost comparison).
+CostSection cost_section(std::size_t max_position);
 
 /// `x` in scientific notation with one decimal ("3.6e-15"), how the chapter prints rounding-level
 /// differences. Throws nothing.
