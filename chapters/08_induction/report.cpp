@@ -30,9 +30,8 @@ long long count(arma::uword n) { return static_cast<long long>(n); }
 void print_setup(std::ostream& out, const LabOptions& o) {
   const Block fixed = fixed_block(o.data);
   const std::string block =
-      o.data.fixed_offset
-          ? fmt::format("fixed length {} at fixed position {}", fixed.length, fixed.start)
-          : fmt::format("{} to {} tokens at a random position", o.data.min_block, o.data.max_block);
+      o.data.fixed_offset ? fmt::format("fixed length {} at fixed position {}", fixed.length, fixed.start)
+                          : fmt::format("{} to {} tokens at a random position", o.data.min_block, o.data.max_block);
   fmt::print(out, "Chapter 08 - The induction-head lab: two attention-only layers, repeated blocks\n\n");
   fmt::print(out, "Data: {} random tokens from a vocabulary of {};\n  a block of {} recurs right after itself.\n",
              o.data.context, o.data.vocab, block);
