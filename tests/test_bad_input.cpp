@@ -17,9 +17,9 @@
 #include <map>
 #include <sstream>
 
-#include "common/cli.hpp"
-#include "common/faults.hpp"
-#include "common/plot.hpp"
+#include "common/apparatus/cli.hpp"
+#include "common/apparatus/faults.hpp"
+#include "common/apparatus/plot.hpp"
 #include "support.hpp"
 
 namespace {

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "common/panels.hpp"
-#include "common/toy.hpp"
+#include "common/apparatus/panels.hpp"
+#include "common/attention/toy.hpp"
 #include "report.hpp"
 
 namespace ch05 {

@@ -8,7 +8,7 @@
 /// matrices recover identifiable features?" and "Attention learns the data, not the world".
 #pragma once
 
-#include "common/plot.hpp"
+#include "common/apparatus/plot.hpp"
 #include "sections.hpp"
 #include "training.hpp"
 

@@ -4,8 +4,8 @@
 #include <limits>
 #include <string>
 
-#include "common/cli.hpp"
-#include "common/faults.hpp"
+#include "common/apparatus/cli.hpp"
+#include "common/apparatus/faults.hpp"
 #include "figures.hpp"
 #include "modes.hpp"
 #include "outputs.hpp"

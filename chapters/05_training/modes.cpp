@@ -2,7 +2,7 @@
 /// \brief The modes' flag rules (see modes.hpp).
 #include "modes.hpp"
 
-#include "common/checks.hpp"
+#include "common/attention/checks.hpp"
 
 namespace ch05 {
 

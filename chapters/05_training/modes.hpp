@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "common/numbers.hpp"
+#include "common/apparatus/numbers.hpp"
 
 namespace ch05 {
 

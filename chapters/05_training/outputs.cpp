@@ -6,9 +6,9 @@
 #include <iostream>
 #include <system_error>
 
-#include "common/checks.hpp"
-#include "common/files.hpp"
-#include "common/print.hpp"
+#include "common/apparatus/files.hpp"
+#include "common/apparatus/print.hpp"
+#include "common/attention/checks.hpp"
 
 namespace ch05 {
 

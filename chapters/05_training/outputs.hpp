@@ -9,7 +9,7 @@
 #include <optional>
 #include <string>
 
-#include "common/backprop.hpp"
+#include "common/attention/backprop.hpp"
 #include "training.hpp"
 
 namespace ch05 {

@@ -11,9 +11,9 @@
 #include <memory>
 #include <sstream>
 
-#include "common/attention.hpp"
-#include "common/print.hpp"
-#include "common/toy.hpp"
+#include "common/apparatus/print.hpp"
+#include "common/attention/attention.hpp"
+#include "common/attention/toy.hpp"
 
 namespace ch05 {
 
@@ -95,7 +95,7 @@ void print_training(std::ostream& out, const TrainingRun& run) {
   attn::print_heading(out, fmt::format("2. Training: Adam (lr {}), {} over the four examples, one step per example",
                                        format_number(run.settings.lr, 3), attn::counted(passes, "pass", "passes")));
   fmt::print(out,
-             "  forward pass, hand-written backward pass (common/backprop.hpp), one Adam step,\n"
+             "  forward pass, hand-written backward pass (common/attention/backprop.hpp), one Adam step,\n"
              "  the examples in the article's order\n");
   for (int pass = 1; pass <= passes; ++pass) {
     if (pass == 1 || pass % 50 == 0 || pass == passes) {

@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "common/backprop.hpp"
+#include "common/attention/backprop.hpp"
 #include "sections.hpp"
 #include "training.hpp"
 

@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "common/backprop.hpp"
+#include "common/attention/backprop.hpp"
 #include "features.hpp"
 #include "training.hpp"
 

@@ -6,9 +6,9 @@
 #include <string>
 #include <utility>
 
-#include "common/attention.hpp"
-#include "common/optim.hpp"
-#include "common/toy.hpp"
+#include "common/attention/attention.hpp"
+#include "common/attention/optim.hpp"
+#include "common/attention/toy.hpp"
 #include "training.hpp"
 
 namespace ch05 {

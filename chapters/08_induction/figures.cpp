@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "common/print.hpp"
+#include "common/apparatus/print.hpp"
 
 namespace ch08 {
 

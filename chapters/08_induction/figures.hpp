@@ -6,7 +6,7 @@
 /// Source: the article, "Reverse-engineer a head you trained".
 #pragma once
 
-#include "common/plot.hpp"
+#include "common/apparatus/plot.hpp"
 #include "lab.hpp"
 
 namespace ch08 {

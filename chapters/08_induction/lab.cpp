@@ -70,7 +70,7 @@ Findings measure(LabResult run, bool fixed) {
   f.run = std::move(run);
   f.fixed = fixed;
   const RegionLosses& base = f.run.curve.back().held_out;
-  attn::forward(f.run.model, f.run.held_out.tokens, f.pass);
+  attn::fast::forward(f.run.model, f.run.held_out.tokens, f.pass);
   f.uniform = std::log(static_cast<double>(f.run.model.shape.vocab));
   f.scores = head_scores(f.pass, f.run.held_out);
   f.top_induction = top_head(f.scores.induction);

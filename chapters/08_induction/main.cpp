@@ -6,8 +6,8 @@
 #include <iostream>
 #include <string>
 
-#include "common/attn.hpp"
-#include "common/cli.hpp"
+#include "common/apparatus/attn.hpp"
+#include "common/apparatus/cli.hpp"
 #include "figures.hpp"
 #include "lab.hpp"
 #include "report.hpp"

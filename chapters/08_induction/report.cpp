@@ -8,7 +8,7 @@
 #include <cmath>
 #include <string>
 
-#include "common/print.hpp"
+#include "common/apparatus/print.hpp"
 
 namespace ch08 {
 

@@ -2,7 +2,7 @@
 /// \brief Training, saving and loading a run (see lab.hpp).
 #include "lab.hpp"
 
-#include "common/files.hpp"
+#include "common/apparatus/files.hpp"
 
 #include <chrono>
 #include <cmath>
@@ -62,8 +62,8 @@ namespace {
 
 double held_out_loss(const Model& model, const arma::umat& windows) {
   Pass pass;
-  attn::forward(model, windows, pass);
-  return attn::next_token_loss(pass, windows, static_cast<arma::fmat*>(nullptr));
+  attn::fast::forward(model, windows, pass);
+  return attn::fast::next_token_loss(pass, windows, static_cast<arma::fmat*>(nullptr));
 }
 
 }  // namespace

@@ -10,8 +10,8 @@
 #include <iostream>
 #include <optional>
 
-#include "common/attn.hpp"
-#include "common/cli.hpp"
+#include "common/apparatus/attn.hpp"
+#include "common/apparatus/cli.hpp"
 #include "lab.hpp"
 #include "report.hpp"
 
