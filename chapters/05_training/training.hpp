@@ -1,6 +1,6 @@
 /// \file training.hpp
 /// \brief Chapter 05: the article's one-head classifier trained with Adam, its parameters on disk,
-/// the two-coordinate step-through, and the biased-dataset companion.
+/// the two-coordinate step-through (printed by report.hpp), and the biased-dataset companion.
 ///
 /// Source: the article, "Make it learn", "Follow one sentence through training" and "Attention
 /// learns the data, not the world". The model and its backward pass live in common/attention/backprop.hpp.
@@ -9,7 +9,6 @@
 #include <armadillo>
 #include <cstdint>
 #include <filesystem>
-#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -196,6 +195,10 @@ attn::OneHeadModel walkthrough_model(std::uint64_t seed);
 /// "the money bank" (finance). Throws nothing. Source: the article, "Follow one sentence through training".
 std::vector<Example> walkthrough_examples();
 
+/// The two sentences of walkthrough_examples() as text, in the same order: "the river bank",
+/// "the money bank". Throws nothing.
+std::vector<std::string> walkthrough_sentences();
+
 /// What the step-through does: its model's seed, SGD's learning rate, the sentence of the first
 /// update, how many updates follow it, and which updates are shown stage by stage.
 struct WalkSettings {
@@ -243,21 +246,6 @@ struct Walk {
 /// ascending, or lr is refused by attn::Sgd (not finite or <= 0). Source: the article,
 /// "Follow one sentence through training" (Next stage, Apply update, Next sentence, Train 20 steps).
 Walk run_walk(const WalkSettings& settings);
-
-/// Prints a Walk: each followed update in the widget's eight stages with every number (sentence,
-/// lookup, Q/K/V, mixture, prediction, loss, gradients, update), the other updates one line each,
-/// and, after more than one update, where the model stands and its parameter tables.
-/// `between_stages` is called between stages (for --pause). Throws nothing beyond the stream's.
-/// Source: the article, "Follow one sentence through training".
-void print_walk(std::ostream& out, const Walk& walk, const std::function<void()>& between_stages);
-
-/// The six parameter groups of a two-coordinate model stacked into one table for a figure:
-/// 13 x 2 (E's four rows, then two rows each of Wq, Wk, Wv and Wc, then bc). Row labels in
-/// `labels` ("E the", "Wq c1", ..., "bc"). Works on a model or on its gradients. Throws nothing.
-/// Source: the article's widget, which shows every parameter group together.
-arma::mat stack_groups(const attn::OneHeadModel& model, std::vector<std::string>* labels = nullptr);
-/// The same for the gradients of a backward pass (13 x 2, same rows). Throws nothing.
-arma::mat stack_groups(const attn::OneHeadGrads& grads);
 
 // ---- companion: the biased dataset --------------------------------------------------------------
 

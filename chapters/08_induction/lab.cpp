@@ -2,10 +2,12 @@
 /// \brief The training loop (see lab.hpp).
 #include "lab.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 namespace ch08 {
 
@@ -60,6 +62,23 @@ LabResult train(const LabOptions& options, const std::function<void(const Checkp
   // [train]
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return result;
+}
+
+Findings measure(LabResult run, bool fixed) {
+  if (run.curve.empty()) throw std::invalid_argument("measure: the run has no checkpoint");
+  Findings f;
+  f.run = std::move(run);
+  f.fixed = fixed;
+  const RegionLosses& base = f.run.curve.back().held_out;
+  attn::fast::forward(f.run.model, f.run.held_out.tokens, f.pass);
+  f.uniform = std::log(static_cast<double>(f.run.model.shape.vocab));
+  f.scores = head_scores(f.pass, f.run.held_out);
+  f.top_induction = top_head(f.scores.induction);
+  f.top_previous = top_head(f.scores.previous_token);
+  f.ablations = ablation_study(f.run.model, f.run.held_out);
+  f.summary = summarize_ablations(f.ablations, base, f.run.model.shape.layers, f.run.model.shape.heads);
+  for (const Ablation& a : f.ablations) f.largest_rise = std::max(f.largest_rise, a.losses.repeat - base.repeat);
+  return f;
 }
 
 }  // namespace ch08

@@ -63,4 +63,23 @@ RepeatBatch held_out_set(const LabOptions& options);
 /// non-finite score (parameters that diverged to inf or NaN).
 LabResult train(const LabOptions& options, const std::function<void(const Checkpoint&)>& progress = {});
 
+/// Everything the program shows, computed once from a trained model (sections 1 to 3).
+struct Findings {
+  LabResult run;                    ///< the trained model, its held-out set and curve
+  ForwardPass pass;                 ///< the model on the held-out set (the figures' patterns)
+  double uniform = 0.0;             ///< section 1: the uniform guess's loss, ln(vocab) nats
+  HeadScores scores;                ///< section 2
+  HeadIndex top_induction{};        ///< the head with the highest induction score
+  HeadIndex top_previous{};         ///< the head with the highest previous-token score
+  std::vector<Ablation> ablations;  ///< section 3
+  AblationSummary summary;          ///< section 3's reading of the table
+  double largest_rise = 0.0;        ///< the largest repeat-loss rise of any ablation (<= 0: no head needed yet)
+  bool fixed = false;               ///< the fixed-offset control was run
+};
+
+/// The findings of a trained run (`fixed`: it was the fixed-offset control): the held-out pass,
+/// the head scores, the ablation study and its summary. Throws std::invalid_argument, from
+/// region_losses(), for non-finite scores, or for a run with no checkpoint.
+Findings measure(LabResult run, bool fixed);
+
 }  // namespace ch08

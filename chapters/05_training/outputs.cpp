@@ -1,0 +1,64 @@
+/// \file chapters/05_training/outputs.cpp
+/// \brief The program's files (see outputs.hpp).
+#include "outputs.hpp"
+
+#include <filesystem>
+#include <iostream>
+#include <system_error>
+
+#include "common/apparatus/files.hpp"
+#include "common/apparatus/print.hpp"
+#include "common/attention/checks.hpp"
+
+namespace ch05 {
+
+std::string output_problem(const Outputs& outputs) {
+  namespace fs = std::filesystem;
+  const std::optional<std::string>& save_dir = outputs.save_dir;
+  const std::optional<std::string>& loss_log = outputs.loss_log;
+  if (save_dir) {
+    if (const std::string problem = attn::folder_problem(*save_dir); !problem.empty()) return "--save: " + problem;
+    for (const fs::path& f : ch05::model_files(*save_dir)) {
+      if (const std::string problem = attn::replace_problem(f); !problem.empty()) return "--save: " + problem;
+    }
+  }
+  if (loss_log) {
+    const fs::path log(*loss_log);
+    std::error_code ec;
+    if (const std::string problem = attn::replace_problem(log); !problem.empty()) return "--loss-log: " + problem;
+    if (const std::string problem = attn::folder_problem(log.parent_path(), false); !problem.empty()) {
+      return "--loss-log: " + problem;
+    }
+    if (save_dir) {
+      const fs::path target = fs::weakly_canonical(log, ec);
+      for (const fs::path& f : ch05::model_files(*save_dir)) {
+        std::error_code ec2;
+        if (fs::weakly_canonical(f, ec2) == target) {
+          return "--loss-log " + attn::quoted_path(log) + " is " + attn::quoted_path(f) +
+                 ", one of the files --save writes";
+        }
+      }
+    }
+  }
+  return "";
+}
+
+void write_outputs(const Outputs& flags, const attn::OneHeadModel& model, const ch05::TrainLog& log) {
+  if (flags.loss_log) {
+    ch05::write_loss_log(log.pass_loss, *flags.loss_log);
+    std::cout << "  per-pass mean losses written to " << *flags.loss_log << '\n';
+  }
+  if (flags.save_dir) {
+    ch05::save_model(model, *flags.save_dir);
+    std::cout << "  trained parameters written to " << *flags.save_dir << " (E, Wq, Wk, Wv, Wc, bc .txt)\n";
+  }
+}
+
+void save_walk(const Outputs& outputs, const Walk& walk) {
+  if (!outputs.save_dir) return;
+  ch05::save_model(walk.final, *outputs.save_dir);
+  std::cout << "  parameters after " << attn::counted(static_cast<long long>(walk.total()), "update") << " written to "
+            << *outputs.save_dir << " (E, Wq, Wk, Wv, Wc, bc .txt)\n";
+}
+
+}  // namespace ch05

@@ -1,0 +1,38 @@
+/// \file chapters/05_training/outputs.hpp
+/// \brief What chapter 05's program writes besides standard output: the trained parameters
+/// (--save) and the per-pass losses (--loss-log). Checked before any work, written when training is done.
+///
+/// Source: the article's trained model and loss curve ("Make it learn"), kept for later chapters
+/// and for plotting elsewhere; the files' formats are those of save_model and write_loss_log.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "common/attention/backprop.hpp"
+#include "training.hpp"
+
+namespace ch05 {
+
+/// The files the reader asked for.
+struct Outputs {
+  std::optional<std::string> save_dir;  ///< --save: the folder of E.txt ... bc.txt
+  std::optional<std::string> loss_log;  ///< --loss-log: one line per pass
+};
+
+/// Why the outputs cannot be written, found before any work: "--save: <problem>" if `save_dir`
+/// (created if needed) or one of the files save_model writes there cannot be replaced,
+/// "--loss-log: <problem>" if `loss_log` is a folder or its folder does not accept new files, or if
+/// it is one of the files --save writes. Empty if both can be written. Throws nothing (beyond
+/// std::bad_alloc).
+std::string output_problem(const Outputs& outputs);
+
+/// Training writes its outputs (the loss log, the parameters) as soon as it is done, each followed
+/// by a line on standard output. Throws attn::IoError (exit 1) if a file cannot be written.
+void write_outputs(const Outputs& flags, const attn::OneHeadModel& model, const TrainLog& log);
+
+/// The step-through's --save: writes the parameters after its last update into the folder, if
+/// given, followed by a line on standard output. Throws attn::IoError (exit 1) if a file cannot be written.
+void save_walk(const Outputs& outputs, const Walk& walk);
+
+}  // namespace ch05

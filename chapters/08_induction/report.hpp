@@ -1,0 +1,37 @@
+/// \file chapters/08_induction/report.hpp
+/// \brief Chapter 08's printed sections: each printer takes the lab's options, a checkpoint or the
+/// findings (lab.hpp) and writes them to a stream; none computes anything.
+///
+/// Source: the article, "Reverse-engineer a head you trained". Printers throw nothing of their own
+/// (stream errors are the stream's state, checked by attn::cli::run).
+#pragma once
+
+#include <ostream>
+
+#include "lab.hpp"
+
+namespace ch08 {
+
+/// The title, the data and the model of a run with `options`.
+void print_setup(std::ostream& out, const LabOptions& options);
+
+/// The heading of the training log, printed before the first checkpoint.
+void print_training_heading(std::ostream& out);
+
+/// One line of the training log: the held-out losses at a checkpoint.
+void print_checkpoint(std::ostream& out, const Checkpoint& checkpoint);
+
+/// Section 1: held-out losses on first occurrences and repeats, the uniform guess, claim ind_01.
+void print_losses(std::ostream& out, const Findings& findings);
+
+/// Section 2: each head's previous-token, induction and duplicate-token scores, claim ind_02 (or
+/// ind_04 for the fixed-offset control).
+void print_scores(std::ostream& out, const Findings& findings);
+
+/// Section 3: the ablation table, its summary and claim ind_03 (not for the control).
+void print_ablations(std::ostream& out, const Findings& findings);
+
+/// The footer: the wall time of the training loop.
+void print_wall_time(std::ostream& out, const Findings& findings);
+
+}  // namespace ch08
