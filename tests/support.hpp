@@ -83,8 +83,7 @@ inline bool has_nan_word(const std::string& text) {
   return false;
 }
 
-/// Joins the parts into one string through a stream (GCC 12 warns falsely on long chains of
-/// std::string operator+).
+/// Joins the parts into one string through a stream: any mix of strings and numbers.
 template <typename... Parts>
 std::string cat(const Parts&... parts) {
   std::ostringstream out;

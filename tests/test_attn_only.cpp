@@ -6,8 +6,10 @@
 /// Adam against attn::Adam, and save/load.
 #include <boost/test/unit_test.hpp>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 
 #include "common/apparatus/model_files.hpp"
 #include "common/attention/attention.hpp"
@@ -234,3 +236,72 @@ BOOST_AUTO_TEST_CASE(bad_shapes_and_tokens_throw) {
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_CASE(fast_passes_equal_the_readable_passes) {
+  // common/fast/ computes the same forward, loss and backward with blocked kernels: in double the
+  // two agree to rounding on every logit, weight and gradient, with and without the final norm and
+  // with a head ablated; in float to float's rounding.
+  for (const bool norm : {false, true}) {
+    attn::Random rng(norm ? 21 : 22);
+    const attn::AttnOnlyModel<double> model = attn::init_model<double>({7, 9, 6, 2, 3, 2, norm}, rng);
+    const arma::umat tokens = random_tokens(rng, 5, 9, 7);  // 5 sequences of an odd length
+    const arma::mat keep = {{1, 0.5}, {0, 1}};
+    attn::AttnOnlyPass<double> readable, fast;
+    attn::forward(model, tokens, readable, &keep);
+    attn::fast::forward(model, tokens, fast, &keep);
+    BOOST_TEST(arma::abs(readable.logits - fast.logits).max() < 1e-12 * arma::abs(readable.logits).max());
+    for (arma::uword l = 0; l < 2; ++l) {
+      for (arma::uword h = 0; h < 2; ++h) {
+        const arma::mat diff = attn::attention_pattern(readable, l, h, 4) - attn::attention_pattern(fast, l, h, 4);
+        BOOST_TEST(arma::abs(diff).max() < 1e-14, "L" << l + 1 << ".H" << h);
+      }
+    }
+    arma::mat d_readable, d_fast;
+    const double loss = attn::next_token_loss(readable, tokens, &d_readable);
+    BOOST_TEST(attn::fast::next_token_loss(fast, tokens, &d_fast) == loss, tt::tolerance(1e-13));
+    BOOST_TEST(arma::abs(d_readable - d_fast).max() < 1e-15);
+    attn::AttnOnlyBackward<double> w_readable, w_fast;
+    attn::backward(model, tokens, readable, d_readable, w_readable);
+    attn::fast::backward(model, tokens, fast, d_fast, w_fast);
+    const std::vector<attn::ParamSpec> table = attn::parameter_table(model.shape);
+    const auto a = attn::parameter_ptrs(w_readable.grad), b = attn::parameter_ptrs(w_fast.grad);
+    for (std::size_t i = 0; i < table.size(); ++i) {
+      BOOST_TEST(arma::abs(*a[i] - *b[i]).max() < 1e-12 * (1 + arma::abs(*a[i]).max()), table[i].name);
+    }
+  }
+  attn::Random rng(23);
+  const attn::AttnOnlyModel<float> model = attn::init_model<float>({7, 16, 8, 2, 4, 2, true}, rng);
+  const arma::umat tokens = random_tokens(rng, 3, 16, 7);
+  attn::AttnOnlyPass<float> readable, fast;
+  attn::forward(model, tokens, readable);
+  attn::fast::forward(model, tokens, fast);
+  BOOST_TEST(arma::abs(readable.logits - fast.logits).max() < 1e-4f);
+}
+
+BOOST_AUTO_TEST_CASE(next_token_loss_refuses_non_finite_logits) {
+  // A NaN or infinite parameter outside the attention scores (the unembedding here), or one that
+  // overflows the logits, makes the loss refuse rather than return NaN, in both versions.
+  attn::Random rng(24);
+  attn::AttnOnlyModel<float> model = attn::init_model<float>(tiny(true), rng);
+  const arma::umat tokens = random_tokens(rng, 2, 6, 5);
+  const attn::AttnOnlyModel<float> start = model;
+  for (int bad = 0; bad < 3; ++bad) {
+    model = start;
+    if (bad == 0) model.U(1, 2) = std::numeric_limits<float>::quiet_NaN();
+    if (bad == 1) model.U(1, 2) = std::numeric_limits<float>::infinity();
+    if (bad == 2) {  // finite weights whose logits overflow: Y = Xhat + 1 sums to 4 over the width
+      model.bias.fill(1.0f);
+      model.U.col(2).fill(std::numeric_limits<float>::max());
+    }
+    attn::AttnOnlyPass<float> readable, fast;
+    attn::forward(model, tokens, readable);
+    attn::fast::forward(model, tokens, fast);
+    arma::fmat dlogits;
+    BOOST_CHECK_THROW(attn::next_token_loss(readable, tokens, &dlogits), std::invalid_argument);
+    BOOST_CHECK_THROW(attn::fast::next_token_loss(fast, tokens, &dlogits), std::invalid_argument);
+  }
+  attn::AttnOnlyPass<float> pass;  // the finite model: a finite loss
+  model = start;
+  attn::fast::forward(model, tokens, pass);
+  BOOST_TEST(std::isfinite(attn::fast::next_token_loss(pass, tokens, static_cast<arma::fmat*>(nullptr))));
+}

@@ -3,6 +3,7 @@
 ///
 /// Source: the article, "One forward pass, no training", "Why it mixed at all" and
 /// "Try the score scale". Tokens are rows: X is n x d.
+/// Unless its comment names an exception, a function here throws nothing (beyond std::bad_alloc).
 #pragma once
 
 #include <armadillo>
@@ -16,7 +17,6 @@
 namespace ch01 {
 
 /// Words joined by ", " as the printed lines list them ("the, river, bank"); "" for none.
-/// Throws nothing (beyond std::bad_alloc).
 std::string comma_list(const std::vector<std::string>& words);
 
 /// The head with Wq = Wk = Wv = I (d x d): scores = multiplier * X X^T / sqrt(d), A, H = A X.
@@ -38,7 +38,7 @@ struct RowTrace {
 RowTrace trace_row(const arma::mat& X, arma::uword i, double multiplier = 1.0);
 
 /// The plain (uniform) average of X's rows: 1 x d. The baseline attention is compared with.
-/// An empty X gives an empty row; throws nothing. Source: the article, "One forward pass, no training".
+/// An empty X gives an empty row. Source: the article, "One forward pass, no training".
 arma::rowvec plain_average(const arma::mat& X);
 
 /// Row i's weights as the score multiplier varies: multipliers.n_elem x n, row m the weights
@@ -105,7 +105,7 @@ struct ScoreScaleSection {
 ScoreScaleSection score_scale(const attn::EmbeddingTable& table);
 
 /// The reader's experiment and the sweep plot: a sentence's last word traced at one multiplier,
-/// and its weights as the multiplier sweeps 0.05 .. 10 (121 points, log spaced).
+/// and its weights as the multiplier sweeps 0.05 . 10 (121 points, log spaced).
 struct Experiment {
   SentencePass sentence{};    ///< the sentence at the chosen multiplier
   double multiplier = 1.0;    ///< the chosen multiplier
@@ -121,11 +121,11 @@ Experiment experiment(const attn::EmbeddingTable& table, const std::vector<std::
 
 /// The article's printed numbers for sections 1 and 2 (two decimals): a value claim holds when the
 /// computed value rounds to them, within half a unit of the last digit. Source: the article, "One
-/// forward pass, no training" and "Why it mixed at all"; ../shared/claims.md, mix_01 to mix_09.
+/// forward pass, no training" and "Why it mixed at all"; ./shared/claims.md, mix_01 to mix_09.
 inline constexpr int kArticleDecimals = 2;
 
 /// Claim mix_01 in section 1: bank's weights in "the river bank" are [0.26, 0.31, 0.43]. Evidence:
-/// "weights: [...] over (the, river, bank)". Throws nothing on a result of one_forward_pass.
+/// "weights: [..] over (the, river, bank)". Throws nothing on a result of one_forward_pass.
 attn::ClaimCheck river_weights_claim(const ForwardPassSection& f);
 /// Claim mix_02: bank's mixture in "the river bank" is [0.21, 0.52, 0.34, 0.41] over `axes` (the
 /// table's d axis names). Throws nothing on a result of one_forward_pass.
@@ -167,7 +167,7 @@ attn::ClaimCheck sharpening_claim(const ScoreScaleSection& s);
 attn::ClaimCheck flattening_claim(const ScoreScaleSection& s);
 
 /// Claim mix_12 on one sentence: A is n x n with every row non-negative and summing to 1 (to
-/// 1e-12), H is n x d. Evidence: the three shapes, on two lines. Throws nothing. Source: the
+/// 1e-12), H is n x d. Evidence: the three shapes, on two lines. Source: the
 /// article, "Why it mixed at all" (every row at once).
 attn::ClaimCheck shapes_claim(const SentencePass& s);
 

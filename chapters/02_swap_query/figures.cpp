@@ -2,6 +2,7 @@
 /// \brief Chapter 02's figures (see figures.hpp).
 #include "figures.hpp"
 
+#include <fmt/format.h>
 #include <algorithm>
 #include <sstream>
 #include <stdexcept>
@@ -21,12 +22,12 @@ namespace {
 /// 12288 -> "12,288": the article writes widths with thousands separators.
 std::string with_commas(arma::uword n) {
   const std::string digits = std::to_string(n);
-  std::ostringstream out;  // (GCC 12 misreads std::string::insert here as an overflow)
+  std::string out;
   for (std::size_t i = 0; i < digits.size(); ++i) {
-    if (i > 0 && (digits.size() - i) % 3 == 0) out << ',';
-    out << digits[i];
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';  // a comma before each group of three
+    out += digits[i];
   }
-  return out.str();
+  return out;
 }
 
 /// The keys and the query arrow of the matching space, without the views.
@@ -68,12 +69,8 @@ attn::VectorFigure matching_space(const std::string& label, const MatchTable& t)
   return f;
 }
 
-/// "f1", "f2", ...: the name of feature i (0-based). (A stream: GCC 12 misreads "f" + to_string.)
-std::string feature_name(arma::uword i) {
-  std::ostringstream name;
-  name << 'f' << i + 1;
-  return name.str();
-}
+/// "f1", "f2", ...: the name of feature i (0-based).
+std::string feature_name(arma::uword i) { return fmt::format("f{}", i + 1); }
 
 }  // namespace
 

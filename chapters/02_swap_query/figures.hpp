@@ -2,6 +2,7 @@
 /// \brief Chapter 02's figures: tower's weights, the matching space in 3-d (one view, and several side by side),
 /// the preset panels, the combined query's shares, the superposition toy and the query-map
 /// diagram. Each turns a lesson result into a common/plot figure; nothing here computes the lesson.
+/// Unless its comment names an exception, a function here throws nothing (beyond std::bad_alloc).
 #pragma once
 
 #include <armadillo>
@@ -14,15 +15,15 @@
 
 namespace ch02 {
 
-/// The viewpoint of the 3-d figures from text "AZIMUTH,ELEVATION" in degrees: azimuth 0..360 about
-/// the vertical (structure) axis, elevation -90..90 above the floor. A comma list by the list rule
+/// The viewpoint of the 3-d figures from text "AZIMUTH,ELEVATION" in degrees: azimuth 0.360 about
+/// the vertical (structure) axis, elevation -90.90 above the floor. A comma list by the list rule
 /// (attn::split_list: "35, 28" is accepted, "35,28," refused), each angle by the number rule
 /// (attn::parse_number). Throws std::invalid_argument saying what is wrong, quoting the text
 /// ("must be AZIMUTH,ELEVATION in degrees, e.g. 35,28 (got '35')"); the caller names its flag.
 attn::View3d parse_view(const std::string& text);
 
 /// tower's weights over "the Eiffel tower" under the raw and the swap query, side by side
-/// (ch02_tower_weights). Throws nothing. Source: the article, "When raw similarity asks the wrong
+/// (ch02_tower_weights). Source: the article, "When raw similarity asks the wrong
 /// question" and "Producing a query".
 attn::BarChart tower_weights_chart(const TeachingSection& teaching);
 
@@ -36,7 +37,7 @@ attn::VectorFigure matching_space_figure(const std::string& label, const MatchTa
 
 /// The same figure from three viewpoints side by side (ch02_matching_views): `view`, from above
 /// (azimuth 0, elevation 90: the finance-water floor) and from the side along the finance axis
-/// (azimuth 90, elevation 0: water against structure). Throws nothing.
+/// (azimuth 90, elevation 0: water against structure).
 attn::VectorFigure matching_views_figure(const std::string& label, const MatchTable& t, attn::View3d view);
 
 /// bank's weights under the three hand-set presets, and under the reader's Wq when given, in both
@@ -45,16 +46,16 @@ attn::VectorFigure matching_views_figure(const std::string& label, const MatchTa
 void draw_bank_presets(attn::Plotter& plots, const PresetWeights& presets);
 
 /// The combined query's shares (ch02_combined_shares): one group per source token, one bar per
-/// coordinate pair, and the score they add up to. Throws nothing.
+/// coordinate pair, and the score they add up to.
 /// Source: the article, "One query can combine several matching criteria".
 attn::BarChart combined_shares_chart(const CombinedQuery& c);
 
 /// The superposition toy's feature directions in the plane (ch02_superposition) and the two
-/// active inputs as points. Throws nothing. Source: Elhage et al. 2022, "Toy Models of Superposition".
+/// active inputs as points. Source: Elhage et al. 2022, "Toy Models of Superposition".
 attn::VectorFigure superposition_figure(const Superposition& s);
 
 /// The reads of every feature with one and with two features active, linear and with the ReLU read
-/// (ch02_superposition_reads). Throws nothing. Source: as superposition_figure.
+/// (ch02_superposition_reads). Source: as superposition_figure.
 attn::BarChart superposition_reads_chart(const Superposition& s);
 
 /// Every figure of the chapter, from the sections' results, in the page's order: tower's weights,
@@ -65,7 +66,7 @@ void draw_figures(attn::Plotter& plots, const Sections& r, const std::string& la
 
 /// Graphviz source of the query map at the width example's sizes (ch02_query_map): bank's
 /// 1 x d input, the d x d_k Wq (learned), its 1 x d_k query, river's key through Wk, their score,
-/// and what the map ignores (rank and null-space dimension). Throws nothing.
+/// and what the map ignores (rank and null-space dimension).
 /// Source: the article, "One head maps the full representation into a smaller matching space".
 std::string query_map_diagram(const WidthExample& w);
 

@@ -6,6 +6,7 @@
 /// "What is query/key space, and how does it relate to subspaces?", "What information does the
 /// query map lose?" and "Try three hypothetical matching directions". Tokens are rows: X is n x d,
 /// Q = X Wq. The null-space section uses the article's column form M = Wq^T, so q^T = M x^T.
+/// Unless its comment names an exception, a function here throws nothing (beyond std::bad_alloc).
 #pragma once
 
 #include <armadillo>
@@ -20,11 +21,11 @@
 namespace ch02 {
 
 /// "the Eiffel tower" in the two-dimensional teaching space (axes structure, Paris identity): 3 x 2,
-/// one word per row. Throws nothing. Source: the article, "When raw similarity asks the wrong question".
+/// one word per row. Source: the article, "When raw similarity asks the wrong question".
 arma::mat eiffel_sentence();
 
 /// The swap matrix [[0, 1], [1, 0]] (2 x 2): as Wq it turns tower = [1, 0] into the query [0, 1].
-/// Throws nothing. Source: the article, "Producing a query".
+/// Source: the article, "Producing a query".
 arma::mat swap_matrix();
 
 /// The head on the teaching sentence X2 (3 x 2) with the given query projection Wq (2 x 2) and
@@ -33,7 +34,7 @@ arma::mat swap_matrix();
 attn::HeadPass teaching_head(const arma::mat& X2, const arma::mat& Wq);
 
 /// The article's 3-d -> 2-d query map in column form, M = Wq^T = [[1, 0, 1], [0, 1, 1]] (2 x 3).
-/// Throws nothing. Source: the article, "What information does the query map lose?".
+/// Source: the article, "What information does the query map lose?".
 arma::mat small_query_map();
 
 /// What Armadillo finds about a query map M (outputs x inputs, column form).
@@ -82,18 +83,18 @@ WidthExample width_example(arma::uword d, arma::uword d_k, std::uint64_t seed, a
 /// The three hand-set matching directions of "What could this query match?".
 enum class Preset { water, finance, structure };
 
-/// "water" -> Preset::water, ...; throws std::invalid_argument listing the choices otherwise.
+/// "water" -> Preset::water, ..; throws std::invalid_argument listing the choices otherwise.
 /// Source: the article, "Try three hypothetical matching directions" (the presets).
 Preset parse_preset(const std::string& name);
-/// "water", "finance" or "structure". Throws nothing. Source: as parse_preset.
+/// "water", "finance" or "structure". Source: as parse_preset.
 std::string preset_name(Preset preset);
-/// The question a preset asks, e.g. "which positions carry water-related evidence?". Throws nothing.
+/// The question a preset asks, e.g. "which positions carry water-related evidence?".
 /// Source: the article, "What could this query match?".
 std::string preset_question(Preset preset);
 
 /// A preset's Wq: 4 x 3 (rows finance, water, structure, generic of the toy table; columns the
 /// matching axes finance, water, structure). Only the structure row is non-zero: 3.75 on the
-/// preset's axis, so bank's query is 0.8 x 3.75 = 3 along it. Throws nothing.
+/// preset's axis, so bank's query is 0.8 x 3.75 = 3 along it.
 /// Source: the article, "Try three hypothetical matching directions".
 arma::mat preset_wq(Preset preset);
 
@@ -101,20 +102,20 @@ arma::mat preset_wq(Preset preset);
 struct QueryChoice {
   Preset preset = Preset::water;      ///< the preset, used when there is no custom Wq
   std::optional<arma::mat> custom{};  ///< the reader's Wq (4 x 3), instead of the preset
-  /// 4 x 3: the custom Wq, else the preset's. Throws nothing.
+  /// 4 x 3: the custom Wq, else the preset's.
   arma::mat Wq() const { return custom.value_or(preset_wq(preset)); }
-  /// How the widget names it: "custom" or "find water evidence". Throws nothing.
+  /// How the widget names it: "custom" or "find water evidence".
   std::string label() const { return custom ? "custom" : "find " + preset_name(preset) + " evidence"; }
-  /// The question the preset asks, "" for a custom Wq. Throws nothing.
+  /// The question the preset asks, "" for a custom Wq.
   std::string question() const { return custom ? "" : preset_question(preset); }
 };
 
 /// The fixed key projection Wk (4 x 3): keeps finance, water and structure, drops generic.
-/// Throws nothing. Source: the article, "Try three hypothetical matching directions".
+/// Source: the article, "Try three hypothetical matching directions".
 arma::mat fixed_wk();
 
 /// Parses a custom Wq written as rows separated by ';', entries by spaces or commas:
-/// "0 0 0; 0 0 0; 0 3.75 0; 0 0 0" or "0, 0, 0; ...". Returns rows x cols.
+/// "0 0 0; 0 0 0; 0 3.75 0; 0 0 0" or "0, 0, 0; ..". Returns rows x cols.
 /// Throws std::invalid_argument if the shape is not rows x cols, a row has an empty entry between
 /// commas (the list rule, attn::split_list: "1,,0", "1,0,0,"), or an entry is not a number within
 /// +-attn::kLargestInput (1e6). Source: the article's "Adjust Wq coefficients" widget, typed in.
@@ -161,7 +162,7 @@ struct CombinedQuery {
 };
 
 /// The water preset's Wq plus the structure preset's (4 x 3): the structure row [0, 3.75, 3.75].
-/// Throws nothing. Source: the article, "One query can combine several matching criteria".
+/// Source: the article, "One query can combine several matching criteria".
 arma::mat combined_wq();
 
 /// bank's combined query on `words` (last word receives; toy vocabulary), its shares and the two
@@ -171,7 +172,7 @@ CombinedQuery combined_query(const std::vector<std::string>& words);
 
 /// Claim qk_09: the shares add up to every score (to 1e-12), and every key that matches either
 /// preference (a non-zero water or structure coordinate) scores from it (a positive share there).
-/// Throws nothing. Source: the claims ledger, qk_09.
+/// Source: the claims ledger, qk_09.
 attn::ClaimCheck combined_query_claim(const CombinedQuery& c);
 
 /// More feature directions than dimensions, after Elhage et al. 2022, "Toy Models of Superposition":
@@ -195,7 +196,7 @@ struct Superposition {
 Superposition superposition(arma::uword features = 5);
 
 /// Claim qk_10: rank(W) = dims < features, and reading one active feature picks up non-zero
-/// interference from the others. Throws nothing. Source: the claims ledger, qk_10.
+/// interference from the others. Source: the claims ledger, qk_10.
 attn::ClaimCheck superposition_claim(const Superposition& s);
 
 // ---- the program's sections, computed once --------------------------------------------------------
@@ -207,7 +208,7 @@ struct TeachingSection {
   attn::HeadPass raw{};       ///< Wq = I
   attn::HeadPass swapped{};   ///< Wq = swap_matrix()
 };
-/// Computes both passes. Throws nothing (the inputs are fixed). Source: the article, "When raw similarity
+/// Computes both passes. Source: the article, "When raw similarity
 /// asks the wrong question"
 /// and "Producing a query".
 TeachingSection teaching_section();
@@ -220,11 +221,11 @@ struct SmallNullSpace {
   arma::vec e{};          ///< 3 x 1: the article's e = (1, 2, 3)
   arma::vec far_query{};  ///< 2 x 1: M (e + 2.5 n), the same query as M e
 };
-/// M, its null space and the article's n and e. Throws nothing (fixed inputs).
+/// M, its null space and the article's n and e.
 /// Source: the article, "What information does the query map lose?".
 SmallNullSpace small_null_space();
 
-/// The article's two sentences, "the river bank" and "the money bank", as words. Throws nothing.
+/// The article's two sentences, "the river bank" and "the money bank", as words.
 /// Source: the article, "Try three hypothetical matching directions".
 std::vector<std::vector<std::string>> article_sentences();
 

@@ -3,6 +3,7 @@
 /// sublayer's weights as heat maps, and two schematic diagrams (Graphviz DOT sources) generated from
 /// the shapes of the example sublayer the chapter computes: nothing here is drawn by hand or
 /// computes the lesson.
+/// Unless its comment names an exception, a function here throws nothing (beyond std::bad_alloc).
 #pragma once
 
 #include <string>
@@ -16,13 +17,13 @@ namespace ch03 {
 /// The counting diagram (ch03_counting): E, X, every head's Wq, Wk, Wv (learned) and Q, K, V, A, H
 /// (computed, one row per token), Concat, Wo, Delta and Y = X + Delta, each with its shape in
 /// `example`, and the counts of `c` underneath. Amber boxes are learned, blue ones computed.
-/// Throws nothing. Source: the article, "How many tables and vectors are there?" (its diagram of
+/// Source: the article, "How many tables and vectors are there?" (its diagram of
 /// 2 heads over 3 tokens); Vaswani et al. 2017, §3.2.2.
 std::string counting_diagram(const ExampleSublayer& example, const Counts& c);
 
 /// One full head from its input to the output projection (ch03_full_head): X, Wq, Wk, Wv, Q, K, V,
 /// the scores S = Q K^T / sqrt(d_k), A = softmax(S), H = A V, head 1's block of Wo (d_v rows),
-/// its share of Delta, and Y = X + Delta, with `example`'s shapes. Throws nothing.
+/// its share of Delta, and Y = X + Delta, with `example`'s shapes.
 /// Source: the article, "Three roles: matching and carrying information" and "Where this leaves us".
 std::string full_head_diagram(const ExampleSublayer& example);
 

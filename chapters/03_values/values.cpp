@@ -2,6 +2,7 @@
 /// \brief Chapter 03 computations (see values.hpp).
 #include "values.hpp"
 
+#include <fmt/format.h>
 #include <cmath>
 #include <sstream>
 #include <stdexcept>
@@ -84,12 +85,9 @@ std::vector<CountRow> counting_table(long long n, long long h) {
   const std::string ns = std::to_string(n), hs = std::to_string(h);
   const std::string per_head = hs + ", one per head";
   const std::string matrices = attn::counted(h, "matrix", "matrices");
-  std::string hdv = "d_v";  // "h d_v" with h substituted (GCC 12 misreads "(" + ... + ")" chains, so build it)
-  if (h != 1) hdv.insert(0, hs + " ");
-  std::string concat_shape = ns;
-  concat_shape.append(" x (").append(hdv).append(")");
-  std::string wo_shape = "(";
-  wo_shape.append(hdv).append(") x d");
+  const std::string hdv = h != 1 ? fmt::format("{} d_v", h) : "d_v";  // "h d_v" with h substituted
+  const std::string concat_shape = fmt::format("{} x ({})", ns, hdv);
+  const std::string wo_shape = fmt::format("({}) x d", hdv);
   return {
       // clang-format off
       {"token embedding table E", "learned", "1, before the stack", "vocabulary size x d"},

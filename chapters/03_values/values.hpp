@@ -5,6 +5,7 @@
 /// Source: the article, "The embedding table and the projection matrices are separate", "How many
 /// tables and vectors are there?", "Three roles: matching and carrying information", "What the
 /// weight actually measures" and "Where this leaves us"; Vaswani et al. 2017, §3.2.2. Tokens are rows.
+/// Unless its comment names an exception, a function here throws nothing (beyond std::bad_alloc).
 #pragma once
 
 #include <armadillo>
@@ -25,18 +26,18 @@ enum class Choice { raw, swap };
 /// "raw" or "swap" as a Choice. Throws std::invalid_argument naming the text otherwise.
 /// Source: the article, "Three roles: matching and carrying information".
 Choice parse_choice(const std::string& text);
-/// "raw" or "swap". Throws nothing. Source: the article, "Three roles: matching and carrying information".
+/// "raw" or "swap". Source: the article, "Three roles: matching and carrying information".
 std::string choice_name(Choice choice);
-/// The 2 x 2 matrix of a choice: I or swap. Throws nothing. Source: the article, "Three roles: matching and
+/// The 2 x 2 matrix of a choice: I or swap. Source: the article, "Three roles: matching and
 /// carrying information".
 arma::mat choice_matrix(Choice choice);
 
 /// "the Eiffel tower" in the teaching space (axes structure, Paris identity): 3 x 2, one word per
-/// row. Throws nothing. Source: the article, "When raw similarity asks the wrong question".
+/// row. Source: the article, "When raw similarity asks the wrong question".
 arma::mat eiffel_sentence();
 
 /// The teaching head with Wq and Wv chosen and Wk = I: X2 3 x 2 -> HeadPass (A 3 x 3, H 3 x 2).
-/// Row 2 is tower, the receiving token of the article's widget. Throws nothing (fixed inputs).
+/// Row 2 is tower, the receiving token of the article's widget.
 /// Source: the article, "Three roles: matching and carrying information".
 attn::HeadPass tower_head(Choice query, Choice values);
 
@@ -94,7 +95,7 @@ std::vector<CountRow> counting_table(long long n, long long h);
 /// A small hand-set sublayer on the toy table (d = 4): head 1 asks bank's water question, head 2 its
 /// finance question (Wq as chapter 02's presets, Wk = Wv keeping finance, water, structure; d_k = d_v = 3),
 /// and Wo (6 x 4) adds half of each head's mixture back onto finance, water and structure.
-/// Throws nothing. Source: the article, "How many tables and vectors are there?"; Vaswani et al. 2017,
+/// Source: the article, "How many tables and vectors are there?"; Vaswani et al. 2017,
 /// §3.2.2.
 attn::MultiHeadWeights river_bank_sublayer();
 
@@ -108,7 +109,7 @@ struct Combination {
 };
 
 /// Section 2: the four combinations, in the order raw/raw, raw/swap, swap/raw, swap/swap.
-/// Throws nothing. Source: the article, "Three roles: matching and carrying information".
+/// Source: the article, "Three roles: matching and carrying information".
 std::vector<Combination> three_roles();
 
 /// The pass of the combination (query, values) among `combos`.
@@ -136,13 +137,13 @@ struct SeparateObject {
 };
 
 /// The article's four rows (E; Wq, Wk, Wv; X, Q, K, V; A, H), each with its shape in `example`'s
-/// head 1 (the toy table's E is vocabulary x d = 4 x 4). Throws nothing.
+/// head 1 (the toy table's E is vocabulary x d = 4 x 4).
 /// Source: the article, "The embedding table and the projection matrices are separate".
 std::vector<SeparateObject> separate_objects(const ExampleSublayer& example);
 
 /// Claim heads_04: E and the projections Wq, Wk, Wv are learned; X, Q, K, V, A and H are computed
 /// on each pass; and in `example` they are separate objects of different shapes (E is
-/// vocabulary x d, a projection d x d_k, X n x d). Throws nothing. Source: the claims ledger, heads_04.
+/// vocabulary x d, a projection d x d_k, X n x d). Source: the claims ledger, heads_04.
 attn::ClaimCheck separate_objects_claim(const std::vector<SeparateObject>& rows, const ExampleSublayer& example);
 
 /// A score and its reverse in one head whose query and key projections differ.
@@ -159,12 +160,12 @@ struct Asymmetry {
 
 /// Head 1 of river_bank_sublayer() (Wq asks along water from structure, Wk keeps finance, water,
 /// structure) on "the river bank": the score from bank to river and from river to bank.
-/// Throws nothing. Source: the article, "Three roles: matching and carrying information" ("the
+/// Source: the article, "Three roles: matching and carrying information" ("the
 /// score from i to j can differ from the score from j to i").
 Asymmetry asymmetric_scores();
 
 /// Claim val_05: with Wq != Wk, s_ij differs from s_ji (by more than 1e-9) and M is not symmetric.
-/// Throws nothing. Source: the claims ledger, val_05.
+/// Source: the claims ledger, val_05.
 attn::ClaimCheck asymmetry_claim(const Asymmetry& a);
 
 /// Section 1's random sublayer built with the counting table's n and h, run to confirm the counts.

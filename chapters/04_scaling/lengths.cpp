@@ -1,6 +1,7 @@
 /// \file lengths.cpp
 /// \brief Chapter 04, section 7: what the lengths of a query and a key do to scaled dot-product
 /// attention and to cosine attention (see sections.hpp).
+#include <fmt/format.h>
 #include <cmath>
 
 #include "sections.hpp"
@@ -35,9 +36,7 @@ LengthCurves length_curves(const LengthExample& ex) {
   }
   const arma::rowvec s = scaled_scores(ex.q, ex.K);
   for (arma::uword j = 0; j < m; ++j) {
-    std::string key = "k";  // built by appending: GCC 12 misreports "literal" + std::string as an overflow
-    key.append(std::to_string(j + 1)).append(" (score ").append(attn::format_plain(s(j))).append(")");
-    c.keys.push_back(key);
+    c.keys.push_back(fmt::format("k{} (score {})", j + 1, attn::format_plain(s(j))));
   }
   return c;
 }

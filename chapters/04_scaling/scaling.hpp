@@ -4,6 +4,7 @@
 /// Source: the article, "Dot products, cosine similarity, and scaling" and its subsections
 /// (including the "Rotate a. Watch its shadow." explorer); Vaswani et al. 2017, §3.2.1 (the
 /// variance argument for the sqrt(d_k) divisor). Vectors here are single queries or keys.
+/// Unless its comment names an exception, a function here throws nothing (beyond std::bad_alloc).
 #pragma once
 
 #include <armadillo>
@@ -69,12 +70,12 @@ struct VarianceEstimate {
 VarianceEstimate dot_product_variance(arma::uword d_k, arma::uword samples, std::uint64_t seed);
 
 /// Claim scale_04 on one estimate: the measured Var(q .\ k) lies within 3 standard errors of d_k,
-/// and Var(q .\ k / sqrt(d_k)) within 3 of 1. Throws nothing.
+/// and Var(q .\ k / sqrt(d_k)) within 3 of 1.
 /// Source: the article, "Why divide by the square root of the dimension?".
 bool within_three_standard_errors(const VarianceEstimate& e);
 
-/// The widths the program's Monte Carlo table measures: 1, 2, 4, ..., 512 (10 widths).
-/// Throws nothing. Source: the article, "Why divide by the square root of the dimension?".
+/// The widths the program's Monte Carlo table measures: 1, 2, 4, .., 512 (10 widths).
+/// Source: the article, "Why divide by the square root of the dimension?".
 std::vector<arma::uword> variance_widths();
 
 /// dot_product_variance for each d_k in turn (seed + index, so each width has its own stream).
@@ -110,7 +111,7 @@ struct LengthExample {
   arma::mat K;       ///< 3 x 4, one key per row: k1 [2, 1, 0, 0], k2 [0, 0, 2, 1], k3 [-1, 0, 0, 1]
 };
 
-/// The example above. Throws nothing. Source: built for "Why not use cosine similarity instead?".
+/// The example above. Source: built for "Why not use cosine similarity instead?".
 LengthExample length_example();
 
 /// Scaled dot-product scores of one query against every key: q K^T / sqrt(d_k), d_k = q.n_elem.

@@ -149,11 +149,10 @@ std::string winner_words(const arma::rowvec& raw, double divisor) {
   if (raw.max() == raw.min()) return "  Equal scores stay equal: every key keeps the same share.";
   if (divisor == 1.0) return "  Dividing by 1 changes nothing.";
   if (arma::accu(raw == raw.max()) > 1) return "  The top keys stay tied, each with a smaller share.";
-  std::string out = "  Key ";  // built by appending: GCC 12 misreports "literal" + std::string as an overflow
-  out.append(std::to_string(raw.index_max() + 1));
-  return out.append(softmax(raw / divisor).max() < softmax(raw).max()
-                        ? " still wins, with a smaller share."
-                        : " still wins; its share is the same to double precision.");
+  return fmt::format("  Key {}{}", raw.index_max() + 1,
+                     softmax(raw / divisor).max() < softmax(raw).max()
+                         ? " still wins, with a smaller share."
+                         : " still wins; its share is the same to double precision.");
 }
 
 /// A ratio with 6 decimals while it is small, else in 6 significant digits (2.68812e+43), so a
@@ -260,9 +259,7 @@ SharpnessCurves sharpness_curves(const arma::rowvec& scores, double divisor) {
   c.weights = sharpness_sweep(scores, c.cs);
   c.norms = jacobian_norm_sweep(scores, c.cs);
   for (arma::uword j = 0; j < scores.n_elem; ++j) {
-    std::string key = "key ";  // built by appending: GCC 12 misreports "literal" + std::string as an overflow
-    key.append(std::to_string(j + 1)).append(" (score ").append(format_plain(scores(j))).append(")");
-    c.keys.push_back(key);
+    c.keys.push_back(fmt::format("key {} (score {})", j + 1, format_plain(scores(j))));
   }
   c.marks = {{1.0 / divisor, "c = 1/" + format_plain(divisor)}, {1.0, "c = 1"}};
   return c;

@@ -1,9 +1,10 @@
 /// \file sections.hpp
 /// \brief Chapter 04's sections as results: each lesson function computes one section of the
-/// program once, with its claims of ../shared/claims.md as attn::ClaimCheck; the printers
+/// program once, with its claims of ./shared/claims.md as attn::ClaimCheck; the printers
 /// (report.hpp) and the figures (figures.hpp) only read these results.
 ///
 /// Source: the article, "Dot products, cosine similarity, and scaling" and its subsections.
+/// Unless its comment names an exception, a function here throws nothing (beyond std::bad_alloc).
 #pragma once
 
 #include <armadillo>
@@ -28,7 +29,7 @@ inline constexpr std::size_t kMaxScores = 10;
 attn::Parsed<arma::rowvec> scores_from_text(const std::string& name, const std::string& text);
 
 /// `x` with four decimals, or in scientific form with three significant digits below 0.1
-/// (0.2130, 3.55e-02, 1.13e-07): how the chapter prints the size of the softmax Jacobian. Throws nothing.
+/// (0.2130, 3.55e-02, 1.13e-07): how the chapter prints the size of the softmax Jacobian.
 std::string small_number(double x);
 
 /// A printed line that is claim evidence: tagged with its ID when the section runs on the
@@ -53,10 +54,10 @@ struct DotCosineTable {
   attn::ClaimCheck claim{};          ///< scale_01: dots 1, 100, 0, -1 and cosines 1, 1, 0, -1 (to 1e-12)
 };
 
-/// Section 2. Throws nothing. Source: the article, "Cosine similarity removes the lengths".
+/// Section 2. Source: the article, "Cosine similarity removes the lengths".
 DotCosineTable dot_cosine_table();
 
-/// Section 1's figure data: a .\ b as a rotates through 0..360 degrees for three lengths of a.
+/// Section 1's figure data: a .\ b as a rotates through 0.360 degrees for three lengths of a.
 struct AngleSweep {
   arma::vec angles{};        ///< 361 x 1, degrees
   arma::vec lengths{};       ///< 3 x 1: the lengths of a, 1, 5, 10
@@ -92,7 +93,7 @@ struct FixedDivisor {
   attn::ClaimCheck claim{};     ///< scale_03: 0.125, 1, 5, 12.5 (to 1e-12)
 };
 
-/// Section 3. Throws nothing. Source: the article, "Scaling preserves the influence of lengths".
+/// Section 3. Source: the article, "Scaling preserves the influence of lengths".
 FixedDivisor fixed_divisor();
 
 /// Section 4: the Monte Carlo run and claim scale_04.
@@ -108,7 +109,7 @@ struct VarianceSection {
 /// Source: the article, "Why divide by the square root of the dimension?".
 VarianceSection variance_section(arma::uword samples, std::uint64_t seed);
 
-/// Claim scale_04 over a sweep: every estimate within_three_standard_errors. Throws nothing.
+/// Claim scale_04 over a sweep: every estimate within_three_standard_errors.
 /// Source: the article, "Why divide by the square root of the dimension?".
 attn::ClaimCheck scaled_variance_claim(const std::vector<VarianceEstimate>& estimates);
 
@@ -189,7 +190,7 @@ struct KeyScaleRow {
   double cosine_weight = 0.0;  ///< its weight under cosine scores
 };
 
-/// Section 7's figure data: weights as the query's or one key's length factor sweeps 0.1 .. 10.
+/// Section 7's figure data: weights as the query's or one key's length factor sweeps 0.1 . 10.
 struct LengthCurves {
   arma::vec cs{};                   ///< 121 x 1, log-spaced factors
   arma::mat query_weights{};        ///< 121 x 2m: dot-product weights of each key, then cosine weights
@@ -209,18 +210,18 @@ struct CosineComparison {
   attn::ClaimCheck key_claim{};             ///< scale_09
 };
 
-/// Section 7. Throws nothing. Source: the article, "Why not use cosine similarity instead?".
+/// Section 7. Source: the article, "Why not use cosine similarity instead?".
 CosineComparison cosine_comparison();
 
 /// Claim scale_08 on the example: in every row the score row of c q is c times q K^T / sqrt(d_k)
 /// (to 1e-12), the largest weight rises from row to row (rows in ascending c > 0), and the cosine
-/// weights are those of q (to 1e-12). Throws nothing.
+/// weights are those of q (to 1e-12).
 /// Source: the article, "Why not use cosine similarity instead?".
 attn::ClaimCheck query_length_claim(const LengthExample& ex, const std::vector<QueryScaleRow>& rows);
 
 /// Claim scale_09 on the example: making one key c > 1 times longer multiplies its score by c;
 /// its weight rises if its score is positive and falls if negative, both signs shown; cosine
-/// weights do not move. rows: per key, ascending c starting at 1. Throws nothing.
+/// weights do not move. rows: per key, ascending c starting at 1.
 /// Source: the article, "Why not use cosine similarity instead?".
 attn::ClaimCheck key_length_claim(const LengthExample& ex, const std::vector<KeyScaleRow>& rows);
 

@@ -9,12 +9,13 @@
 ///     a = softmax(q K^T / sqrt(3))    1 x 4
 ///     y = a Xs Wv         1 x 3       (learned, 9 x 3): the mixture of the values V = Xs Wv
 ///
-/// Targets come from known maps Wq* and Wv*: Wq* reads query features 0..2, Wv* reads source
-/// features 3..5; features 6..8 are distractors read by neither. Because K and the output space are
+/// Targets come from known maps Wq* and Wv*: Wq* reads query features 0.2, Wv* reads source
+/// features 3.5; features 6.8 are distractors read by neither. Because K and the output space are
 /// fixed, the learned maps can be compared with the true ones coordinate by coordinate. (Four keys
 /// in three dimensions, none a combination summing every score equally, so softmax's shift
 /// invariance cannot hide a change of Wq.) Source: the article, "Can two small matrices recover
 /// identifiable features?".
+/// Unless its comment names an exception, a function here throws nothing (beyond std::bad_alloc).
 #pragma once
 
 #include <armadillo>
@@ -42,14 +43,14 @@ struct FeatureData {
   arma::mat Y;                ///< N x 3: targets
 };
 
-/// The fixed keys of the four source slots: 4 x 3 (rows e1, e2, e3 and -(1,1,1)). Throws nothing.
+/// The fixed keys of the four source slots: 4 x 3 (rows e1, e2, e3 and -(1,1,1)).
 /// Source: the article, "Can two small matrices recover identifiable features?".
 arma::mat fixed_keys();
-/// The true query map Wq* (9 x 3): non-zero only in rows 0..2 (the query-relevant features).
-/// Throws nothing. Source: the article, "Can two small matrices recover identifiable features?".
+/// The true query map Wq* (9 x 3): non-zero only in rows 0.2 (the query-relevant features).
+/// Source: the article, "Can two small matrices recover identifiable features?".
 arma::mat true_Wq();
-/// The true value map Wv* (9 x 3): non-zero only in rows 3..5 (the value-relevant features).
-/// Throws nothing. Source: the article, "Can two small matrices recover identifiable features?".
+/// The true value map Wv* (9 x 3): non-zero only in rows 3.5 (the value-relevant features).
+/// Source: the article, "Can two small matrices recover identifiable features?".
 arma::mat true_Wv();
 
 /// Outputs of the head for every example: N x 3 (row i: example i). Wq, Wv: 9 x 3; Xq and each of
@@ -118,12 +119,12 @@ inline constexpr double kIrrelevantEffect = 1e-2;
 inline constexpr double kRelevantEffect = 0.1;
 
 /// Claim feat_01, the fit: held-out relative squared error below 1e-3. Evidence: the training and
-/// held-out errors, 8 decimals. Throws nothing. Source: the article, "Can two small matrices recover
+/// held-out errors, 8 decimals. Source: the article, "Can two small matrices recover
 /// identifiable features?".
 attn::ClaimCheck feature_fit_claim(const FeatureRecovery& r);
 
 /// Claim feat_01, the maps: both learned maps within 1e-2 (relative, Frobenius) of the true ones.
-/// Evidence: both errors, 6 decimals. Throws nothing. Source: as feature_fit_claim.
+/// Evidence: both errors, 6 decimals. Source: as feature_fit_claim.
 attn::ClaimCheck feature_maps_claim(const FeatureRecovery& r);
 
 /// Claim feat_01, the interventions: query features 0-2 move the output through the query, value
@@ -134,7 +135,7 @@ attn::ClaimCheck feature_maps_claim(const FeatureRecovery& r);
 attn::ClaimCheck interventions_claim(const FeatureRecovery& r);
 
 /// Claim feat_01 whole: the three claims above hold. Returns whether it holds; `why` (if given)
-/// names the first failure. Throws nothing. Source: as feature_fit_claim.
+/// names the first failure. Source: as feature_fit_claim.
 bool features_recovered(const FeatureRecovery& r, std::string* why = nullptr);
 
 }  // namespace ch05

@@ -4,6 +4,7 @@
 ///
 /// The program trains (the article's sections), steps through one update (--walkthrough, the
 /// article's widget in "Follow one sentence through training") or times the training (--bench).
+/// Unless its comment names an exception, a function here throws nothing (beyond std::bad_alloc).
 #pragma once
 
 #include <functional>
@@ -18,22 +19,22 @@ namespace ch05 {
 enum class Mode { train, walkthrough, bench };
 
 /// The mode the flags choose: --walkthrough, --bench or neither (both: walkthrough, and
-/// mode_problem() refuses the pair). Throws nothing.
+/// mode_problem() refuses the pair).
 Mode mode_of(bool walkthrough, bool bench);
 
 /// The first flag that `mode` does not use, as the usage error says it ("--walkthrough and --bench
 /// are separate modes", "--init applies to
 /// training, not to --walkthrough", "--updates, --sentence, --follow and --pause need
-/// --walkthrough", ...), or "" if there is none. `given(name)`: the flag `--name` was typed (not a
-/// default). Throws nothing (beyond std::bad_alloc).
+/// --walkthrough", ..), or "" if there is none. `given(name)`: the flag `--name` was typed (not a
+/// default).
 std::string mode_problem(Mode mode, const std::function<bool(const std::string&)>& given);
 
 /// The largest update number --follow accepts: 1 + the largest --updates.
 inline constexpr long long kLastFollowed = 100001;
 
-/// --follow's list: update numbers 1 .. kLastFollowed, ascending, separated by commas by the list
+/// --follow's list: update numbers 1 . kLastFollowed, ascending, separated by commas by the list
 /// rule ("1,2", "1, 2", "21"). A refusal is Parsed::problem, the whole message naming the flag and
-/// the entry. Throws nothing (beyond std::bad_alloc).
+/// the entry.
 attn::Parsed<std::vector<int>> follow_list(const std::string& text);
 
 }  // namespace ch05

@@ -6,6 +6,7 @@
 ///
 /// Source: the article, "Make it learn", "Heads and blocks train together", "Can two small matrices
 /// recover identifiable features?" and "Attention learns the data, not the world".
+/// Unless its comment names an exception, a function here throws nothing (beyond std::bad_alloc).
 #pragma once
 
 #include <armadillo>
@@ -77,7 +78,6 @@ struct Companions {
 Companions run_companions(std::uint64_t seed);
 
 /// The survey's runs grouped by their pattern, groups in the order their first run appears.
-/// Throws nothing (beyond std::bad_alloc).
 std::vector<PatternGroup> group_patterns(const std::vector<BiasedRun>& runs);
 
 /// The benchmark: the article's training timed on this machine.

@@ -4,6 +4,7 @@
 ///
 /// Source: the article, "Make it learn", "Follow one sentence through training" and "Attention
 /// learns the data, not the world". The model and its backward pass live in common/attention/backprop.hpp.
+/// Unless its comment names an exception, a function here throws nothing (beyond std::bad_alloc).
 #pragma once
 
 #include <armadillo>
@@ -26,11 +27,11 @@ struct Example {
   arma::uword label = 0;           ///< 0 water, 1 finance
 };
 
-/// The article's vocabulary in id order: the, river, money, bank. Throws nothing. Source: the article,
+/// The article's vocabulary in id order: the, river, money, bank. Source: the article,
 /// "Make it learn".
 const std::vector<std::string>& vocabulary();
 
-/// The class names in label order: water (0), finance (1). Throws nothing. Source: the article, "Make it
+/// The class names in label order: water (0), finance (1). Source: the article, "Make it
 /// learn".
 const std::vector<std::string>& class_names();
 
@@ -40,7 +41,7 @@ const std::vector<std::string>& class_names();
 arma::uvec encode(const std::vector<std::string>& words, const std::vector<std::string>& vocab);
 
 /// The article's four examples, in its order: "the river bank" 0, "the money bank" 1,
-/// "river bank" 0, "money bank" 1. Throws nothing. Source: the article, "Make it learn".
+/// "river bank" 0, "money bank" 1. Source: the article, "Make it learn".
 std::vector<Example> article_examples();
 
 /// The article's settings (d = 8, 300 passes, Adam with learning rate 0.05, seed 0).
@@ -71,7 +72,7 @@ class Trainer {
   /// std::invalid_argument like attn::one_head_forward for an empty sentence, an id outside the
   /// vocabulary or a class out of range. Source: the article's training loop ("Make it learn").
   double step(const Example& example);
-  /// Optimizer steps taken so far (a count). Throws nothing. Source: the article, "Make it learn".
+  /// Optimizer steps taken so far (a count). Source: the article, "Make it learn".
   long steps() const { return adam_.steps(); }
 
  private:
@@ -135,23 +136,23 @@ double microseconds_per_step(const TrainSettings& settings, int repeats);
 /// Claim train_01 on a model: its trainable parameters, counted from the parameter table and
 /// written out from its sizes ("4x8 + 3x8x8 + (8x2 + 2)" for the article's model, which has 242;
 /// the formula assumes d_k = d_v = d). Holds if the count equals the formula's total. Evidence: two
-/// lines, the count and the remark that A holds activations, not parameters. Throws nothing.
+/// lines, the count and the remark that A holds activations, not parameters.
 /// Source: the article, "Make it learn" (242 parameters).
 attn::ClaimCheck parameter_count_claim(const attn::OneHeadModel& model);
 
 /// Claim train_02 on a model's predictions: every example's predicted class is its target.
-/// Evidence: "  N of M predictions right". Throws nothing. Source: the article, "Make it learn"
+/// Evidence: "  N of M predictions right". Source: the article, "Make it learn"
 /// (predictions 0, 1, 0, 1).
 attn::ClaimCheck predictions_claim(const std::vector<Prediction>& predictions);
 
 /// Claim train_03 on a model's predictions: every reported row is bank's attention over its own
 /// sentence (n entries, non-negative, summing to 1 to 1e-12). Evidence: how many of them are.
-/// Throws nothing. Source: the article, "Make it learn" (the attention table).
+/// Source: the article, "Make it learn" (the attention table).
 attn::ClaimCheck rows_reported_claim(const std::vector<Prediction>& predictions);
 
 /// Claim train_03, "not a requirement": with bank's row forced uniform (1/n over its sentence) the
 /// same trained model still predicts every target. Evidence: "K of N". A reader's other seed can
-/// make it fail (the model then leans on its routing). Throws nothing. Source: the article, "Make it
+/// make it fail (the model then leans on its routing). Source: the article, "Make it
 /// learn" (selective routing is one observed solution).
 attn::ClaimCheck uniform_routing_claim(const std::vector<Prediction>& predictions);
 
@@ -165,8 +166,8 @@ attn::ClaimCheck uniform_routing_claim(const std::vector<Prediction>& prediction
 /// Source: the article's trained model, kept for later chapters (no paper; Armadillo's raw_ascii).
 void save_model(const attn::OneHeadModel& model, const std::filesystem::path& dir);
 
-/// The six paths save_model writes in `dir`, one per parameter group: E.txt ... bc.txt.
-/// Throws nothing (beyond std::bad_alloc). Source: the parameter table attn::kOneHeadGroups.
+/// The six paths save_model writes in `dir`, one per parameter group: E.txt .. bc.txt.
+/// Source: the parameter table attn::kOneHeadGroups.
 std::vector<std::filesystem::path> model_files(const std::filesystem::path& dir);
 
 /// Reads the six files written by save_model (bc.txt may hold its C values on one line or one per
@@ -187,16 +188,16 @@ void write_loss_log(const arma::vec& pass_loss, const std::filesystem::path& fil
 
 /// The widget's model: two learned coordinates (d = d_k = d_v = 2), the article's vocabulary, two
 /// classes, initialized by init_like_pytorch(seed) and then the classifier bias set to zero.
-/// Shapes: E 4 x 2, Wq Wk Wv 2 x 2, Wc 2 x 2, bc 1 x 2. Throws nothing. Source: the article, "Follow one
+/// Shapes: E 4 x 2, Wq Wk Wv 2 x 2, Wc 2 x 2, bc 1 x 2. Source: the article, "Follow one
 /// sentence through training".
 attn::OneHeadModel walkthrough_model(std::uint64_t seed);
 
 /// The widget's two examples, alternated by its training: "the river bank" (water) and
-/// "the money bank" (finance). Throws nothing. Source: the article, "Follow one sentence through training".
+/// "the money bank" (finance). Source: the article, "Follow one sentence through training".
 std::vector<Example> walkthrough_examples();
 
 /// The two sentences of walkthrough_examples() as text, in the same order: "the river bank",
-/// "the money bank". Throws nothing.
+/// "the money bank".
 std::vector<std::string> walkthrough_sentences();
 
 /// What the step-through does: its model's seed, SGD's learning rate, the sentence of the first
@@ -235,7 +236,7 @@ struct Walk {
   attn::OneHeadModel initial{};          ///< the parameters before update 1
   attn::OneHeadModel final{};            ///< the parameters after the last update
   std::vector<attn::OneHeadPass> end{};  ///< each sentence of walkthrough_examples() through `final`
-  /// Total number of updates taken (1 + settings.updates). Throws nothing.
+  /// Total number of updates taken (1 + settings.updates).
   int total() const { return 1 + settings.updates; }
 };
 
@@ -252,15 +253,15 @@ Walk run_walk(const WalkSettings& settings);
 /// Claim train_04 on one backward pass of the widget: for each vocabulary word absent from the
 /// example, its row of dE is exactly zero. One ClaimCheck per absent word (none if every word is
 /// present), in vocabulary order. Evidence: "  'money' is absent from the sentence: its row of dE is
-/// exactly zero". Throws nothing. Source: the article, "Follow one sentence through training".
+/// exactly zero". Source: the article, "Follow one sentence through training".
 std::vector<attn::ClaimCheck> absent_rows_claims(const Example& example, const attn::OneHeadGrads& grads);
 
-/// Vocabulary of the biased dataset: the, bank and the six context words. Throws nothing. Source: the
+/// Vocabulary of the biased dataset: the, bank and the six context words. Source: the
 /// article, "Attention learns the data, not the world".
 const std::vector<std::string>& biased_vocabulary();
 
 /// Six sentences "the CONTEXT bank" with arbitrary labels: river water, money finance, vault water,
-/// salmon finance, lawyer water, attorney finance. Throws nothing. Source: the article, "Attention learns
+/// salmon finance, lawyer water, attorney finance. Source: the article, "Attention learns
 /// the data, not the world".
 std::vector<Example> biased_examples();
 
@@ -290,15 +291,15 @@ struct BiasPattern {
   ClassAttention finance = ClassAttention::mixed;  ///< money, salmon, attorney
   /// True if one class is attended near 0 and the other near 1: the article's contrast.
   bool contrast() const;
-  /// True if both patterns are the same. Throws nothing.
+  /// True if both patterns are the same.
   bool operator==(const BiasPattern&) const = default;
 };
 
 /// The pattern of a table from train_biased: each class's context weights sorted into near 0,
-/// near 1 or mixed. Throws nothing. Source: the article, "Attention learns the data, not the world".
+/// near 1 or mixed. Source: the article, "Attention learns the data, not the world".
 BiasPattern bias_pattern(const std::vector<BiasedRow>& rows);
 
-/// A pattern in words, e.g. "water near 0, finance near 1". Throws nothing.
+/// A pattern in words, e.g. "water near 0, finance near 1".
 std::string describe(const BiasPattern& pattern);
 
 /// One seed of the survey: its table, how many of the six it fits, its pattern.
@@ -310,7 +311,7 @@ struct BiasedRun {
 };
 
 /// Claim bias_01 on one biased-dataset table: every assigned label is predicted. Evidence:
-/// "  6 of 6 assignments fitted". Throws nothing. Source: the article, "Attention learns the data,
+/// "  6 of 6 assignments fitted". Source: the article, "Attention learns the data,
 /// not the world".
 attn::ClaimCheck fitted_claim(const std::vector<BiasedRow>& rows);
 

@@ -3,6 +3,7 @@
 ///
 /// Source: the article, "Causal masking: a decoder only looks left". Tokens are rows: X is n x d,
 /// A is n x n with row i the distribution of receiving position i over source positions.
+/// Unless its comment names an exception, a function here throws nothing (beyond std::bad_alloc).
 #pragma once
 
 #include <armadillo>
@@ -29,13 +30,13 @@ arma::mat zero_fill(const arma::mat& scores);
 /// not square. Source: the article, "Causal masking: a decoder only looks left".
 arma::vec future_share(const arma::mat& A);
 
-/// The words of the article's illustrative table: the, tired, cat, finally, slept. Throws nothing.
+/// The words of the article's illustrative table: the, tired, cat, finally, slept.
 /// Source: the article, "Causal masking: a decoder only looks left".
 const std::vector<std::string>& tired_cat_words();
 
 /// The article's illustrative bidirectional weights for "the tired cat finally slept": 5 x 5, row i
 /// the distribution of word i over all five words; every row sums to 1. Illustrative values, not
-/// from a model (the article says so). Throws nothing. Source: the article, "Causal masking: a decoder only
+/// from a model (the article says so). Source: the article, "Causal masking: a decoder only
 /// looks left".
 arma::mat tired_cat_weights();
 
@@ -63,7 +64,7 @@ struct MaskSection {
   attn::ClaimCheck causal_claim{};   ///< mask_01 on causal.A (causal_weights_claim)
   attn::ClaimCheck leak_claim{};     ///< mask_02 on leaky (zero_fill_claim)
 };
-/// Computes section 1. Throws nothing (fixed inputs). Source: the article, "Causal masking".
+/// Computes section 1. Source: the article, "Causal masking".
 MaskSection mask_section();
 
 /// The article's five-token table in both views (section 2 and its figure).
@@ -79,7 +80,7 @@ struct TiredCatSection {
   attn::ClaimCheck tired_claim{};    ///< mask_05: the causal view of "tired" (renormalized_row_claim, row 1)
   attn::ClaimCheck by_mask_claim{};  ///< mask_05: the mask gives the same rows (mask_renormalizes_claim)
 };
-/// Computes section 2. Throws nothing (fixed inputs). Source: the article, "Causal masking: a decoder only
+/// Computes section 2. Source: the article, "Causal masking: a decoder only
 /// looks left".
 TiredCatSection tired_cat_section();
 
@@ -101,7 +102,7 @@ struct WordOrderSection {
   attn::ClaimCheck unchanged_claim{};  ///< mask_03: bank last, its causal row is its bidirectional row
   attn::ClaimCheck blocked_claim{};    ///< mask_04: bank in the middle, river (after it) gets exactly 0
 };
-/// Computes section 3. Throws nothing (fixed inputs). Source: the article, "Causal masking".
+/// Computes section 3. Source: the article, "Causal masking".
 WordOrderSection word_order_section();
 
 /// Section 4, cross-attention through the identity head: "river bank" reads "the money bank the
@@ -116,14 +117,14 @@ struct CrossSection {
   attn::HeadPass offset_pass{};             ///< causal with the offset: query i reads keys j <= i + offset
   std::string refusal{};                    ///< attn::cross_attention's message for causal without an offset
 };
-/// Computes section 4. Throws nothing (fixed inputs). Source: the article, "Causal masking"
+/// Computes section 4. Source: the article, "Causal masking"
 /// (cross-attention); Vaswani et al. 2017, §3.2.3.
 CrossSection cross_section();
 
 // ---- claims, checked on the computed weights (printed with attn::print_claim) ----------------------
 
 /// Claim mask_01 on causal weights A (n x n): every entry above the diagonal is exactly 0, every row
-/// sums to 1 (to 1e-12) and row 0 is [1, 0, ...]. Evidence: two lines, the row sums to 12 digits
+/// sums to 1 (to 1e-12) and row 0 is [1, 0, ..]. Evidence: two lines, the row sums to 12 digits
 /// and row 0 to two. Throws nothing for a non-empty square A. Source: the article, "Causal masking".
 attn::ClaimCheck causal_weights_claim(const arma::mat& A);
 
@@ -158,7 +159,7 @@ attn::ClaimCheck blocked_source_claim(const arma::rowvec& row, arma::uword block
 
 /// Claim mask_06 on a cross-attention pass of n_q queries over n_kv keys and values: Q n_q x d_k,
 /// K n_kv x d_k, V n_kv x d_v, A n_q x n_kv with rows summing to 1, H n_q x d_v. Evidence: the five
-/// shapes. Throws nothing. Source: the article, "Causal masking" (cross-attention); Vaswani et al.
+/// shapes. Source: the article, "Causal masking" (cross-attention); Vaswani et al.
 /// 2017, §3.2.3.
 attn::ClaimCheck cross_shapes_claim(const attn::HeadPass& pass, arma::uword n_q, arma::uword n_kv);
 

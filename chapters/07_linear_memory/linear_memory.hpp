@@ -5,6 +5,7 @@
 /// Source: the article, "Learned matching, kernel smoothing, and memory"; Katharopoulos et al. 2020
 /// (linear attention, §3.2, causal form §3.3); Schlag et al. 2021 (fast weight programmers).
 /// Tokens are rows: X is n x d, Q n x d_k, K n x d_k, V n x d_v.
+/// Unless its comment names an exception, a function here throws nothing (beyond std::bad_alloc).
 #pragma once
 
 #include <armadillo>
@@ -45,7 +46,7 @@ arma::mat causal_linear_attention_masked(const arma::mat& Q, const arma::mat& K,
 
 /// The same output token by token from a running memory: S_i = S_(i-1) + v_i^T k_i (d_v x d_k,
 /// v_i and k_i rows), read as y_i = (S_i q_i^T)^T. Q, K: n x d_k; V: n x d_v. Returns n x d_v.
-/// If `memories` is given it receives S_1 .. S_n (each d_v x d_k).
+/// If `memories` is given it receives S_1 . S_n (each d_v x d_k).
 /// Throws std::invalid_argument like causal_linear_attention_masked. Source: the article, "Learned
 /// matching, kernel smoothing, and memory";
 /// Katharopoulos et al. 2020, §3.3-3.4; Schlag et al. 2021 (fast weights).
@@ -69,7 +70,7 @@ struct CostRow {
   std::size_t linear_bytes = 0;   ///< bytes held by S
 };
 
-/// The positions the benchmark measures: 1, 2, 4, ... up to max_position, which is always
+/// The positions the benchmark measures: 1, 2, 4, .. up to max_position, which is always
 /// included. Throws std::invalid_argument if max_position is 0. Source: the article, "Learned matching,
 /// kernel smoothing, and memory".
 std::vector<std::size_t> bench_positions(std::size_t max_position);
@@ -99,7 +100,7 @@ struct RandomHead {
 
 /// The head drawn from one attn::Random stream seeded with `seed`, in the order X, Wq, Wk, Wv, R,
 /// every entry N(0, 1): the same numbers with every compiler and standard library (Armadillo's
-/// global generator is not touched; the claims hold for any draw). Throws nothing.
+/// global generator is not touched; the claims hold for any draw).
 /// Source: the article, "Learned matching, kernel smoothing, and memory".
 RandomHead random_head(unsigned seed);
 
@@ -175,24 +176,24 @@ struct CostSection {
 CostSection cost_section(std::size_t max_position);
 
 /// `x` in scientific notation with one decimal ("3.6e-15"), how the chapter prints rounding-level
-/// differences. Throws nothing.
+/// differences.
 std::string scientific(double x);
 
 // ---- the claims, each checked on its section's result (../shared/claims.md) ----------------------
 
 /// mem_01: rank(M) <= d_k (d_k = head.Wq's columns), X M X^T equals (X Wq)(X Wk)^T to 1e-12
-/// relative, and M is not symmetric: s_01 differs from s_10. Throws nothing.
+/// relative, and M is not symmetric: s_01 differs from s_10.
 attn::ClaimCheck claim_bilinear_form(const BilinearSection& section, arma::uword d_k);
-/// mem_02: Wq R and Wk R^-T give the same scores to 1e-10 although the factors moved. Throws nothing.
+/// mem_02: Wq R and Wk R^-T give the same scores to 1e-10 although the factors moved.
 attn::ClaimCheck claim_factors_not_unique(const FactorSection& section);
-/// mem_03: softmax attention equals normalized exp-kernel smoothing of the values, to 1e-12. Throws nothing.
+/// mem_03: softmax attention equals normalized exp-kernel smoothing of the values, to 1e-12.
 attn::ClaimCheck claim_kernel_smoothing(const KernelSection& section);
-/// mem_04: y_i = S_i q_i with S_i = S_(i-1) + v_i k_i^T equals the masked product, to 1e-10. Throws nothing.
+/// mem_04: y_i = S_i q_i with S_i = S_(i-1) + v_i k_i^T equals the masked product, to 1e-10.
 attn::ClaimCheck claim_running_memory(const MemorySection& section);
-/// mem_05, per step: every S_i is d_v x d_k while the cache holds i keys and i values. Throws nothing.
+/// mem_05, per step: every S_i is d_v x d_k while the cache holds i keys and i values.
 attn::ClaimCheck claim_memory_fixed_size(const MemorySection& section);
 /// mem_05, at scale: at d_k = d_v = 64 and position 16384, S holds 64 x 64 doubles and the cache
-/// 16384 x 128 (512 times more). Throws nothing.
+/// 16384 x 128 (512 times more).
 attn::ClaimCheck claim_memory_at_scale();
 
 }  // namespace ch07

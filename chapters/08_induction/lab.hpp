@@ -3,6 +3,7 @@
 /// losses recorded as it goes.
 ///
 /// Source: the article, "Reverse-engineer a head you trained"; Kingma & Ba 2015, Algorithm 1 (Adam).
+/// Unless its comment names an exception, a function here throws nothing (beyond std::bad_alloc).
 #pragma once
 
 #include <cstdint>
@@ -28,7 +29,7 @@ struct LabOptions {
 };
 
 /// `options` with the shorter settings of the program's `--quick` (700 steps, 128 held-out
-/// sequences), which the tests and the book's figures use; throws nothing.
+/// sequences), which the tests and the book's figures use.
 LabOptions quick_options(LabOptions options);
 
 /// Throws std::invalid_argument for bad sizes (see validate() of ModelShape and RepeatSpec), a

@@ -2,8 +2,9 @@
 /// \brief Chapter 08 data: random token sequences in which one block recurs right after itself.
 ///
 /// Source: the article, "Reverse-engineer a head you trained" (its companion experiment trains on
-/// repeated patterns: A B ... A is continued with B). Draws come from the portable attn::Random, so a
+/// repeated patterns: A B .. A is continued with B). Draws come from the portable attn::Random, so a
 /// seed gives the same sequences everywhere.
+/// Unless its comment names an exception, a function here throws nothing (beyond std::bad_alloc).
 #pragma once
 
 #include <armadillo>
@@ -56,7 +57,7 @@ enum class Region {
 
 /// The region of the token at position `target` (the label predicted from position target - 1).
 /// The first token of each copy is `other`: nothing announces where a block begins. Any target
-/// is accepted (positions outside the block are `other`); throws nothing.
+/// is accepted (positions outside the block are `other`).
 Region region_of(const Block& block, arma::uword target);
 
 }  // namespace ch08

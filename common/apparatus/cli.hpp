@@ -21,6 +21,7 @@
 /// largest double (`1e309`: out of range) and non-zero values so small they would round to 0
 /// (`1e-400`: out of range). Subnormal values (`4.9e-324`) are accepted: they are exact doubles.
 /// Whole-number flags take the same form without `.` or exponent, and must fit their type.
+/// Unless its comment names an exception, a function here throws nothing (beyond std::bad_alloc).
 #pragma once
 
 #include <boost/program_options.hpp>
@@ -78,7 +79,7 @@ double real_value(const std::string& flag, const std::string& text);
 using attn::split_list;
 
 /// The items of a comma-separated flag value by the list rule (split_list: blanks around commas
-/// ignored, no empty item). Throws UsageError "<flag> 'TEXT' has an empty entry (...)" or "... is empty".
+/// ignored, no empty item). Throws UsageError "<flag> 'TEXT' has an empty entry (..)" or ".. is empty".
 std::vector<std::string> list(const std::string& flag, const std::string& text);
 
 /// The words of the sentence flag `name` (or of `fallback` when it is not given), split by
@@ -95,18 +96,17 @@ void add_common_options(boost::program_options::options_description& options);
 
 /// Parses argv against `options` into `vm` (no positional arguments allowed).
 /// Every value of a numeric option (declared as `po::value<double>`, `<int>`, `<long long>`,
-/// `<unsigned>`, ...) is read by the number rule first, and its text as typed is kept for messages (typed_text).
+/// `<unsigned>`, ..) is read by the number rule first, and its text as typed is kept for messages (typed_text).
 /// Returns false after printing help (the caller then exits 0).
 /// Throws UsageError for unknown flags, missing or malformed values, or stray arguments.
 bool parse(int argc, const char* const argv[], const boost::program_options::options_description& options,
            const ProgramInfo& info, boost::program_options::variables_map& vm);
 
 /// The text a numeric flag's value was typed as ("1000.0000001"), if it was given on the
-/// command line; `flag` with or without its leading "--". Throws nothing.
+/// command line; `flag` with or without its leading "--".
 std::optional<std::string> typed_text(const std::string& flag);
 
 /// `value` as a message quotes it: the typed text of `flag` if given, else quoted_number(value).
-/// Throws nothing (beyond std::bad_alloc).
 std::string as_typed(const std::string& flag, double value);
 
 /// The plot settings chosen by `--plots` and `--no-plots` (throws UsageError if both are given, if
@@ -157,7 +157,7 @@ std::optional<std::filesystem::path> path(const boost::program_options::variable
 
 /// Runs a chapter's body and applies the exit-code rule: UsageError, std::invalid_argument and
 /// PlotFolderError print "<program>: error: <message>" and return 2; std::bad_alloc returns 1 with
-/// "out of memory (...)"; any other std::exception returns 1 with the same one-line form. Closed
+/// "out of memory (..)"; any other std::exception returns 1 with the same one-line form. Closed
 /// standard descriptors are given /dev/null first (reserve_standard_descriptors); a closed
 /// standard output returns 1 at once, before any work. Standard output is flushed and checked before returning:
 /// a write that failed (`>/dev/full`, a closed stdout) returns 1 with the system's reason. A body

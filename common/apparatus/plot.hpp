@@ -25,6 +25,7 @@
 ///   into one folder never read each other's files;
 /// - a plot that cannot be drawn is reported by attn::report_failure (one line, exit code 1 at the
 ///   end) and the chapter carries on.
+/// Unless its comment names an exception, a function here throws nothing (beyond std::bad_alloc).
 #pragma once
 
 #include <armadillo>
@@ -187,8 +188,8 @@ struct ArrowSet {
   double label_gap = 0;
 };
 
-/// A 3-d viewpoint: azimuth (degrees about the vertical axis, 0..360) and elevation (degrees above
-/// the floor, -90..90; 90 looks straight down). gnuplot's `set view` is (90 - elevation, azimuth).
+/// A 3-d viewpoint: azimuth (degrees about the vertical axis, 0.360) and elevation (degrees above
+/// the floor, -90.90; 90 looks straight down). gnuplot's `set view` is (90 - elevation, azimuth).
 struct View3d {
   double azimuth = 35;    ///< degrees, 0..360
   double elevation = 28;  ///< degrees, -90..90
@@ -215,7 +216,7 @@ struct VectorFigure {
 std::vector<std::string> vector_figure_data(const VectorFigure& figure);
 
 /// gnuplot commands that draw `figure` from its data files `dats` (gnuplot-quoted names, in the
-/// order of vector_figure_data). Empty sets are left out of the plot command. Throws nothing.
+/// order of vector_figure_data). Empty sets are left out of the plot command.
 std::string vector_figure_commands(const VectorFigure& figure, const std::vector<std::string>& dats);
 
 /// Where plots go, and whether they can be drawn at all.
@@ -239,13 +240,13 @@ class Plotter {
   /// is reported as a runtime failure (attn::report_failure).
   explicit Plotter(const PlotSettings& settings);
 
-  /// True if figures will be drawn. Throws nothing.
+  /// True if figures will be drawn.
   bool enabled() const { return enabled_; }
-  /// Why plots are skipped (empty when enabled). Throws nothing.
+  /// Why plots are skipped (empty when enabled).
   const std::string& skip_reason() const { return reason_; }
-  /// The folder figures go into (absolute when enabled). Throws nothing.
+  /// The folder figures go into (absolute when enabled).
   const std::filesystem::path& folder() const { return folder_; }
-  /// Every PNG written so far, in order. Throws nothing.
+  /// Every PNG written so far, in order.
   const std::vector<std::filesystem::path>& written() const { return written_; }
 
   /// Draws a BarChart. Each drawing call writes `NAME.dat` and `NAME.png`, and does nothing when disabled.
@@ -272,14 +273,14 @@ class Plotter {
   /// Draws an ArrowChart (see bars() for what is written and thrown).
   void arrows(const ArrowChart& chart);
 
-  /// Escape hatch for figures the helpers above do not cover (splot, several panels, ...).
-  /// data: one text per data file, written to `NAME.dat`, `NAME_2.dat`, ...; `commands`
+  /// Escape hatch for figures the helpers above do not cover (splot, several panels, ..).
+  /// data: one text per data file, written to `NAME.dat`, `NAME_2.dat`, ..; `commands`
   /// receives their quoted (temporary, relative) names and returns gnuplot commands that draw the figure. The terminal,
   /// output and title are set before them. Throws and reports as bars() does (the name rule).
   void figure(const std::string& name, const std::string& title, const std::vector<std::string>& data,
               const std::function<std::string(const std::vector<std::string>& dat_paths)>& commands);
 
-  /// Prints one line saying where plots went, or why they were skipped. Throws nothing.
+  /// Prints one line saying where plots went, or why they were skipped.
   void report(std::ostream& out) const;
 
  private:
@@ -300,9 +301,9 @@ class Plotter {
 };
 
 /// True if `path` is a complete PNG: the 8-byte signature, an IHDR chunk first and an IEND chunk last.
-/// An unreadable file is false; throws nothing.
+/// An unreadable file is false.
 bool is_valid_png(const std::filesystem::path& path);
-/// is_valid_png() for bytes in memory (what gnuplot sent). Throws nothing.
+/// is_valid_png() for bytes in memory (what gnuplot sent).
 bool is_valid_png_bytes(const std::string& bytes);
 
 /// The data file of a bar chart: a comment with the title and series, then one line per category
@@ -314,7 +315,7 @@ std::string bar_chart_data(const BarChart& chart);
 /// its title, axis labels, y range (from 0 unless a bar is negative), one histogram per series
 /// and, if asked, each bar's value in a font of `label_font` points (above a rising bar, below a
 /// falling one; a value that rounds to zero reads "0.0", never "-0.0"). Shared by Plotter::bars and
-/// the multi-panel figures of panels.hpp. Throws nothing.
+/// the multi-panel figures of panels.hpp.
 std::string bar_chart_commands(const BarChart& chart, const std::string& dat, int label_font = 9);
 
 /// The data file of a heatmap: a comment with the title, then one line per cell (column, row,
@@ -330,17 +331,16 @@ std::string heatmap_commands(const Heatmap& map, const std::string& dat, int lab
 /// Quotes text for a Graphviz (DOT) label as a double-quoted string: backslashes and quotes
 /// escaped, a newline written as DOT's centred line break `\n`, other control bytes as spaces, so
 /// the text stays one label and cannot end the statement: `a "b"` -> `"a \"b\""`.
-/// Throws nothing (beyond std::bad_alloc).
 std::string graphviz_quote(const std::string& text);
 
 /// Quotes text for a gnuplot command as a double-quoted string: backslashes and quotes escaped, a
-/// backquote written as \\140 (gnuplot runs `...` as a shell command, even inside double quotes),
+/// backquote written as \\140 (gnuplot runs `..` as a shell command, even inside double quotes),
 /// newlines as \\n, a tab as a space and other control bytes as visible text (`\\x1b`), so the
-/// text can never end the command or run anything: "it's" -> "\"it's\"". Throws nothing (beyond std::bad_alloc).
+/// text can never end the command or run anything: "it's" -> "\"it's\"".
 std::string gnuplot_quote(const std::string& text);
 
 /// gnuplot_quote() for a tic label: gnuplot reads explicit tic labels as format strings, so a '%'
-/// is doubled ("100%" shows as 100%, not a format error). Throws nothing (beyond std::bad_alloc).
+/// is doubled ("100%" shows as 100%, not a format error).
 std::string gnuplot_tic_label(const std::string& text);
 
 }  // namespace attn

@@ -1,5 +1,6 @@
 /// \file print.hpp
 /// \brief Printing in the article's style: rounded, labelled, aligned vectors and tables.
+/// Unless its comment names an exception, a function here throws nothing (beyond std::bad_alloc).
 #pragma once
 
 #include <armadillo>
@@ -11,30 +12,29 @@ namespace attn {
 
 /// One number with `precision` digits after the point; values that round to zero print without
 /// a minus sign ("0.00", never "-0.00"). Non-finite values print as "nan", "inf" or "-inf".
-/// Throws nothing (beyond std::bad_alloc).
 std::string format_number(double x, int precision);
 
 /// A bound printed so that it is never smaller than the value it bounds: `x` (>= 0) rounded up to
 /// `precision` digits after the point, 0.00905 -> "0.0091" (precision 4) or "0.010" (precision 3).
-/// Non-finite values print as format_number does. Throws nothing (beyond std::bad_alloc).
+/// Non-finite values print as format_number does.
 std::string format_upper_bound(double x, int precision);
 
 /// The shortest decimal form of `x` at 6 significant digits, as a stream prints it: 0.125, 1, 12.5,
-/// 1e+06; zero prints as "0" (never "-0"). Throws nothing (beyond std::bad_alloc).
+/// 1e+06; zero prints as "0" (never "-0").
 std::string format_plain(double x);
 
 /// A count with its noun, singular for exactly one: counted(1, "update") is "1 update",
 /// counted(20, "update") "20 updates", counted(2, "matrix", "matrices") "2 matrices" (`plural`
-/// empty: `singular` plus "s"). Throws nothing (beyond std::bad_alloc).
+/// empty: `singular` plus "s").
 std::string counted(long long n, const std::string& singular, const std::string& plural = "");
 
 /// A vector the way the article prints it: "[0.26, 0.31, 0.43]". v: any length (n x 1 here,
-/// 1 x n in the overload). Throws nothing (beyond std::bad_alloc).
+/// 1 x n in the overload).
 std::string format_vector(const arma::vec& v, int precision);
 /// Row-vector overload of format_vector: v is 1 x n; the same output, nothing thrown.
 std::string format_vector(const arma::rowvec& v, int precision);
 
-/// Prints "  label: [..]" with labels padded to `label_width` so that vectors line up.
+/// Prints "  label: [.]" with labels padded to `label_width` so that vectors line up.
 /// v: 1 x n, any n. Throws nothing (stream errors are the stream's state).
 void print_vector(std::ostream& out, const std::string& label, const arma::rowvec& v, int precision,
                   std::size_t label_width = 0);
@@ -47,23 +47,23 @@ void print_matrix(std::ostream& out, const std::vector<std::string>& rows, const
 /// A plain-text table with a header row; the first column is left-aligned, the others right-aligned.
 class Table {
  public:
-  /// header: the column titles; every row added must have as many cells. Throws nothing.
+  /// header: the column titles; every row added must have as many cells.
   explicit Table(std::vector<std::string> header);
   /// Adds a row; throws std::invalid_argument if its width differs from the header's.
   void add(std::vector<std::string> row);
-  /// Prints the header, a rule, then the rows, each line starting with `indent`. Throws nothing.
+  /// Prints the header, a rule, then the rows, each line starting with `indent`.
   void print(std::ostream& out, const std::string& indent = "  ") const;
 
  private:
   std::vector<std::vector<std::string>> rows_;
 };
 
-/// A section heading: a blank line, the title, and a rule under it. Throws nothing.
+/// A section heading: a blank line, the title, and a rule under it.
 void print_heading(std::ostream& out, const std::string& title);
 
-/// One checkable statement of ../shared/claims.md as a lesson function measured it: its ID, whether
+/// One checkable statement of ./shared/claims.md as a lesson function measured it: its ID, whether
 /// it holds on the numbers measured, and the printed line(s) that show those numbers. Lesson code
-/// returns it (e.g. `ClaimCheck scaled_variance_claim(...)`); the program prints it with print_claim
+/// returns it (e.g. `ClaimCheck scaled_variance_claim(..)`); the program prints it with print_claim
 /// and the test asserts `holds` and the numbers of the same function, so no predicate is written twice.
 struct ClaimCheck {
   std::string id;             ///< the ledger's ID, e.g. "scale_04"
@@ -75,7 +75,7 @@ struct ClaimCheck {
 /// Prints `claim.evidence`, three spaces and the tag "[id]", then a newline; when the claim does not
 /// hold (a reader's own flags can make it fail) and the evidence does not say so itself,
 /// "(does not hold here)" goes before the tag.
-/// Throws std::invalid_argument for an empty ID. Source: the claims ledger, ../shared/claims.md.
+/// Throws std::invalid_argument for an empty ID. Source: the claims ledger, ./shared/claims.md.
 void print_claim(std::ostream& out, const ClaimCheck& claim);
 
 }  // namespace attn

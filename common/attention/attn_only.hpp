@@ -14,9 +14,9 @@
 /// Every function here throws std::invalid_argument on bad input (named below) and nothing else
 /// beyond std::bad_alloc.
 ///
-/// Forward (per layer l, heads h = 0 .. heads - 1, causal):
+/// Forward (per layer l, heads h = 0 . heads - 1, causal):
 ///   X_0 = E[token] + P[position]                        (N x width)
-///   Q = X_l Wq,  K = X_l Wk,  V = X_l Wv                  (N x heads d_k; head h = columns h d_k ..)
+///   Q = X_l Wq,  K = X_l Wk,  V = X_l Wv                  (N x heads d_k; head h = columns h d_k .)
 ///   A_bh = softmax(Q_bh K_bh^T / sqrt(d_k) + causal)       (T x T, per sequence b and head h)
 ///   H_bh = keep_lh A_bh V_bh                               (T x d_k; keep = 1 unless ablated)
 ///   X_{l+1} = X_l + H Wo                                   (H: N x heads d_k, Concat of the heads)
@@ -29,6 +29,7 @@
 /// al. 2017, §3.2.2 (multi-head attention); Ba et al. 2016 (layer normalization); Elhage et al.
 /// 2021, "A Mathematical Framework for Transformer Circuits" (attention-only models); Kingma & Ba
 /// 2015, Algorithm 1 (Adam); Karpathy's llm.c (one table of parameter tensors).
+/// Unless its comment names an exception, a function here throws nothing (beyond std::bad_alloc).
 #pragma once
 
 #include <armadillo>
@@ -101,7 +102,7 @@ struct AttnOnlyModel {
 };
 
 /// The model's matrices in parameter_table() order (pointers into `model`, one per table row; the
-/// layer count is model.layers.size()). Throws nothing (beyond std::bad_alloc).
+/// layer count is model.layers.size()).
 template <class T>
 std::vector<arma::Mat<T>*> parameter_ptrs(AttnOnlyModel<T>& model);
 /// The same, read-only.
@@ -144,7 +145,7 @@ struct AttnLayerPass {
   arma::Cube<T> A;   ///< T x T x (B heads): slice b heads + h is head h's weights in sequence b
   arma::Mat<T> H;    ///< N x heads d_k: Concat of the (kept) head mixtures keep A_bh V_bh
 
-  /// Q (part 0), K (part 1) or V (part 2) of every head: N x heads d_k, head h in columns h d_k ..
+  /// Q (part 0), K (part 1) or V (part 2) of every head: N x heads d_k, head h in columns h d_k .
   arma::Mat<T> part(arma::uword k) const {
     const arma::uword hd = QKV.n_cols / 3;
     return QKV.cols(k * hd, (k + 1) * hd - 1);
@@ -195,7 +196,7 @@ double next_token_loss_sum(const AttnOnlyPass<T>& pass, const arma::umat& tokens
 template <class T>
 double next_token_loss(const AttnOnlyPass<T>& pass, const arma::umat& tokens, arma::Mat<T>* dlogits);
 
-/// Per-target losses in nats: a B x (T - 1) matrix, entry (b, t) = -log p(tokens(b, t + 1) | tokens(b, 0..t)).
+/// Per-target losses in nats: a B x (T - 1) matrix, entry (b, t) = -log p(tokens(b, t + 1) | tokens(b, 0.t)).
 /// Throws std::invalid_argument if the pass was not made over `tokens`.
 template <class T>
 arma::mat next_token_losses(const AttnOnlyPass<T>& pass, const arma::umat& tokens);
@@ -528,6 +529,7 @@ arma::mat next_token_losses(const AttnOnlyPass<T>& pass, const arma::umat& token
 }
 
 // [backward]
+// long function: the backward pass, one page of the mathematics
 template <class T>
 void backward(const AttnOnlyModel<T>& model, const arma::umat& tokens, const AttnOnlyPass<T>& pass,
               const arma::Mat<T>& dlogits, AttnOnlyBackward<T>& w) {

@@ -16,6 +16,7 @@
 /// the forward line it differentiates. Tokens are rows and vectors are row vectors (see attn.hpp).
 /// Source: the article, "Make it learn" (its PyTorch OneHeadSense); Vaswani et al. 2017, §3.2.1;
 /// Goodfellow et al. 2016, §6.5 (back-propagation).
+/// Unless its comment names an exception, a function here throws nothing (beyond std::bad_alloc).
 #pragma once
 
 #include <armadillo>
@@ -54,13 +55,13 @@ struct OneHeadSizes {
   arma::uword d_k = 0;      ///< query/key width
   arma::uword d_v = 0;      ///< value width
   arma::uword classes = 0;  ///< C, the number of classes
-  /// The size `dim` stands for (Dim::one is 1). Throws nothing. Source: the parameter table
+  /// The size `dim` stands for (Dim::one is 1). Source: the parameter table
   /// (after llm.c's param_sizes[]).
   arma::uword operator[](Dim dim) const;
 };
 
 /// The sizes a model's groups imply: vocab and d from E, d_k from Wq, d_v from Wv, C from Wc.
-/// Reads the shapes without checking them (check_model does); throws nothing.
+/// Reads the shapes without checking them (check_model does).
 /// Source: the shapes of the article's OneHeadSense ("Make it learn").
 OneHeadSizes sizes_of(const OneHeadModel& model);
 
@@ -72,7 +73,7 @@ void check_model(const OneHeadModel& model);
 
 /// Number of trainable scalars: vocab d + 2 d d_k + d d_v + d_v C + C. The article's model
 /// (vocab 4, d = d_k = d_v = 8, C = 2) has 4x8 + 3x8x8 + (8x2 + 2) = 242 (claim train_01).
-/// Counts the groups as they are; throws nothing. Source: the article, "Make it learn".
+/// Counts the groups as they are. Source: the article, "Make it learn".
 arma::uword parameter_count(const OneHeadModel& model);
 
 /// A model initialized the way PyTorch initializes nn.Embedding and nn.Linear: every embedding

@@ -3,6 +3,7 @@
 /// finite entries, the largest accepted input, values quoted safely in an error).
 ///
 /// Nothing here knows about attention, plotting or the command line; everything else may include it.
+/// Unless its comment names an exception, a function here throws nothing (beyond std::bad_alloc).
 #pragma once
 
 #include <armadillo>
@@ -15,7 +16,7 @@
 
 namespace attn {
 
-/// "rows x cols" of a matrix (any shape, empty included), for error messages. Throws nothing.
+/// "rows x cols" of a matrix (any shape, empty included), for error messages.
 std::string shape(const arma::mat& M);
 
 /// Checks every entry of M (any shape). Throws std::invalid_argument naming `what` if M holds a
@@ -33,15 +34,13 @@ inline constexpr std::size_t kQuoteChars = 60;
 /// `text` made safe to echo in a one-line error: printable ASCII is kept; ESC, newline, tab,
 /// carriage return and backslash become `\e`, `\n`, `\t`, `\r`, `\\`; every other byte (control
 /// bytes, bytes >= 0x80) becomes `\xHH`. The result is cut after `max_chars` characters and
-/// marked with "..." and the full length in bytes. Throws nothing (beyond std::bad_alloc).
+/// marked with ".." and the full length in bytes.
 std::string printable(const std::string& text, std::size_t max_chars = kQuoteChars);
 
 /// printable(text) between single quotes: how every message quotes a value, path or word.
-/// Throws nothing (beyond std::bad_alloc).
 std::string quoted(const std::string& text);
 
 /// `value` in its shortest form that reads back exactly ("1000.0000001", "1e+308", "-0.0001").
-/// Throws nothing (beyond std::bad_alloc).
 std::string quoted_number(double value);
 
 // ---- definitions ---------------------------------------------------------------------------------

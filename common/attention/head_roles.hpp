@@ -5,6 +5,7 @@
 /// Source: the article, "Reverse-engineer a head you trained" (a name such as "induction head"
 /// should summarize measured behaviour); Olsson et al. 2022, "In-context Learning and Induction
 /// Heads", §2 (prefix matching and copying); Elhage et al. 2021 (previous-token heads).
+/// Unless its comment names an exception, a function here throws nothing (beyond std::bad_alloc).
 #pragma once
 
 #include <armadillo>
@@ -22,13 +23,13 @@ struct Block {
   arma::uword length = 0;  ///< tokens in the block (>= 2)
 };
 
-/// Mean previous-token weight of one T x T attention pattern: mean over i = 1 .. T-1 of A[i, i-1].
+/// Mean previous-token weight of one T x T attention pattern: mean over i = 1 . T-1 of A[i, i-1].
 /// 1 for a head that always reads the position just before; A is not modified.
 /// Throws std::invalid_argument unless A is square with T >= 2.
 double previous_token_score(const arma::mat& A);
 
 /// Mean induction weight of one T x T pattern on a sequence whose block is `block`: over every
-/// query in the repeat whose next token is also in the repeat (q = s + n + j, j = 0 .. n-2, with
+/// query in the repeat whose next token is also in the repeat (q = s + n + j, j = 0 . n-2, with
 /// s = block.start, n = block.length), the weight A[q, s + j + 1] on the position just after the
 /// earlier occurrence of q's token. 1 for a perfect induction pattern; A is not modified.
 /// Throws std::invalid_argument if A is not square or the block does not fit.
@@ -41,7 +42,7 @@ double induction_score(const arma::mat& A, const Block& block);
 double duplicate_token_score(const arma::mat& A, const arma::urowvec& tokens);
 
 /// A head's name in tables and figures: "L<layer + 1>.H<head>" (layers from 1, heads from 0), e.g.
-/// "L2.H1". Throws nothing (beyond std::bad_alloc).
+/// "L2.H1".
 std::string head_name(arma::uword layer, arma::uword head);
 
 /// One ablation: its name and the keep mask (layers x heads; 0 silences a head's mixture, 1 keeps it).
@@ -52,7 +53,7 @@ struct AblationMask {
 
 /// The ablations chapters 08 and 09 run: each head alone (layer by layer, head by head), then each
 /// whole layer. Source: the article's "Reverse-engineer a head you trained" (compare the loss before
-/// and after each ablation). Throws nothing (beyond std::bad_alloc).
+/// and after each ablation).
 std::vector<AblationMask> single_head_and_layer_ablations(arma::uword layers, arma::uword heads);
 
 // ---- definitions ---------------------------------------------------------------------------------
@@ -97,7 +98,7 @@ inline double duplicate_token_score(const arma::mat& A, const arma::urowvec& tok
 // [scores]
 
 inline std::string head_name(arma::uword layer, arma::uword head) {
-  std::string name = "L";  // built piece by piece: GCC 12 misreports "L" + to_string(...) (stringop-overflow)
+  std::string name = "L";
   name += std::to_string(layer + 1);
   name += ".H";
   name += std::to_string(head);

@@ -3,6 +3,7 @@
 ///
 /// Source: the article, "How many tables and vectors are there?" (the 3 tokens x 2 heads diagram
 /// and the counting table); Vaswani et al. 2017, §3.2.2 (multi-head attention). Tokens are rows.
+/// Unless its comment names an exception, a function here throws nothing (beyond std::bad_alloc).
 #pragma once
 
 #include <armadillo>
@@ -38,14 +39,14 @@ struct MultiHeadPass {
 };
 
 /// Total width of the concatenated head mixtures, the sum of the heads' d_v (h d_v when they share d_v):
-/// the number of columns of Concat (n x sum d_v) and of rows of Wo. 0 for no heads; throws nothing.
+/// the number of columns of Concat (n x sum d_v) and of rows of Wo. 0 for no heads.
 /// Source: Vaswani et al. 2017, §3.2.2.
 arma::uword concat_width(const MultiHeadWeights& weights);
 
 /// Runs one multi-head self-attention sublayer on X.
 ///
 /// X: n x d (one token per row). Every head reads the same X with its own projections
-/// (head.Wq, head.Wk: d x d_k; head.Wv: d x d_v); the mixtures H(1..h) are joined side by side into
+/// (head.Wq, head.Wk: d x d_k; head.Wv: d x d_v); the mixtures H(1.h) are joined side by side into
 /// Concat (n x sum d_v), projected by Wo ((sum d_v) x d) into Delta (n x d), and added to X: Y = X + Delta.
 /// Throws std::invalid_argument if there is no head, a head's shapes disagree with X (the message
 /// names the head and both shapes, as attn::attention does), Wo is not (sum d_v) x d, or an entry

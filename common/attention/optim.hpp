@@ -2,6 +2,7 @@
 /// \brief Optimizers from their sources: plain SGD and Adam (Kingma & Ba 2015, Algorithm 1).
 ///
 /// Both update a list of parameter groups in place from gradients of the same shapes.
+/// Unless its comment names an exception, a function here throws nothing (beyond std::bad_alloc).
 #pragma once
 
 #include <armadillo>
@@ -30,7 +31,7 @@ class Sgd {
   /// Updates every parameter (any shape) in place: theta <- theta - lr g, g of the same shape.
   /// Throws std::invalid_argument if a gradient's shape differs from its parameter's.
   void step(const std::vector<Param>& params) const;
-  /// The learning rate given to the constructor (a scalar). Throws nothing.
+  /// The learning rate given to the constructor (a scalar).
   double lr() const { return lr_; }
 
  private:
@@ -53,7 +54,6 @@ class Adam {
   /// shape differs from its parameter's. Source: Kingma & Ba 2015, Algorithm 1.
   void step(const std::vector<Param>& params);
   /// Optimizer steps taken so far: the t of the bias correction (a count, not per parameter).
-  /// Throws nothing.
   long steps() const { return t_; }
 
  private:

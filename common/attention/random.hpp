@@ -6,6 +6,7 @@
 /// distributions (std::normal_distribution, std::uniform_real_distribution) are not fixed and differ
 /// between libraries, so the draws below turn the engine's 64-bit words into numbers by hand.
 /// Nothing here touches Armadillo's global generator: a caller owns its stream and hands it on.
+/// Unless its comment names an exception, a function here throws nothing (beyond std::bad_alloc).
 #pragma once
 
 #include <armadillo>
@@ -33,24 +34,22 @@ enum class UnitMap {
 /// Box & Muller 1958 for the normals.
 class Random {
  public:
-  /// Seeds the Mersenne twister with `seed` (any value). Throws nothing.
+  /// Seeds the Mersenne twister with `seed` (any value).
   explicit Random(std::uint64_t seed) : engine_(seed) {}
 
   /// U[0, 1) from the top 53 bits of one engine word (every double step 2^-53 equally likely).
-  /// Throws nothing.
   double uniform() { return static_cast<double>(engine_() >> 11) * 0x1.0p-53; }
-  /// U[lo, hi) (a scalar; lo > hi gives (hi, lo]). Throws nothing.
+  /// U[lo, hi) (a scalar; lo > hi gives (hi, lo]).
   double uniform(double lo, double hi) { return lo + (hi - lo) * uniform(); }
   /// N(0, 1) by Box-Muller from two uniforms, keeping one of the pair (simplicity over thrift);
-  /// `map` says how the first word becomes u1 (see UnitMap). A scalar; throws nothing.
+  /// `map` says how the first word becomes u1 (see UnitMap). A scalar.
   double normal(UnitMap map = UnitMap::one_minus_k);
   /// A uniform integer in [0, n) (engine word modulo n; bias below 2^-50 for n <= 2^14).
   /// Throws std::invalid_argument if n is 0.
   arma::uword below(arma::uword n);
-  /// rows x cols of independent U[lo, hi) draws, filled column by column. Throws nothing.
+  /// rows x cols of independent U[lo, hi) draws, filled column by column.
   arma::mat uniform_matrix(arma::uword rows, arma::uword cols, double lo, double hi);
   /// rows x cols of independent N(0, std^2) draws (normal() with `map`), filled column by column.
-  /// Throws nothing.
   arma::mat normal_matrix(arma::uword rows, arma::uword cols, double std = 1.0, UnitMap map = UnitMap::one_minus_k);
 
  private:

@@ -3,6 +3,7 @@
 ///
 /// Source: the article, "One forward pass, no training" (four words, four named axes) and
 /// "When raw similarity asks the wrong question" (the two-dimensional teaching space).
+/// Unless its comment names an exception, a function here throws nothing (beyond std::bad_alloc).
 #pragma once
 
 #include <armadillo>
@@ -24,13 +25,13 @@ class EmbeddingTable {
   /// Throws std::invalid_argument if the sizes disagree, a word repeats, or E is not finite.
   EmbeddingTable(std::vector<std::string> words, std::vector<std::string> axes, arma::mat E);
 
-  /// The vocabulary, in row order of E. Throws nothing.
+  /// The vocabulary, in row order of E.
   const std::vector<std::string>& words() const { return words_; }
-  /// The axis names, in column order of E. Throws nothing.
+  /// The axis names, in column order of E.
   const std::vector<std::string>& axes() const { return axes_; }
-  /// The table itself: vocabulary size x d. Throws nothing.
+  /// The table itself: vocabulary size x d.
   const arma::mat& E() const { return E_; }
-  /// The embedding width d. Throws nothing.
+  /// The embedding width d.
   arma::uword d() const { return E_.n_cols; }
 
   /// Row index of `word`. Throws std::invalid_argument listing the vocabulary if it is unknown.
@@ -41,7 +42,7 @@ class EmbeddingTable {
   /// step indexed by token; it does not consult the context. Throws std::invalid_argument for an
   /// empty sentence or an unknown word (the message lists the vocabulary).
   arma::mat lookup(const std::vector<std::string>& sentence) const;
-  /// "the, river, money, bank": the vocabulary for messages and help texts. Throws nothing.
+  /// "the, river, money, bank": the vocabulary for messages and help texts.
   std::string vocabulary_list() const;
 
  private:
@@ -52,12 +53,12 @@ class EmbeddingTable {
 
 /// The article's toy table: the, river, money, bank over axes finance, water, structure, generic
 /// (4 x 4): the = [0,0,0,1], river = [0,1,0,0.2], money = [1,0,0,0.2], bank = [0.5,0.5,0.8,0.2].
-/// Built once; throws nothing. Source: the article, "One forward pass, no training".
+/// Built once. Source: the article, "One forward pass, no training".
 const EmbeddingTable& toy_embeddings();
 
 /// The article's two-dimensional teaching space: the, Eiffel, tower over axes structure and
 /// Paris identity (3 x 2): the = [0,0], Eiffel = [0,1], tower = [1,0].
-/// Built once; throws nothing. Source: the article, "When raw similarity asks the wrong question".
+/// Built once. Source: the article, "When raw similarity asks the wrong question".
 const EmbeddingTable& teaching_space_2d();
 
 /// Splits a sentence on white space: "the  river bank" -> {"the", "river", "bank"}.
@@ -67,12 +68,12 @@ const EmbeddingTable& teaching_space_2d();
 std::vector<std::string> split_sentence(const std::string& sentence, std::size_t max_words = 8);
 
 /// The colour a word of the toy vocabulary keeps in every plot of a chapter: the, river, money and
-/// bank get four distinct colours (a gnuplot "#rrggbb"); any other word gets grey. Throws nothing.
+/// bank get four distinct colours (a gnuplot "#rrggbb"); any other word gets grey.
 /// Source: the article's figures, which keep one colour per token.
 std::string word_colour(const std::string& word);
 
 /// Joins words with single spaces: {"the", "river", "bank"} -> "the river bank"; {} -> "".
-/// Throws nothing. Source: the inverse of split_sentence (no paper).
+/// Source: the inverse of split_sentence (no paper).
 std::string join_words(const std::vector<std::string>& words);
 
 // ---- definitions ---------------------------------------------------------------------------------

@@ -6,6 +6,7 @@
 /// the readable passes (to rounding). Same arguments, shapes and errors as the readable functions.
 ///
 /// Source: the passes of attn_only.hpp; Karpathy's llm.c (a readable reference beside fast code).
+/// Unless its comment names an exception, a function here throws nothing (beyond std::bad_alloc).
 #pragma once
 
 #include <armadillo>
@@ -75,7 +76,7 @@ class AttnOnlyTrainer {
 
 /// Sets BLAS to one thread when it is OpenBLAS (looked up at run time, so other BLAS libraries
 /// work too) and keeps freed memory in the heap. The trainer's threads each run whole sequences,
-/// so BLAS threads would only compete with them for the cores. Throws nothing.
+/// so BLAS threads would only compete with them for the cores.
 void use_one_blas_thread();
 
 }  // namespace attn
