@@ -7,8 +7,9 @@
 #include <iostream>
 #include <limits>
 
-#include "common/apparatus/attn.hpp"
 #include "common/apparatus/cli.hpp"
+#include "common/apparatus/plot.hpp"
+#include "common/apparatus/print.hpp"
 #include "figures.hpp"
 #include "report.hpp"
 #include "sections.hpp"

@@ -5,8 +5,9 @@
 /// Follows the article's "Causal masking: a decoder only looks left". Run `ch06_masking --help`.
 #include <iostream>
 
-#include "common/apparatus/attn.hpp"
 #include "common/apparatus/cli.hpp"
+#include "common/apparatus/plot.hpp"
+#include "common/apparatus/print.hpp"
 #include "figures.hpp"
 #include "masking.hpp"
 #include "report.hpp"

@@ -6,8 +6,9 @@
 /// `ch07_linear_memory --help`.
 #include <iostream>
 
-#include "common/apparatus/attn.hpp"
 #include "common/apparatus/cli.hpp"
+#include "common/apparatus/plot.hpp"
+#include "common/apparatus/print.hpp"
 #include "figures.hpp"
 #include "linear_memory.hpp"
 #include "report.hpp"

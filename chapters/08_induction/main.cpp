@@ -6,8 +6,10 @@
 #include <iostream>
 #include <string>
 
-#include "common/apparatus/attn.hpp"
 #include "common/apparatus/cli.hpp"
+#include "common/apparatus/faults.hpp"
+#include "common/apparatus/plot.hpp"
+#include "common/apparatus/print.hpp"
 #include "figures.hpp"
 #include "lab.hpp"
 #include "report.hpp"

@@ -835,4 +835,15 @@ void Plotter::diagram(const std::string& name, const std::string& dot_source) {
   }
 }
 
+std::string word_colour(const std::string& word) {
+  // clang-format off
+  static const std::vector<std::pair<std::string, std::string>> colours{
+      {"the", "#9467bd"}, {"river", "#1f77b4"}, {"money", "#2ca02c"}, {"bank", "#d62728"}};
+  // clang-format on
+  for (const auto& [w, colour] : colours) {
+    if (w == word) return colour;
+  }
+  return "#7f7f7f";
+}
+
 }  // namespace attn

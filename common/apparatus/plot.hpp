@@ -343,4 +343,9 @@ std::string gnuplot_quote(const std::string& text);
 /// is doubled ("100%" shows as 100%, not a format error).
 std::string gnuplot_tic_label(const std::string& text);
 
+/// The colour a word of the toy vocabulary keeps in every plot of a chapter: the, river, money and
+/// bank get four distinct colours (a gnuplot "#rrggbb"); any other word gets grey.
+/// Source: the article's figures, which keep one colour per token.
+std::string word_colour(const std::string& word);
+
 }  // namespace attn

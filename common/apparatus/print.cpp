@@ -2,9 +2,11 @@
 /// \brief Printing in the article's style (see print.hpp).
 #include "common/apparatus/print.hpp"
 
+#include <fmt/format.h>
+#include <fmt/ostream.h>
+#include <fmt/ranges.h>
+
 #include <cmath>
-#include <iomanip>
-#include <sstream>
 #include <stdexcept>
 
 namespace attn {
@@ -13,9 +15,7 @@ std::string format_number(double x, int precision) {
   if (std::isnan(x)) return "nan";
   if (std::isinf(x)) return x > 0 ? "inf" : "-inf";
   if (std::abs(x) < 0.5 * std::pow(10.0, -precision)) x = 0.0;  // no "-0.00"
-  std::ostringstream s;
-  s << std::fixed << std::setprecision(precision) << x;
-  return s.str();
+  return fmt::format("{:.{}f}", x, precision);
 }
 
 std::string format_upper_bound(double x, int precision) {
@@ -27,28 +27,22 @@ std::string format_upper_bound(double x, int precision) {
 }
 
 std::string counted(long long n, const std::string& singular, const std::string& plural) {
-  return std::to_string(n) + " " + (n == 1 ? singular : plural.empty() ? singular + "s" : plural);
+  return fmt::format("{} {}", n, n == 1 ? singular : plural.empty() ? singular + "s" : plural);
 }
 
-std::string format_plain(double x) {
-  std::ostringstream s;
-  s << (x == 0.0 ? 0.0 : x);
-  return s.str();
-}
+std::string format_plain(double x) { return fmt::format("{:g}", x == 0.0 ? 0.0 : x); }
 
 std::string format_vector(const arma::vec& v, int precision) {
-  std::string out = "[";
-  for (arma::uword i = 0; i < v.n_elem; ++i) out += (i ? ", " : "") + format_number(v(i), precision);
-  return out + "]";
+  std::vector<std::string> entries;
+  for (const double x : v) entries.push_back(format_number(x, precision));
+  return fmt::format("[{}]", fmt::join(entries, ", "));
 }
 
 std::string format_vector(const arma::rowvec& v, int precision) { return format_vector(arma::vec(v.t()), precision); }
 
 void print_vector(std::ostream& out, const std::string& label, const arma::rowvec& v, int precision,
                   std::size_t label_width) {
-  std::string padded = label + ":";
-  if (padded.size() < label_width + 1) padded.resize(label_width + 1, ' ');
-  out << "  " << padded << ' ' << format_vector(v, precision) << '\n';
+  fmt::print(out, "  {:<{}} {}\n", label + ":", label_width + 1, format_vector(v, precision));
 }
 
 void print_matrix(std::ostream& out, const std::vector<std::string>& rows, const arma::mat& M, int precision) {
@@ -59,8 +53,7 @@ void print_matrix(std::ostream& out, const std::vector<std::string>& rows, const
   std::size_t width = 0;
   for (const auto& r : rows) width = std::max(width, r.size());
   for (arma::uword i = 0; i < M.n_rows; ++i) {
-    out << "  " << std::left << std::setw(static_cast<int>(width)) << rows[i] << std::right << "  "
-        << format_vector(arma::rowvec(M.row(i)), precision) << '\n';
+    fmt::print(out, "  {:<{}}  {}\n", rows[i], width, format_vector(arma::rowvec(M.row(i)), precision));
   }
 }
 
@@ -80,28 +73,27 @@ void Table::print(std::ostream& out, const std::string& indent) const {
     for (std::size_t c = 0; c < row.size(); ++c) width[c] = std::max(width[c], row[c].size());
   }
   const auto line = [&](const std::vector<std::string>& row) {
-    out << indent;
+    std::vector<std::string> cells;  // the first column to the left, the numbers to the right
     for (std::size_t c = 0; c < row.size(); ++c) {
-      if (c) out << "  ";
-      out << (c == 0 ? std::left : std::right) << std::setw(static_cast<int>(width[c])) << row[c];
+      cells.push_back(c == 0 ? fmt::format("{:<{}}", row[c], width[c]) : fmt::format("{:>{}}", row[c], width[c]));
     }
-    out << std::right << '\n';
+    fmt::print(out, "{}{}\n", indent, fmt::join(cells, "  "));
   };
   line(rows_.front());
   std::size_t total = 0;
   for (auto w : width) total += w;
-  out << indent << std::string(total + 2 * (width.size() - 1), '-') << '\n';
+  fmt::print(out, "{}{:-<{}}\n", indent, "", total + 2 * (width.size() - 1));
   for (std::size_t r = 1; r < rows_.size(); ++r) line(rows_[r]);
 }
 
 void print_heading(std::ostream& out, const std::string& title) {
-  out << '\n' << title << '\n' << std::string(title.size(), '=') << '\n';
+  fmt::print(out, "\n{}\n{:=<{}}\n", title, "", title.size());
 }
 
 void print_claim(std::ostream& out, const ClaimCheck& claim) {
   if (claim.id.empty()) throw std::invalid_argument("print_claim: the claim has no ID");
-  out << claim.evidence << (claim.holds || claim.says_verdict ? "" : " (does not hold here)") << "   [" << claim.id
-      << "]\n";
+  fmt::print(out, "{}{}   [{}]\n", claim.evidence, claim.holds || claim.says_verdict ? "" : " (does not hold here)",
+             claim.id);
 }
 
 }  // namespace attn

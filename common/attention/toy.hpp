@@ -67,11 +67,6 @@ const EmbeddingTable& teaching_space_2d();
 /// readable). Source: the chapters' --sentence flag (no paper).
 std::vector<std::string> split_sentence(const std::string& sentence, std::size_t max_words = 8);
 
-/// The colour a word of the toy vocabulary keeps in every plot of a chapter: the, river, money and
-/// bank get four distinct colours (a gnuplot "#rrggbb"); any other word gets grey.
-/// Source: the article's figures, which keep one colour per token.
-std::string word_colour(const std::string& word);
-
 /// Joins words with single spaces: {"the", "river", "bank"} -> "the river bank"; {} -> "".
 /// Source: the inverse of split_sentence (no paper).
 std::string join_words(const std::vector<std::string>& words);
@@ -155,17 +150,6 @@ inline std::string join_words(const std::vector<std::string>& words) {
   std::string out;
   for (const auto& w : words) out += (out.empty() ? "" : " ") + w;
   return out;
-}
-
-inline std::string word_colour(const std::string& word) {
-  // clang-format off
-  static const std::vector<std::pair<std::string, std::string>> colours{
-      {"the", "#9467bd"}, {"river", "#1f77b4"}, {"money", "#2ca02c"}, {"bank", "#d62728"}};
-  // clang-format on
-  for (const auto& [w, colour] : colours) {
-    if (w == word) return colour;
-  }
-  return "#7f7f7f";
 }
 
 }  // namespace attn
