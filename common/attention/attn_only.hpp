@@ -528,16 +528,12 @@ arma::mat next_token_losses(const AttnOnlyPass<T>& pass, const arma::umat& token
   return out;
 }
 
-// [backward]
-// long function: the backward pass, one page of the mathematics
+/// The backward pass from the logits to the last stream X_L (through the final norm when the
+/// model has one): fills w.grad.U (and gain, bias) and w.dX (N x width). Shared by both backward passes.
 template <class T>
-void backward(const AttnOnlyModel<T>& model, const arma::umat& tokens, const AttnOnlyPass<T>& pass,
-              const arma::Mat<T>& dlogits, AttnOnlyBackward<T>& w) {
-  const AttnOnlyShape& s = model.shape;
-  const arma::uword B = pass.batch, T_ = s.context, dk = s.d_k, hd = s.heads * dk;
-  const T scale = T(1) / std::sqrt(static_cast<T>(dk));
-  w.grad = zero_model<T>(s);
-  if (s.final_norm) {
+void unembedding_backward(const AttnOnlyModel<T>& model, const AttnOnlyPass<T>& pass, const arma::Mat<T>& dlogits,
+                          AttnOnlyBackward<T>& w) {
+  if (model.shape.final_norm) {
     // forward: logits = Y U   =>   dU = Y^T dlogits,  dY = dlogits U^T
     w.grad.U = pass.Y.t() * dlogits;
     const arma::Mat<T> dY = dlogits * model.U.t();
@@ -554,6 +550,18 @@ void backward(const AttnOnlyModel<T>& model, const arma::umat& tokens, const Att
     w.grad.U = pass.X_out.t() * dlogits;
     w.dX = dlogits * model.U.t();
   }
+}
+
+// [backward]
+// long function: the backward pass, one page of the mathematics
+template <class T>
+void backward(const AttnOnlyModel<T>& model, const arma::umat& tokens, const AttnOnlyPass<T>& pass,
+              const arma::Mat<T>& dlogits, AttnOnlyBackward<T>& w) {
+  const AttnOnlyShape& s = model.shape;
+  const arma::uword B = pass.batch, T_ = s.context, dk = s.d_k, hd = s.heads * dk;
+  const T scale = T(1) / std::sqrt(static_cast<T>(dk));
+  w.grad = zero_model<T>(s);
+  unembedding_backward(model, pass, dlogits, w);  // w.dX: N x width, the gradient of X_L
   for (arma::uword l = s.layers; l-- > 0;) {
     const AttnLayer<T>& layer = model.layers[l];
     const AttnLayerPass<T>& lp = pass.layers[l];

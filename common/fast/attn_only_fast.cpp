@@ -239,25 +239,7 @@ void backward(const AttnOnlyModel<T>& model, const arma::umat& tokens, const Att
     w.grad = zero_model<T>(s);
   }
 
-  if (s.final_norm) {
-    // forward: logits = Y U   =>   dU = Y^T dlogits,  dY = dlogits U^T
-    w.grad.U = pass.Y.t() * dlogits;
-    const arma::Mat<T> dY = dlogits * model.U.t();
-    // forward: Y = Xhat gain + bias   =>   dgain = sum_rows dY % Xhat,  dbias = sum_rows dY,  dXhat = dY gain
-    w.grad.gain = arma::sum(dY % pass.Xhat, 0);
-    w.grad.bias = arma::sum(dY, 0);
-    arma::Mat<T> dXhat = dY;
-    dXhat.each_row() %= model.gain;
-    // forward: Xhat = (X - mean) inv_std   =>   dX = inv_std (dXhat - mean(dXhat) - Xhat mean(dXhat % Xhat))
-    const arma::Col<T> m1 = arma::mean(dXhat, 1), m2 = arma::mean(dXhat % pass.Xhat, 1);
-    w.dX = dXhat.each_col() - m1;
-    w.dX -= pass.Xhat.each_col() % m2;
-    w.dX.each_col() %= pass.inv_std;
-  } else {
-    // forward: logits = X_L U   =>   dU = X_L^T dlogits,  dX_L = dlogits U^T
-    w.grad.U = pass.X_out.t() * dlogits;
-    w.dX = dlogits * model.U.t();
-  }
+  unembedding_backward(model, pass, dlogits, w);  // w.dX: N x width, the gradient of X_L
 
   for (arma::uword l = s.layers; l-- > 0;) {
     const AttnLayer<T>& layer = model.layers[l];
