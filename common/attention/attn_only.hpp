@@ -246,11 +246,15 @@ class AttnOnlyAdam {
 
 namespace detail {
 
+/// The largest size validate() accepts for any dimension.
 inline constexpr arma::uword kMaxSize = 4096;
+/// The final layer norm's epsilon under the square root (Ba et al. 2016).
 inline constexpr double kNormEps = 1e-5;
 
+/// "r x c", for messages.
 inline std::string dims(arma::uword r, arma::uword c) { return std::to_string(r) + " x " + std::to_string(c); }
 
+/// The parameter matrices of a model (const or not) in parameter_table() order.
 template <class M>
 auto ptrs_of(M& m) {
   using P = decltype(&m.E);
@@ -263,6 +267,7 @@ auto ptrs_of(M& m) {
   return out;
 }
 
+/// Refuses a tokens matrix that is not B x context or holds a token outside the vocabulary.
 template <class T>
 void check_tokens(const AttnOnlyModel<T>& model, const arma::umat& tokens) {
   if (tokens.n_rows == 0 || tokens.n_cols != model.shape.context) {

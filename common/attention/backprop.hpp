@@ -196,6 +196,7 @@ std::vector<Param> parameter_groups(OneHeadModel& model, const OneHeadGrads& gra
 
 namespace detail {
 
+/// Throws std::invalid_argument(message) unless ok.
 inline void require(bool ok, const std::string& message) {
   if (!ok) throw std::invalid_argument(message);
 }

@@ -66,6 +66,7 @@ class Adam {
 
 namespace detail {
 
+/// Refuses a parameter group whose value and gradient are missing or differ in shape.
 inline void check_pair(const Param& p) {
   if (p.value == nullptr || p.grad == nullptr) throw std::invalid_argument("optimizer: " + p.name + " is null");
   if (arma::size(*p.value) != arma::size(*p.grad)) {
