@@ -304,7 +304,9 @@ void check_outputs(const std::optional<std::string>& save_dir, const std::option
     if (const std::string problem = attn::folder_problem(*save_dir); !problem.empty()) {
       throw attn::cli::UsageError("--save: " + problem);
     }
-    for (const fs::path& f : ch05::model_files(*save_dir)) {
+    std::vector<fs::path> written = ch05::model_files(*save_dir);
+    written.push_back(fs::path(*save_dir) / attn::kManifestName);
+    for (const fs::path& f : written) {
       if (const std::string problem = attn::replace_problem(f); !problem.empty()) {
         throw attn::cli::UsageError("--save: " + problem);
       }
@@ -321,7 +323,9 @@ void check_outputs(const std::optional<std::string>& save_dir, const std::option
     }
     if (save_dir) {
       const fs::path target = fs::weakly_canonical(log, ec);
-      for (const fs::path& f : ch05::model_files(*save_dir)) {
+      std::vector<fs::path> written = ch05::model_files(*save_dir);
+      written.push_back(fs::path(*save_dir) / attn::kManifestName);
+      for (const fs::path& f : written) {
         std::error_code ec2;
         if (fs::weakly_canonical(f, ec2) == target) {
           throw attn::cli::UsageError("--loss-log " + attn::quoted_path(log) + " is " + attn::quoted_path(f) +
