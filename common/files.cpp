@@ -341,6 +341,17 @@ std::string read_input_file(const fs::path& path, std::size_t limit) {
 }
 
 std::string replace_problem(const fs::path& target) {
+  // The kernel's own folders hold streams and settings, never files a chapter writes: a link such
+  // as /dev/stdout there leads to a regular file when stdout is one, yet is the system's.
+  std::error_code ec;
+  const fs::path folder = fs::weakly_canonical(fs::absolute(target, ec).parent_path(), ec);
+  for (const char* system : {"/dev", "/proc", "/sys"}) {
+    const fs::path root(system);
+    if (std::mismatch(root.begin(), root.end(), folder.begin(), folder.end()).first == root.end()) {
+      return "cannot write " + quoted_path(target) + ": it is in " + system +
+             ", the system's folder of devices and streams; name a file in a folder of yours";
+    }
+  }
   struct stat st {};
   if (::lstat(target.c_str(), &st) != 0) {
     const int e = errno;  // absent is fine (the file is new); a name the system refuses is not
@@ -356,18 +367,6 @@ std::string replace_problem(const fs::path& target) {
       return refused + "a link that leads nowhere (" + os_reason(e) + ")" + only;
     }
     if (!S_ISREG(to.st_mode)) return refused + "a link to " + file_type(to.st_mode) + only;
-  }
-  // The kernel's own folders hold streams and settings, never files a chapter writes: a link such
-  // as /dev/stdout there leads to a regular file when stdout is one, yet is the system's.
-  std::error_code ec;
-  const fs::path folder = fs::weakly_canonical(fs::absolute(target, ec).parent_path(), ec);
-  for (const char* system : {"/dev", "/proc", "/sys"}) {
-    const fs::path root(system);
-    const auto [end, unused] = std::mismatch(root.begin(), root.end(), folder.begin(), folder.end());
-    if (end == root.end()) {
-      return "cannot write " + quoted_path(target) + ": it is in " + system +
-             ", the system's folder of devices and streams; name a file in a folder of yours";
-    }
   }
   return {};
 }
