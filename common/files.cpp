@@ -114,6 +114,19 @@ std::string hex64(std::uint64_t value) {
   return text;
 }
 
+/// "/dev", "/proc" or "/sys" if `folder` (resolved) lies in one of the kernel's own folders, which
+/// hold streams and settings, never files a chapter writes (a link such as /dev/stdout there leads
+/// to a regular file when stdout is one, yet is the system's); else nullptr.
+const char* system_folder(const fs::path& folder) {
+  std::error_code ec;
+  const fs::path real = fs::weakly_canonical(folder, ec);
+  for (const char* system : {"/dev", "/proc", "/sys"}) {
+    const fs::path root(system);
+    if (std::mismatch(root.begin(), root.end(), real.begin(), real.end()).first == root.end()) return system;
+  }
+  return nullptr;
+}
+
 std::string file_type(mode_t mode) {
   if (S_ISDIR(mode)) return "a folder";
   if (S_ISFIFO(mode)) return "a FIFO (named pipe)";
@@ -341,16 +354,10 @@ std::string read_input_file(const fs::path& path, std::size_t limit) {
 }
 
 std::string replace_problem(const fs::path& target) {
-  // The kernel's own folders hold streams and settings, never files a chapter writes: a link such
-  // as /dev/stdout there leads to a regular file when stdout is one, yet is the system's.
   std::error_code ec;
-  const fs::path folder = fs::weakly_canonical(fs::absolute(target, ec).parent_path(), ec);
-  for (const char* system : {"/dev", "/proc", "/sys"}) {
-    const fs::path root(system);
-    if (std::mismatch(root.begin(), root.end(), folder.begin(), folder.end()).first == root.end()) {
-      return "cannot write " + quoted_path(target) + ": it is in " + system +
-             ", the system's folder of devices and streams; name a file in a folder of yours";
-    }
+  if (const char* system = system_folder(fs::absolute(target, ec).parent_path())) {
+    return "cannot write " + quoted_path(target) + ": it is in " + system +
+           ", the system's folder of devices and streams; name a file in a folder of yours";
   }
   struct stat st {};
   if (::lstat(target.c_str(), &st) != 0) {
@@ -374,6 +381,10 @@ std::string replace_problem(const fs::path& target) {
 std::string folder_problem(const fs::path& folder, bool create) {
   std::error_code ec;
   const fs::path where = folder.empty() ? fs::path(".") : folder;
+  if (const char* system = system_folder(fs::absolute(where, ec))) {
+    return "folder " + quoted_path(folder) + " is in " + system +
+           ", the system's folder of devices and streams; name a folder of yours";
+  }
   if (fs::exists(where, ec) && !fs::is_directory(where, ec)) return quoted_path(folder) + " is a file, not a folder";
   if (create) fs::create_directories(where, ec);
   std::error_code listed;
@@ -394,11 +405,12 @@ std::string folder_problem(const fs::path& folder, bool create) {
 std::map<std::string, std::string> read_file_set(const fs::path& folder, const std::vector<std::string>& names,
                                                  std::size_t limit, bool manifest_required) {
   std::map<std::string, std::string> files;
-  for (const std::string& name : names) files[name] = read_input_file(folder / name, limit);
   const fs::path manifest = folder / kManifestName;
   struct stat st {};
-  if (::lstat(manifest.c_str(), &st) != 0 && errno == ENOENT) {
-    if (!manifest_required) return files;
+  const bool absent = ::lstat(manifest.c_str(), &st) != 0 && errno == ENOENT;
+  if (absent && !manifest_required) return files;  // files written by hand: the caller reads them
+  for (const std::string& name : names) files[name] = read_input_file(folder / name, limit);  // FIFOs first
+  if (absent) {
     throw InputFileError(quoted_path(manifest) + " is missing, so the files beside it cannot be checked to belong " +
                          "together (a set saved by an older version, or not saved whole); save it again");
   }
@@ -419,6 +431,15 @@ std::map<std::string, std::string> read_file_set(const fs::path& folder, const s
     const auto it = listed.find(name);
     if (it == listed.end()) throw InputFileError(quoted_path(manifest) + " does not list " + attn::quoted(name));
     if (it->second.first != std::to_string(bytes.size()) || it->second.second != hex64(fnv1a(bytes))) {
+      // Where files may be written by hand, one changed after the manifest was (an edit) is read as
+      // it is; one older than the manifest is from an earlier save: the set was torn.
+      struct stat file {
+      }, list{};
+      if (!manifest_required && ::stat((folder / name).c_str(), &file) == 0 && ::stat(manifest.c_str(), &list) == 0 &&
+          (file.st_mtim.tv_sec > list.st_mtim.tv_sec ||
+           (file.st_mtim.tv_sec == list.st_mtim.tv_sec && file.st_mtim.tv_nsec >= list.st_mtim.tv_nsec))) {
+        continue;
+      }
       throw InputFileError(quoted_path(folder / name) + " does not match " + quoted_path(manifest) +
                            ": the files were not saved together (an interrupted or mixed save); save the set again");
     }

@@ -159,17 +159,20 @@ std::string replace_problem(const std::filesystem::path& target);
 
 /// Reads the files `names` of the set saved in `folder` (each through read_input_file with
 /// `limit`) and checks each against the folder's manifest (kManifestName, written by
-/// AtomicFile::commit_all): listed, same size, same checksum. Without a manifest the files are
-/// returned unchecked unless `manifest_required`. Returns name -> bytes. Throws InputFileError
-/// naming the file and the reason (unreadable, not listed, not saved together).
+/// AtomicFile::commit_all): listed, same size, same checksum. Unless `manifest_required` (files
+/// that may be written by hand, as chapter 05's parameters), a folder without a manifest is not
+/// read at all (an empty map: the caller reads the files itself), and a file that differs from the manifest but was
+/// changed after it (an edit) is taken as it is; one older than the manifest is from an earlier save and refused.
+/// Returns name -> bytes. Throws InputFileError naming the file and the reason (unreadable, not listed, not saved
+/// together).
 std::map<std::string, std::string> read_file_set(const std::filesystem::path& folder,
                                                  const std::vector<std::string>& names, std::size_t limit,
                                                  bool manifest_required);
 
 /// Why files cannot be created in `folder` (creating it and its parents first if `create`), or an
-/// empty string if they can: a real file is created and removed there, so read-only folders and
-/// file systems are found before any work is done. Reports problems as text; throws nothing (beyond
-/// std::bad_alloc).
+/// empty string if they can: a folder inside /dev, /proc or /sys is refused at once; a real file is created and removed
+/// there, so read-only folders and file systems are found before any work is done. Reports problems as text; throws
+/// nothing (beyond std::bad_alloc).
 std::string folder_problem(const std::filesystem::path& folder, bool create = true);
 
 /// Installs the cleanup handler for SIGINT, SIGTERM, SIGHUP and SIGPIPE (done by the first TempPath;

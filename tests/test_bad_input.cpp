@@ -54,6 +54,7 @@ using attn::test::cat;
 BOOST_AUTO_TEST_CASE(every_bad_input_is_one_line_and_exit_2) {
   const auto exe = programs();
   const std::string bad_dir = "/tmp/attn-bad-params";
+  std::filesystem::remove_all(bad_dir);
   std::filesystem::create_directories(bad_dir);
   std::ofstream(cat(bad_dir, "/E.txt")) << "1 2\n3 x\n";  // a malformed parameter file
   // Parameter files that are not regular files, or too large: refused before reading.
@@ -117,7 +118,7 @@ BOOST_AUTO_TEST_CASE(every_bad_input_is_one_line_and_exit_2) {
       {"ch09_real_heads", "--load /tmp/attn-bad-params", "run.txt"},             // not a saved model
       {"ch09_real_heads", "--load /tmp/attn-bad-ch09", "not a run saved"},       // a garbage run.txt
       {"ch09_real_heads", "--load /tmp/attn-bad-ch09 --steps 5", "only apply to training"},  // flag outside its mode
-      {"ch09_real_heads", "--save /sys", "not writable"},                        // read-only folder, before training
+      {"ch09_real_heads", "--save /sys", "is in /sys"},                          // a system folder, before training
       {"ch09_real_heads", "--cached ''", "non-empty path"},                      // empty folder name
       {"ch01_mixing", "--scale 1e308", "between -1000 and 1000"},                // huge finite number
       {"ch04_scaling", "--scores 1e308,1e308", "between -1e+06 and 1e+06"},      // huge finite scores
@@ -151,8 +152,8 @@ BOOST_AUTO_TEST_CASE(every_bad_input_is_one_line_and_exit_2) {
       // issue 13: outputs that cannot clash, inputs that cannot hang
       {"ch01_mixing", "--plots --no-plots", "looks like a flag"},                 // a flag as the folder
       {"ch05_training", "--loss-log /tmp/attn-bad-params/E.txt --save /tmp/attn-bad-params", "one of the files --save writes"},
-      {"ch05_training", "--save /sys", "not writable"},                           // read-only folder, before training
-      {"ch05_training", "--loss-log /dev/full", "character device"},              // not replaced
+      {"ch05_training", "--save /sys", "is in /sys"},                            // a system folder, before training
+      {"ch05_training", "--loss-log /dev/full", "it is in /dev"},                 // not replaced
       {"ch05_training", "--init /tmp/attn-bad-params-fifo", "FIFO"},              // would block forever
       {"ch05_training", "--init /tmp/attn-bad-params-zero", "character device"},  // would read forever
       {"ch05_training", "--init /tmp/attn-bad-params-big", "1048576-byte limit"}, // too large
@@ -753,7 +754,9 @@ BOOST_AUTO_TEST_CASE(outputs_that_are_not_regular_files_are_refused_up_front) {
   check_refused(cat(ch05(), " --no-plots --save ", d, "/set"), "ch05_training", "manifest.txt");
   check_refused(cat(ch09(), " --no-plots --quick --save ", d, "/model"), "ch09_real_heads",
                 "model.txt': it is a folder");
-  check_refused(cat(ch09(), " --no-plots --quick --save /dev"), "ch09_real_heads", "it is in /dev");
+  check_refused(cat(ch09(), " --no-plots --quick --save /dev"), "ch09_real_heads", "is in /dev");
+  check_refused(cat(ch01(), " --plots /dev"), "ch01_mixing", "is in /dev");
+  check_refused(cat(ch01(), " --plots /proc/self"), "ch01_mixing", "is in /proc");
   BOOST_TEST(fs::is_symlink("/dev/stdout"));  // the system's link is still a link
   BOOST_TEST(fs::is_symlink(dir / "to-null"));
   BOOST_TEST(fs::is_fifo(dir / "fifo"));
@@ -917,9 +920,17 @@ BOOST_AUTO_TEST_CASE(a_torn_parameter_set_is_refused_by_init_and_a_hand_written_
   }
   BOOST_TEST(fs::exists(dir / "one" / "manifest.txt"));
   BOOST_TEST(attn::test::run(cat("timeout 120 ", ch05(), " --no-plots --passes 5 --init ", one)).code == 0);
+  // A torn set: one file from an earlier save (older than the manifest), as a rename would leave it.
   fs::copy_file(dir / "two" / "Wq.txt", dir / "one" / "Wq.txt", fs::copy_options::overwrite_existing);
+  fs::last_write_time(dir / "one" / "Wq.txt",
+                      fs::last_write_time(dir / "one" / "manifest.txt") - std::chrono::seconds(5));
   check_refused(cat(ch05(), " --no-plots --passes 5 --init ", one), "ch05_training", "not saved together");
-  fs::remove(dir / "two" / "manifest.txt");  // hand-written parameter files carry no manifest
+  // A file edited by hand after the save is read as it is; hand-written files carry no manifest.
+  fs::copy_file(dir / "one" / "E.txt", dir / "two" / "E.txt", fs::copy_options::overwrite_existing);
+  fs::last_write_time(dir / "two" / "E.txt",
+                      fs::last_write_time(dir / "two" / "manifest.txt") + std::chrono::seconds(5));
+  BOOST_TEST(attn::test::run(cat("timeout 120 ", ch05(), " --no-plots --passes 5 --init ", two)).code == 0);
+  fs::remove(dir / "two" / "manifest.txt");
   BOOST_TEST(attn::test::run(cat("timeout 120 ", ch05(), " --no-plots --passes 5 --init ", two)).code == 0);
 }
 

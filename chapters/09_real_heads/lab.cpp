@@ -261,8 +261,8 @@ Run load_run(const std::string& dir, const Vocabulary& vocab) {
   }
   const fs::path path = fs::path(dir) / "run.txt";
   if (struct stat st{}; ::lstat(path.c_str(), &st) != 0 && errno == ENOENT) {
-    throw std::runtime_error("cannot read " + attn::quoted_path(path) + ": " + attn::os_reason(ENOENT) +
-                             " (no model is saved there; train and save one first with --save)");
+    throw std::runtime_error("cannot read " + attn::printable(path.string(), 200) + " (" + attn::os_reason(ENOENT) +
+                             ": no model is saved there; train and save one first with --save)");
   }
   {
     std::istringstream head(attn::read_input_file(path, kMaxRunFileBytes));
