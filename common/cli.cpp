@@ -115,6 +115,13 @@ void end_quietly_on_closed_pipe(int saved_errno) {
   ::raise(SIGPIPE);
 }
 
+/// A system error as its line says it: a thread that cannot start (its stack is address space
+/// too) under a memory or process limit says so.
+std::string system_error_text(const std::system_error& e) {
+  if (e.code() != std::errc::resource_unavailable_try_again) return e.what();
+  return "out of memory or processes: cannot start a thread (" + e.code().message() + "; see ulimit -v and ulimit -u)";
+}
+
 std::string stdout_reason(int saved_errno) {
   if (::fcntl(STDOUT_FILENO, F_GETFL) < 0) return "standard output is closed";
   return saved_errno != 0 ? os_reason(saved_errno) : std::string("write error");
@@ -315,8 +322,7 @@ int run(const std::string& program, const std::function<int()>& body) {
   const int closed = reserve_standard_descriptors();
   install_cleanup_handlers();
   std::cout.exceptions(std::ios::badbit);  // the first failed write to stdout stops the chapter
-  // ... but not after run() returns: the flush at exit must not throw (std::terminate) when an
-  // error path left output that cannot be written (a file-size limit on stdout too).
+  // ... but not at exit, whose flush must not throw (std::terminate) on unwritable output.
   struct QuietAtExit {
     ~QuietAtExit() {
       std::cout.exceptions(std::ios::goodbit);
@@ -334,8 +340,7 @@ int run(const std::string& program, const std::function<int()>& body) {
   }
   int code = ok;
   try {
-    // Before any work: OpenBLAS's buffers for the threads a training step may run.
-    reserve_blas_buffers(std::thread::hardware_concurrency());
+    reserve_blas_buffers(std::thread::hardware_concurrency());  // before any work: a trainer's threads
     code = body();
     std::cout.flush();
     if (std::fflush(stdout) != 0 || std::ferror(stdout)) throw std::ios_base::failure("stdout");
@@ -361,18 +366,9 @@ int run(const std::string& program, const std::function<int()>& body) {
   } catch (const std::bad_alloc&) {
     say("out of memory (the sizes asked for need more memory than this process may use; try smaller ones)", false);
     return failure;
-  } catch (const std::system_error& e) {
-    // A thread that cannot start (its stack is address space too) under a memory or process limit.
-    if (e.code() == std::errc::resource_unavailable_try_again) {
-      say(std::string("out of memory or processes: cannot start a thread (") + e.code().message() +
-              "; see ulimit -v and ulimit -u)",
-          false);
-    } else {
-      say(e.what(), false);
-    }
-    return failure;
   } catch (const std::exception& e) {
-    say(e.what(), false);
+    const auto* system = dynamic_cast<const std::system_error*>(&e);
+    say(system != nullptr ? system_error_text(*system) : e.what(), false);
     return failure;
   }
   if (code == ok && failure_count() > 0) code = failure;

@@ -232,6 +232,25 @@ class RunFile {
   int line_ = 0;
 };
 
+/// Throws std::runtime_error naming `path` unless `s` is this chapter's shape over `vocab` tokens:
+/// the report reads fixed layers and heads.
+void require_chapter_shape(const attn::AttnOnlyShape& s, arma::uword vocab, const fs::path& path) {
+  TrainOptions expected;
+  expected.shape.vocab = vocab;
+  const attn::AttnOnlyShape& e = expected.shape;
+  if (s.vocab == e.vocab && s.context == e.context && s.width == e.width && s.heads == e.heads && s.d_k == e.d_k &&
+      s.layers == e.layers && s.final_norm == e.final_norm) {
+    return;
+  }
+  const auto describe = [](const attn::AttnOnlyShape& x) {
+    return "vocabulary " + std::to_string(x.vocab) + ", context " + std::to_string(x.context) + ", width " +
+           std::to_string(x.width) + ", " + std::to_string(x.heads) + " heads of " + std::to_string(x.d_k) + ", " +
+           std::to_string(x.layers) + " layers";
+  };
+  throw std::runtime_error(attn::quoted_path(path) + ": the model's shape (" + describe(s) +
+                           ") is not this chapter's (" + describe(e) + ")");
+}
+
 }  // namespace
 
 std::vector<std::string> run_files() { return {"run.txt", "model.txt"}; }
@@ -264,13 +283,8 @@ Run load_run(const std::string& dir, const Vocabulary& vocab) {
     throw std::runtime_error("cannot read " + attn::printable(path.string(), 200) + " (" + attn::os_reason(ENOENT) +
                              ": no model is saved there; train and save one first with --save)");
   }
-  {
-    std::istringstream head(attn::read_input_file(path, kMaxRunFileBytes));
-    std::string first;
-    std::getline(head, first);
-    if (first != "ch09-run 1")
-      throw std::runtime_error(attn::quoted_path(path) + ": not a run saved by ch09_real_heads");
-  }
+  if (attn::read_input_file(path, kMaxRunFileBytes).rfind("ch09-run 1\n", 0) != 0)
+    throw std::runtime_error(attn::quoted_path(path) + ": not a run saved by ch09_real_heads");
   std::map<std::string, std::string> files = attn::read_file_set(dir, run_files(), kMaxRunFileBytes, true);
   RunFile in(files["run.txt"], path);
   Run run;
@@ -306,21 +320,8 @@ Run load_run(const std::string& dir, const Vocabulary& vocab) {
 
   const fs::path model_path = fs::path(dir) / "model.txt";
   run.model = attn::load_model<Real>(model_path.string());
-  TrainOptions expected;
-  expected.shape.vocab = vocab.size();
-  const attn::AttnOnlyShape& s = run.model.shape;
-  const attn::AttnOnlyShape& e = expected.shape;
-  if (s.vocab != e.vocab || s.context != e.context || s.width != e.width || s.heads != e.heads || s.d_k != e.d_k ||
-      s.layers != e.layers || s.final_norm != e.final_norm) {
-    throw std::runtime_error(
-        attn::quoted_path(model_path) + ": the model's shape (vocabulary " + std::to_string(s.vocab) + ", context " +
-        std::to_string(s.context) + ", width " + std::to_string(s.width) + ", " + std::to_string(s.heads) +
-        " heads of " + std::to_string(s.d_k) + ", " + std::to_string(s.layers) +
-        " layers) is not this chapter's (vocabulary " + std::to_string(e.vocab) + ", context " +
-        std::to_string(e.context) + ", width " + std::to_string(e.width) + ", " + std::to_string(e.heads) +
-        " heads of " + std::to_string(e.d_k) + ", " + std::to_string(e.layers) + " layers)");
-  }
-  o.shape = s;
+  require_chapter_shape(run.model.shape, vocab.size(), model_path);
+  o.shape = run.model.shape;
   o.windows.context = o.shape.context;
   try {
     validate(o);
