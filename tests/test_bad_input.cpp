@@ -966,3 +966,22 @@ BOOST_AUTO_TEST_CASE(a_memory_limit_ends_every_chapter_within_seconds) {
   const attn::test::Run enough = attn::test::run(cat("ulimit -v 700000; timeout 30 ", ch01(), " --no-plots"));
   BOOST_TEST(enough.code == 0, enough.err);
 }
+
+BOOST_AUTO_TEST_CASE(a_corpus_in_utf8_trains_and_reports) {
+  // Bytes outside the vocabulary (every byte of a multi-byte character) are the unknown token.
+  const fs::path dir = fs::path(TEST_PLOTS) / "utf8-corpus";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const std::vector<std::string> words{"naïve", "café", "über", "日本語", "the", "river", "bank", "money", "old"};
+  std::ofstream text(dir / "fortunes");
+  for (int entry = 0; entry < 500; ++entry) {
+    for (int w = 0; w < 12; ++w) text << words[static_cast<std::size_t>(entry * 7 + w * 3) % words.size()] << ' ';
+    text << "\n%\n";
+  }
+  text.close();
+  const attn::test::Run r = attn::test::run(
+      cat("timeout 300 ", ch09(), " --no-plots --quick --steps 20 --corpus ", attn::test::quote(dir.string())));
+  BOOST_TEST(r.code == 0, r.err);
+  BOOST_TEST(r.out.find("wall time of training") != std::string::npos);
+  BOOST_TEST(!attn::test::has_nan_word(r.out));
+}
