@@ -1,10 +1,10 @@
 # Checks the layering of common/ and the chapters (CTest test `layers`):
-#   - only common/cli.* and the chapter programs (chapters/*/main.cpp) include common/cli.hpp or
+#   - only common/cli.* and the chapter programs (chapters/*/main.cpp) include common/apparatus/cli.hpp or
 #     Boost.Program_options: the attention core, the models, printing, plotting and every lesson
 #     library know nothing of flags;
 #   - the bottom layer, common/checks.*, includes no other part of the library;
 #   - no lesson library (chapters/*/ except main.cpp) includes gnuplot-iostream: figures go through
-#     common/plot.hpp.
+#     common/apparatus/plot.hpp.
 # Usage: cmake -DSOURCE=<repo> -P layers.cmake
 set(problems "")
 file(GLOB_RECURSE sources RELATIVE ${SOURCE} ${SOURCE}/common/*.hpp ${SOURCE}/common/*.cpp
@@ -23,7 +23,7 @@ foreach(file IN LISTS sources)
       string(APPEND problems "  ${file}: ${line} (the bottom layer includes no other part of the library)\n")
     endif()
     if(file MATCHES "^chapters/" AND line MATCHES "gnuplot-iostream")
-      string(APPEND problems "  ${file}: ${line} (figures go through common/plot.hpp)\n")
+      string(APPEND problems "  ${file}: ${line} (figures go through common/apparatus/plot.hpp)\n")
     endif()
   endforeach()
 endforeach()

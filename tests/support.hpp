@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-#include "common/plot.hpp"
+#include "common/apparatus/plot.hpp"
 
 namespace attn::test {
 

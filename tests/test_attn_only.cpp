@@ -1,5 +1,5 @@
 /// \file test_attn_only.cpp
-/// \brief The shared attention-only model (common/attn_only.hpp): gradient checks of every group of
+/// \brief The shared attention-only model (common/attention/attn_only.hpp): gradient checks of every group of
 /// its parameter table in double (with and without the final layer norm, with a head ablated), the
 /// batched forward pass against one head at a time, the softmax backward against central
 /// differences, float against double, the threaded training step against one backward pass,
@@ -9,11 +9,11 @@
 #include <filesystem>
 #include <fstream>
 
-#include "common/attention.hpp"
-#include "common/attn_only.hpp"
-#include "common/gradcheck.hpp"
-#include "common/optim.hpp"
-#include "common/softmax_backward.hpp"
+#include "common/attention/attention.hpp"
+#include "common/attention/attn_only.hpp"
+#include "common/attention/gradcheck.hpp"
+#include "common/attention/optim.hpp"
+#include "common/attention/softmax_backward.hpp"
 
 namespace tt = boost::test_tools;
 

@@ -22,10 +22,10 @@
 #include <sstream>
 #include <thread>
 
-#include "common/cli.hpp"
-#include "common/faults.hpp"
-#include "common/files.hpp"
-#include "common/plot.hpp"
+#include "common/apparatus/cli.hpp"
+#include "common/apparatus/faults.hpp"
+#include "common/apparatus/files.hpp"
+#include "common/apparatus/plot.hpp"
 #include "support.hpp"
 
 namespace {

@@ -8,9 +8,9 @@
 #include <filesystem>
 #include <string>
 
-#include "common/plot.hpp"
-#include "common/print.hpp"
-#include "common/toy.hpp"
+#include "common/apparatus/plot.hpp"
+#include "common/apparatus/print.hpp"
+#include "common/attention/toy.hpp"
 #include "mixing.hpp"
 #include "support.hpp"
 

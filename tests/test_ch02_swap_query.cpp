@@ -16,9 +16,9 @@
 #include <sstream>
 #include <utility>
 
-#include "common/plot.hpp"
-#include "common/random.hpp"
-#include "common/toy.hpp"
+#include "common/apparatus/plot.hpp"
+#include "common/attention/random.hpp"
+#include "common/attention/toy.hpp"
 #include "figures.hpp"
 #include "support.hpp"
 #include "swap_query.hpp"

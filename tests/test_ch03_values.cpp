@@ -1,6 +1,6 @@
 /// \file test_ch03_values.cpp
 /// \brief Chapter 03: claims val_01..val_05 and heads_01..heads_04 of ../shared/claims.md, the
-/// multi-head sublayer in common/multihead.hpp, and the program run as a reader would.
+/// multi-head sublayer in common/attention/multihead.hpp, and the program run as a reader would.
 ///
 /// Expected values are the article's, at its printed precision (half a unit in the last digit),
 /// or derived independently in closed form.
@@ -20,10 +20,10 @@
 #include <utility>
 #include <vector>
 
-#include "common/multihead.hpp"
-#include "common/plot.hpp"
-#include "common/random.hpp"
-#include "common/toy.hpp"
+#include "common/apparatus/plot.hpp"
+#include "common/attention/multihead.hpp"
+#include "common/attention/random.hpp"
+#include "common/attention/toy.hpp"
 #include "figures.hpp"
 #include "support.hpp"
 #include "values.hpp"

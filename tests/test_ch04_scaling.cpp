@@ -12,10 +12,10 @@
 #include <filesystem>
 #include <numbers>
 
-#include "common/attention.hpp"
-#include "common/gradcheck.hpp"
-#include "common/plot.hpp"
-#include "common/random.hpp"
+#include "common/apparatus/plot.hpp"
+#include "common/attention/attention.hpp"
+#include "common/attention/gradcheck.hpp"
+#include "common/attention/random.hpp"
 #include "scaling.hpp"
 #include "sections.hpp"
 #include "support.hpp"

@@ -10,12 +10,12 @@
 #include <utility>
 #include <vector>
 
-#include "common/attention.hpp"
-#include "common/backprop.hpp"
-#include "common/gradcheck.hpp"
-#include "common/plot.hpp"
-#include "common/random.hpp"
-#include "common/toy.hpp"
+#include "common/apparatus/plot.hpp"
+#include "common/attention/attention.hpp"
+#include "common/attention/backprop.hpp"
+#include "common/attention/gradcheck.hpp"
+#include "common/attention/random.hpp"
+#include "common/attention/toy.hpp"
 #include "features.hpp"
 #include "support.hpp"
 #include "training.hpp"

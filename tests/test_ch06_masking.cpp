@@ -10,10 +10,10 @@
 #include <filesystem>
 #include <limits>
 
-#include "common/cross_attention.hpp"
-#include "common/plot.hpp"
-#include "common/random.hpp"
-#include "common/toy.hpp"
+#include "common/apparatus/plot.hpp"
+#include "common/attention/cross_attention.hpp"
+#include "common/attention/random.hpp"
+#include "common/attention/toy.hpp"
 #include "masking.hpp"
 #include "support.hpp"
 

@@ -10,9 +10,9 @@
 #include <cmath>
 #include <filesystem>
 
-#include "common/attention.hpp"
-#include "common/plot.hpp"
-#include "common/random.hpp"
+#include "common/apparatus/plot.hpp"
+#include "common/attention/attention.hpp"
+#include "common/attention/random.hpp"
 #include "linear_memory.hpp"
 #include "support.hpp"
 

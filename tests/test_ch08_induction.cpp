@@ -7,7 +7,7 @@
 #include <filesystem>
 
 #include "circuit.hpp"
-#include "common/plot.hpp"
+#include "common/apparatus/plot.hpp"
 #include "lab.hpp"
 #include "model.hpp"
 #include "repeats.hpp"

@@ -11,7 +11,7 @@
 #include <string>
 #include <utility>
 
-#include "common/plot.hpp"
+#include "common/apparatus/plot.hpp"
 #include "corpus.hpp"
 #include "heads.hpp"
 #include "lab.hpp"

@@ -12,15 +12,15 @@
 #include <string>
 #include <vector>
 
-#include "common/attention.hpp"
-#include "common/gradcheck.hpp"
-#include "common/loss.hpp"
-#include "common/numbers.hpp"
-#include "common/optim.hpp"
-#include "common/plot.hpp"
-#include "common/print.hpp"
-#include "common/random.hpp"
-#include "common/toy.hpp"
+#include "common/apparatus/numbers.hpp"
+#include "common/apparatus/plot.hpp"
+#include "common/apparatus/print.hpp"
+#include "common/attention/attention.hpp"
+#include "common/attention/gradcheck.hpp"
+#include "common/attention/loss.hpp"
+#include "common/attention/optim.hpp"
+#include "common/attention/random.hpp"
+#include "common/attention/toy.hpp"
 
 namespace tt = boost::test_tools;
 constexpr double inf = std::numeric_limits<double>::infinity();

@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "common/plot.hpp"
+#include "common/apparatus/plot.hpp"
 
 namespace fs = std::filesystem;
 

@@ -8,8 +8,8 @@
 #include <iomanip>
 #include <iostream>
 
-#include "common/attn.hpp"
-#include "common/cli.hpp"
+#include "common/apparatus/attn.hpp"
+#include "common/apparatus/cli.hpp"
 #include "mixing.hpp"
 
 namespace po = boost::program_options;

@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "common/attention.hpp"
-#include "common/print.hpp"
-#include "common/toy.hpp"
+#include "common/apparatus/print.hpp"
+#include "common/attention/attention.hpp"
+#include "common/attention/toy.hpp"
 
 namespace ch01 {
 

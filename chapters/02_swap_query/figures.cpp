@@ -7,9 +7,9 @@
 #include <string>
 #include <utility>
 
-#include "common/panels.hpp"
-#include "common/print.hpp"
-#include "common/toy.hpp"
+#include "common/apparatus/panels.hpp"
+#include "common/apparatus/print.hpp"
+#include "common/attention/toy.hpp"
 
 namespace ch02 {
 

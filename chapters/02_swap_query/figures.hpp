@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "common/plot.hpp"
+#include "common/apparatus/plot.hpp"
 #include "swap_query.hpp"
 
 namespace ch02 {

@@ -7,11 +7,11 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "common/checks.hpp"
-#include "common/numbers.hpp"
-#include "common/print.hpp"
-#include "common/random.hpp"
-#include "common/toy.hpp"
+#include "common/apparatus/numbers.hpp"
+#include "common/apparatus/print.hpp"
+#include "common/attention/checks.hpp"
+#include "common/attention/random.hpp"
+#include "common/attention/toy.hpp"
 
 namespace ch02 {
 

@@ -14,8 +14,8 @@
 #include <string>
 #include <vector>
 
-#include "common/attention.hpp"
-#include "common/print.hpp"
+#include "common/apparatus/print.hpp"
+#include "common/attention/attention.hpp"
 
 namespace ch02 {
 

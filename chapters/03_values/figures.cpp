@@ -5,8 +5,8 @@
 #include <sstream>
 #include <vector>
 
-#include "common/plot.hpp"
-#include "common/toy.hpp"
+#include "common/apparatus/plot.hpp"
+#include "common/attention/toy.hpp"
 
 namespace ch03 {
 

@@ -11,10 +11,10 @@
 #include <string>
 #include <vector>
 
-#include "common/attn.hpp"
-#include "common/cli.hpp"
-#include "common/multihead.hpp"
-#include "common/panels.hpp"
+#include "common/apparatus/attn.hpp"
+#include "common/apparatus/cli.hpp"
+#include "common/apparatus/panels.hpp"
+#include "common/attention/multihead.hpp"
 #include "figures.hpp"
 #include "values.hpp"
 

@@ -6,8 +6,8 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "common/checks.hpp"
-#include "common/toy.hpp"
+#include "common/attention/checks.hpp"
+#include "common/attention/toy.hpp"
 
 namespace ch03 {
 

@@ -13,9 +13,9 @@
 #include <string>
 #include <vector>
 
-#include "common/attention.hpp"
-#include "common/multihead.hpp"
-#include "common/print.hpp"
+#include "common/apparatus/print.hpp"
+#include "common/attention/attention.hpp"
+#include "common/attention/multihead.hpp"
 
 namespace ch03 {
 

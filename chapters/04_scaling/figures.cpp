@@ -7,7 +7,7 @@
 #include <string>
 #include <utility>
 
-#include "common/print.hpp"
+#include "common/apparatus/print.hpp"
 
 namespace ch04 {
 namespace {

@@ -5,7 +5,7 @@
 /// Nothing here computes a lesson number; each function turns a result into a chart.
 #pragma once
 
-#include "common/plot.hpp"
+#include "common/apparatus/plot.hpp"
 #include "sections.hpp"
 
 namespace ch04 {

@@ -11,8 +11,8 @@
 #include <optional>
 #include <sstream>
 
-#include "common/attn.hpp"
-#include "common/cli.hpp"
+#include "common/apparatus/attn.hpp"
+#include "common/apparatus/cli.hpp"
 #include "figures.hpp"
 #include "report.hpp"
 #include "sections.hpp"

@@ -7,8 +7,8 @@
 #include <stdexcept>
 #include <string>
 
-#include "common/attention.hpp"
-#include "common/random.hpp"
+#include "common/attention/attention.hpp"
+#include "common/attention/random.hpp"
 
 namespace ch04 {
 namespace {

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "common/print.hpp"
+#include "common/apparatus/print.hpp"
 #include "scaling.hpp"
 
 namespace ch04 {

@@ -5,9 +5,9 @@
 #include <cmath>
 #include <stdexcept>
 
-#include "common/attention.hpp"
-#include "common/backprop.hpp"
-#include "common/random.hpp"
+#include "common/attention/attention.hpp"
+#include "common/attention/backprop.hpp"
+#include "common/attention/random.hpp"
 
 namespace ch05 {
 
@@ -78,7 +78,8 @@ FeatureLoss feature_loss(const arma::mat& Wq, const arma::mat& Wv, const Feature
   // forward: M = sum_j a_j Xs_j              =>   da_j = sum over features of dM .* Xs_j
   arma::mat dA(arma::size(A));
   for (arma::uword j = 0; j < data.Xs.size(); ++j) dA.col(j) = arma::sum(dM % data.Xs[j], 1);
-  // forward: A = softmax(S)                  =>   dS = softmax_rows_backward(A, dA)   (common/softmax_backward.hpp)
+  // forward: A = softmax(S)                  =>   dS = softmax_rows_backward(A, dA)
+  // (common/attention/softmax_backward.hpp)
   const arma::mat dS = attn::softmax_rows_backward(A, dA);
   // forward: S = Xq Wq K^T / sqrt(3)         =>   dWq = Xq^T dS K / sqrt(3)
   out.dWq = data.Xq.t() * dS * K / root;

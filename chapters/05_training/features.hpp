@@ -22,9 +22,9 @@
 #include <cstdint>
 #include <string>
 #include <vector>
-#include "common/print.hpp"
+#include "common/apparatus/print.hpp"
 
-#include "common/optim.hpp"
+#include "common/attention/optim.hpp"
 
 namespace ch05 {
 

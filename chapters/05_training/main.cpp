@@ -20,11 +20,11 @@
 #include <sstream>
 #include <string>
 
-#include "common/attn.hpp"
-#include "common/backprop.hpp"
-#include "common/cli.hpp"
-#include "common/faults.hpp"
-#include "common/panels.hpp"
+#include "common/apparatus/attn.hpp"
+#include "common/apparatus/cli.hpp"
+#include "common/apparatus/faults.hpp"
+#include "common/apparatus/panels.hpp"
+#include "common/attention/backprop.hpp"
 #include "features.hpp"
 #include "training.hpp"
 
@@ -63,7 +63,7 @@ void print_training(const ch05::TrainLog& log, double lr, double final_loss) {
   attn::print_heading(std::cout, "2. Training: Adam (lr " + format_number(lr, 3) + "), " +
                                      attn::counted(passes, "pass", "passes") +
                                      " over the four examples, one step per example");
-  std::cout << "  forward pass, hand-written backward pass (common/backprop.hpp), one Adam step,\n"
+  std::cout << "  forward pass, hand-written backward pass (common/attention/backprop.hpp), one Adam step,\n"
                "  the examples in the article's order\n";
   for (int pass = 1; pass <= passes; ++pass) {
     if (pass == 1 || pass % 50 == 0 || pass == passes) {

@@ -12,10 +12,10 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "common/attention.hpp"
-#include "common/checks.hpp"
-#include "common/files.hpp"
-#include "common/numbers.hpp"
+#include "common/apparatus/files.hpp"
+#include "common/apparatus/numbers.hpp"
+#include "common/attention/attention.hpp"
+#include "common/attention/checks.hpp"
 
 namespace ch05 {
 
@@ -235,7 +235,7 @@ std::string matrix_text(const arma::mat& M) {
 }
 
 /// Reads a raw_ascii matrix: one row per non-blank line, entries separated by white space, each
-/// by the number rule of common/cli.hpp. The file must be a regular file of at most
+/// by the number rule of common/apparatus/cli.hpp. The file must be a regular file of at most
 /// attn::kMaxInputFileBytes (checked before reading: a FIFO or /dev/zero is refused).
 arma::mat read_matrix(const std::filesystem::path& file) {
   std::istringstream in(attn::read_input_file(file));

@@ -3,7 +3,7 @@
 /// the two-coordinate step-through, and the biased-dataset companion.
 ///
 /// Source: the article, "Make it learn", "Follow one sentence through training" and "Attention
-/// learns the data, not the world". The model and its backward pass live in common/backprop.hpp.
+/// learns the data, not the world". The model and its backward pass live in common/attention/backprop.hpp.
 #pragma once
 
 #include <armadillo>
@@ -14,9 +14,9 @@
 #include <string>
 #include <vector>
 
-#include "common/backprop.hpp"
-#include "common/optim.hpp"
-#include "common/print.hpp"
+#include "common/apparatus/print.hpp"
+#include "common/attention/backprop.hpp"
+#include "common/attention/optim.hpp"
 
 namespace ch05 {
 
@@ -174,7 +174,7 @@ std::vector<std::filesystem::path> model_files(const std::filesystem::path& dir)
 /// Reads the six files written by save_model (bc.txt may hold its C values on one line or one per
 /// line). d is taken from E.txt's width; E.txt must have `vocab` rows, Wq/Wk/Wv must be d x d,
 /// Wc d x `classes`. Each file must be a regular file of at most attn::kMaxInputFileBytes (1 MiB),
-/// checked before reading; entries follow the number rule of common/numbers.hpp. Throws
+/// checked before reading; entries follow the number rule of common/apparatus/numbers.hpp. Throws
 /// std::invalid_argument naming the file if one is missing, unreadable, not a regular file, too
 /// large, ragged, not numeric, beyond +-1e6 (attn::kLargestInput), or of the wrong shape, and if
 /// the folder's manifest.txt (when there is one) does not match the files (a torn or mixed set).

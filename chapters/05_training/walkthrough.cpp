@@ -5,10 +5,10 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "common/attention.hpp"
-#include "common/optim.hpp"
-#include "common/print.hpp"
-#include "common/toy.hpp"
+#include "common/apparatus/print.hpp"
+#include "common/attention/attention.hpp"
+#include "common/attention/optim.hpp"
+#include "common/attention/toy.hpp"
 #include "training.hpp"
 
 namespace ch05 {

@@ -11,10 +11,10 @@
 #include <optional>
 #include <sstream>
 
-#include "common/attn.hpp"
-#include "common/cli.hpp"
-#include "common/cross_attention.hpp"
-#include "common/panels.hpp"
+#include "common/apparatus/attn.hpp"
+#include "common/apparatus/cli.hpp"
+#include "common/apparatus/panels.hpp"
+#include "common/attention/cross_attention.hpp"
 #include "masking.hpp"
 
 namespace po = boost::program_options;

@@ -2,7 +2,7 @@
 /// \brief Chapter 06 computations (see masking.hpp).
 #include "masking.hpp"
 
-#include "common/toy.hpp"
+#include "common/attention/toy.hpp"
 
 #include <cmath>
 #include <iomanip>

@@ -10,9 +10,9 @@
 #include <stdexcept>
 #include <string>
 
-#include "common/attention.hpp"
-#include "common/random.hpp"
-#include "common/toy.hpp"
+#include "common/attention/attention.hpp"
+#include "common/attention/random.hpp"
+#include "common/attention/toy.hpp"
 
 namespace ch07 {
 

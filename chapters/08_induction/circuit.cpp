@@ -28,7 +28,7 @@ HeadScores head_scores(const ForwardPass& pass, const RepeatBatch& batch) {
 
 RegionLosses region_losses(const Model& model, const RepeatBatch& batch, const arma::mat* keep) {
   ForwardPass pass;
-  attn::forward(model, batch.tokens, pass, keep);
+  attn::fast::forward(model, batch.tokens, pass, keep);
   const arma::mat losses = attn::next_token_losses(pass, batch.tokens);  // B x (T - 1), -log p(label)
   RegionLosses out;
   double n_first = 0, n_repeat = 0;

@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "common/head_roles.hpp"
-#include "common/print.hpp"
+#include "common/apparatus/print.hpp"
+#include "common/attention/head_roles.hpp"
 #include "model.hpp"
 #include "repeats.hpp"
 
@@ -24,7 +24,7 @@ using attn::induction_score;
 using attn::previous_token_score;
 
 /// Scores of every head, averaged over a batch; each entry is a mean attention weight in [0, 1]
-/// (attn::previous_token_score and its kin, common/head_roles.hpp).
+/// (attn::previous_token_score and its kin, common/attention/head_roles.hpp).
 struct HeadScores {
   arma::mat previous_token;   ///< layers x heads
   arma::mat induction;        ///< layers x heads
@@ -44,7 +44,7 @@ struct RegionLosses {
 };
 
 /// Losses of `model` on `batch` (B x T tokens), optionally with heads ablated (keep: layers x heads
-/// of 0/1 multipliers, see attn::forward()). Throws std::invalid_argument, from attn::forward(), for
+/// of 0/1 multipliers, see attn::fast::forward()). Throws std::invalid_argument, from attn::fast::forward(), for
 /// a token outside the vocabulary, a wrong tokens or keep shape, or non-finite scores.
 RegionLosses region_losses(const Model& model, const RepeatBatch& batch, const arma::mat* keep = nullptr);
 

@@ -8,8 +8,8 @@
 #include <iostream>
 #include <optional>
 
-#include "common/attn.hpp"
-#include "common/cli.hpp"
+#include "common/apparatus/attn.hpp"
+#include "common/apparatus/cli.hpp"
 #include "lab.hpp"
 
 namespace po = boost::program_options;
@@ -88,7 +88,7 @@ Findings measure(ch08::LabResult run, bool fixed) {
   Findings f;
   f.run = std::move(run);
   f.fixed = fixed;
-  attn::forward(f.run.model, f.run.held_out.tokens, f.pass);
+  attn::fast::forward(f.run.model, f.run.held_out.tokens, f.pass);
   f.scores = ch08::head_scores(f.pass, f.run.held_out);
   f.ablations = ch08::ablation_study(f.run.model, f.run.held_out);
   f.summary = ch08::summarize_ablations(f.ablations, f.run.curve.back().held_out, f.run.model.shape.layers,

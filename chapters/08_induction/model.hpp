@@ -1,5 +1,5 @@
 /// \file chapters/08_induction/model.hpp
-/// \brief Chapter 08 model: the shared two-layer, attention-only transformer of common/attn_only.hpp
+/// \brief Chapter 08 model: the shared two-layer, attention-only transformer of common/attention/attn_only.hpp
 /// (several heads per layer, learned positions, no layer norm), trained in float.
 ///
 /// The forward pass, the next-token loss, the backward pass by hand, Adam and the training step
@@ -10,8 +10,10 @@
 /// Framework for Transformer Circuits" (attention-only models and induction heads).
 #pragma once
 
-#include "common/attn_only.hpp"
-#include "common/random.hpp"
+#include "common/apparatus/model_files.hpp"
+#include "common/attention/attn_only.hpp"
+#include "common/attention/random.hpp"
+#include "common/fast/attn_only_fast.hpp"
 
 namespace ch08 {
 

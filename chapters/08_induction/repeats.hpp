@@ -9,8 +9,8 @@
 #include <armadillo>
 #include <vector>
 
-#include "common/head_roles.hpp"
-#include "common/random.hpp"
+#include "common/attention/head_roles.hpp"
+#include "common/attention/random.hpp"
 
 namespace ch08 {
 

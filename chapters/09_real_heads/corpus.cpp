@@ -2,7 +2,7 @@
 /// \brief Reading and cutting the fortunes corpus (see corpus.hpp).
 #include "corpus.hpp"
 
-#include "common/files.hpp"
+#include "common/apparatus/files.hpp"
 
 #include <algorithm>
 #include <filesystem>

@@ -15,8 +15,8 @@
 #include <string>
 #include <vector>
 
-#include "common/head_roles.hpp"
-#include "common/random.hpp"
+#include "common/attention/head_roles.hpp"
+#include "common/attention/random.hpp"
 
 namespace ch09 {
 

@@ -6,8 +6,8 @@
 #include <cmath>
 #include <stdexcept>
 
-#include "common/head_roles.hpp"
-#include "common/print.hpp"
+#include "common/apparatus/print.hpp"
+#include "common/attention/head_roles.hpp"
 
 namespace ch09 {
 
@@ -23,7 +23,7 @@ arma::mat pattern(const Pass& pass, arma::uword l, arma::uword h, arma::uword b)
 /// -log p(target) of every target of a pass: B x (T - 1).
 arma::mat losses_of(const Model& model, const arma::umat& tokens, const arma::mat* keep = nullptr) {
   Pass pass;
-  attn::forward(model, tokens, pass, keep);
+  attn::fast::forward(model, tokens, pass, keep);
   return attn::next_token_losses(pass, tokens);
 }
 
@@ -109,7 +109,7 @@ Baselines baselines(const Corpus& corpus, const Vocabulary& vocab, const Model& 
 HeadView head_view(const Model& model, const Vocabulary& vocab, const std::string& sentence) {
   const arma::umat tokens = window_of(vocab, sentence, model.shape.context);
   Pass pass;
-  attn::forward(model, tokens, pass);
+  attn::fast::forward(model, tokens, pass);
   const arma::uword n = sentence.size(), H = model.shape.heads, dk = model.shape.d_k;
   HeadView view{sentence, {}, model.shape.layers, H, {}, {}};
   for (arma::uword t = 0; t < n; ++t) view.labels.push_back(vocab.label(tokens(0, t)));
@@ -169,9 +169,9 @@ Roles roles(const Model& model, const Probes& probes) {
           0.0,
           0.0};
   Pass plain, natural, random;
-  attn::forward(model, probes.plain, plain);
-  attn::forward(model, probes.natural.tokens, natural);
-  attn::forward(model, probes.random.tokens, random);
+  attn::fast::forward(model, probes.plain, plain);
+  attn::fast::forward(model, probes.natural.tokens, natural);
+  attn::fast::forward(model, probes.random.tokens, random);
   const double w = 1.0 / static_cast<double>(B);
   for (arma::uword l = 0; l < L; ++l) {
     for (arma::uword h = 0; h < H; ++h) {
@@ -214,7 +214,7 @@ namespace {
 BankReading read_bank(const Model& model, const Vocabulary& vocab, const std::string& text, const std::string& sense) {
   const arma::umat tokens = window_of(vocab, text, model.shape.context);
   Pass pass;
-  attn::forward(model, tokens, pass);
+  attn::fast::forward(model, tokens, pass);
   const arma::uword at = text.size() - 1;  // the final 'k' of bank
   BankReading r{text, sense, stream_at(pass, at), {}, {}};
   for (arma::uword l = 0; l < model.shape.layers; ++l) {

@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "common/head_roles.hpp"
+#include "common/attention/head_roles.hpp"
 #include "corpus.hpp"
 #include "lab.hpp"
 
@@ -103,7 +103,7 @@ struct Roles {
 };
 
 /// Section 4 on the probes (Olsson et al. 2022, §2 for the induction and in-context scores).
-/// Throws std::invalid_argument, from attn::forward(), if the parameters give non-finite scores.
+/// Throws std::invalid_argument, from attn::fast::forward(), if the parameters give non-finite scores.
 Roles roles(const Model& model, const Probes& probes);
 
 /// Section 5: one intervention and what it changed.

@@ -2,10 +2,10 @@
 /// \brief Training, saving and loading a run (see lab.hpp).
 #include "lab.hpp"
 
-#include "common/checks.hpp"
-#include "common/files.hpp"
-#include "common/numbers.hpp"
-#include "common/print.hpp"
+#include "common/apparatus/files.hpp"
+#include "common/apparatus/numbers.hpp"
+#include "common/apparatus/print.hpp"
+#include "common/attention/checks.hpp"
 
 #include <sys/stat.h>
 
@@ -69,8 +69,8 @@ namespace {
 
 double held_out_loss(const Model& model, const arma::umat& windows) {
   Pass pass;
-  attn::forward(model, windows, pass);
-  return attn::next_token_loss(pass, windows, static_cast<arma::fmat*>(nullptr));
+  attn::fast::forward(model, windows, pass);
+  return attn::fast::next_token_loss(pass, windows, static_cast<arma::fmat*>(nullptr));
 }
 
 }  // namespace

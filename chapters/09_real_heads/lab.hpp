@@ -1,5 +1,5 @@
 /// \file chapters/09_real_heads/lab.hpp
-/// \brief Chapter 09 training: the shared attention-only model (common/attn_only.hpp) trained in
+/// \brief Chapter 09 training: the shared attention-only model (common/attention/attn_only.hpp) trained in
 /// float on windows of the fortunes text, with a held-out curve, divergence detection, and a run
 /// that can be saved and loaded so inspecting again does not retrain.
 ///
@@ -12,7 +12,9 @@
 #include <string>
 #include <vector>
 
-#include "common/attn_only.hpp"
+#include "common/apparatus/model_files.hpp"
+#include "common/attention/attn_only.hpp"
+#include "common/fast/attn_only_fast.hpp"
 #include "corpus.hpp"
 
 namespace ch09 {

@@ -10,9 +10,9 @@
 #include <iostream>
 #include <optional>
 
-#include "common/attn.hpp"
-#include "common/cli.hpp"
-#include "common/files.hpp"
+#include "common/apparatus/attn.hpp"
+#include "common/apparatus/cli.hpp"
+#include "common/apparatus/files.hpp"
 #include "lab.hpp"
 #include "report.hpp"
 

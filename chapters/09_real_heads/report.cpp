@@ -4,8 +4,8 @@
 
 #include <sstream>
 
-#include "common/panels.hpp"
-#include "common/print.hpp"
+#include "common/apparatus/panels.hpp"
+#include "common/apparatus/print.hpp"
 
 namespace ch09 {
 

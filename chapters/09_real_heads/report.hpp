@@ -11,7 +11,7 @@
 #include <ostream>
 #include <string>
 
-#include "common/plot.hpp"
+#include "common/apparatus/plot.hpp"
 #include "heads.hpp"
 
 namespace ch09 {
