@@ -8,17 +8,23 @@
 #include <boost/test/unit_test.hpp>
 
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <csignal>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <sstream>
+#include <thread>
 
 #include "common/apparatus/cli.hpp"
 #include "common/apparatus/faults.hpp"
+#include "common/apparatus/files.hpp"
 #include "common/apparatus/plot.hpp"
 #include "support.hpp"
 
@@ -48,6 +54,7 @@ using attn::test::cat;
 BOOST_AUTO_TEST_CASE(every_bad_input_is_one_line_and_exit_2) {
   const auto exe = programs();
   const std::string bad_dir = "/tmp/attn-bad-params";
+  std::filesystem::remove_all(bad_dir);
   std::filesystem::create_directories(bad_dir);
   std::ofstream(cat(bad_dir, "/E.txt")) << "1 2\n3 x\n";  // a malformed parameter file
   // Parameter files that are not regular files, or too large: refused before reading.
@@ -111,7 +118,7 @@ BOOST_AUTO_TEST_CASE(every_bad_input_is_one_line_and_exit_2) {
       {"ch09_real_heads", "--load /tmp/attn-bad-params", "run.txt"},             // not a saved model
       {"ch09_real_heads", "--load /tmp/attn-bad-ch09", "not a run saved"},       // a garbage run.txt
       {"ch09_real_heads", "--load /tmp/attn-bad-ch09 --steps 5", "only apply to training"},  // flag outside its mode
-      {"ch09_real_heads", "--save /sys", "not writable"},                        // read-only folder, before training
+      {"ch09_real_heads", "--save /sys", "is in /sys"},                          // a system folder, before training
       {"ch09_real_heads", "--cached ''", "non-empty path"},                      // empty folder name
       {"ch01_mixing", "--scale 1e308", "between -1000 and 1000"},                // huge finite number
       {"ch04_scaling", "--scores 1e308,1e308", "between -1e+06 and 1e+06"},      // huge finite scores
@@ -145,8 +152,8 @@ BOOST_AUTO_TEST_CASE(every_bad_input_is_one_line_and_exit_2) {
       // issue 13: outputs that cannot clash, inputs that cannot hang
       {"ch01_mixing", "--plots --no-plots", "looks like a flag"},                 // a flag as the folder
       {"ch05_training", "--loss-log /tmp/attn-bad-params/E.txt --save /tmp/attn-bad-params", "one of the files --save writes"},
-      {"ch05_training", "--save /sys", "not writable"},                           // read-only folder, before training
-      {"ch05_training", "--loss-log /dev/full", "character device"},              // not replaced
+      {"ch05_training", "--save /sys", "is in /sys"},                            // a system folder, before training
+      {"ch05_training", "--loss-log /dev/full", "it is in /dev"},                 // not replaced
       {"ch05_training", "--init /tmp/attn-bad-params-fifo", "FIFO"},              // would block forever
       {"ch05_training", "--init /tmp/attn-bad-params-zero", "character device"},  // would read forever
       {"ch05_training", "--init /tmp/attn-bad-params-big", "1048576-byte limit"}, // too large
@@ -677,4 +684,304 @@ BOOST_AUTO_TEST_CASE(hostile_labels_run_nothing_in_gnuplot) {
   BOOST_TEST(rows == static_cast<int>(labels.size()));
   // How the command text quotes them: backquote as an octal escape, control bytes as visible text.
   BOOST_TEST(attn::gnuplot_quote("a`b\x1b\tc\n\"\\") == "\"a\\140b\\\\x1b c\\n\\\"\\\\\"");
+}
+
+namespace {
+
+/// FNV-1a over `bytes`, as the manifest of a saved set records it (16 hex digits).
+std::string fnv1a(const std::string& bytes) {
+  std::uint64_t hash = 14695981039346656037ULL;
+  for (const char c : bytes) {
+    hash ^= static_cast<unsigned char>(c);
+    hash *= 1099511628211ULL;
+  }
+  char text[20];
+  std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(hash));
+  return text;
+}
+
+std::string slurp(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+/// Writes `files` (name -> bytes) into `dir` with a manifest that matches them: a set as a
+/// hostile user would forge it, so the checks behind the manifest are what refuses it.
+void forge_set(const fs::path& dir, const std::map<std::string, std::string>& files) {
+  fs::create_directories(dir);
+  std::string manifest = "attn-file-set 1\n";
+  for (const auto& [name, bytes] : files) {
+    std::ofstream(dir / name, std::ios::binary) << bytes;
+    manifest += name + " " + std::to_string(bytes.size()) + " " + fnv1a(bytes) + "\n";
+  }
+  std::ofstream(dir / "manifest.txt") << manifest;
+}
+
+/// A usage error: exit 2, one line naming the program and `mentions`, nothing on stdout.
+void check_refused(const std::string& command, const std::string& program, const std::string& mentions) {
+  BOOST_TEST_CONTEXT(command) {
+    const attn::test::Run r = attn::test::run(cat("timeout 120 ", command));
+    BOOST_TEST(r.code == 2, r.err);
+    BOOST_TEST(attn::test::line_count(r.err) == 1u, r.err);
+    BOOST_TEST(r.err.rfind(program + ": error: ", 0) == 0u, r.err);
+    BOOST_TEST(r.err.find(mentions) != std::string::npos, r.err);
+    BOOST_TEST(r.out == "");
+  }
+}
+
+std::string ch05() { return programs().at("ch05_training"); }
+std::string ch09() { return programs().at("ch09_real_heads"); }
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(outputs_that_are_not_regular_files_are_refused_up_front) {
+  const fs::path dir = fs::path(TEST_PLOTS) / "special-outputs";
+  fs::remove_all(dir);
+  fs::create_directories(dir / "set" / "manifest.txt");  // a folder where the manifest goes
+  fs::create_directories(dir / "model" / "model.txt");   // a folder where ch09's model goes
+  fs::create_symlink("/dev/null", dir / "to-null");
+  fs::create_symlink(dir / "nowhere", dir / "dangling");
+  ::mkfifo((dir / "fifo").c_str(), 0644);
+  const std::string d = dir.string();
+  check_refused(cat(ch05(), " --no-plots --loss-log /dev/stdout"), "ch05_training", "it is in /dev");
+  check_refused(cat(ch05(), " --no-plots --loss-log /dev/fd/1"), "ch05_training", "--loss-log");
+  check_refused(cat(ch05(), " --no-plots --loss-log /proc/self/fd/2"), "ch05_training", "it is in /proc");
+  check_refused(cat(ch05(), " --no-plots --loss-log ", d, "/to-null"), "ch05_training", "a link to a character device");
+  check_refused(cat(ch05(), " --no-plots --loss-log ", d, "/dangling"), "ch05_training", "a link that leads nowhere");
+  check_refused(cat(ch05(), " --no-plots --loss-log ", d, "/fifo"), "ch05_training", "FIFO");
+  check_refused(cat(ch05(), " --no-plots --save ", d, "/set"), "ch05_training", "manifest.txt");
+  check_refused(cat(ch09(), " --no-plots --quick --save ", d, "/model"), "ch09_real_heads",
+                "model.txt': it is a folder");
+  check_refused(cat(ch09(), " --no-plots --quick --save /dev"), "ch09_real_heads", "is in /dev");
+  check_refused(cat(ch01(), " --plots /dev"), "ch01_mixing", "is in /dev");
+  check_refused(cat(ch01(), " --plots /proc/self"), "ch01_mixing", "is in /proc");
+  BOOST_TEST(fs::is_symlink("/dev/stdout"));  // the system's link is still a link
+  BOOST_TEST(fs::is_symlink(dir / "to-null"));
+  BOOST_TEST(fs::is_fifo(dir / "fifo"));
+  BOOST_TEST(leftovers(dir / "set").empty());
+}
+
+BOOST_AUTO_TEST_CASE(flags_a_mode_ignores_are_refused) {
+  for (const char* flag : {"--save /tmp/attn-x", "--load /tmp/attn-x", "--cached /tmp/attn-x", "--sentence hello",
+                           "--corpus /tmp", "--steps 5", "--repeat-share 0.5"}) {
+    check_refused(cat(ch09(), " --bench 2 ", flag), "ch09_real_heads", "does not apply");
+  }
+}
+
+BOOST_AUTO_TEST_CASE(a_saved_model_is_read_safely_and_checked_field_by_field) {
+  const fs::path dir = fs::path(TEST_PLOTS) / "ch09-sets";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  // Inputs that would block or mislead, refused before anything is printed.
+  fs::create_directories(dir / "fifo-run");
+  ::mkfifo((dir / "fifo-run" / "run.txt").c_str(), 0644);
+  fs::create_directories(dir / "fifo-model");
+  std::ofstream(dir / "fifo-model" / "run.txt") << "ch09-run 1\n";
+  ::mkfifo((dir / "fifo-model" / "model.txt").c_str(), 0644);
+  const std::string d = dir.string();
+  check_refused(cat(ch09(), " --no-plots --load ", d, "/fifo-run"), "ch09_real_heads", "FIFO");
+  check_refused(cat(ch09(), " --no-plots --load ", d, "/fifo-model"), "ch09_real_heads", "FIFO");
+  check_refused(cat(ch09(), " --no-plots --cached ", d, "/fifo-model"), "ch09_real_heads", "--cached: ");
+  check_refused(cat(ch09(), " --no-plots --load ", d, "/fifo-model/run.txt"), "ch09_real_heads", "is a file");
+
+  // A real saved model, then forged and torn variants of it.
+  const fs::path good = dir / "good";
+  const attn::test::Run saved =
+      attn::test::run(cat("timeout 120 ", ch09(), " --no-plots --quick --steps 20 --save ", good.string()));
+  BOOST_REQUIRE_MESSAGE(saved.code == 0, saved.err);
+  const std::map<std::string, std::string> files{{"run.txt", slurp(good / "run.txt")},
+                                                 {"model.txt", slurp(good / "model.txt")}};
+  BOOST_TEST(slurp(good / "manifest.txt").find("model.txt " + std::to_string(files.at("model.txt").size())) !=
+             std::string::npos);
+  const attn::test::Run loaded = attn::test::run(cat("timeout 120 ", ch09(), " --no-plots --load ", good.string()));
+  BOOST_TEST(loaded.code == 0, loaded.err);
+  BOOST_TEST(!attn::test::has_nan_word(loaded.out));
+
+  fs::create_directories(dir / "no-manifest");
+  for (const auto& [name, bytes] : files) std::ofstream(dir / "no-manifest" / name) << bytes;
+  check_refused(cat(ch09(), " --no-plots --load ", d, "/no-manifest"), "ch09_real_heads", "manifest.txt' is missing");
+
+  fs::copy(good, dir / "torn");
+  std::ofstream(dir / "torn" / "run.txt", std::ios::app) << "\n";  // a run.txt from another save
+  check_refused(cat(ch09(), " --no-plots --load ", d, "/torn"), "ch09_real_heads", "not saved together");
+
+  // Fields a hostile user can forge behind a matching manifest.
+  const std::string run = files.at("run.txt");
+  const auto replace_line = [&](const std::string& key, const std::string& line) {
+    const std::size_t at = run.find("\n" + key + " ") + 1;
+    return run.substr(0, at) + line + run.substr(run.find('\n', at));
+  };
+  const std::size_t curve_at = run.find("curve ");
+  const std::vector<std::pair<std::string, std::string>> forged{
+      {run.substr(0, curve_at) + "curve 0\n", "curve 0"},  // once a crash in the report
+      {replace_line("steps", "steps -64"), "steps '-64'"},
+      {replace_line("steps", "steps 18446744073709551552"), "out of range"},
+      {replace_line("lr", "lr nan"), "not a finite number"},
+      {replace_line("lr", "lr 2"), "outside [0, 1]"},
+      {replace_line("seconds", "seconds -1"), "seconds"},
+      {replace_line("seconds", "seconds 1e300"), "seconds"},
+      {replace_line("batch", "batch 0"), "batch"},
+      {replace_line("eval_every", "eval_every 7"), "records"},
+      {replace_line("characters", "characters zz"), "vocabulary is malformed"},
+      {replace_line("repeat_share", "repeat_share 1.5"), "repeat_share"},
+      {replace_line("seed", "seed 99999999999"), "seed"},
+      {run + "extra text\n", "after the curve"},
+      {run.substr(0, run.size() - 30), "curve"},
+  };
+  int k = 0;
+  for (const auto& [text, mentions] : forged) {
+    const fs::path forged_dir = dir / ("forged-" + std::to_string(k++));
+    forge_set(forged_dir, {{"run.txt", text}, {"model.txt", files.at("model.txt")}});
+    check_refused(cat(ch09(), " --no-plots --load ", forged_dir.string()), "ch09_real_heads", mentions);
+  }
+  // Weights within +-1e6 one by one that overflow the scores together: refused at load, named.
+  std::string model = files.at("model.txt");
+  for (std::size_t at = model.find("\nL1.Wq"); at < model.size(); ++at) {
+    if (model[at] == '\n' && at + 1 < model.size() && (std::isdigit(model[at + 1]) || model[at + 1] == '-')) {
+      const std::size_t end = model.find('\n', at + 1);
+      const std::size_t count = static_cast<std::size_t>(
+          std::count(model.begin() + static_cast<long>(at) + 1, model.begin() + static_cast<long>(end), ' ') + 1);
+      std::string row;
+      for (std::size_t i = 0; i < count; ++i) row += i ? " 999999" : "999999";
+      model.replace(at + 1, end - at - 1, row);
+      at += row.size();
+    }
+  }
+  forge_set(dir / "overflow", {{"run.txt", run}, {"model.txt", model}});
+  check_refused(cat(ch09(), " --no-plots --load ", d, "/overflow"), "ch09_real_heads", "model.txt' holds weights");
+}
+
+BOOST_AUTO_TEST_CASE(a_set_interrupted_between_renames_is_whole_or_refused) {
+  const fs::path dir = fs::path(TEST_PLOTS) / "set-commit";
+  const auto save = [&](const std::string& tag, const std::function<void(std::size_t)>& between) {
+    attn::AtomicFile a(dir / "a.txt"), b(dir / "b.txt");
+    a.write("a from " + tag + "\n");
+    b.write("b from " + tag + "\n");
+    attn::AtomicFile::commit_all({&a, &b}, dir / attn::kManifestName, between);
+  };
+  const auto in_child = [&](const std::function<void(std::size_t)>& between) {
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+      save("new", between);
+      ::_exit(0);
+    }
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    return status;
+  };
+  const auto read_set = [&] { return attn::read_file_set(dir, {"a.txt", "b.txt"}, 1000, true); };
+  for (const bool other_thread : {false, true}) {
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    save("old", {});
+    BOOST_TEST(read_set().at("a.txt") == "a from old\n");
+    // SIGTERM after the first rename (the manifest), sent by this thread or by another one:
+    // held back until the set is whole, then it ends the process as it would have.
+    const int status = in_child([&](std::size_t k) {
+      if (k != 1) return;
+      if (other_thread) {
+        std::thread([] { ::kill(::getpid(), SIGTERM); }).join();
+      } else {
+        ::kill(::getpid(), SIGTERM);
+      }
+    });
+    BOOST_TEST((WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM), status);
+    const auto set = read_set();
+    BOOST_TEST(set.at("a.txt") == "a from new\n");
+    BOOST_TEST(set.at("b.txt") == "b from new\n");
+    BOOST_TEST(leftovers(dir).empty());
+  }
+  // A death no handler sees (SIGKILL, power loss) after the manifest: the set no longer matches it.
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  save("old", {});
+  const int status = in_child([](std::size_t k) {
+    if (k == 2) ::raise(SIGKILL);
+  });
+  BOOST_TEST((WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL));
+  BOOST_CHECK_THROW(read_set(), attn::InputFileError);
+  try {
+    read_set();
+  } catch (const attn::InputFileError& e) {
+    BOOST_TEST(std::string(e.what()).find("not saved together") != std::string::npos, e.what());
+  }
+}
+
+BOOST_AUTO_TEST_CASE(a_torn_parameter_set_is_refused_by_init_and_a_hand_written_one_read) {
+  const fs::path dir = fs::path(TEST_PLOTS) / "ch05-sets";
+  fs::remove_all(dir);
+  const std::string one = (dir / "one").string(), two = (dir / "two").string();
+  for (const auto& [seed, folder] : {std::pair{"1", one}, std::pair{"2", two}}) {
+    const attn::test::Run r =
+        attn::test::run(cat("timeout 120 ", ch05(), " --no-plots --passes 5 --seed ", seed, " --save ", folder));
+    BOOST_REQUIRE_MESSAGE(r.code == 0, r.err);
+  }
+  BOOST_TEST(fs::exists(dir / "one" / "manifest.txt"));
+  BOOST_TEST(attn::test::run(cat("timeout 120 ", ch05(), " --no-plots --passes 5 --init ", one)).code == 0);
+  // A torn set: one file from an earlier save (older than the manifest), as a rename would leave it.
+  fs::copy_file(dir / "two" / "Wq.txt", dir / "one" / "Wq.txt", fs::copy_options::overwrite_existing);
+  fs::last_write_time(dir / "one" / "Wq.txt",
+                      fs::last_write_time(dir / "one" / "manifest.txt") - std::chrono::seconds(5));
+  check_refused(cat(ch05(), " --no-plots --passes 5 --init ", one), "ch05_training", "not saved together");
+  // A file edited by hand after the save is read as it is; hand-written files carry no manifest.
+  fs::copy_file(dir / "one" / "E.txt", dir / "two" / "E.txt", fs::copy_options::overwrite_existing);
+  fs::last_write_time(dir / "two" / "E.txt",
+                      fs::last_write_time(dir / "two" / "manifest.txt") + std::chrono::seconds(5));
+  BOOST_TEST(attn::test::run(cat("timeout 120 ", ch05(), " --no-plots --passes 5 --init ", two)).code == 0);
+  fs::remove(dir / "two" / "manifest.txt");
+  BOOST_TEST(attn::test::run(cat("timeout 120 ", ch05(), " --no-plots --passes 5 --init ", two)).code == 0);
+}
+
+BOOST_AUTO_TEST_CASE(a_closed_pipe_ends_quietly_and_other_write_failures_exit_1) {
+  // The reader is gone before the first write: SIGPIPE, as coreutils, and nothing on stderr.
+  const attn::test::Run quiet =
+      attn::test::run(cat("( { sleep 0.3; ", ch01(), " --no-plots; echo \"code $?\" >&2; } | true )"));
+  BOOST_TEST(quiet.err == "code 141\n", quiet.err);
+  // With SIGPIPE ignored by the caller, the failed write is reported like any other: exit 1.
+  const attn::test::Run loud =
+      attn::test::run(cat("( trap '' PIPE; { sleep 0.3; ", ch01(), " --no-plots; echo \"code $?\" >&2; } | true )"));
+  BOOST_TEST(
+      loud.err.find("ch01_mixing: error: cannot write standard output: Broken pipe\ncode 1\n") != std::string::npos,
+      loud.err);
+}
+
+BOOST_AUTO_TEST_CASE(a_memory_limit_ends_every_chapter_within_seconds) {
+  // OpenBLAS maps a 128 MiB buffer per thread and retried forever when the mapping failed.
+  for (const auto& [name, path] : programs()) {
+    for (const char* limit : {"80000", "150000", "250000"}) {
+      BOOST_TEST_CONTEXT(name << " under ulimit -v " << limit) {
+        const auto start = std::chrono::steady_clock::now();
+        const attn::test::Run r = attn::test::run(cat("ulimit -v ", limit, "; timeout 30 ", path, " --no-plots",
+                                                      name == "ch09_real_heads" ? " --quick --steps 5" : ""));
+        const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        BOOST_TEST(seconds < 20.0);
+        BOOST_TEST(r.code == 1, r.err);
+        BOOST_TEST(attn::test::line_count(r.err) == 1u, r.err);
+        BOOST_TEST(r.err.find(": error: out of memory") != std::string::npos, r.err);
+      }
+    }
+  }
+  const attn::test::Run enough = attn::test::run(cat("ulimit -v 700000; timeout 30 ", ch01(), " --no-plots"));
+  BOOST_TEST(enough.code == 0, enough.err);
+}
+
+BOOST_AUTO_TEST_CASE(a_corpus_in_utf8_trains_and_reports) {
+  // Bytes outside the vocabulary (every byte of a multi-byte character) are the unknown token.
+  const fs::path dir = fs::path(TEST_PLOTS) / "utf8-corpus";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const std::vector<std::string> words{"naïve", "café", "über", "日本語", "the", "river", "bank", "money", "old"};
+  std::ofstream text(dir / "fortunes");
+  for (int entry = 0; entry < 500; ++entry) {
+    for (int w = 0; w < 12; ++w) text << words[static_cast<std::size_t>(entry * 7 + w * 3) % words.size()] << ' ';
+    text << "\n%\n";
+  }
+  text.close();
+  const attn::test::Run r = attn::test::run(
+      cat("timeout 300 ", ch09(), " --no-plots --quick --steps 20 --corpus ", attn::test::quote(dir.string())));
+  BOOST_TEST(r.code == 0, r.err);
+  BOOST_TEST(r.out.find("wall time of training") != std::string::npos);
+  BOOST_TEST(!attn::test::has_nan_word(r.out));
 }

@@ -291,7 +291,7 @@ void save_model(const attn::OneHeadModel& m, const std::filesystem::path& dir) {
   }
   std::vector<attn::AtomicFile*> set;
   for (auto& f : files) set.push_back(f.get());
-  attn::AtomicFile::commit_all(set);
+  attn::AtomicFile::commit_all(set, dir / attn::kManifestName);  // with a manifest: --init refuses a torn set
 }
 
 std::vector<std::filesystem::path> model_files(const std::filesystem::path& dir) {
@@ -303,6 +303,9 @@ std::vector<std::filesystem::path> model_files(const std::filesystem::path& dir)
 attn::OneHeadModel load_model(const std::filesystem::path& dir, arma::uword vocab, arma::uword classes) {
   attn::OneHeadModel m;
   attn::OneHeadSizes sizes{.vocab = vocab, .classes = classes};  // d from E.txt; this chapter has d_k = d_v = d
+  std::vector<std::string> names;  // a set saved by --save carries a manifest; hand-written files need none
+  for (const auto& group : attn::kOneHeadGroups) names.push_back(std::string(group.name) + ".txt");
+  attn::read_file_set(dir, names, attn::kMaxInputFileBytes, false);
   for (const auto& group : attn::kOneHeadGroups) {
     const std::filesystem::path file = dir / (std::string(group.name) + ".txt");
     arma::mat& M = m.*group.value;

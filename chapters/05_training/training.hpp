@@ -161,7 +161,8 @@ attn::ClaimCheck uniform_routing_claim(const std::vector<Prediction>& prediction
 /// Writes E.txt, Wq.txt, Wk.txt, Wv.txt, Wc.txt and bc.txt into `dir` (created if needed) in
 /// Armadillo's plain-text matrix format (raw_ascii: one row per line, entries separated by spaces),
 /// each entry with 17 significant digits so that reading it back is exact. The six files are
-/// written as a set (attn::AtomicFile::commit_all): all in full under temporary names, then renamed.
+/// written as a set (attn::AtomicFile::commit_all): all in full under temporary names, then renamed,
+/// with a manifest.txt of their sizes and checksums renamed first.
 /// Throws attn::IoError (exit 1) with the system's reason if the folder or a file cannot be written.
 /// Source: the article's trained model, kept for later chapters (no paper; Armadillo's raw_ascii).
 void save_model(const attn::OneHeadModel& model, const std::filesystem::path& dir);
@@ -175,7 +176,8 @@ std::vector<std::filesystem::path> model_files(const std::filesystem::path& dir)
 /// Wc d x `classes`. Each file must be a regular file of at most attn::kMaxInputFileBytes (1 MiB),
 /// checked before reading; entries follow the number rule of common/apparatus/numbers.hpp. Throws
 /// std::invalid_argument naming the file if one is missing, unreadable, not a regular file, too
-/// large, ragged, not numeric, beyond +-1e6 (attn::kLargestInput), or of the wrong shape.
+/// large, ragged, not numeric, beyond +-1e6 (attn::kLargestInput), or of the wrong shape, and if
+/// the folder's manifest.txt (when there is one) does not match the files (a torn or mixed set).
 /// Source: the inverse of save_model (no paper).
 attn::OneHeadModel load_model(const std::filesystem::path& dir, arma::uword vocab, arma::uword classes);
 

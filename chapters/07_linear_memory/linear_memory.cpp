@@ -62,6 +62,11 @@ arma::mat kernel_smoothing(const arma::mat& Q, const arma::mat& K, const arma::m
       throw std::invalid_argument("kernel_smoothing: row " + std::to_string(i) +
                                   "'s kernel sum overflows (a score q.k / sqrt(d_k) above about 709)");
     }
+    if (!std::isnormal(total)) {  // every exp underflowed (or nearly): the average would be 0/0 or lose its digits
+      throw std::invalid_argument("kernel_smoothing: row " + std::to_string(i) +
+                                  "'s kernels all underflow (every score q.k / sqrt(d_k) below about -708); "
+                                  "softmax attention subtracts the row's largest score first");
+    }
     H.row(i) /= total;  // a weighted average of the values
   }
   return H;

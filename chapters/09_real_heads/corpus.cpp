@@ -2,6 +2,8 @@
 /// \brief Reading and cutting the fortunes corpus (see corpus.hpp).
 #include "corpus.hpp"
 
+#include "common/apparatus/files.hpp"
+
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -11,6 +13,10 @@
 namespace ch09 {
 
 namespace fs = std::filesystem;
+
+/// The largest fortune file read (Debian's largest is about 600 kB) and the most text in all.
+constexpr std::size_t kMaxCorpusFileBytes = std::size_t{16} << 20;
+constexpr std::size_t kMaxCorpusBytes = std::size_t{256} << 20;
 
 Vocabulary::Vocabulary(const std::string& text) : chars_("\n"), table_(256, 0) {
   std::vector<bool> seen(256, false);
@@ -55,9 +61,22 @@ Corpus read_corpus(const std::string& folder) {
     c.files.push_back(e.path().filename().string());
   }
   std::sort(c.files.begin(), c.files.end());
+  std::size_t total = 0;
   for (const std::string& name : c.files) {
-    std::ifstream in(fs::path(folder) / name);
-    if (!in) throw std::runtime_error("cannot read " + (fs::path(folder) / name).string());
+    // The checked reader: a regular file of bounded size, opened without waiting (a FIFO that
+    // took a file's name after the listing is refused, not waited on).
+    std::string text;
+    try {
+      text = attn::read_input_file(fs::path(folder) / name, kMaxCorpusFileBytes);
+    } catch (const std::invalid_argument& e) {
+      throw std::runtime_error(e.what());
+    }
+    total += text.size();
+    if (total > kMaxCorpusBytes) {
+      throw std::runtime_error("the fortunes folder " + attn::quoted_path(folder) + " holds more than " +
+                               std::to_string(kMaxCorpusBytes >> 20) + " MiB of text");
+    }
+    std::istringstream in(text);
     std::string line, entry;
     const auto finish = [&] {
       if (!entry.empty()) ((c.entries++ % 20 == 0) ? (++c.held_entries, c.held_text) : c.train_text) += entry;

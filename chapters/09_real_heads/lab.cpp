@@ -3,13 +3,20 @@
 #include "lab.hpp"
 
 #include "common/apparatus/files.hpp"
+#include "common/apparatus/numbers.hpp"
+#include "common/apparatus/print.hpp"
+#include "common/attention/checks.hpp"
 
+#include <sys/stat.h>
+
+#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <iomanip>
 #include <limits>
+#include <map>
 #include <sstream>
 
 namespace ch09 {
@@ -113,6 +120,13 @@ Run train(const Corpus& corpus, const Vocabulary& vocab, TrainOptions o,
 
 namespace {
 
+/// The largest file of a saved run read back: model.txt of the full model is about 1.3 MB.
+constexpr std::size_t kMaxRunFileBytes = std::size_t{32} << 20;
+/// The longest training recorded in run.txt, in seconds (a year).
+constexpr double kMaxSeconds = 3.2e7;
+/// The largest loss a curve point may hold, in nats per character (ln 97 is about 4.6).
+constexpr double kMaxCurveLoss = 1000.0;
+
 std::string hex(const std::string& s) {
   std::ostringstream out;
   for (const unsigned char c : s) out << std::hex << std::setw(2) << std::setfill('0') << static_cast<int>(c);
@@ -120,19 +134,129 @@ std::string hex(const std::string& s) {
 }
 
 std::string unhex(const std::string& s) {
-  if (s.size() % 2 != 0) throw std::runtime_error("odd hex string");
+  if (s.size() % 2 != 0) throw std::invalid_argument("odd length");
   std::string out;
-  for (std::size_t i = 0; i < s.size(); i += 2) out += static_cast<char>(std::stoi(s.substr(i, 2), nullptr, 16));
+  for (std::size_t i = 0; i < s.size(); i += 2) {
+    const auto digit = [](char c) -> int {
+      if (c >= '0' && c <= '9') return c - '0';
+      if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+      throw std::invalid_argument("not hexadecimal");
+    };
+    out += static_cast<char>(digit(s[i]) * 16 + digit(s[i + 1]));
+  }
   return out;
+}
+
+/// The text of model.txt for `model`, as attn::save_model writes it (through a temporary file
+/// beside the set, removed afterwards), so the model joins the set's single commit.
+std::string model_text(const Model& model, const fs::path& dir) {
+  attn::TempPath scratch(dir, ".txt");
+  attn::save_model(model, scratch.path().string());
+  return attn::read_input_file(scratch.path(), kMaxRunFileBytes);
+}
+
+/// The curve points a run of `o` records: step 0, every eval_every steps and the last step.
+std::vector<arma::uword> curve_steps(const TrainOptions& o) {
+  std::vector<arma::uword> steps{0};
+  for (arma::uword s = 1; s <= o.steps; ++s) {
+    if (s % o.eval_every == 0 || s == o.steps) steps.push_back(s);
+  }
+  return steps;
+}
+
+/// run.txt read line by line, every field checked for form and range.
+class RunFile {
+ public:
+  RunFile(const std::string& text, fs::path path) : in_(text), path_(std::move(path)) {}
+
+  std::runtime_error fail(const std::string& what) const {
+    return std::runtime_error(attn::quoted_path(path_) + " line " + std::to_string(line_) + ": " + what);
+  }
+  /// The next line, which must be `key` and one value; returns the value.
+  std::string field(const std::string& key) {
+    std::string line;
+    if (!std::getline(in_, line)) throw fail("ends before '" + key + "' (truncated)");
+    ++line_;
+    std::istringstream words(line);
+    std::string name, value, extra;
+    if (!(words >> name >> value) || name != key || (words >> extra)) {
+      throw fail("expected '" + key + " VALUE', got " + attn::quoted(line));
+    }
+    return value;
+  }
+  long long whole(const std::string& key, long long lo, long long hi) {
+    const std::string text = field(key);
+    const attn::Parsed<long long> p = attn::parse_integer(text, lo, hi);
+    if (!p.value) throw fail(key + " " + attn::quoted(text) + " " + p.problem);
+    return *p.value;
+  }
+  double real(const std::string& key, double lo, double hi) { return real_text(key, field(key), lo, hi); }
+  double real_text(const std::string& what, const std::string& text, double lo, double hi) {
+    const attn::Parsed<double> p = attn::parse_number(text);
+    if (!p.value) throw fail(what + " " + attn::quoted(text) + " " + p.problem);
+    if (*p.value < lo || *p.value > hi) {
+      throw fail(what + " " + attn::quoted(text) + " is outside [" + attn::format_plain(lo) + ", " +
+                 attn::format_plain(hi) + "]");
+    }
+    return *p.value;
+  }
+  /// A curve point: "STEP TRAIN HELD_OUT".
+  CurvePoint point(arma::uword expected_step) {
+    std::string line;
+    if (!std::getline(in_, line)) throw fail("the curve ends early (truncated)");
+    ++line_;
+    std::istringstream words(line);
+    std::string step, train, held, extra;
+    if (!(words >> step >> train >> held) || (words >> extra)) {
+      throw fail("expected a curve point 'STEP TRAIN HELD_OUT', got " + attn::quoted(line));
+    }
+    const attn::Parsed<long long> s = attn::parse_integer(step, 0, 1000000);
+    if (!s.value || static_cast<arma::uword>(*s.value) != expected_step) {
+      throw fail("curve point at step " + attn::quoted(step) + " where the run's steps and eval_every put step " +
+                 std::to_string(expected_step));
+    }
+    return {expected_step, real_text("training loss", train, 0, kMaxCurveLoss),
+            real_text("held-out loss", held, 0, kMaxCurveLoss)};
+  }
+  void end() {
+    std::string rest;
+    while (std::getline(in_, rest)) {
+      ++line_;
+      if (rest.find_first_not_of(" \t\r") != std::string::npos) throw fail("unexpected text after the curve");
+    }
+  }
+
+ private:
+  std::istringstream in_;
+  fs::path path_;
+  int line_ = 0;
+};
+
+/// Throws std::runtime_error naming `path` unless `s` is this chapter's shape over `vocab` tokens:
+/// the report reads fixed layers and heads.
+void require_chapter_shape(const attn::AttnOnlyShape& s, arma::uword vocab, const fs::path& path) {
+  TrainOptions expected;
+  expected.shape.vocab = vocab;
+  const attn::AttnOnlyShape& e = expected.shape;
+  if (s.vocab == e.vocab && s.context == e.context && s.width == e.width && s.heads == e.heads && s.d_k == e.d_k &&
+      s.layers == e.layers && s.final_norm == e.final_norm) {
+    return;
+  }
+  const auto describe = [](const attn::AttnOnlyShape& x) {
+    return "vocabulary " + std::to_string(x.vocab) + ", context " + std::to_string(x.context) + ", width " +
+           std::to_string(x.width) + ", " + std::to_string(x.heads) + " heads of " + std::to_string(x.d_k) + ", " +
+           std::to_string(x.layers) + " layers";
+  };
+  throw std::runtime_error(attn::quoted_path(path) + ": the model's shape (" + describe(s) +
+                           ") is not this chapter's (" + describe(e) + ")");
 }
 
 }  // namespace
 
+std::vector<std::string> run_files() { return {"run.txt", "model.txt"}; }
+
 void save_run(const Run& run, const std::string& dir) {
-  std::error_code ec;
-  fs::create_directories(dir, ec);
-  if (!fs::is_directory(dir, ec)) throw std::runtime_error("cannot create the folder " + dir);
-  attn::save_model(run.model, (fs::path(dir) / "model.txt").string());
+  if (const std::string problem = attn::folder_problem(dir); !problem.empty()) throw attn::IoError(problem);
   std::ostringstream out;
   out.precision(17);
   const TrainOptions& o = run.options;
@@ -140,54 +264,69 @@ void save_run(const Run& run, const std::string& dir) {
       << "\nrepeat_share " << o.windows.repeat_share << "\neval_every " << o.eval_every << "\nseconds " << run.seconds
       << "\ncharacters " << hex(run.characters) << "\ncurve " << run.curve.size() << '\n';
   for (const CurvePoint& p : run.curve) out << p.step << ' ' << p.train << ' ' << p.held_out << '\n';
-  attn::write_file_atomically(fs::path(dir) / "run.txt", out.str());
+  // One set: model.txt and run.txt in full under temporary names, a manifest of their checksums
+  // renamed first, then the two files; --load refuses a pair that does not match the manifest.
+  attn::AtomicFile model(fs::path(dir) / "model.txt");
+  model.write(model_text(run.model, dir));
+  attn::AtomicFile record(fs::path(dir) / "run.txt");
+  record.write(out.str());
+  attn::AtomicFile::commit_all({&model, &record}, fs::path(dir) / attn::kManifestName);
 }
 
 Run load_run(const std::string& dir, const Vocabulary& vocab) {
-  const fs::path path = fs::path(dir) / "run.txt";
-  std::ifstream in(path);
-  if (!in)
-    throw std::runtime_error("cannot read " + path.string() + " (train and save a model first: --save " + dir + ")");
-  const auto fail = [&](const std::string& what) { return std::runtime_error(path.string() + ": " + what); };
-  Run run;
-  std::string magic, word, chars;
-  int version = 0;
-  std::size_t points = 0;
-  TrainOptions& o = run.options;
-  if (!(in >> magic >> version) || magic != "ch09-run" || version != 1)
-    throw fail("not a run saved by ch09_real_heads");
-  const auto expect = [&](const char* name) {
-    if (!(in >> word) || word != name) throw fail(std::string("expected '") + name + "'");
-    return true;
-  };
-  if (!(expect("steps") && in >> o.steps && expect("batch") && in >> o.batch && expect("lr") && in >> o.lr &&
-        expect("seed") && in >> o.seed && expect("repeat_share") && in >> o.windows.repeat_share &&
-        expect("eval_every") && in >> o.eval_every && expect("seconds") && in >> run.seconds && expect("characters") &&
-        in >> chars && expect("curve") && in >> points) ||
-      points > 100000) {
-    throw fail("malformed header");
+  std::error_code ec;
+  if (fs::exists(dir, ec) && !fs::is_directory(dir, ec)) {
+    throw std::runtime_error(attn::quoted_path(dir) + " is a file; name the folder a model was saved into");
   }
+  const fs::path path = fs::path(dir) / "run.txt";
+  if (struct stat st{}; ::lstat(path.c_str(), &st) != 0 && errno == ENOENT) {
+    throw std::runtime_error("cannot read " + attn::printable(path.string(), 200) + " (" + attn::os_reason(ENOENT) +
+                             ": no model is saved there; train and save one first with --save)");
+  }
+  if (attn::read_input_file(path, kMaxRunFileBytes).rfind("ch09-run 1\n", 0) != 0)
+    throw std::runtime_error(attn::quoted_path(path) + ": not a run saved by ch09_real_heads");
+  std::map<std::string, std::string> files = attn::read_file_set(dir, run_files(), kMaxRunFileBytes, true);
+  RunFile in(files["run.txt"], path);
+  Run run;
+  TrainOptions& o = run.options;
+  in.field("ch09-run");
+  o.steps = static_cast<arma::uword>(in.whole("steps", 1, 1000000));
+  o.batch = static_cast<arma::uword>(in.whole("batch", 1, 4096));
+  o.lr = in.real("lr", 0, 1);
+  if (!(o.lr > 0)) throw in.fail("lr must be in (0, 1]");
+  o.seed = static_cast<std::uint64_t>(in.whole("seed", 0, 4294967295LL));
+  o.windows.repeat_share = in.real("repeat_share", 0, 1);
+  o.eval_every = static_cast<arma::uword>(in.whole("eval_every", 1, 1000000));
+  run.seconds = in.real("seconds", 0, kMaxSeconds);
+  const std::string chars = in.field("characters");
   try {
     run.characters = unhex(chars);
-  } catch (const std::exception&) {
-    throw fail("malformed vocabulary");
+  } catch (const std::invalid_argument& e) {
+    throw in.fail(std::string("the vocabulary is malformed (") + e.what() + ")");
   }
-  if (run.characters != vocab.characters()) throw fail("its vocabulary differs from the corpus read now; train again");
-  for (std::size_t i = 0; i < points; ++i) {
-    CurvePoint p;
-    if (!(in >> p.step >> p.train >> p.held_out) || !std::isfinite(p.train) || !std::isfinite(p.held_out)) {
-      throw fail("malformed curve");
-    }
-    run.curve.push_back(p);
+  if (run.characters != vocab.characters()) {
+    throw in.fail("its vocabulary (" + std::to_string(run.characters.size()) + " characters) differs from the " +
+                  std::to_string(vocab.characters().size()) + " of the corpus read now; train again");
   }
-  run.model = attn::load_model<Real>((fs::path(dir) / "model.txt").string());
+  const std::vector<arma::uword> steps = curve_steps(o);
+  const long long points = in.whole("curve", 0, 1000001);
+  if (static_cast<std::size_t>(points) != steps.size()) {
+    throw in.fail("curve " + std::to_string(points) + ": a run of " + std::to_string(o.steps) +
+                  " steps evaluated every " + std::to_string(o.eval_every) + " records " +
+                  std::to_string(steps.size()) + " points");
+  }
+  for (const arma::uword step : steps) run.curve.push_back(in.point(step));
+  in.end();
+
+  const fs::path model_path = fs::path(dir) / "model.txt";
+  run.model = attn::load_model<Real>(model_path.string());
+  require_chapter_shape(run.model.shape, vocab.size(), model_path);
   o.shape = run.model.shape;
   o.windows.context = o.shape.context;
-  if (o.shape.vocab != vocab.size()) throw fail("the model's vocabulary size differs from the corpus");
   try {
     validate(o);
-  } catch (const std::invalid_argument& e) {
-    throw fail(e.what());
+  } catch (const std::invalid_argument& err) {
+    throw std::runtime_error(attn::quoted_path(path) + ": " + err.what());
   }
   return run;
 }

@@ -91,12 +91,22 @@ arma::umat held_out_windows(const arma::urowvec& held_tokens, arma::uword count,
 Run train(const Corpus& corpus, const Vocabulary& vocab, TrainOptions options,
           const std::function<void(const Progress&)>& progress = {});
 
-/// Writes `run` into folder `dir` (created if needed): model.txt (attn::save_model) and run.txt
-/// (options, vocabulary, curve). Each file appears whole or not at all. Throws std::runtime_error.
+/// The files of a saved run, beside their manifest: run.txt (options, vocabulary, curve) and
+/// model.txt (attn::save_model). Throws nothing (beyond std::bad_alloc).
+std::vector<std::string> run_files();
+
+/// Writes `run` into folder `dir` (created if needed) as one set: model.txt and run.txt written in
+/// full under temporary names, then renamed after a manifest of their sizes and checksums
+/// (attn::AtomicFile::commit_all), so a signal never leaves a new model beside an old run.txt, and
+/// load_run() refuses a pair torn otherwise. Throws attn::IoError (exit 1) naming the file and the
+/// system's reason.
 void save_run(const Run& run, const std::string& dir);
 
-/// Reads a run written by save_run(). Throws std::runtime_error naming the file if it is missing
-/// or malformed, or if its vocabulary differs from `vocab` (the corpus changed).
+/// Reads a run written by save_run(): both files regular and at most 32 MiB (a FIFO or device is
+/// refused, never waited on), matching the manifest; every field of run.txt in range (steps,
+/// batch, lr, seed, repeat share, evaluation interval, seconds, vocabulary, a curve of exactly the
+/// points the steps and interval record, losses in [0, 1000]) and the model of this chapter's
+/// shape over `vocab`. Throws std::runtime_error naming the file (and line) and the reason.
 Run load_run(const std::string& dir, const Vocabulary& vocab);
 
 }  // namespace ch09

@@ -12,6 +12,7 @@
 
 #include "common/apparatus/attn.hpp"
 #include "common/apparatus/cli.hpp"
+#include "common/apparatus/files.hpp"
 #include "lab.hpp"
 #include "report.hpp"
 
@@ -97,6 +98,13 @@ Flags read_flags(const po::variables_map& vm) {
   if (vm.count("bench")) f.bench = static_cast<arma::uword>(attn::cli::integer(vm, "bench", 1, 10000));
   if (vm.count("bench") && vm.count("plots"))
     throw UsageError("--bench draws no plots, so --plots has nothing to write");
+  // One rule for a mode: a flag it would ignore is refused, not silently dropped.
+  for (const char* flag : {"save", "load", "cached", "sentence", "corpus", "steps", "repeat-share"}) {
+    if (vm.count("bench") && vm.count(flag) && !vm[flag].defaulted()) {
+      throw UsageError(std::string("--bench times training steps on random tokens; --") + flag +
+                       " does not apply to it");
+    }
+  }
   f.plots = attn::cli::plot_settings(vm);
   return f;
 }
@@ -147,8 +155,28 @@ ch09::Corpus read_corpus(const Flags& f) {
 /// Refuses a --save folder that cannot be written before minutes of training (exit 2).
 void check_save(const Flags& f) {
   if (!f.save) return;
-  if (const std::string problem = attn::folder_problem(*f.save); !problem.empty()) {
-    throw UsageError(std::string(f.cached ? "--cached" : "--save") + ": " + problem);
+  const std::string flag = f.cached ? "--cached" : "--save";
+  if (const std::string problem = attn::folder_problem(*f.save); !problem.empty())
+    throw UsageError(flag + ": " + problem);
+  std::vector<std::string> names = ch09::run_files();
+  names.push_back(attn::kManifestName);
+  for (const std::string& name : names) {
+    if (const std::string problem = attn::replace_problem(std::filesystem::path(*f.save) / name); !problem.empty())
+      throw UsageError(flag + ": " + problem);
+  }
+}
+
+/// The report of a loaded model, computed before anything is printed: weights that --load accepted
+/// one by one but that overflow the scores together are an unusable input file (exit 2), named.
+std::optional<ch09::Report> report_of_loaded(const Flags& f, const std::optional<ch09::Run>& loaded,
+                                             const ch09::Corpus& corpus, const ch09::Vocabulary& vocab) {
+  if (!loaded) return std::nullopt;
+  try {
+    return ch09::make_report(corpus, vocab, loaded->model, f.sentence);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(std::string(f.cached ? "--cached: " : "--load: ") +
+                     attn::quoted_path(std::filesystem::path(*f.load) / "model.txt") +
+                     " holds weights that overflow the model's scores (" + e.what() + ")");
   }
 }
 
@@ -194,6 +222,7 @@ int main(int argc, char** argv) {
     const ch09::Corpus corpus = read_corpus(flags);
     const ch09::Vocabulary vocab(corpus.train_text);
     std::optional<ch09::Run> loaded = load_given(flags, vocab);
+    std::optional<ch09::Report> loaded_report = report_of_loaded(flags, loaded, corpus, vocab);
     check_save(flags);
     std::cout << "Chapter 09 - Watch real heads: a small transformer trained on real English text\n\n";
     ch09::Run run;
@@ -206,7 +235,8 @@ int main(int argc, char** argv) {
     }
     if (flags.save) ch09::save_run(run, *flags.save);
     ch09::print_data(std::cout, corpus, vocab, run);
-    ch09::Report report = ch09::make_report(corpus, vocab, run.model, flags.sentence);
+    ch09::Report report =
+        loaded_report ? std::move(*loaded_report) : ch09::make_report(corpus, vocab, run.model, flags.sentence);
     const ch09::TrainOptions quick = ch09::quick_options(ch09::TrainOptions{});
     report.quick = run.options.steps == quick.steps && run.options.batch == quick.batch;
     ch09::print_report(std::cout, report, run);

@@ -3,6 +3,7 @@
 #include "common/apparatus/cli.hpp"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -16,6 +17,8 @@
 #include <map>
 #include <new>
 #include <sstream>
+#include <system_error>
+#include <thread>
 #include <typeinfo>
 #include <utility>
 
@@ -97,6 +100,27 @@ void check_numbers(po::parsed_options& parsed, const po::options_description& op
 }
 
 std::string flag_name(const std::string& name) { return "--" + bare(name); }
+
+/// A reader of standard output that went away (`| head`) ends the program as it ends coreutils:
+/// quietly, by SIGPIPE (the cleanup handler removes temporary files first). Returns only if
+/// SIGPIPE is ignored (the caller's choice), when the error is reported like any other.
+void end_quietly_on_closed_pipe(int saved_errno) {
+  if (saved_errno != EPIPE) return;
+  struct sigaction now {};
+  if (::sigaction(SIGPIPE, nullptr, &now) != 0 || now.sa_handler == SIG_IGN) return;
+  sigset_t pipe_only;
+  ::sigemptyset(&pipe_only);
+  ::sigaddset(&pipe_only, SIGPIPE);
+  ::pthread_sigmask(SIG_UNBLOCK, &pipe_only, nullptr);
+  ::raise(SIGPIPE);
+}
+
+/// A system error as its line says it: a thread that cannot start (its stack is address space
+/// too) under a memory or process limit says so.
+std::string system_error_text(const std::system_error& e) {
+  if (e.code() != std::errc::resource_unavailable_try_again) return e.what();
+  return "out of memory or processes: cannot start a thread (" + e.code().message() + "; see ulimit -v and ulimit -u)";
+}
 
 std::string stdout_reason(int saved_errno) {
   if (::fcntl(STDOUT_FILENO, F_GETFL) < 0) return "standard output is closed";
@@ -291,14 +315,14 @@ std::optional<std::filesystem::path> path(const po::variables_map& vm, const std
 // ---- running a chapter ----------------------------------------------------------------------------
 
 int run(const std::string& program, const std::function<int()>& body) {
+  exec_without_blas_thread_pool();  // first: OpenBLAS's pool would hang under a memory limit
   set_program_name(program);
   // Closed standard descriptors get /dev/null first, so no file opened later takes their number
   // (with stdout closed, the arithmetic would otherwise land in a plot's data file).
   const int closed = reserve_standard_descriptors();
   install_cleanup_handlers();
   std::cout.exceptions(std::ios::badbit);  // the first failed write to stdout stops the chapter
-  // ... but not after run() returns: the flush at exit must not throw (std::terminate) when an
-  // error path left output that cannot be written (a file-size limit on stdout too).
+  // ... but not at exit, whose flush must not throw (std::terminate) on unwritable output.
   struct QuietAtExit {
     ~QuietAtExit() {
       std::cout.exceptions(std::ios::goodbit);
@@ -316,11 +340,13 @@ int run(const std::string& program, const std::function<int()>& body) {
   }
   int code = ok;
   try {
+    reserve_blas_buffers(std::thread::hardware_concurrency());  // before any work: a trainer's threads
     code = body();
     std::cout.flush();
     if (std::fflush(stdout) != 0 || std::ferror(stdout)) throw std::ios_base::failure("stdout");
   } catch (const std::ios_base::failure& e) {
     const int saved = errno;
+    end_quietly_on_closed_pipe(saved);
     if (!std::cout.good() || std::ferror(stdout)) {
       std::cout.exceptions(std::ios::goodbit);
       say("cannot write standard output: " + stdout_reason(saved), false);
@@ -341,7 +367,8 @@ int run(const std::string& program, const std::function<int()>& body) {
     say("out of memory (the sizes asked for need more memory than this process may use; try smaller ones)", false);
     return failure;
   } catch (const std::exception& e) {
-    say(e.what(), false);
+    const auto* system = dynamic_cast<const std::system_error*>(&e);
+    say(system != nullptr ? system_error_text(*system) : e.what(), false);
     return failure;
   }
   if (code == ok && failure_count() > 0) code = failure;

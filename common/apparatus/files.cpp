@@ -7,11 +7,17 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <cerrno>
+#include <cstdint>
+#include <cstdio>
 #include <cstring>
+#include <map>
+#include <memory>
 #include <mutex>
+#include <sstream>
 
 #include "common/attention/checks.hpp"
 
@@ -37,8 +43,17 @@ std::atomic<pid_t> g_child{0};
 std::mutex g_slot_mutex;  // between threads that register (the handler does not lock)
 std::atomic<unsigned long> g_counter{0};
 constexpr int kSignals[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE};
+// While a set of files is renamed into place the handler only records the signal, in whichever
+// thread it runs (a signal blocked in one thread is delivered to another, e.g. a BLAS worker);
+// the commit raises it again once every rename is done.
+std::atomic<bool> g_committing{false};
+std::atomic<int> g_deferred{0};
 
 extern "C" void cleanup_and_reraise(int sig) {
+  if (g_committing.load()) {
+    g_deferred.store(sig);
+    return;
+  }
   const int saved = errno;
   for (Slot& s : g_slots) {
     if (s.used.load()) ::unlink(s.path);
@@ -80,6 +95,36 @@ bool safe_name_chars(const std::string& text) {
     if (!ok) return false;
   }
   return true;
+}
+
+constexpr std::uint64_t kFnvOffset = 14695981039346656037ULL;
+constexpr char kManifestMagic[] = "attn-file-set 1";
+
+std::uint64_t fnv1a(const std::string& bytes, std::uint64_t hash = kFnvOffset) {
+  for (const char c : bytes) {
+    hash ^= static_cast<unsigned char>(c);
+    hash *= 1099511628211ULL;
+  }
+  return hash;
+}
+
+std::string hex64(std::uint64_t value) {
+  char text[20];
+  std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(value));
+  return text;
+}
+
+/// "/dev", "/proc" or "/sys" if `folder` (resolved) lies in one of the kernel's own folders, which
+/// hold streams and settings, never files a chapter writes (a link such as /dev/stdout there leads
+/// to a regular file when stdout is one, yet is the system's); else nullptr.
+const char* system_folder(const fs::path& folder) {
+  std::error_code ec;
+  const fs::path real = fs::weakly_canonical(folder, ec);
+  for (const char* system : {"/dev", "/proc", "/sys"}) {
+    const fs::path root(system);
+    if (std::mismatch(root.begin(), root.end(), real.begin(), real.end()).first == root.end()) return system;
+  }
+  return nullptr;
 }
 
 std::string file_type(mode_t mode) {
@@ -189,6 +234,8 @@ AtomicFile::~AtomicFile() {
 
 void AtomicFile::write(const std::string& bytes) {
   if (fd_ < 0) throw std::logic_error("AtomicFile::write after close");
+  hash_ = fnv1a(bytes, hash_);
+  size_ += bytes.size();
   std::size_t done = 0;
   while (done < bytes.size()) {
     const ssize_t n = ::write(fd_, bytes.data() + done, bytes.size() - done);
@@ -216,19 +263,44 @@ void AtomicFile::commit() {
   temp_.commit(target_);
 }
 
-void AtomicFile::commit_all(std::vector<AtomicFile*> files) {
+void AtomicFile::commit_all(std::vector<AtomicFile*> files, const fs::path& manifest,
+                            const std::function<void(std::size_t)>& after_rename) {
+  std::unique_ptr<AtomicFile> list;
+  if (!manifest.empty()) {
+    std::string text = std::string(kManifestMagic) + "\n";
+    for (const AtomicFile* f : files) {
+      if (f->target_.parent_path() != manifest.parent_path()) {
+        throw std::logic_error("AtomicFile::commit_all: " + f->target_.string() + " is not beside the manifest");
+      }
+      text += f->target_.filename().string() + " " + std::to_string(f->size_) + " " + hex64(f->hash_) + "\n";
+    }
+    list = std::make_unique<AtomicFile>(manifest);
+    list->write(text);
+    files.insert(files.begin(), list.get());  // renamed first: a set torn later no longer matches it
+  }
   for (AtomicFile* f : files) f->close();
+  for (AtomicFile* f : files) {  // refused before any rename: a folder or device at one of the names
+    if (const std::string problem = replace_problem(f->target_); !problem.empty()) throw IoError(problem);
+  }
   sigset_t block, old;
   ::sigemptyset(&block);
   for (int sig : kSignals) ::sigaddset(&block, sig);
   ::pthread_sigmask(SIG_BLOCK, &block, &old);
+  g_deferred.store(0);
+  g_committing.store(true);
+  std::exception_ptr failed;
   try {
-    for (AtomicFile* f : files) f->temp_.commit(f->target_);
+    for (std::size_t k = 0; k < files.size(); ++k) {
+      files[k]->temp_.commit(files[k]->target_);
+      if (after_rename) after_rename(k + 1);
+    }
   } catch (...) {
-    ::pthread_sigmask(SIG_SETMASK, &old, nullptr);
-    throw;
+    failed = std::current_exception();
   }
+  g_committing.store(false);
+  if (const int sig = g_deferred.exchange(0); sig != 0) cleanup_and_reraise(sig);
   ::pthread_sigmask(SIG_SETMASK, &old, nullptr);
+  if (failed) std::rethrow_exception(failed);
 }
 
 void write_file_atomically(const fs::path& path, const std::string& text) {
@@ -282,19 +354,37 @@ std::string read_input_file(const fs::path& path, std::size_t limit) {
 }
 
 std::string replace_problem(const fs::path& target) {
+  std::error_code ec;
+  if (const char* system = system_folder(fs::absolute(target, ec).parent_path())) {
+    return "cannot write " + quoted_path(target) + ": it is in " + system +
+           ", the system's folder of devices and streams; name a file in a folder of yours";
+  }
   struct stat st {};
   if (::lstat(target.c_str(), &st) != 0) {
     const int e = errno;  // absent is fine (the file is new); a name the system refuses is not
-    return e == ENAMETOOLONG ? "cannot write " + quoted_path(target) + ": " + os_reason(e) : std::string();
+    return e == ENOENT ? std::string() : "cannot write " + quoted_path(target) + ": " + os_reason(e);
   }
-  if (S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)) return {};
-  return "cannot write " + quoted_path(target) + ": it is " + file_type(st.st_mode) +
-         " (only a regular file or a link there is replaced)";
+  const std::string refused = "cannot write " + quoted_path(target) + ": it is ";
+  const std::string only = " (only a regular file, or a link to one, is replaced)";
+  if (!S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode)) return refused + file_type(st.st_mode) + only;
+  if (S_ISLNK(st.st_mode)) {
+    struct stat to {};
+    if (::stat(target.c_str(), &to) != 0) {
+      const int e = errno;
+      return refused + "a link that leads nowhere (" + os_reason(e) + ")" + only;
+    }
+    if (!S_ISREG(to.st_mode)) return refused + "a link to " + file_type(to.st_mode) + only;
+  }
+  return {};
 }
 
 std::string folder_problem(const fs::path& folder, bool create) {
   std::error_code ec;
   const fs::path where = folder.empty() ? fs::path(".") : folder;
+  if (const char* system = system_folder(fs::absolute(where, ec))) {
+    return "folder " + quoted_path(folder) + " is in " + system +
+           ", the system's folder of devices and streams; name a folder of yours";
+  }
   if (fs::exists(where, ec) && !fs::is_directory(where, ec)) return quoted_path(folder) + " is a file, not a folder";
   if (create) fs::create_directories(where, ec);
   std::error_code listed;
@@ -310,6 +400,51 @@ std::string folder_problem(const fs::path& folder, bool create) {
   }
   ::close(fd);
   return {};
+}
+
+std::map<std::string, std::string> read_file_set(const fs::path& folder, const std::vector<std::string>& names,
+                                                 std::size_t limit, bool manifest_required) {
+  std::map<std::string, std::string> files;
+  const fs::path manifest = folder / kManifestName;
+  struct stat st {};
+  const bool absent = ::lstat(manifest.c_str(), &st) != 0 && errno == ENOENT;
+  if (absent && !manifest_required) return files;  // files written by hand: the caller reads them
+  for (const std::string& name : names) files[name] = read_input_file(folder / name, limit);  // FIFOs first
+  if (absent) {
+    throw InputFileError(quoted_path(manifest) + " is missing, so the files beside it cannot be checked to belong " +
+                         "together (a set saved by an older version, or not saved whole); save it again");
+  }
+  std::istringstream list(read_input_file(manifest, kMaxInputFileBytes));
+  std::string magic;
+  std::getline(list, magic);
+  if (magic != kManifestMagic) throw InputFileError(quoted_path(manifest) + " is not a manifest of a saved set");
+  std::map<std::string, std::pair<std::string, std::string>> listed;  // name -> (bytes, checksum)
+  for (std::string line; std::getline(list, line);) {
+    std::istringstream fields(line);
+    std::string name, bytes, sum, extra;
+    if (!(fields >> name >> bytes >> sum) || (fields >> extra)) {
+      throw InputFileError(quoted_path(manifest) + " has a malformed line " + attn::quoted(line));
+    }
+    listed[name] = {bytes, sum};
+  }
+  for (const auto& [name, bytes] : files) {
+    const auto it = listed.find(name);
+    if (it == listed.end()) throw InputFileError(quoted_path(manifest) + " does not list " + attn::quoted(name));
+    if (it->second.first != std::to_string(bytes.size()) || it->second.second != hex64(fnv1a(bytes))) {
+      // Where files may be written by hand, one changed after the manifest was (an edit) is read as
+      // it is; one older than the manifest is from an earlier save: the set was torn.
+      struct stat file {
+      }, list{};
+      if (!manifest_required && ::stat((folder / name).c_str(), &file) == 0 && ::stat(manifest.c_str(), &list) == 0 &&
+          (file.st_mtim.tv_sec > list.st_mtim.tv_sec ||
+           (file.st_mtim.tv_sec == list.st_mtim.tv_sec && file.st_mtim.tv_nsec >= list.st_mtim.tv_nsec))) {
+        continue;
+      }
+      throw InputFileError(quoted_path(folder / name) + " does not match " + quoted_path(manifest) +
+                           ": the files were not saved together (an interrupted or mixed save); save the set again");
+    }
+  }
+  return files;
 }
 
 }  // namespace attn

@@ -18,7 +18,10 @@
 #include <sys/types.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <filesystem>
+#include <functional>
+#include <map>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -109,16 +112,30 @@ class AtomicFile {
   /// The temporary file being written. Throws nothing.
   const std::filesystem::path& temp_path() const { return temp_.path(); }
 
-  /// Closes every file, then renames them all with the termination signals held back, so a set of
-  /// files (a saved parameter set) is replaced together: if any close fails, none is renamed.
-  /// Throws the first IoError (of a close or a rename); the signal mask is restored either way.
-  static void commit_all(std::vector<AtomicFile*> files);
+  /// Commits a set of files (a saved parameter set or model) so that a reader can tell whether
+  /// they belong together. Every file is closed first (if any close fails, none is renamed) and
+  /// every target is checked with replace_problem(). If `manifest` is given (a path beside the
+  /// files), it is written first: one line per file with its name, size in bytes and 64-bit
+  /// FNV-1a checksum, read back by read_file_set(); it is renamed before the files, so a set torn
+  /// between renames (power loss, SIGKILL) no longer matches it. SIGINT, SIGTERM, SIGHUP and
+  /// SIGPIPE are held back during the renames in every thread (the cleanup handler, in whichever
+  /// thread it runs, only records the signal) and delivered once all renames are done: a signal
+  /// never tears a set. `after_rename(k)` is called after the k-th rename (tests interrupt there).
+  /// Throws IoError (of a close, a check or a rename) or std::logic_error if a file is not beside
+  /// the manifest.
+  static void commit_all(std::vector<AtomicFile*> files, const std::filesystem::path& manifest = {},
+                         const std::function<void(std::size_t)>& after_rename = {});
 
  private:
   std::filesystem::path target_;
   TempPath temp_;
   int fd_ = -1;
+  std::uint64_t hash_ = 14695981039346656037ULL;  // FNV-1a of the bytes written so far
+  std::uint64_t size_ = 0;
 };
+
+/// The name of the manifest a saved set carries beside its files (AtomicFile::commit_all).
+inline constexpr char kManifestName[] = "manifest.txt";
 
 /// Writes `text` to `path` through an AtomicFile; throws its IoError (naming the path and reason).
 void write_file_atomically(const std::filesystem::path& path, const std::string& text);
@@ -132,16 +149,30 @@ inline constexpr std::size_t kMaxInputFileBytes = std::size_t{1} << 20;
 /// `limit` bytes. Throws InputFileError naming the path and the reason.
 std::string read_input_file(const std::filesystem::path& path, std::size_t limit = kMaxInputFileBytes);
 
-/// Why an output may not be written at `target`, or "" if it may: something other than a regular
-/// file or a symbolic link is there (a folder, a device such as /dev/full, a FIFO), which a rename
-/// would replace or fail on. Symbolic links are replaced by the new file, not followed.
+/// Why an output may not be written at `target`, or "" if it may. Only a regular file, or a
+/// symbolic link that leads to one, is replaced (the link itself, never its target); refused are a
+/// folder, a device, a FIFO or a socket there, a link to one of them or a link that leads nowhere,
+/// any name inside /dev, /proc or /sys (so `/dev/stdout` is never replaced, even when standard
+/// output is a file), and a name the system refuses (too long, a parent that is a file).
 /// Reports problems as text; throws nothing (beyond std::bad_alloc).
 std::string replace_problem(const std::filesystem::path& target);
 
+/// Reads the files `names` of the set saved in `folder` (each through read_input_file with
+/// `limit`) and checks each against the folder's manifest (kManifestName, written by
+/// AtomicFile::commit_all): listed, same size, same checksum. Unless `manifest_required` (files
+/// that may be written by hand, as chapter 05's parameters), a folder without a manifest is not
+/// read at all (an empty map: the caller reads the files itself), and a file that differs from the manifest but was
+/// changed after it (an edit) is taken as it is; one older than the manifest is from an earlier save and refused.
+/// Returns name -> bytes. Throws InputFileError naming the file and the reason (unreadable, not listed, not saved
+/// together).
+std::map<std::string, std::string> read_file_set(const std::filesystem::path& folder,
+                                                 const std::vector<std::string>& names, std::size_t limit,
+                                                 bool manifest_required);
+
 /// Why files cannot be created in `folder` (creating it and its parents first if `create`), or an
-/// empty string if they can: a real file is created and removed there, so read-only folders and
-/// file systems are found before any work is done. Reports problems as text; throws nothing (beyond
-/// std::bad_alloc).
+/// empty string if they can: a folder inside /dev, /proc or /sys is refused at once; a real file is created and removed
+/// there, so read-only folders and file systems are found before any work is done. Reports problems as text; throws
+/// nothing (beyond std::bad_alloc).
 std::string folder_problem(const std::filesystem::path& folder, bool create = true);
 
 /// Installs the cleanup handler for SIGINT, SIGTERM, SIGHUP and SIGPIPE (done by the first TempPath;

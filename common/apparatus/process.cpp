@@ -2,16 +2,21 @@
 /// \brief Runs a helper program with posix_spawn, pipes and a time limit (see process.hpp).
 #include "common/apparatus/process.hpp"
 
+#include <dlfcn.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
+#include <stdexcept>
 
 #include "common/apparatus/files.hpp"
 
@@ -53,6 +58,64 @@ std::string ProcessResult::last_stderr_line() const {
     start = end + 1;
   }
   return last;
+}
+
+void exec_without_blas_thread_pool() {
+  using GetThreads = int (*)();
+  void* get_threads = ::dlsym(RTLD_DEFAULT, "openblas_get_num_threads");
+  if (get_threads == nullptr || reinterpret_cast<GetThreads>(get_threads)() <= 1) return;
+  if (const char* set = std::getenv("OPENBLAS_NUM_THREADS"); set != nullptr && std::string(set) == "1") return;
+  // The arguments as this process received them, NUL-separated.
+  const int fd = ::open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return;
+  std::string text;
+  std::array<char, 4096> buffer{};
+  for (ssize_t n; (n = ::read(fd, buffer.data(), buffer.size())) != 0;) {
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) break;
+    text.append(buffer.data(), static_cast<std::size_t>(n));
+  }
+  ::close(fd);
+  std::vector<std::string> words;
+  for (std::size_t start = 0; start < text.size();) {
+    const std::size_t end = std::min(text.find('\0', start), text.size());
+    words.push_back(text.substr(start, end - start));
+    start = end + 1;
+  }
+  if (words.empty()) return;
+  std::vector<char*> argv;
+  for (std::string& w : words) argv.push_back(w.data());
+  argv.push_back(nullptr);
+  if (::setenv("OPENBLAS_NUM_THREADS", "1", 1) != 0) return;
+  ::execv("/proc/self/exe", argv.data());
+  ::unsetenv("OPENBLAS_NUM_THREADS");  // not run again: carry on with the pool
+}
+
+void reserve_blas_buffers(unsigned threads) {
+  using Alloc = void* (*)(int);
+  using Free = void (*)(void*);
+  using SetThreads = void (*)(int);
+  void* alloc = ::dlsym(RTLD_DEFAULT, "blas_memory_alloc");
+  void* release = ::dlsym(RTLD_DEFAULT, "blas_memory_free");
+  void* set_threads = ::dlsym(RTLD_DEFAULT, "openblas_set_num_threads");
+  if (alloc == nullptr || release == nullptr || set_threads == nullptr) return;  // not OpenBLAS
+  reinterpret_cast<SetThreads>(set_threads)(1);
+  threads = std::max(threads, 1u);
+  const std::size_t bytes = kBlasBufferBytes * threads;
+  void* probe = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (probe == MAP_FAILED) {
+    const int e = errno;
+    throw std::runtime_error("out of memory: the linear algebra library (OpenBLAS) needs " +
+                             std::to_string(bytes >> 20) + " MiB of address space for its work buffers (" +
+                             std::to_string(threads) + " x 128 MiB), more than this process may use (" + os_reason(e) +
+                             "; see ulimit -v)");
+  }
+  ::munmap(probe, bytes);
+  std::vector<void*> held;
+  for (unsigned t = 0; t < threads; ++t) held.push_back(reinterpret_cast<Alloc>(alloc)(0));  // distinct buffers
+  for (void* buffer : held) {
+    if (buffer != nullptr) reinterpret_cast<Free>(release)(buffer);  // kept mapped, free for reuse
+  }
 }
 
 int reserve_standard_descriptors() {

@@ -111,6 +111,30 @@ ProcessResult run_process(const std::filesystem::path& program, const std::vecto
                           const std::filesystem::path& working_dir, std::chrono::milliseconds limit,
                           const std::string& input = "", std::size_t max_output = std::size_t{1} << 20);
 
+/// The address space OpenBLAS maps for one thread's work buffer: 128 MiB (its largest
+/// BUFFER_SIZE on x86-64, used by builds that include the AVX-512 kernels, as Debian's does) and
+/// a page it adds when it falls back to malloc.
+inline constexpr std::size_t kBlasBufferBytes = (std::size_t{128} << 20) + 4096;
+
+/// Runs this program again (same arguments, same process) with OPENBLAS_NUM_THREADS=1 when
+/// OpenBLAS is the BLAS in this process and started a thread pool. Each thread of that pool maps
+/// a 128 MiB work buffer as it starts, while the libraries load and before main, and when the
+/// mapping fails (a memory limit, ulimit -v) it retries forever at 100% CPU; exit() then waits
+/// for it forever. Only the variable, read as OpenBLAS loads, keeps the pool from starting.
+/// Call it first in main, before any descriptor is opened or thread started; it returns (and
+/// does nothing) when there is no pool, and when the program cannot be run again. Throws nothing.
+void exec_without_blas_thread_pool();
+
+/// Makes the BLAS kernels of this process unable to hang under a memory limit, when the BLAS is
+/// OpenBLAS (looked up at run time; nothing is done for another BLAS). OpenBLAS gives every
+/// thread that runs a kernel a work buffer from a table it maps on first use and keeps; when that
+/// mapping fails it retries forever. So its own pool is set to one thread, and the buffers for
+/// `threads` threads running kernels at once (a trainer's) are mapped now, after the same amount
+/// of address space was mapped and released here: later kernels reuse them and never map again.
+/// Throws std::runtime_error "out of memory: ..." when the address space is not there. Call it
+/// before any other thread runs a BLAS kernel.
+void reserve_blas_buffers(unsigned threads);
+
 /// Opens /dev/null on each of the standard descriptors 0, 1 and 2 that is closed, so no file the
 /// program opens later takes their number (text meant for a closed standard output would land in
 /// a plot file). Returns a bit mask of the ones that were closed (bit k: descriptor k).
