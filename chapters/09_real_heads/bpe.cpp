@@ -92,11 +92,11 @@ std::vector<std::string> pre_tokenize(const std::string& text) {
   std::uint32_t options = 0;  // the whole text's UTF-8 is checked by the first match only
   while (offset < text.size()) {
     const int rc = pcre2_match(code, subject, text.size(), offset, options, match.get(), nullptr);
-    const PCRE2_SIZE* span = pcre2_get_ovector_pointer(match.get());
     if (rc <= PCRE2_ERROR_UTF8_ERR1 && rc >= PCRE2_ERROR_UTF8_ERR21) {
-      throw std::invalid_argument("pre_tokenize: the text is not valid UTF-8 at byte " + std::to_string(span[0]) +
-                                  " (" + pcre2_message(rc) + ")");
+      throw std::invalid_argument("pre_tokenize: the text is not valid UTF-8 at byte " +
+                                  std::to_string(pcre2_get_startchar(match.get())) + " (" + pcre2_message(rc) + ")");
     }
+    const PCRE2_SIZE* span = pcre2_get_ovector_pointer(match.get());
     // Every character is a letter, a digit, whitespace or something else, so one of the
     // alternatives matches at every offset and consumes at least one character.
     if (rc < 0 || span[0] != offset || span[1] <= offset) {

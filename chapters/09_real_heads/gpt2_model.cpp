@@ -37,7 +37,7 @@ namespace {
 /// Both tables from one list: W is Weights or const Weights.
 template <class W>
 auto make_table(W& w) {
-  using M = std::remove_reference_t<decltype(w.wte)>;
+  using M = std::conditional_t<std::is_const_v<W>, const arma::mat, arma::mat>;
   using P = ParameterOf<M>;
   const arma::uword V = w.config.vocab, T = w.config.context, d = w.config.width;
   std::vector<P> table{{"wte.weight", V, d, false, &w.wte}, {"wpe.weight", T, d, false, &w.wpe}};
