@@ -263,6 +263,24 @@ BOOST_AUTO_TEST_CASE(unknown_tensor_is_refused) {
                 "holds tensor 'h.0.attn.rotary' [24], which GPT-2 with 2 layers and width 24 does not have");
 }
 
+BOOST_AUTO_TEST_CASE(other_dtype_and_non_finite_weight) {
+  const fs::path d = copy_of_reference("dtype");
+  // F16 halves the bytes: ln_f.bias's 96 bytes hold 48 of them
+  edit_header(d / "model.safetensors", [](json& header) {
+    header["ln_f.bias"]["dtype"] = "F16";
+    header["ln_f.bias"]["shape"] = {48};
+  });
+  check_message(load_error(d), "tensor 'ln_f.bias' is F16; this reader takes F32");
+  fs::copy_file(reference_dir() / "model.safetensors", d / "model.safetensors", fs::copy_options::overwrite_existing);
+  const SafetensorsHeader header = read_safetensors_header((d / "model.safetensors").string());
+  {
+    std::fstream f(d / "model.safetensors", std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(static_cast<std::streamoff>(header.data_start + header.tensors.at("wpe.weight").begin + 4 * 5));
+    f.write("\x00\x00\xc0\x7f", 4);  // a quiet NaN, little-endian, as entry (0, 5)
+  }
+  check_message(load_error(d), "tensor 'wpe.weight' has a NaN or infinite entry");
+}
+
 BOOST_AUTO_TEST_CASE(truncated_file_says_where) {
   const fs::path d = copy_of_reference("truncated");
   const fs::path model = d / "model.safetensors";

@@ -215,7 +215,12 @@ Config read_config(const std::string& dir, const SafetensorsHeader& header) {
 
 Weights read_weights(const std::string& path, const SafetensorsHeader& header, const Config& config) {
   Weights w{config, {}, {}, {}, {}, {}};
-  const std::vector<Parameter> table = parameter_table(w);
+  std::vector<Parameter> table;
+  try {
+    table = parameter_table(w);
+  } catch (const std::invalid_argument& e) {
+    fail(path, e.what());
+  }
   std::map<std::string, const Parameter*> wanted;
   for (const Parameter& p : table) wanted[p.name] = &p;
   for (const auto& [name, entry] : header.tensors) {
@@ -235,11 +240,11 @@ Weights read_weights(const std::string& path, const SafetensorsHeader& header, c
     const auto entry = header.tensors.find(p.name);
     if (entry == header.tensors.end()) fail(path, "lacks tensor " + attn::quoted(p.name) + " " + shape_text(shape));
     const TensorEntry& t = entry->second;
+    if (t.dtype != "F32") fail(path, "tensor " + attn::quoted(p.name) + " is " + t.dtype + "; this reader takes F32");
     if (t.shape != shape) {
       fail(path, "tensor " + attn::quoted(p.name) + " is " + shape_text(t.shape) + ", but GPT-2 of these sizes needs " +
                      shape_text(shape));
     }
-    if (t.dtype != "F32") fail(path, "tensor " + attn::quoted(p.name) + " is " + t.dtype + "; this reader takes F32");
     read_tensor(in, path, header.data_start + t.begin, p.rows, p.cols, *p.slot);
     if (!p.slot->is_finite()) fail(path, "tensor " + attn::quoted(p.name) + " has a NaN or infinite entry");
   }

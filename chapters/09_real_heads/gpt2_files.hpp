@@ -10,6 +10,10 @@
 /// mask, 1 x 1 x context x context), h.<l>.attn.masked_bias and lm_head.weight (the tied
 /// unembedding again, vocab x d); names may carry the prefix "transformer.". Anything else is refused.
 ///
+/// A reader gets GPT-2 small as the four files of the Hugging Face model openai-community/gpt2
+/// (model.safetensors, config.json, vocab.json, merges.txt, about 550 MB) in one folder; the larger
+/// GPT-2 sizes (gpt2-medium, -large, -xl) load the same way.
+///
 /// Every function here throws std::runtime_error with one line naming the file and what is wrong
 /// with it (a missing tensor, both shapes, the byte where the file ends), and nothing else
 /// (beyond std::bad_alloc). Sources: the safetensors format (Hugging Face, safetensors/README);
@@ -52,8 +56,8 @@ SafetensorsHeader read_safetensors_header(const std::string& path);
 /// (every GPT-2 size has 64-wide heads). Layers are then the h.<l> blocks present.
 Config read_config(const std::string& dir, const SafetensorsHeader& header);
 
-/// The weights of model.safetensors in `dir`, checked against `config` as described above, every
-/// entry finite.
+/// The weights in safetensors file `path` (whose header is `header`), checked against `config` as
+/// described above, every entry finite. A bad `config` is refused too.
 Weights read_weights(const std::string& path, const SafetensorsHeader& header, const Config& config);
 
 /// vocab.json: a JSON object of token (in the byte alphabet) -> id.
