@@ -13,6 +13,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <system_error>
 #include <vector>
 
 #include "bpe.hpp"
@@ -26,11 +27,30 @@ using namespace ch09::gpt2;
 
 namespace {
 
+/// A folder for this run's files, removed when the test program ends.
+struct Scratch {
+  fs::path dir = fs::temp_directory_path() / ("ch09-gpt2-" + std::to_string(::getpid()));
+  Scratch() {
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+  }
+  Scratch(const Scratch&) = delete;
+  Scratch& operator=(const Scratch&) = delete;
+  ~Scratch() {
+    std::error_code ignored;
+    fs::remove_all(dir, ignored);
+  }
+};
+
+const fs::path& scratch() {
+  static const Scratch s;
+  return s.dir;
+}
+
 /// The reference's folder, written once per run by tests/gpt2_reference.py.
 const fs::path& reference_dir() {
   static const fs::path dir = [] {
-    const fs::path d = fs::temp_directory_path() / ("ch09-gpt2-" + std::to_string(::getpid()));
-    fs::remove_all(d);
+    const fs::path d = scratch() / "reference";
     fs::create_directories(d);
     const attn::test::Run run = attn::test::run(std::string(PYTHON3) + " " + GPT2_REFERENCE + " " + d.string());
     if (run.code != 0) throw std::runtime_error("gpt2_reference.py failed: " + run.err);
@@ -51,8 +71,7 @@ const Gpt2& tiny() {
 
 /// A copy of the reference's folder, for one test to break.
 fs::path copy_of_reference(const std::string& name) {
-  const fs::path d = reference_dir().parent_path() / (reference_dir().filename().string() + "-" + name);
-  fs::remove_all(d);
+  const fs::path d = scratch() / name;
   fs::create_directories(d);
   for (const char* f : {"config.json", "vocab.json", "merges.txt", "model.safetensors"}) {
     fs::copy_file(reference_dir() / f, d / f);
