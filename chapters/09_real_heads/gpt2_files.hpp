@@ -6,8 +6,8 @@
 /// tensor's dtype, shape and byte range, then the tensors' bytes, row-major. GPT-2's Conv1D
 /// weights are stored d_in x d_out, which is already this chapter's orientation (tokens are rows,
 /// `X W`). Every tensor of gpt2_model.hpp's parameter table must be there, F32, with exactly the
-/// table's shape; the entries a checkpoint may also hold are tolerated: h.<l>.attn.bias (the causal
-/// mask, 1 x 1 x context x context), h.<l>.attn.masked_bias and lm_head.weight (the tied
+/// table's shape; the entries a checkpoint may also hold are tolerated (L a layer): h.L.attn.bias (the causal
+/// mask, 1 x 1 x context x context), h.L.attn.masked_bias and lm_head.weight (the tied
 /// unembedding again, vocab x d); names may carry the prefix "transformer.". Anything else is refused.
 ///
 /// A reader gets GPT-2 small as the four files of the Hugging Face model openai-community/gpt2
@@ -36,7 +36,8 @@ namespace ch09::gpt2 {
 struct TensorEntry {
   std::string dtype;                 ///< "F32", "F16", ...
   std::vector<std::uint64_t> shape;  ///< dimensions, outermost first
-  std::uint64_t begin = 0, end = 0;  ///< byte range after the header
+  std::uint64_t begin = 0;           ///< first byte, counted from the end of the header
+  std::uint64_t end = 0;             ///< one past the last byte, counted likewise
 };
 
 /// A safetensors file's header: its entries by name (the "__metadata__" entry left out).
@@ -53,7 +54,7 @@ SafetensorsHeader read_safetensors_header(const std::string& path);
 
 /// The sizes from config.json in `dir` (n_embd, n_head, n_layer, n_positions, vocab_size,
 /// layer_norm_epsilon), or, with no config.json, from the tensors' shapes with heads = width / 64
-/// (every GPT-2 size has 64-wide heads). Layers are then the h.<l> blocks present.
+/// (every GPT-2 size has 64-wide heads). Layers are then the blocks h.0, h.1, ... present.
 Config read_config(const std::string& dir, const SafetensorsHeader& header);
 
 /// The weights in safetensors file `path` (whose header is `header`), checked against `config` as

@@ -45,25 +45,28 @@ void validate(const Config& config);
 
 /// One block's weights (the names are the checkpoint's, after "h.<layer>.").
 struct Block {
-  arma::rowvec ln_1_gain, ln_1_bias;  ///< 1 x d each: the attention sub-block's input norm
-  arma::mat attn_weight;              ///< d x 3d: [W_Q | W_K | W_V], each d x d, heads as column blocks
-  arma::rowvec attn_bias;             ///< 1 x 3d: [b_Q | b_K | b_V]
-  arma::mat proj_weight;              ///< d x d: W_O, head h's rows h d_h .. (h + 1) d_h - 1
-  arma::rowvec proj_bias;             ///< 1 x d: b_O, added once, not per head
-  arma::rowvec ln_2_gain, ln_2_bias;  ///< 1 x d each: the MLP sub-block's input norm
-  arma::mat fc_weight;                ///< d x 4d: the MLP's first layer
-  arma::rowvec fc_bias;               ///< 1 x 4d
-  arma::mat fc_proj_weight;           ///< 4d x d: the MLP's second layer
-  arma::rowvec fc_proj_bias;          ///< 1 x d
+  arma::rowvec ln_1_gain;     ///< 1 x d: the attention sub-block's input norm, gain
+  arma::rowvec ln_1_bias;     ///< 1 x d: the attention sub-block's input norm, bias
+  arma::mat attn_weight;      ///< d x 3d: [W_Q | W_K | W_V], each d x d, heads as column blocks
+  arma::rowvec attn_bias;     ///< 1 x 3d: [b_Q | b_K | b_V]
+  arma::mat proj_weight;      ///< d x d: W_O, head h's rows h d_h .. (h + 1) d_h - 1
+  arma::rowvec proj_bias;     ///< 1 x d: b_O, added once, not per head
+  arma::rowvec ln_2_gain;     ///< 1 x d: the MLP sub-block's input norm, gain
+  arma::rowvec ln_2_bias;     ///< 1 x d: the MLP sub-block's input norm, bias
+  arma::mat fc_weight;        ///< d x 4d: the MLP's first layer
+  arma::rowvec fc_bias;       ///< 1 x 4d
+  arma::mat fc_proj_weight;   ///< 4d x d: the MLP's second layer
+  arma::rowvec fc_proj_bias;  ///< 1 x d
 };
 
 /// Every weight of a GPT-2 model.
 struct Weights {
-  Config config;                      ///< the sizes every matrix below has
-  arma::mat wte;                      ///< vocab x d: row t is token t's embedding, and its unembedding
-  arma::mat wpe;                      ///< context x d: row i is position i's embedding
-  std::vector<Block> blocks;          ///< `layers` blocks, first to last
-  arma::rowvec ln_f_gain, ln_f_bias;  ///< 1 x d each: the final norm
+  Config config;              ///< the sizes every matrix below has
+  arma::mat wte;              ///< vocab x d: row t is token t's embedding, and its unembedding
+  arma::mat wpe;              ///< context x d: row i is position i's embedding
+  std::vector<Block> blocks;  ///< `layers` blocks, first to last
+  arma::rowvec ln_f_gain;     ///< 1 x d: the final norm, gain
+  arma::rowvec ln_f_bias;     ///< 1 x d: the final norm, bias
 };
 
 /// One parameter of the table every loader, counter and checker goes through; M is arma::mat
