@@ -13,6 +13,9 @@ packages=(
   gnuplot-nox libgnuplot-iostream-dev fonts-dejavu-core
   doxygen libjs-mathjax
   libbenchmark-dev
+  nlohmann-json3-dev   # chapter 09's GPT-2 files: the safetensors header, vocab.json, config.json
+  libpcre2-dev         # chapter 09's GPT-2 tokenizer: the pre-tokenizer's regular expression, Unicode classes
+  python3-numpy        # tests/gpt2_reference.py: the independent GPT-2 the C++ one is checked against
   chromium
   clang-format clang-tidy   # scripts/check-format.sh, scripts/run-clang-tidy.sh
   fortunes

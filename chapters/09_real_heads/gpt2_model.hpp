@@ -1,0 +1,151 @@
+/// \file chapters/09_real_heads/gpt2_model.hpp
+/// \brief GPT-2, the model: learned token and position embeddings, pre-norm blocks (causal
+/// multi-head attention, then an MLP with GELU, each with biases and a residual), a final norm and
+/// the unembedding tied to the token embedding. The forward pass keeps what the interpretability
+/// tools read: every head's attention pattern and every head's write into the residual stream.
+///
+/// Tokens are rows, as in common/attention: the residual stream X is n x d (row i: token i), every
+/// weight multiplies on the right (`X W`, W: d_in x d_out), which is also how GPT-2's checkpoint
+/// stores its Conv1D weights. A layer's c_attn weight is d x 3d: the query, key and value
+/// projections side by side, and within each, head h owns columns h d_h .. (h + 1) d_h - 1
+/// (d_h = d / heads). Row block h of c_proj's weight (d_h x d) is head h's output projection W_O^h.
+/// Sources: Radford et al. 2019, "Language Models are Unsupervised Multitask Learners", §2.3 (GPT-2's
+/// changes to GPT: layer norm moved to each sub-block's input, a final layer norm, context 1024);
+/// Radford et al. 2018 (GPT: learned positions, the tied unembedding, GELU); Vaswani et al. 2017,
+/// §3.2.2 (multi-head attention); Hendrycks & Gimpel 2016 (GELU, tanh form); Ba et al. 2016 (layer norm);
+/// Elhage et al. 2021, "A Mathematical Framework for Transformer Circuits" (heads' outputs as
+/// separate writes into the residual stream).
+#pragma once
+
+#include <armadillo>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "common/attention/random.hpp"
+
+namespace ch09::gpt2 {
+
+/// GPT-2's sizes.
+struct Config {
+  arma::uword vocab = 50257;   ///< tokens (rows of the embedding table)
+  arma::uword context = 1024;  ///< longest sequence (rows of the position table)
+  arma::uword width = 768;     ///< d, the residual stream's width
+  arma::uword layers = 12;     ///< blocks
+  arma::uword heads = 12;      ///< heads per block; d_h = width / heads
+  double epsilon = 1e-5;       ///< layer norm's variance floor
+};
+
+/// GPT-2 small's sizes (124M parameters): the defaults above.
+inline constexpr Config kSmall{};
+
+/// Refuses a size of 0, a width the heads do not divide, or an epsilon that is not finite and
+/// positive (std::invalid_argument naming the value). Source: Radford et al. 2019, Table 2.
+void validate(const Config& config);
+
+/// One block's weights (the names are the checkpoint's, after "h.<layer>.").
+struct Block {
+  arma::rowvec ln_1_gain;     ///< 1 x d: the attention sub-block's input norm, gain
+  arma::rowvec ln_1_bias;     ///< 1 x d: the attention sub-block's input norm, bias
+  arma::mat attn_weight;      ///< d x 3d: [W_Q | W_K | W_V], each d x d, heads as column blocks
+  arma::rowvec attn_bias;     ///< 1 x 3d: [b_Q | b_K | b_V]
+  arma::mat proj_weight;      ///< d x d: W_O, head h's rows h d_h .. (h + 1) d_h - 1
+  arma::rowvec proj_bias;     ///< 1 x d: b_O, added once, not per head
+  arma::rowvec ln_2_gain;     ///< 1 x d: the MLP sub-block's input norm, gain
+  arma::rowvec ln_2_bias;     ///< 1 x d: the MLP sub-block's input norm, bias
+  arma::mat fc_weight;        ///< d x 4d: the MLP's first layer
+  arma::rowvec fc_bias;       ///< 1 x 4d
+  arma::mat fc_proj_weight;   ///< 4d x d: the MLP's second layer
+  arma::rowvec fc_proj_bias;  ///< 1 x d
+};
+
+/// Every weight of a GPT-2 model.
+struct Weights {
+  Config config;              ///< the sizes every matrix below has
+  arma::mat wte;              ///< vocab x d: row t is token t's embedding, and its unembedding
+  arma::mat wpe;              ///< context x d: row i is position i's embedding
+  std::vector<Block> blocks;  ///< `layers` blocks, first to last
+  arma::rowvec ln_f_gain;     ///< 1 x d: the final norm, gain
+  arma::rowvec ln_f_bias;     ///< 1 x d: the final norm, bias
+};
+
+/// One parameter of the table every loader, counter and checker goes through; M is arma::mat
+/// for filling a model, const arma::mat for reading one.
+template <class M>
+struct ParameterOf {
+  std::string name;  ///< the checkpoint's name, e.g. "h.0.attn.c_attn.weight"
+  arma::uword rows;  ///< rows it must have (1 for a vector)
+  arma::uword cols;  ///< columns it must have
+  bool vector;       ///< stored as a 1-D tensor of `cols` entries (gains and biases)
+  M* slot;           ///< where it lives in the Weights (a rowvec for a vector)
+};
+using Parameter = ParameterOf<arma::mat>;             ///< a slot to fill
+using ConstParameter = ParameterOf<const arma::mat>;  ///< a slot to read
+
+/// The parameter table of `weights`, in the checkpoint's order of mention: wte, wpe, each block's
+/// ln_1, attn.c_attn, attn.c_proj, ln_2, mlp.c_fc, mlp.c_proj (weight, bias), then ln_f.
+/// Sizes come from weights.config; weights.blocks is resized to config.layers. The slots point
+/// into `weights`, which must outlive the table. Throws std::invalid_argument for a bad config.
+/// Source: the structure of llm.c's ParameterTensors; the names of Hugging Face's GPT2Model.
+std::vector<Parameter> parameter_table(Weights& weights);
+
+/// The same table for reading. Throws std::invalid_argument for a bad config or a number of
+/// blocks that differs from config.layers.
+std::vector<ConstParameter> parameter_table(const Weights& weights);
+
+/// Number of parameters of a model of these sizes (GPT-2 small: 124,439,808).
+/// Throws std::invalid_argument for a bad config.
+arma::uword parameter_count(const Config& config);
+
+/// A model of `config`'s sizes with random weights for timing and tests: matrices N(0, 0.02^2),
+/// biases N(0, 0.02^2), gains 1 + N(0, 0.02^2), drawn from `rng` in the table's order.
+/// Throws std::invalid_argument for a bad config. Source: Radford et al. 2019 (initial std 0.02).
+Weights random_weights(const Config& config, attn::Random& rng);
+
+/// Checks every weight's shape against weights.config and its entries for NaN or inf.
+/// Throws std::invalid_argument naming the parameter and both shapes, or the non-finite entry.
+void check_weights(const Weights& weights);
+
+/// What one block computed on one sequence of n tokens.
+struct LayerTrace {
+  arma::mat resid_pre;                  ///< n x d: the residual stream entering the block
+  std::vector<arma::mat> patterns;      ///< per head, n x n: A = softmax(Q K^T / sqrt(d_h) + mask)
+  std::vector<arma::mat> head_outputs;  ///< per head, n x d: z_h W_O^h, what head h adds (b_O apart)
+  arma::mat resid_mid;                  ///< n x d: after the attention sub-block
+  arma::mat mlp_out;                    ///< n x d: what the MLP adds
+};
+
+/// A forward pass: the logits and what every block computed.
+struct Pass {
+  std::vector<arma::uword> tokens;  ///< the n input ids
+  std::vector<LayerTrace> layers;   ///< one per block
+  arma::mat resid_final;            ///< n x d: the residual stream after the last block
+  arma::mat logits;                 ///< n x vocab: row i scores the token after position i
+};
+
+/// Interventions a pass applies as it goes (each may be empty).
+struct Hooks {
+  /// Called with (layer, head, output) before head `head`'s n x d output joins the stream;
+  /// may change `output` in place (zero or mean ablation, patching from another pass).
+  std::function<void(arma::uword, arma::uword, arma::mat&)> head_output;
+  /// Called with (layer, resid) on the n x d stream entering block `layer` (layer = layers for
+  /// the stream entering the final norm); may change it in place (residual patching).
+  std::function<void(arma::uword, arma::mat&)> residual;
+};
+
+/// Layer norm of every row: (x - mean) / sqrt(var + epsilon) * gain + bias, var the population
+/// variance of the row. X: n x d; gain, bias: 1 x d; returns n x d. Throws nothing (the caller
+/// checks shapes). Source: Ba et al. 2016, "Layer Normalization", §3.
+arma::mat layer_norm(const arma::mat& X, const arma::rowvec& gain, const arma::rowvec& bias, double epsilon);
+
+/// GELU in GPT-2's tanh form, entry by entry: 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))).
+/// Any shape. Throws nothing. Source: Hendrycks & Gimpel 2016, §2; GPT-2's released model.py.
+arma::mat gelu(const arma::mat& X);
+
+/// Runs GPT-2 on `tokens` (1 to context ids, each below vocab), applying `hooks`.
+/// Returns the logits (n x vocab) and every block's trace. Throws std::invalid_argument for an
+/// empty or too long sequence or an id outside the vocabulary (naming it and its position).
+/// Source: Radford et al. 2019, §2.3; Vaswani et al. 2017, §3.2.
+Pass forward(const Weights& weights, const std::vector<arma::uword>& tokens, const Hooks& hooks = {});
+
+}  // namespace ch09::gpt2

@@ -1,0 +1,374 @@
+/// \file test_ch09_gpt2.cpp
+/// \brief Chapter 09's GPT-2 (bpe, gpt2_model, gpt2_files) against an independent GPT-2 in numpy:
+/// tests/gpt2_reference.py writes a tiny checkpoint in the Hugging Face layout (2 layers, 3 heads,
+/// width 24, context 16, 268 tokens; F32 weights from a fixed seed) and its own tokens, logits and
+/// attention patterns, which the C++ reading the same files must reproduce. Then hand-derived
+/// cases of the tokenizer and layer norm, and bad files and inputs, each refused with one line.
+#include <boost/test/unit_test.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <system_error>
+#include <vector>
+
+#include "bpe.hpp"
+#include "gpt2_files.hpp"
+#include "gpt2_model.hpp"
+#include "support.hpp"
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+using namespace ch09::gpt2;
+
+namespace {
+
+/// A folder for this run's files, removed when the test program ends.
+struct Scratch {
+  fs::path dir = fs::temp_directory_path() / ("ch09-gpt2-" + std::to_string(::getpid()));
+  Scratch() {
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+  }
+  Scratch(const Scratch&) = delete;
+  Scratch& operator=(const Scratch&) = delete;
+  ~Scratch() {
+    std::error_code ignored;
+    fs::remove_all(dir, ignored);
+  }
+};
+
+const fs::path& scratch() {
+  static const Scratch s;
+  return s.dir;
+}
+
+/// The reference's folder, written once per run by tests/gpt2_reference.py.
+const fs::path& reference_dir() {
+  static const fs::path dir = [] {
+    const fs::path d = scratch() / "reference";
+    fs::create_directories(d);
+    const attn::test::Run run = attn::test::run(std::string(PYTHON3) + " " + GPT2_REFERENCE + " " + d.string());
+    if (run.code != 0) throw std::runtime_error("gpt2_reference.py failed: " + run.err);
+    return d;
+  }();
+  return dir;
+}
+
+const json& reference() {
+  static const json r = json::parse(std::ifstream(reference_dir() / "reference.json"));
+  return r;
+}
+
+const Gpt2& tiny() {
+  static const Gpt2 model = load_gpt2(reference_dir().string());
+  return model;
+}
+
+/// A copy of the reference's folder, for one test to break.
+fs::path copy_of_reference(const std::string& name) {
+  const fs::path d = scratch() / name;
+  fs::create_directories(d);
+  for (const char* f : {"config.json", "vocab.json", "merges.txt", "model.safetensors"}) {
+    fs::copy_file(reference_dir() / f, d / f);
+  }
+  return d;
+}
+
+/// Rewrites the safetensors header of `path` through `edit`, keeping the tensors' bytes.
+template <class Edit>
+void edit_header(const fs::path& path, Edit edit) {
+  std::ifstream in(path, std::ios::binary);
+  std::string bytes{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  std::uint64_t length = 0;
+  for (int k = 7; k >= 0; --k) length = (length << 8) | static_cast<unsigned char>(bytes[static_cast<std::size_t>(k)]);
+  json header = json::parse(bytes.substr(8, length));
+  edit(header);
+  const std::string text = header.dump();
+  std::string out(8, '\0');
+  for (std::size_t k = 0; k < 8; ++k) out[k] = static_cast<char>((text.size() >> (8 * k)) & 0xFF);
+  std::ofstream(path, std::ios::binary | std::ios::trunc) << out << text << bytes.substr(8 + length);
+}
+
+/// The message load_gpt2(dir) fails with ("" if it loads).
+std::string load_error(const fs::path& dir) {
+  try {
+    load_gpt2(dir.string());
+  } catch (const std::runtime_error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+/// One line that holds `part`.
+void check_message(const std::string& message, const std::string& part) {
+  BOOST_TEST(message.find(part) != std::string::npos, "'" << message << "' lacks '" << part << "'");
+  BOOST_TEST(message.find('\n') == std::string::npos, "'" << message << "' is not one line");
+}
+
+std::vector<arma::uword> ids_of(const json& tokens) { return tokens.get<std::vector<arma::uword>>(); }
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(ch09_gpt2)
+
+// ---- the tokenizer -------------------------------------------------------------------------------
+
+BOOST_AUTO_TEST_CASE(byte_alphabet_by_hand) {
+  const auto alphabet = byte_alphabet();
+  BOOST_TEST(alphabet['!'] == "!");
+  BOOST_TEST(alphabet['~'] == "~");
+  BOOST_TEST(alphabet[0xC3] == "\u00c3");  // printable Latin-1 stands for itself
+  BOOST_TEST(alphabet[0x00] == "\u0100");  // the first byte that cannot: U+0100
+  BOOST_TEST(alphabet[' '] == "\u0120");   // bytes 0..32 are the first 33 stand-ins: 'Ġ'
+  BOOST_TEST(alphabet['\n'] == "\u010a");  // 'Ċ'
+  BOOST_TEST(alphabet[0x7F] == "\u0121");  // 0x7F..0xA0 follow: 34 more
+  BOOST_TEST(alphabet[0xAD] == "\u0143");  // the 68th and last: 256 + 67
+}
+
+BOOST_AUTO_TEST_CASE(pre_tokenize_by_hand) {
+  // a run of spaces leaves its last space to the word after it; contractions are their own pieces
+  BOOST_TEST(pre_tokenize("Hello  world's") == (std::vector<std::string>{"Hello", " ", " world", "'s"}));
+  BOOST_TEST(pre_tokenize("it 12x!! ") == (std::vector<std::string>{"it", " 12", "x", "!!", " "}));
+  BOOST_TEST(pre_tokenize("caf\u00e9 \u0663") == (std::vector<std::string>{"caf\u00e9", " \u0663"}));
+  BOOST_TEST(pre_tokenize("a\n\nb") == (std::vector<std::string>{"a", "\n", "\n", "b"}));
+  BOOST_TEST(pre_tokenize("").empty());
+}
+
+BOOST_AUTO_TEST_CASE(bpe_merges_by_hand) {
+  // merges.txt's ranks: Ġ b (3), a n (4), Ġb an (5), Ġban k (6); then a a (24)
+  const Tokenizer& t = tiny().tokenizer;
+  BOOST_TEST(t.merge({"\u0120", "b", "a", "n", "k"}) == (std::vector<std::string>{"\u0120bank"}));
+  // one pass merges every occurrence left to right without overlap; "aa aa" has no rule
+  BOOST_TEST(t.merge({"a", "a", "a", "a", "a"}) == (std::vector<std::string>{"aa", "aa", "a"}));
+  // " and": a n (4) before Ġ a (7), and then nothing joins Ġ with "an"
+  BOOST_TEST(t.merge({"\u0120", "a", "n", "d"}) == (std::vector<std::string>{"\u0120", "an", "d"}));
+}
+
+BOOST_AUTO_TEST_CASE(tokens_match_reference) {
+  for (const json& item : reference()["texts"]) {
+    const std::string text = item["text"].get<std::string>();
+    const std::vector<arma::uword> ids = tiny().tokenizer.encode(text);
+    BOOST_TEST(ids == ids_of(item["tokens"]), "text '" << text << "'");
+    BOOST_TEST(tiny().tokenizer.decode(ids) == text);
+  }
+}
+
+// ---- the model -----------------------------------------------------------------------------------
+
+BOOST_AUTO_TEST_CASE(gpt2_small_has_124439808_parameters) {
+  // wte 50257 x 768 + wpe 1024 x 768 + 12 blocks of (4 x 768 norms + 768 x 2304 + 2304 + 768 x 768
+  // + 768 + 768 x 3072 + 3072 + 3072 x 768 + 768) + 2 x 768 = 38597376 + 786432 + 12 x 7087872 + 1536
+  BOOST_TEST(parameter_count(kSmall) == 124439808u);
+}
+
+BOOST_AUTO_TEST_CASE(layer_norm_by_hand) {
+  // row (1, 2, 3): mean 2, population variance 2/3, so (x - 2) / sqrt(2/3) = -sqrt(3/2), 0, sqrt(3/2)
+  const arma::mat got =
+      layer_norm(arma::mat{{1.0, 2.0, 3.0}}, arma::rowvec{1.0, 2.0, 1.0}, arma::rowvec{0.0, 1.0, 0.0}, 0.0);
+  BOOST_TEST(got(0, 0) == -std::sqrt(1.5), boost::test_tools::tolerance(1e-14));
+  BOOST_TEST(got(0, 1) == 1.0, boost::test_tools::tolerance(1e-14));
+  BOOST_TEST(got(0, 2) == std::sqrt(1.5), boost::test_tools::tolerance(1e-14));
+}
+
+BOOST_AUTO_TEST_CASE(logits_and_patterns_match_numpy) {
+  const Weights& w = tiny().weights;
+  double worst_logit = 0.0, worst_pattern = 0.0;
+  for (const json& item : reference()["forward"]) {
+    const std::vector<arma::uword> ids = tiny().tokenizer.encode(item["text"].get<std::string>());
+    BOOST_REQUIRE(ids == ids_of(item["tokens"]));
+    const Pass pass = forward(w, ids);
+    const arma::uword n = ids.size();
+    BOOST_REQUIRE(pass.logits.n_rows == n && pass.logits.n_cols == w.config.vocab);
+    for (arma::uword i = 0; i < n; ++i) {
+      for (arma::uword t = 0; t < w.config.vocab; ++t) {
+        const double want = item["logits"][i][t].get<double>();
+        worst_logit = std::max(worst_logit, std::abs(pass.logits(i, t) - want) / std::max(1.0, std::abs(want)));
+      }
+    }
+    for (arma::uword l = 0; l < w.config.layers; ++l) {
+      for (arma::uword h = 0; h < w.config.heads; ++h) {
+        const arma::mat& A = pass.layers[l].patterns[h];
+        const json& want = item["patterns"][l * w.config.heads + h];
+        for (arma::uword i = 0; i < n; ++i) {
+          for (arma::uword j = 0; j < n; ++j) {
+            worst_pattern = std::max(worst_pattern, std::abs(A(i, j) - want[i][j].get<double>()));
+            if (j > i) BOOST_TEST(A(i, j) == 0.0);  // the causal mask: exactly zero, not small
+          }
+        }
+      }
+    }
+  }
+  BOOST_TEST_MESSAGE("GPT-2 vs numpy: largest logit difference "
+                     << worst_logit << " (relative, floor 1), largest attention weight difference " << worst_pattern);
+  BOOST_TEST(worst_logit < 1e-12);
+  BOOST_TEST(worst_pattern < 1e-12);
+}
+
+BOOST_AUTO_TEST_CASE(head_outputs_add_up_to_the_attention_update) {
+  // resid_mid = resid_pre + sum over heads of z_h W_O^h + b_O: the heads' writes are the whole update
+  const Weights& w = tiny().weights;
+  const Pass pass = forward(w, tiny().tokenizer.encode("The bank of the river"));
+  for (arma::uword l = 0; l < w.config.layers; ++l) {
+    arma::mat sum = pass.layers[l].resid_pre;
+    for (const arma::mat& out : pass.layers[l].head_outputs) sum += out;
+    sum.each_row() += w.blocks[l].proj_bias;
+    BOOST_TEST(arma::abs(sum - pass.layers[l].resid_mid).max() < 1e-12);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(hooks_patch_what_they_are_given) {
+  const Weights& w = tiny().weights;
+  const std::vector<arma::uword> a = tiny().tokenizer.encode("The bank of the river");
+  const std::vector<arma::uword> b = tiny().tokenizer.encode("The bank of the money");
+  const Pass clean = forward(w, a), other = forward(w, b);
+  BOOST_REQUIRE(a.size() == b.size());
+  // patching every head of every layer from the other sentence leaves only the MLPs and the
+  // embeddings reading sentence a; patching its residual stream before the final norm gives b's logits
+  Hooks residual;
+  residual.residual = [&](arma::uword layer, arma::mat& X) {
+    if (layer == w.config.layers) X = other.resid_final;
+  };
+  BOOST_TEST(arma::abs(forward(w, a, residual).logits - other.logits).max() == 0.0);
+  Hooks zero;
+  zero.head_output = [](arma::uword layer, arma::uword head, arma::mat& out) {
+    if (layer == 1 && head == 2) out.zeros();
+  };
+  const Pass ablated = forward(w, a, zero);
+  BOOST_TEST(arma::abs(ablated.layers[0].resid_mid - clean.layers[0].resid_mid).max() == 0.0);  // before it: same
+  BOOST_TEST(arma::abs(ablated.logits - clean.logits).max() > 1e-3);                            // after it: moved
+}
+
+BOOST_AUTO_TEST_CASE(transformer_prefix_and_no_config_json) {
+  // GPT2LMHeadModel saves "transformer.<name>" and lm_head.weight; the same model must load the same
+  const fs::path d = copy_of_reference("prefix");
+  edit_header(d / "model.safetensors", [](json& header) {
+    json renamed;
+    for (const auto& [name, entry] : header.items())
+      renamed[name == "__metadata__" ? name : "transformer." + name] = entry;
+    renamed["lm_head.weight"] = header["wte.weight"];
+    header = renamed;
+  });
+  const Gpt2 prefixed = load_gpt2(d.string());
+  const std::vector<arma::uword> ids = tiny().tokenizer.encode("The bank");
+  BOOST_TEST(arma::abs(forward(prefixed.weights, ids).logits - forward(tiny().weights, ids).logits).max() == 0.0);
+  // without config.json the heads are width / 64, which width 24 cannot give
+  fs::remove(d / "config.json");
+  check_message(load_error(d), "not a multiple of GPT-2's 64-wide heads");
+}
+
+// ---- bad input -----------------------------------------------------------------------------------
+
+BOOST_AUTO_TEST_CASE(missing_tensor_is_named) {
+  const fs::path d = copy_of_reference("missing");
+  edit_header(d / "model.safetensors", [](json& header) { header.erase("h.1.mlp.c_fc.bias"); });
+  check_message(load_error(d), "lacks tensor 'h.1.mlp.c_fc.bias' [96]");
+}
+
+BOOST_AUTO_TEST_CASE(wrong_shape_names_both_shapes) {
+  const fs::path d = copy_of_reference("shape");
+  edit_header(d / "model.safetensors", [](json& header) { header["h.0.attn.c_attn.weight"]["shape"] = {72, 24}; });
+  check_message(load_error(d), "tensor 'h.0.attn.c_attn.weight' is [72, 24], but GPT-2 of these sizes needs [24, 72]");
+}
+
+BOOST_AUTO_TEST_CASE(unknown_tensor_is_refused) {
+  const fs::path d = copy_of_reference("unknown");
+  edit_header(d / "model.safetensors", [](json& header) { header["h.0.attn.rotary"] = header["h.0.ln_1.bias"]; });
+  check_message(load_error(d),
+                "holds tensor 'h.0.attn.rotary' [24], which GPT-2 with 2 layers and width 24 does not have");
+}
+
+BOOST_AUTO_TEST_CASE(other_dtype_and_non_finite_weight) {
+  const fs::path d = copy_of_reference("dtype");
+  // F16 halves the bytes: ln_f.bias's 96 bytes hold 48 of them
+  edit_header(d / "model.safetensors", [](json& header) {
+    header["ln_f.bias"]["dtype"] = "F16";
+    header["ln_f.bias"]["shape"] = {48};
+  });
+  check_message(load_error(d), "tensor 'ln_f.bias' is F16; this reader takes F32");
+  fs::copy_file(reference_dir() / "model.safetensors", d / "model.safetensors", fs::copy_options::overwrite_existing);
+  const SafetensorsHeader header = read_safetensors_header((d / "model.safetensors").string());
+  {
+    std::fstream f(d / "model.safetensors", std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(static_cast<std::streamoff>(header.data_start + header.tensors.at("wpe.weight").begin + 4 * 5));
+    f.write("\x00\x00\xc0\x7f", 4);  // a quiet NaN, little-endian, as entry (0, 5)
+  }
+  check_message(load_error(d), "tensor 'wpe.weight' has a NaN or infinite entry");
+}
+
+BOOST_AUTO_TEST_CASE(truncated_file_says_where) {
+  const fs::path d = copy_of_reference("truncated");
+  const fs::path model = d / "model.safetensors";
+  const auto size = fs::file_size(model);
+  fs::resize_file(model, size - 100);
+  check_message(load_error(d), "truncated: tensor 'ln_f.bias' ends at byte " + std::to_string(size));
+  fs::resize_file(model, 5);
+  check_message(load_error(d), "truncated: 5 bytes, fewer than the 8 of the header's length");
+}
+
+BOOST_AUTO_TEST_CASE(bad_json_says_which_file) {
+  const fs::path d = copy_of_reference("json");
+  {
+    std::fstream f(d / "model.safetensors", std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(8);
+    f.put('x');  // the header's opening brace
+  }
+  check_message(load_error(d), "model.safetensors: the header is not valid JSON (parsing stopped at byte 1)");
+  fs::copy_file(reference_dir() / "model.safetensors", d / "model.safetensors", fs::copy_options::overwrite_existing);
+  std::ofstream(d / "vocab.json") << "{\"a\": 0,";
+  check_message(load_error(d), "vocab.json: the file is not valid JSON");
+}
+
+BOOST_AUTO_TEST_CASE(bad_vocabulary_and_merges) {
+  const fs::path d = copy_of_reference("vocab");
+  std::ofstream(d / "merges.txt", std::ios::app) << "a b c\n";
+  check_message(load_error(d), "merges.txt: line 30 ('a b c') is not two symbols separated by one space");
+  fs::copy_file(reference_dir() / "merges.txt", d / "merges.txt", fs::copy_options::overwrite_existing);
+  std::ofstream(d / "merges.txt", std::ios::app) << "x y\n";
+  check_message(load_error(d), "merges.txt: rule 29 ('x' 'y') makes 'xy', which vocab.json lacks");
+  std::ofstream(d / "vocab.json") << "{\"a\": 0}";
+  check_message(load_error(d), "vocab.json: has 1 tokens, but the model's embedding has 268 rows");
+  fs::remove(d / "vocab.json");
+  check_message(load_error(d), "vocab.json: no such file");
+  check_message(load_error(d / "nowhere"), "is not a folder");
+}
+
+BOOST_AUTO_TEST_CASE(unknown_byte_and_bad_text) {
+  const Tokenizer& t = tiny().tokenizer;
+  // the tiny vocabulary has no token for bytes 0xF0..0xFF, the lead bytes of 4-byte characters
+  try {
+    t.encode("smile \xF0\x9F\x98\x80");
+    BOOST_FAIL("an unknown byte was encoded");
+  } catch (const std::invalid_argument& e) {
+    check_message(e.what(), "byte 0xF0 (stand-in '\\xc3\\xb0', in ' \\xf0\\x9f\\x98\\x80') has no token in vocab.json");
+  }
+  BOOST_CHECK_EXCEPTION(t.encode("ok \xFF\xFE"), std::invalid_argument, [](const std::invalid_argument& e) {
+    check_message(e.what(), "not valid UTF-8 at byte 3");
+    return true;
+  });
+  BOOST_CHECK_EXCEPTION(t.token_bytes(268), std::invalid_argument, [](const std::invalid_argument& e) {
+    check_message(e.what(), "id 268 is outside the vocabulary 0..267");
+    return true;
+  });
+}
+
+BOOST_AUTO_TEST_CASE(bad_sequences_are_refused) {
+  const Weights& w = tiny().weights;
+  const auto refuses = [&](const std::vector<arma::uword>& ids, const std::string& part) {
+    try {
+      forward(w, ids);
+      BOOST_ERROR("forward accepted a bad sequence: " << part);
+    } catch (const std::invalid_argument& e) {
+      check_message(e.what(), part);
+    }
+  };
+  refuses({}, "no tokens");
+  refuses(std::vector<arma::uword>(17, 1), "17 tokens, more than the context of 16");
+  refuses({1, 2, 268}, "token 268 at position 2 is outside the vocabulary 0..267");
+}
+
+BOOST_AUTO_TEST_SUITE_END()
