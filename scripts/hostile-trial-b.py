@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""A second trial of hostile cases (issue 13, the fresh helper's): what scripts/hostile-trial.py does not try.
+"""A second trial of hostile cases: what scripts/hostile-trial.py does not try.
 
 Usage: scripts/hostile-trial-b.py [BUILD_DIR] [--sanitize-dir DIR]   (default: build/release)
        with --sanitize-dir build/sanitize: only a third of the cases, from the ASan + UBSan build

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""A trial of hostile cases against the eight chapter programs (issue 13).
+"""A trial of hostile cases against the eight chapter programs.
 
 Usage: scripts/hostile-trial.py [BUILD_DIR]   (default: build/release)
 

@@ -133,7 +133,7 @@ BOOST_AUTO_TEST_CASE(every_bad_input_is_one_line_and_exit_2) {
       {"ch05_training", "--bench --plots /tmp/attn-bench", "no plots"},         // plots where none are drawn
       {"ch01_mixing", "--sentence \"$(printf 'the\\001bank')\"", "'the\\x01bank'"},   // control byte in a word
       {"ch01_mixing", "--sentence \"$(printf 'bank %.0s' $(seq 100))\"", "at most 8"},  // too long
-      // issue 13: numbers by one rule, quoted as typed
+      // numbers by one rule, quoted as typed
       {"ch01_mixing", "--scale 1000.0000001", "(got '1000.0000001')"},            // range error quotes the text
       {"ch01_mixing", "--scale 1e309", "'1e309' is out of range"},                // overflow
       {"ch01_mixing", "--scale 1e-400", "'1e-400' is out of range"},              // underflow to 0
@@ -144,12 +144,12 @@ BOOST_AUTO_TEST_CASE(every_bad_input_is_one_line_and_exit_2) {
       {"ch08_induction", "--lr 1.0000001", "got '1.0000001'"},                    // as typed
       {"ch03_values", "--tokens 2.5", "'2.5' is not a whole number"},             // whole numbers
       {"ch03_values", "--tokens 99999999999999999999", "out of range"},           // beyond the type
-      // issue 13: echoed values are cut and escaped
+      // echoed values are cut and escaped
       {"ch02_swap_query", "--preset \"$(printf 'sw\\033[31map')\"", "'sw\\e[31map'"},  // ESC shown as \e
       {"ch01_mixing", "--sentence \"$(head -c 100000 /dev/zero | tr '\\0' x)\"", "(100000 bytes)"},  // 100 kB value
       {"ch01_mixing", "\"--$(printf 'bo\\033gus')\"", "'--bo\\egus'"},         // unknown flag, escaped
       {"ch01_mixing", "stray", "'stray'"},                                        // the stray word is named
-      // issue 13: outputs that cannot clash, inputs that cannot hang
+      // outputs that cannot clash, inputs that cannot hang
       {"ch01_mixing", "--plots --no-plots", "looks like a flag"},                 // a flag as the folder
       {"ch05_training", "--loss-log /tmp/attn-bad-params/E.txt --save /tmp/attn-bad-params", "one of the files --save writes"},
       {"ch05_training", "--save /sys", "is in /sys"},                            // a system folder, before training
@@ -157,7 +157,7 @@ BOOST_AUTO_TEST_CASE(every_bad_input_is_one_line_and_exit_2) {
       {"ch05_training", "--init /tmp/attn-bad-params-fifo", "FIFO"},              // would block forever
       {"ch05_training", "--init /tmp/attn-bad-params-zero", "character device"},  // would read forever
       {"ch05_training", "--init /tmp/attn-bad-params-big", "1048576-byte limit"}, // too large
-      // issue 15: ch04's new flags
+      // ch04's new flags
       {"ch04_scaling", "--b-length 0", "between 0.01 and 1000"},                 // b has no direction
       {"ch04_scaling", "--b-length nan", "b-length"},                            // non-finite
       {"ch04_scaling", "--d-k 0", "between 1 and 4096"},                         // zero width
@@ -236,7 +236,7 @@ BOOST_AUTO_TEST_CASE(without_gnuplot_every_chapter_prints_its_arithmetic) {
   }
 }
 
-// ---- issue 13: hostile names, faults, exit codes ---------------------------------------------------
+// ---- hostile names, faults, exit codes ---------------------------------------------------
 
 namespace {
 
@@ -482,7 +482,7 @@ BOOST_AUTO_TEST_CASE(the_number_rule) {
   BOOST_TEST(attn::cli::quoted_number(1000.0000001) == "1000.0000001");
 }
 
-// ---- issue 13, second trial: closed descriptors, file-size limits, init files, gnuplot's pipes ------
+// ---- closed descriptors, file-size limits, init files, gnuplot's pipes ------
 
 namespace {
 

@@ -282,4 +282,13 @@ BOOST_AUTO_TEST_CASE(kernel_smoothing_refuses_non_finite_input_as_softmax_does) 
   q(1, 2) = 1e6;  // finite, but exp(q . k / sqrt(3)) overflows to inf
   const arma::mat big_k(3, 3, arma::fill::ones);
   BOOST_CHECK_THROW(ch07::kernel_smoothing(q, big_k, v), std::invalid_argument);
+  // Every kernel of a row underflows (scores near -1e3 / sqrt(3) * 3): 0/0 is refused, while
+  // softmax attention, which subtracts the row's largest score, still gives a finite average.
+  const arma::mat far_q(1, 3, arma::fill::value(-1000.0)), ones_k(3, 3, arma::fill::ones);
+  BOOST_CHECK_THROW(ch07::kernel_smoothing(far_q, ones_k, v), std::invalid_argument);
+  BOOST_TEST(attn::softmax_rows(far_q * ones_k.t() / std::sqrt(3.0)).is_finite());
+  // Just inside the range (scores about -577) the two agree.
+  const arma::mat near_q(1, 3, arma::fill::value(-333.0));
+  const arma::mat weights = attn::softmax_rows(near_q * ones_k.t() / std::sqrt(3.0));
+  BOOST_TEST(arma::abs(ch07::kernel_smoothing(near_q, ones_k, v) - weights * v).max() <= 1e-12);
 }

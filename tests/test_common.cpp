@@ -285,6 +285,9 @@ BOOST_AUTO_TEST_CASE(cross_entropy_by_hand) {
   // clang-format off
   BOOST_TEST(attn::cross_entropy(arma::mat{{1000.0, -1000.0}}, arma::uvec{1}).loss == 2000.0, tt::tolerance(1e-12));
   BOOST_CHECK_THROW(attn::cross_entropy(arma::mat{{0.0, 0.0}}, arma::uvec{2}), std::invalid_argument);
+  // The loss of the label at -1e308 when the largest logit is 1e308 is 2e308: beyond a double.
+  BOOST_TEST(attn::cross_entropy(arma::mat{{1e308, -1e308}}, arma::uvec{0}).loss == 0.0);
+  BOOST_CHECK_THROW(attn::cross_entropy(arma::mat{{1e308, -1e308}}, arma::uvec{1}), std::invalid_argument);
   // clang-format on
 }
 

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <iostream>
 #include <system_error>
+#include <vector>
 
 #include "common/apparatus/files.hpp"
 #include "common/apparatus/print.hpp"
@@ -12,13 +13,24 @@
 
 namespace ch05 {
 
+namespace {
+
+/// Every file --save writes into `dir`: the six parameter files and the set's manifest.
+std::vector<std::filesystem::path> written_files(const std::string& dir) {
+  std::vector<std::filesystem::path> files = ch05::model_files(dir);
+  files.push_back(std::filesystem::path(dir) / attn::kManifestName);
+  return files;
+}
+
+}  // namespace
+
 std::string output_problem(const Outputs& outputs) {
   namespace fs = std::filesystem;
   const std::optional<std::string>& save_dir = outputs.save_dir;
   const std::optional<std::string>& loss_log = outputs.loss_log;
   if (save_dir) {
     if (const std::string problem = attn::folder_problem(*save_dir); !problem.empty()) return "--save: " + problem;
-    for (const fs::path& f : ch05::model_files(*save_dir)) {
+    for (const fs::path& f : written_files(*save_dir)) {
       if (const std::string problem = attn::replace_problem(f); !problem.empty()) return "--save: " + problem;
     }
   }
@@ -31,7 +43,7 @@ std::string output_problem(const Outputs& outputs) {
     }
     if (save_dir) {
       const fs::path target = fs::weakly_canonical(log, ec);
-      for (const fs::path& f : ch05::model_files(*save_dir)) {
+      for (const fs::path& f : written_files(*save_dir)) {
         std::error_code ec2;
         if (fs::weakly_canonical(f, ec2) == target) {
           return "--loss-log " + attn::quoted_path(log) + " is " + attn::quoted_path(f) +

@@ -32,10 +32,12 @@ arma::mat bilinear_scores(const arma::mat& X, const arma::mat& M);
 
 /// Softmax attention written as kernel smoothing: weights exp(q_i .\ k_j / sqrt(d_k)), normalized
 /// over the sources j, average the values. Q: n_q x d_k; K: n_kv x d_k; V: n_kv x d_v.
-/// Returns n_q x d_v. Computes exp() of the raw scores (no max subtraction), so it is meant for
-/// moderate scores. Throws std::invalid_argument if the shapes disagree, an entry of Q, K or V is
-/// not finite, or a row's kernel sum overflows (a scaled score above about 709), as attn::softmax_rows
-/// refuses non-finite scores.
+/// Returns n_q x d_v. Computes exp() of the raw scores (no max subtraction, the kernel as the
+/// article writes it), so it is meant for moderate scores: where softmax attention subtracts each
+/// row's largest score first, this refuses. Throws std::invalid_argument if the shapes disagree, an
+/// entry of Q, K or V is not finite, a row's kernel sum overflows (a scaled score above about 709),
+/// or every kernel of a row underflows (every scaled score below about -708: the average would be
+/// 0/0), as attn::softmax_rows refuses non-finite scores.
 arma::mat kernel_smoothing(const arma::mat& Q, const arma::mat& K, const arma::mat& V);
 
 /// Unnormalized causal linear attention as one masked product: Y = tril(Q K^T) V, the lower

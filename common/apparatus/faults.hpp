@@ -5,6 +5,7 @@
 /// A chapter carries on past a failed plot, but the program must not then exit 0: report_failure()
 /// prints the one-line error at once and counts it, and cli::run() turns a non-zero count into
 /// exit code 1 (runtime failure).
+/// Unless its comment names an exception, a function here throws nothing (beyond std::bad_alloc).
 #pragma once
 
 #include <cstddef>
@@ -16,20 +17,17 @@
 namespace attn {
 
 /// Sets the name error lines start with (cli::run sets it to the chapter's executable name).
-/// Throws nothing.
 void set_program_name(const std::string& name);
-/// The name error lines start with ("attn" until set). Throws nothing.
+/// The name error lines start with ("attn" until set).
 const std::string& program_name();
 
 /// `message` made one line for stderr: newline and ESC shown as `\\n` and `\\e`, other control
-/// bytes as `\\xHH`, cut after 300 characters with "...". Every error line goes through it.
-/// Throws nothing (beyond std::bad_alloc).
+/// bytes as `\\xHH`, cut after 300 characters with "..". Every error line goes through it.
 std::string one_line(const std::string& message);
 
 /// Prints "<program>: error: <message>" as one line (one_line) on stderr and counts a runtime failure.
-/// Throws nothing.
 void report_failure(const std::string& message);
-/// How many runtime failures were reported so far. Throws nothing.
+/// How many runtime failures were reported so far.
 int failure_count();
 
 /// Training whose loss became non-finite or grew far past its start (a runtime failure, exit 1).
@@ -59,7 +57,6 @@ void require_converging(const std::vector<double>& losses, const std::string& un
 class DivergenceWatch {
  public:
   /// `lr`: the learning rate the message quotes; `unit`: what a step is called ("step", "pass").
-  /// Throws nothing.
   explicit DivergenceWatch(double lr, std::string unit = "step") : lr_(lr), unit_(std::move(unit)) {}
   /// Records the loss at `step`; throws TrainingDiverged if it breaks the rule.
   void observe(long long step, double loss);

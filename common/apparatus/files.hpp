@@ -13,6 +13,7 @@
 ///
 /// Failures throw IoError (a runtime failure, exit code 1) naming the file and the operating
 /// system's reason, e.g. "cannot write plots/ch01_mixtures.dat: No space left on device".
+/// Unless its comment names an exception, a function here throws nothing (beyond std::bad_alloc).
 #pragma once
 
 #include <sys/types.h>
@@ -42,12 +43,12 @@ class InputFileError : public std::invalid_argument {
   using std::invalid_argument::invalid_argument;
 };
 
-/// The operating system's text for an errno value, e.g. "No space left on device". Throws nothing.
+/// The operating system's text for an errno value, e.g. "No space left on device".
 std::string os_reason(int error_number);
 
 /// A path as error messages quote it: between single quotes, non-printable bytes shown as escapes
 /// (cli::printable); a path longer than 160 characters keeps its first 60 and last 80 (where the
-/// file name is) around "...". Throws nothing (beyond std::bad_alloc).
+/// file name is) around "..".
 std::string quoted_path(const std::filesystem::path& path);
 
 /// A generated temporary name in `folder`, `.attn-tmp-<pid>-<n><extension>`, registered for removal on
@@ -59,17 +60,16 @@ class TempPath {
   /// Reserves the name in `folder` (nothing is created yet) and registers it for cleanup.
   /// Throws std::invalid_argument if `extension` holds a character outside [A-Za-z0-9._-].
   TempPath(const std::filesystem::path& folder, const std::string& extension);
-  /// Removes the file unless committed, and unregisters the name. Throws nothing.
+  /// Removes the file unless committed, and unregisters the name.
   ~TempPath();
   /// Not copyable: one owner removes the file.
   TempPath(const TempPath&) = delete;
   /// Not copyable: one owner removes the file.
   TempPath& operator=(const TempPath&) = delete;
 
-  /// The full path of the temporary name. Throws nothing.
+  /// The full path of the temporary name.
   const std::filesystem::path& path() const { return path_; }
   /// The name alone, relative to its folder (what a child started in that folder is told).
-  /// Throws nothing (beyond std::bad_alloc).
   std::string name() const { return path_.filename().string(); }
   /// Creates the temporary file holding `text` (checked writes and close). Throws IoError naming
   /// `what`, the folder and the system's reason.
@@ -92,7 +92,7 @@ class AtomicFile {
   /// Creates the temporary beside `target`. Throws IoError if the folder refuses it, or if
   /// replace_problem() finds something at `target` that is not a regular file or a link.
   explicit AtomicFile(std::filesystem::path target);
-  /// Closes the file if still open; the temporary is removed unless committed. Throws nothing.
+  /// Closes the file if still open; the temporary is removed unless committed.
   ~AtomicFile();
   /// Not copyable: one owner writes and renames the file.
   AtomicFile(const AtomicFile&) = delete;
@@ -107,9 +107,9 @@ class AtomicFile {
   void commit();
   /// Closes without renaming; commit_all() renames afterwards. Throws IoError if the close fails.
   void close();
-  /// The file this will become. Throws nothing.
+  /// The file this will become.
   const std::filesystem::path& target() const { return target_; }
-  /// The temporary file being written. Throws nothing.
+  /// The temporary file being written.
   const std::filesystem::path& temp_path() const { return temp_.path(); }
 
   /// Commits a set of files (a saved parameter set or model) so that a reader can tell whether
@@ -154,7 +154,7 @@ std::string read_input_file(const std::filesystem::path& path, std::size_t limit
 /// folder, a device, a FIFO or a socket there, a link to one of them or a link that leads nowhere,
 /// any name inside /dev, /proc or /sys (so `/dev/stdout` is never replaced, even when standard
 /// output is a file), and a name the system refuses (too long, a parent that is a file).
-/// Reports problems as text; throws nothing (beyond std::bad_alloc).
+/// Reports problems as text.
 std::string replace_problem(const std::filesystem::path& target);
 
 /// Reads the files `names` of the set saved in `folder` (each through read_input_file with
@@ -178,10 +178,10 @@ std::string folder_problem(const std::filesystem::path& folder, bool create = tr
 /// Installs the cleanup handler for SIGINT, SIGTERM, SIGHUP and SIGPIPE (done by the first TempPath;
 /// idempotent). Signals ignored at start (e.g. SIGINT under nohup) stay ignored. SIGXFSZ is
 /// ignored, so a write past a file-size limit fails with "File too large" instead of ending the
-/// program with a partial temporary left behind. Throws nothing.
+/// program with a partial temporary left behind.
 void install_cleanup_handlers();
 
-/// Tells the cleanup handler which child process group to kill (0: none). Throws nothing.
+/// Tells the cleanup handler which child process group to kill (0: none).
 void set_child_for_cleanup(pid_t process_group);
 
 }  // namespace attn

@@ -9,6 +9,7 @@
 /// when poll() says the pipe has room, so a program that stops reading cannot block the caller;
 /// SIGPIPE from a program that exits early is held back and discarded. Past the time limit the
 /// whole group is killed with SIGKILL. No temporary folder (TMPDIR) is used.
+/// Unless its comment names an exception, a function here throws nothing (beyond std::bad_alloc).
 #pragma once
 
 #include <sys/types.h>
@@ -32,14 +33,12 @@ struct ProcessResult {
   std::string stdout_bytes;      ///< everything it wrote to standard output (up to the limit)
   std::string stderr_text;       ///< the last 4 KiB it wrote to standard error
 
-  /// True if it exited by itself with status 0. Throws nothing.
+  /// True if it exited by itself with status 0.
   bool ok() const { return started && !timed_out && !output_overflow && signal == 0 && exit_code == 0; }
   /// One phrase for messages: "exited with status 1", "was killed by signal 11, Segmentation fault",
-  /// "did not finish within 20 s and was stopped", "could not be started: ...".
-  /// Throws nothing (beyond std::bad_alloc).
+  /// "did not finish within 20 s and was stopped", "could not be started: ..".
   std::string describe(std::chrono::milliseconds limit) const;
   /// The last non-empty line of `stderr_text` (what gnuplot says last names the error), or "".
-  /// Throws nothing (beyond std::bad_alloc).
   std::string last_stderr_line() const;
 };
 
@@ -90,7 +89,7 @@ class ChildProcess {
 
 /// Holds SIGPIPE back while a pipe to a child is written (a write to a child that has exited then
 /// fails with EPIPE instead of ending this program); the destructor discards a SIGPIPE raised
-/// meanwhile and restores the signal mask. Throws nothing.
+/// meanwhile and restores the signal mask.
 class SigpipeGuard {
  public:
   /// Blocks SIGPIPE for this thread, remembering whether it already was.
@@ -106,7 +105,7 @@ class SigpipeGuard {
 
 /// Runs `program` with `input` on its standard input (written through the same non-blocking
 /// path), waiting at most `limit` in all; collects at most `max_output` bytes of its standard output.
-/// Failures are reported in the ProcessResult; throws nothing (beyond std::bad_alloc).
+/// Failures are reported in the ProcessResult.
 ProcessResult run_process(const std::filesystem::path& program, const std::vector<std::string>& args,
                           const std::filesystem::path& working_dir, std::chrono::milliseconds limit,
                           const std::string& input = "", std::size_t max_output = std::size_t{1} << 20);
@@ -122,7 +121,7 @@ inline constexpr std::size_t kBlasBufferBytes = (std::size_t{128} << 20) + 4096;
 /// mapping fails (a memory limit, ulimit -v) it retries forever at 100% CPU; exit() then waits
 /// for it forever. Only the variable, read as OpenBLAS loads, keeps the pool from starting.
 /// Call it first in main, before any descriptor is opened or thread started; it returns (and
-/// does nothing) when there is no pool, and when the program cannot be run again. Throws nothing.
+/// does nothing) when there is no pool, and when the program cannot be run again.
 void exec_without_blas_thread_pool();
 
 /// Makes the BLAS kernels of this process unable to hang under a memory limit, when the BLAS is
@@ -131,7 +130,7 @@ void exec_without_blas_thread_pool();
 /// mapping fails it retries forever. So its own pool is set to one thread, and the buffers for
 /// `threads` threads running kernels at once (a trainer's) are mapped now, after the same amount
 /// of address space was mapped and released here: later kernels reuse them and never map again.
-/// Throws std::runtime_error "out of memory: ..." when the address space is not there. Call it
+/// Throws std::runtime_error "out of memory: .." when the address space is not there. Call it
 /// before any other thread runs a BLAS kernel.
 void reserve_blas_buffers(unsigned threads);
 

@@ -3,7 +3,10 @@
 #pragma once
 
 #include <armadillo>
+#include <cmath>
 #include <stdexcept>
+#include <string>
+
 #include "common/attention/attention.hpp"
 
 namespace attn {
@@ -16,8 +19,11 @@ struct CrossEntropy {
 
 /// logits: m x C (one example per row, one column per class); labels: m class indices in [0, C).
 /// loss_r = logsumexp(logits_r) - logits_r[label_r], with the row maximum taken out of the
-/// exponentials so that any finite logits give a finite loss.
-/// Throws std::invalid_argument if the sizes disagree, a label is out of range, or a logit is not finite.
+/// exponentials, so no exponential overflows. The loss itself is at most the spread of a row's logits
+/// (its largest minus the label's): finite logits spread by more than a double holds (about
+/// 1.8e308, as in [1e308, -1e308]) have no finite loss, and are refused.
+/// Throws std::invalid_argument if the sizes disagree, a label is out of range, a logit is not
+/// finite, or a row's loss overflows.
 /// Source: the article's `nn.CrossEntropyLoss()`; Goodfellow et al. 2016, §6.2.2.3.
 CrossEntropy cross_entropy(const arma::mat& logits, const arma::uvec& labels);
 
@@ -48,7 +54,12 @@ inline CrossEntropy cross_entropy(const arma::mat& logits, const arma::uvec& lab
                                   std::to_string(logits.n_cols) + " classes");
     }
     // forward: loss_r = logsumexp(z_r) - z_r[y]   =>   dz_r = softmax(z_r) - onehot(y)
-    out.loss += (log_sum_exp(logits.row(r)) - logits(r, labels(r))) / m;
+    const double loss_r = log_sum_exp(logits.row(r)) - logits(r, labels(r));
+    if (!std::isfinite(loss_r)) {
+      throw std::invalid_argument("cross_entropy: row " + std::to_string(r) +
+                                  "'s loss overflows a double (its logits are spread by more than about 1.8e308)");
+    }
+    out.loss += loss_r / m;
     out.dlogits(r, labels(r)) -= 1.0 / m;
   }
   return out;
