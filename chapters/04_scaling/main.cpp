@@ -9,7 +9,6 @@
 
 #include "common/apparatus/cli.hpp"
 #include "common/apparatus/plot.hpp"
-#include "common/apparatus/print.hpp"
 #include "figures.hpp"
 #include "report.hpp"
 #include "sections.hpp"

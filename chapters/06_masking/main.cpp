@@ -7,7 +7,6 @@
 
 #include "common/apparatus/cli.hpp"
 #include "common/apparatus/plot.hpp"
-#include "common/apparatus/print.hpp"
 #include "figures.hpp"
 #include "masking.hpp"
 #include "report.hpp"

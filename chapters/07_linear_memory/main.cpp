@@ -8,7 +8,6 @@
 
 #include "common/apparatus/cli.hpp"
 #include "common/apparatus/plot.hpp"
-#include "common/apparatus/print.hpp"
 #include "figures.hpp"
 #include "linear_memory.hpp"
 #include "report.hpp"
