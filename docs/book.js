@@ -6,19 +6,24 @@
 //   contents has scrolled away.
 (function () {
   "use strict";
-  const boxes = "div.MathJax_Display, div.fragment, pre.fragment, table.markdownTable";
+  const boxes = "div.MathJax_Display, div.fragment, pre.fragment, table.markdownTable, a.figure-open.diagram";
 
   function markScrolling() {
     for (const box of document.querySelectorAll(boxes)) {
       const overflows = box.scrollWidth > box.clientWidth + 1;
       box.classList.toggle("scrolls-x", overflows);
-      const cue = box.previousElementSibling;
+      // The cue goes above the box, and above its file label when it has one.
+      let above = box.previousElementSibling;
+      if (above !== null && above.classList.contains("codefile")) above = above.previousElementSibling;
+      const cue = above;
       const hasCue = cue !== null && cue.classList.contains("scroll-cue");
       if (overflows && !hasCue) {
         const c = document.createElement("div");
         c.className = "scroll-cue";
         c.textContent = "\u21c6 scrolls sideways";
-        box.parentNode.insertBefore(c, box);
+        const label = box.previousElementSibling;
+        const at = label !== null && label.classList.contains("codefile") ? label : box;
+        at.parentNode.insertBefore(c, at);
       } else if (!overflows && hasCue) {
         cue.remove();
       }

@@ -303,7 +303,8 @@ void draw_grid(attn::Plotter& plots, const std::string& name, const std::string&
        << "set xtics (" << tics.str() << ") font '," << canvas.font(7) << "' nomirror\nset ytics (" << tics.str()
        << ") font '," << canvas.font(7) << "' nomirror\n"
        << "set cblabel " << attn::gnuplot_quote(cblabel) << "\n"
-       << "set xlabel 'source character j' font '," << canvas.font(8) << "'\nset ylabel 'receiving character i' font '," << canvas.font(8) << "'\n"
+       << "set xlabel 'source character j' font '," << canvas.font(8) << "'\nset ylabel 'receiving character i' font ',"
+       << canvas.font(8) << "'\n"
        << (weights ? "set cbrange [0:1]\n" : "");  // weights share one scale; contribution sizes do not
     for (std::size_t k = 0; k < dat.size(); ++k) {
       gp << "set title " << attn::gnuplot_quote(head_name(k / v.heads, k % v.heads)) << "\n"

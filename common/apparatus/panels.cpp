@@ -38,7 +38,8 @@ void bar_panels(Plotter& plots, const std::string& name, const std::string& titl
   }
   plots.figure(name, title, data, [&](const std::vector<std::string>& dat) {
     std::ostringstream gp;
-    gp << layout(panels.size(), 330) << " title " << gnuplot_quote(canvas().wrap(title)) << " font ',13'\nset key font '," << canvas().font(9)
+    gp << layout(panels.size(), 330) << " title " << gnuplot_quote(canvas().wrap(title))
+       << " font ',13'\nset key font '," << canvas().font(9)
        << "'\n";  // each panel sets its own styles (bar_chart_commands)
     for (std::size_t k = 0; k < panels.size(); ++k) gp << bar_chart_commands(panels[k], dat[k], 8);
     gp << "unset multiplot\n";

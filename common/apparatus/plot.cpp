@@ -74,8 +74,8 @@ std::string data_label(const std::string& text) {
 std::string cli_safe(const std::string& text) { return printable(text, 200); }
 
 std::string axis_labels(const std::string& title, const std::string& xlabel, const std::string& ylabel) {
-  return "set title " + gnuplot_quote(Canvas::current().wrap(title)) + "\nset xlabel " + gnuplot_quote(xlabel) + "\nset ylabel " +
-         gnuplot_quote(ylabel) + "\n";
+  return "set title " + gnuplot_quote(Canvas::current().wrap(title)) + "\nset xlabel " + gnuplot_quote(xlabel) +
+         "\nset ylabel " + gnuplot_quote(ylabel) + "\n";
 }
 
 std::string tics(const std::vector<std::string>& labels) {
@@ -337,9 +337,9 @@ void Plotter::draw(const std::string& name, const std::vector<std::string>& data
     std::vector<std::unique_ptr<AtomicFile>> drawings;
     for (const auto& [canvas, file] : canvases(svg_, name)) {
       const CanvasScope scope(canvas);
-      const GnuplotRun drawn = run_gnuplot(
-          gnuplot_, canvas.terminal(canvas.width, canvas.height) + commands(names) + "\nunset output\n", folder_,
-          timeout_);
+      const GnuplotRun drawn =
+          run_gnuplot(gnuplot_, canvas.terminal(canvas.width, canvas.height) + commands(names) + "\nunset output\n",
+                      folder_, timeout_);
       const ProcessResult& run = drawn.process;
       const bool valid = svg_ ? is_valid_svg_bytes(run.stdout_bytes) : is_valid_png_bytes(run.stdout_bytes);
       if (!run.ok() || !drawn.sent_all || !valid) {
@@ -863,8 +863,8 @@ std::string vector_figure_commands(const VectorFigure& f, const std::vector<std:
   gp << "set xlabel " << gnuplot_quote(f.axes[0]) << "\nset ylabel " << gnuplot_quote(f.axes[1]) << "\nset xrange " << r
      << "\nset yrange " << r << "\nset grid\nset key " << f.key << "\n";
   if (f.axes.size() == 2) {
-    gp << "set title " << gnuplot_quote(Canvas::current().wrap(f.title)) << "\nset size ratio -1\nset xzeroaxis\nset yzeroaxis\nplot "
-       << vector_elements(f, dats) << "\n";
+    gp << "set title " << gnuplot_quote(Canvas::current().wrap(f.title))
+       << "\nset size ratio -1\nset xzeroaxis\nset yzeroaxis\nplot " << vector_elements(f, dats) << "\n";
     return gp.str();
   }
   gp << "set zrange " << r << "\nset ticslevel 0\nset xyplane at 0\n";

@@ -169,7 +169,7 @@ struct Heatmap {
   /// Numeric maps: colours from low to high. The default, on values of both signs, becomes a
   /// diverging palette (red below zero, white at zero, blue above) over a range centred on zero.
   std::vector<std::string> palette{"#f7fbff", "#9ecae1", "#4292c6"};
-  std::string cblabel{};                                              ///< colour-scale label (empty: none)
+  std::string cblabel{};  ///< colour-scale label (empty: none)
 };
 
 /// A set of points in a VectorFigure: one legend entry, one marker style, a label beside each point.

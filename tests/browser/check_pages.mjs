@@ -128,7 +128,7 @@ function inspect(isBook) {
   out.images = [...document.querySelectorAll("img:not(#MSearchBox img)")].map((img) => ({
     src: img.getAttribute("src"), loaded: img.complete && img.naturalWidth > 0, alt: img.getAttribute("alt") ?? "",
     plot: /^ch\d\d_/.test(img.getAttribute("src") ?? ""),
-    caption: img.parentElement?.querySelector("div.caption")?.textContent.trim() ?? "",
+    caption: img.closest("div.image")?.querySelector("div.caption")?.textContent.trim() ?? "",
     width: img.getBoundingClientRect().width,
   }));
   out.figures = [...document.querySelectorAll("img.figure")].map((img) => {
@@ -138,10 +138,11 @@ function inspect(isBook) {
   });
   // Formulas and boxes wider than their column: each must carry the scroll cue.
   if (window.bookMarkScrolling) window.bookMarkScrolling();
-  out.overflowing = [...document.querySelectorAll("div.MathJax_Display, div.fragment, pre.fragment")]
+  out.overflowing = [...document.querySelectorAll("div.MathJax_Display, div.fragment, pre.fragment, a.figure-open")]
     .filter((b) => b.scrollWidth > b.clientWidth + 1)
     .map((b) => {
-      const cue = b.previousElementSibling;
+      let cue = b.previousElementSibling;
+      if (cue && cue.matches("div.codefile")) cue = cue.previousElementSibling;
       const shown = cue && cue.classList.contains("scroll-cue") && cue.getBoundingClientRect().height > 0;
       return { formula: b.matches("div.MathJax_Display"), cue: !!shown, marked: b.classList.contains("scrolls-x"),
                shown: Math.round(100 * b.clientWidth / b.scrollWidth), text: b.textContent.trim().slice(0, 50) };
