@@ -1,5 +1,6 @@
 /// \file test_docs.cpp
-/// \brief The generated book: every local link and image resolves, every image is a valid PNG, MathJax
+/// \brief The generated book: every local link and image resolves, every image is a valid PNG or SVG
+/// (each figure with its phone drawing, NAME.narrow.svg, beside it), MathJax
 /// is copied in and referenced relatively, every part of every captured output is on its page,
 /// and every chapter has a page showing its captured output and its plots.
 ///
@@ -74,12 +75,25 @@ BOOST_AUTO_TEST_CASE(every_local_link_and_image_resolves) {
       if (target.empty()) continue;
       ++links;
       BOOST_TEST(fs::exists(target), entry.path().filename().string() << " links to missing " << ref);
-      if (target.extension() == ".png") images.insert(target);
+      if (target.extension() == ".png" || target.extension() == ".svg") images.insert(target);
     }
   }
   BOOST_TEST(pages > 10u);
   BOOST_TEST(links > 100u);
-  for (const auto& image : images) BOOST_TEST(attn::is_valid_png(image), image.string() << " is not a valid PNG");
+  std::size_t figures = 0;
+  for (const auto& image : images) {
+    if (image.extension() == ".png") {
+      BOOST_TEST(attn::is_valid_png(image), image.string() << " is not a valid PNG");
+      continue;
+    }
+    BOOST_TEST(attn::is_valid_svg(image), image.string() << " is not a whole SVG");
+    const std::string stem = image.stem().string();
+    if (stem.rfind("ch", 0) != 0 || stem.find(".narrow") != std::string::npos) continue;
+    ++figures;
+    const fs::path narrow = image.parent_path() / (stem + ".narrow.svg");
+    BOOST_TEST(attn::is_valid_svg(narrow), narrow.string() << " (the phone's drawing) is missing or not a whole SVG");
+  }
+  BOOST_TEST(figures > 40u);  // the chapters' figures, each drawn for the page
 }
 
 BOOST_AUTO_TEST_CASE(every_chapter_page_shows_output_and_plots) {
@@ -90,7 +104,9 @@ BOOST_AUTO_TEST_CASE(every_chapter_page_shows_output_and_plots) {
     BOOST_TEST_CONTEXT(chapter) {
       BOOST_REQUIRE(fs::exists(page));
       const std::string text = read(page);
-      BOOST_TEST(text.find("<img src=\"" + chapter.substr(0, 4)) != std::string::npos);  // its own plots
+      // Its own figures, each a link that opens it full size.
+      BOOST_TEST(text.find("<img class=\"figure\" src=\"" + chapter.substr(0, 4)) != std::string::npos);
+      BOOST_TEST(text.find("<a class=\"figure-open") != std::string::npos);
       BOOST_TEST(text.find("plots: ") != std::string::npos);      // the captured output's last line
       BOOST_TEST(text.find("chapter-nav") == std::string::npos);  // the source marker never shows as a heading
       BOOST_TEST(index.find("href=\"" + chapter + ".html") != std::string::npos);  // linked from the main page

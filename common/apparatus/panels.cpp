@@ -6,6 +6,21 @@
 #include <stdexcept>
 
 namespace attn {
+namespace {
+
+const Canvas& canvas() { return Canvas::current(); }
+
+/// `set multiplot` for `n` panels: side by side, or on a phone's narrow canvas one under another,
+/// each `panel_height` pixels tall (the canvas grows to hold them).
+std::string layout(std::size_t n, int panel_height) {
+  const Canvas& c = canvas();
+  std::ostringstream gp;
+  if (c.narrow) gp << c.terminal(c.width, panel_height * static_cast<int>(n) + 60);
+  gp << "unset title\nset multiplot layout " << (c.narrow ? n : 1) << "," << (c.narrow ? 1 : n);
+  return gp.str();
+}
+
+}  // namespace
 
 void bar_panels(Plotter& plots, const std::string& name, const std::string& title,
                 const std::vector<BarChart>& panels) {
@@ -23,8 +38,9 @@ void bar_panels(Plotter& plots, const std::string& name, const std::string& titl
   }
   plots.figure(name, title, data, [&](const std::vector<std::string>& dat) {
     std::ostringstream gp;
-    gp << "unset title\nset multiplot layout 1," << panels.size() << " title " << gnuplot_quote(title)
-       << " font ',13'\nset key font ',9'\n";  // each panel sets its own styles (bar_chart_commands)
+    gp << layout(panels.size(), 330) << " title " << gnuplot_quote(canvas().wrap(title))
+       << " font ',13'\nset key font '," << canvas().font(9)
+       << "'\n";  // each panel sets its own styles (bar_chart_commands)
     for (std::size_t k = 0; k < panels.size(); ++k) gp << bar_chart_commands(panels[k], dat[k], 8);
     gp << "unset multiplot\n";
     return gp.str();
@@ -38,7 +54,7 @@ void heatmap_panels(Plotter& plots, const std::string& name, const std::string& 
   for (const Heatmap& map : panels) data.push_back(heatmap_data(map));  // checks each panel's shape
   plots.figure(name, title, data, [&](const std::vector<std::string>& dat) {
     std::ostringstream gp;
-    gp << "unset title\nset multiplot layout 1," << panels.size() << " title " << gnuplot_quote(title) << "\n";
+    gp << layout(panels.size(), 360) << " title " << gnuplot_quote(canvas().wrap(title)) << "\n";
     for (std::size_t k = 0; k < panels.size(); ++k) gp << heatmap_commands(panels[k], dat[k], 10);
     gp << "unset multiplot\n";
     return gp.str();

@@ -74,8 +74,8 @@ std::string data_label(const std::string& text) {
 std::string cli_safe(const std::string& text) { return printable(text, 200); }
 
 std::string axis_labels(const std::string& title, const std::string& xlabel, const std::string& ylabel) {
-  return "set title " + gnuplot_quote(title) + "\nset xlabel " + gnuplot_quote(xlabel) + "\nset ylabel " +
-         gnuplot_quote(ylabel) + "\n";
+  return "set title " + gnuplot_quote(Canvas::current().wrap(title)) + "\nset xlabel " + gnuplot_quote(xlabel) +
+         "\nset ylabel " + gnuplot_quote(ylabel) + "\n";
 }
 
 std::string tics(const std::vector<std::string>& labels) {
@@ -193,6 +193,68 @@ bool is_valid_png_bytes(const std::string& bytes) {
          bytes.compare(bytes.size() - 12, 12, iend) == 0;
 }
 
+bool is_valid_svg_bytes(const std::string& bytes) {
+  const std::size_t end = bytes.find_last_not_of(" \t\r\n");
+  return (bytes.rfind("<?xml", 0) == 0 || bytes.rfind("<svg", 0) == 0) && end != std::string::npos && end >= 5 &&
+         bytes.compare(end - 5, 6, "</svg>") == 0;
+}
+
+bool is_valid_svg(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return is_valid_svg_bytes(std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>()));
+}
+
+namespace {
+thread_local const Canvas* current_canvas = nullptr;
+
+/// Makes `canvas` Canvas::current() for as long as it lives.
+class CanvasScope {
+ public:
+  explicit CanvasScope(const Canvas& canvas) : previous_(current_canvas) { current_canvas = &canvas; }
+  ~CanvasScope() { current_canvas = previous_; }
+  CanvasScope(const CanvasScope&) = delete;
+  CanvasScope& operator=(const CanvasScope&) = delete;
+
+ private:
+  const Canvas* previous_;
+};
+
+/// The drawings of one figure: the PNG's canvas, or the book's desktop and phone canvases with the
+/// file name each is written under.
+std::vector<std::pair<Canvas, std::string>> canvases(bool svg, const std::string& name) {
+  if (!svg) return {{Canvas{}, name + ".png"}};
+  return {{Canvas{.svg = true, .narrow = false, .width = 960, .height = 600}, name + ".svg"},
+          {Canvas{.svg = true, .narrow = true, .width = 380, .height = 420}, name + ".narrow.svg"}};
+}
+}  // namespace
+
+const Canvas& Canvas::current() {
+  static const Canvas png{};
+  return current_canvas != nullptr ? *current_canvas : png;
+}
+
+std::string Canvas::terminal(int w, int h) const {
+  const std::string size = " size " + std::to_string(w) + "," + std::to_string(h);
+  // 12 px text on the book's canvases (SVG units are CSS pixels), 11 points on the PNG.
+  return svg ? "set terminal svg noenhanced" + size + " font 'DejaVu Sans,12' background '#ffffff'\nset output\n"
+             : "set terminal pngcairo noenhanced" + size + " font 'DejaVu Sans,11'\nset output\n";
+}
+
+std::string Canvas::wrap(const std::string& text) const {
+  if (!narrow) return text;
+  const std::size_t limit = static_cast<std::size_t>(std::max(width / 7, 20));
+  std::string out, line;
+  std::istringstream words(text);
+  for (std::string word; words >> word;) {
+    if (!line.empty() && line.size() + 1 + word.size() > limit) {
+      out += line + "\n";
+      line.clear();
+    }
+    line += (line.empty() ? "" : " ") + word;
+  }
+  return out + line;
+}
+
 Plotter::Plotter(const PlotSettings& settings) : timeout_(settings.timeout) {
   if (!settings.enabled) {
     reason_ = "--no-plots was given";
@@ -211,7 +273,10 @@ Plotter::Plotter(const PlotSettings& settings) : timeout_(settings.timeout) {
     return;
   }
   gnuplot_ = *gnuplot;
-  const GnuplotRun asked = run_gnuplot(gnuplot_, "set terminal pngcairo\n", folder_, timeout_);
+  const char* format = std::getenv("ATTN_PLOT_FORMAT");
+  svg_ = format != nullptr && std::string(format) == "svg";
+  const std::string terminal = svg_ ? "svg" : "pngcairo";
+  const GnuplotRun asked = run_gnuplot(gnuplot_, "set terminal " + terminal + "\n", folder_, timeout_);
   const ProcessResult& probe = asked.process;
   if (probe.ok() && asked.sent_all && probe.stderr_text.empty()) {
     enabled_ = true;
@@ -219,11 +284,11 @@ Plotter::Plotter(const PlotSettings& settings) : timeout_(settings.timeout) {
   }
   const std::string said = gnuplot_said(probe);
   if (probe.started && !probe.timed_out && probe.signal == 0 && said.find("terminal") != std::string::npos) {
-    reason_ = "gnuplot has no pngcairo terminal; install gnuplot-nox";  // not an error: like gnuplot missing
+    reason_ = "gnuplot has no " + terminal + " terminal; install gnuplot-nox";  // not an error: like gnuplot missing
     return;
   }
   // Present but broken (crashed, hung, failed otherwise): skip the plots and fail the run.
-  reason_ = "gnuplot " + probe.describe(timeout_) + " when asked for its pngcairo terminal" +
+  reason_ = "gnuplot " + probe.describe(timeout_) + " when asked for its " + terminal + " terminal" +
             (said.empty() ? std::string() : ": " + cli_safe(said));
   report_failure(reason_ + "; plots are skipped");
 }
@@ -258,7 +323,7 @@ void Plotter::draw(const std::string& name, const std::vector<std::string>& data
   if (!enabled_) return;
   try {
     // gnuplot runs in the plot folder and sees only generated names: nothing a user typed. It
-    // reads the data files and sends the PNG back on its standard output; this program writes it.
+    // reads the data files and sends the PNG or SVG back on its standard output; this program writes it.
     std::vector<std::unique_ptr<AtomicFile>> dats;
     std::vector<std::string> names;
     for (std::size_t i = 0; i < data.size(); ++i) {
@@ -268,36 +333,40 @@ void Plotter::draw(const std::string& name, const std::vector<std::string>& data
       dats.back()->close();
       names.push_back(gnuplot_quote(dats.back()->temp_path().filename().string()));
     }
-    const GnuplotRun drawn =
-        run_gnuplot(gnuplot_,
-                    "set terminal pngcairo noenhanced size 960,600 font 'DejaVu Sans,11'\nset output\n" +
-                        commands(names) + "\nunset output\n",
-                    folder_, timeout_);
-    const ProcessResult& run = drawn.process;
-    if (!run.ok() || !drawn.sent_all || !is_valid_png_bytes(run.stdout_bytes)) {
-      ++failed_;
-      const std::string said = gnuplot_said(run);
-      std::string message = "plot " + name + " not drawn: gnuplot " +
-                            (!run.ok()         ? run.describe(timeout_)
-                             : !drawn.sent_all ? std::string("stopped reading its commands")
-                                               : std::string("sent no valid PNG (") +
-                                                     std::to_string(run.stdout_bytes.size()) + " bytes)");
-      if (!said.empty() && !run.timed_out) message += ": " + cli_safe(said);
-      if (run.timed_out) {
-        enabled_ = false;  // a gnuplot that hangs once would hang on every plot
-        reason_ = "gnuplot timed out";
-        message += "; the remaining plots are skipped (ATTN_GNUPLOT_TIMEOUT sets the limit in seconds)";
+    // One drawing per canvas (the PNG, or the book's two SVGs); files appear only if all succeed.
+    std::vector<std::unique_ptr<AtomicFile>> drawings;
+    for (const auto& [canvas, file] : canvases(svg_, name)) {
+      const CanvasScope scope(canvas);
+      const GnuplotRun drawn =
+          run_gnuplot(gnuplot_, canvas.terminal(canvas.width, canvas.height) + commands(names) + "\nunset output\n",
+                      folder_, timeout_);
+      const ProcessResult& run = drawn.process;
+      const bool valid = svg_ ? is_valid_svg_bytes(run.stdout_bytes) : is_valid_png_bytes(run.stdout_bytes);
+      if (!run.ok() || !drawn.sent_all || !valid) {
+        ++failed_;
+        const std::string said = gnuplot_said(run);
+        std::string message = "plot " + name + " not drawn: gnuplot " +
+                              (!run.ok()         ? run.describe(timeout_)
+                               : !drawn.sent_all ? std::string("stopped reading its commands")
+                                                 : std::string("sent no valid ") + (svg_ ? "SVG (" : "PNG (") +
+                                                       std::to_string(run.stdout_bytes.size()) + " bytes)");
+        if (!said.empty() && !run.timed_out) message += ": " + cli_safe(said);
+        if (run.timed_out) {
+          enabled_ = false;  // a gnuplot that hangs once would hang on every plot
+          reason_ = "gnuplot timed out";
+          message += "; the remaining plots are skipped (ATTN_GNUPLOT_TIMEOUT sets the limit in seconds)";
+        }
+        report_failure(message);
+        return;
       }
-      report_failure(message);
-      return;
+      drawings.push_back(std::make_unique<AtomicFile>(folder_ / file));
+      drawings.back()->write(run.stdout_bytes);
     }
-    AtomicFile png(folder_ / (name + ".png"));
-    png.write(run.stdout_bytes);
     std::vector<AtomicFile*> all;
     for (auto& dat : dats) all.push_back(dat.get());
-    all.push_back(&png);
-    AtomicFile::commit_all(all);  // the PNG and its data appear together
-    written_.push_back(folder_ / (name + ".png"));
+    for (auto& drawing : drawings) all.push_back(drawing.get());
+    AtomicFile::commit_all(all);  // the figure and its data appear together
+    written_.push_back(folder_ / (name + (svg_ ? ".svg" : ".png")));
   } catch (const IoError& e) {
     ++failed_;
     report_failure("plot " + name + " not drawn: " + e.what());
@@ -329,6 +398,7 @@ std::string bar_chart_data(const BarChart& chart) {
 }
 
 std::string bar_chart_commands(const BarChart& chart, const std::string& dat, int label_font) {
+  label_font = Canvas::current().font(label_font);
   const double lo = chart.values.is_empty() ? 0.0 : std::min(0.0, chart.values.min());
   const double hi = chart.values.is_empty() ? 1.0 : std::max(0.0, chart.values.max());
   // Bars start at 0: room below is added only for negative bars (and their labels).
@@ -350,7 +420,8 @@ std::string bar_chart_commands(const BarChart& chart, const std::string& dat, in
     const std::string zero = format_plain(0.5 * std::pow(10.0, -chart.precision));
     for (std::size_t s = 0; s < chart.series.size(); ++s) {
       const double offset = (static_cast<double>(s) - (n_series - 1) / 2) / (n_series + 1);
-      const std::string v = "$" + std::to_string(s + 2);
+      std::string v = "$";
+      v += std::to_string(s + 2);
       gp << ", " << dat << " using ($0 + " << number(offset) << "):(" << v << " < 0 ? " << v << " - " << gap << " : "
          << v << " + " << gap << "):(sprintf('%." << chart.precision << "f', abs(" << v << ") < " << zero
          << " ? 0.0 : " << v << ")) with labels font '," << label_font << "' notitle";
@@ -360,6 +431,28 @@ std::string bar_chart_commands(const BarChart& chart, const std::string& dat, in
 }
 
 namespace {
+
+/// 10 to the power k written with superscripts: 10⁻¹, 10⁰, 10¹².
+std::string power_of_ten(int k) {
+  static const char* const digits[] = {"⁰", "¹", "²", "³", "⁴", "⁵", "⁶", "⁷", "⁸", "⁹"};
+  std::string exponent;
+  for (const char c : std::to_string(std::abs(k))) exponent += digits[c - '0'];
+  return "10" + std::string(k < 0 ? "⁻" : "") + exponent;
+}
+
+/// A tic list for a log axis over [lo, hi]: every decade (every second or third when there are
+/// many), each labelled with power_of_ten(), plus gnuplot's minor tics between them.
+std::string decade_tics(double lo, double hi) {
+  if (!(lo > 0.0) || !(hi >= lo) || !std::isfinite(hi)) return "autofreq";
+  const int first = static_cast<int>(std::floor(std::log10(lo) + 1e-9)),
+            last = static_cast<int>(std::ceil(std::log10(hi) - 1e-9));
+  const int step = last - first > 16 ? 3 : last - first > 8 ? 2 : 1;
+  std::string out = "(";
+  for (int k = first; k <= last; k += step) {
+    out += (k == first ? "" : ", ") + gnuplot_quote(power_of_ten(k)) + " 1e" + std::to_string(k);
+  }
+  return out + ")";
+}
 
 void check_line_chart(const LineChart& chart) {
   if (chart.y.n_rows != chart.x.n_elem || chart.y.n_cols != chart.series.size()) {
@@ -407,17 +500,27 @@ std::string line_chart_axes(const LineChart& chart) {
   gp << axis_labels(chart.title, chart.xlabel, chart.ylabel) << "set grid\nset key " << chart.key << "\n";
   // A legend below the plot gets a line of space between it and the x label (gnuplot packs them tight).
   if (chart.key.rfind("below", 0) == 0) gp << "set key height 1.5\n";
-  // Log axes label their decades as powers of ten (10^-8, not 0.000000010; the terminal is not enhanced, so no
-  // braces); another base labels its powers as plain numbers (1, 2, 4, ...).
+  // Log axes label their decades as powers of ten, written as the article does (10⁻⁸, not
+  // 0.000000010 or 10^-8); another base labels its powers as plain numbers (1, 2, 4, ...).
   const std::string base = chart.log_base == 10 ? "" : " " + std::to_string(chart.log_base);
-  const std::string format = chart.log_base == 10 ? "'10^%L'" : "'%g'";
-  if (chart.logx) gp << "set logscale x" << base << "\nset format x " << format << "\n";
+  if (chart.logx) {
+    gp << "set logscale x" << base << "\n";
+    const auto xr = chart.xrange.value_or(chart.x.is_empty() ? std::make_pair(1.0, 10.0)
+                                                             : std::make_pair(chart.x.min(), chart.x.max()));
+    gp << (chart.log_base == 10 ? "set xtics " + decade_tics(xr.first, xr.second) + "\n" : "set format x '%g'\n");
+  }
   if (chart.xrange) {
     gp << "set xrange " << range(*chart.xrange) << "\n";
   } else if (chart.x.n_elem > 1) {
     gp << "set xrange " << range({chart.x.min(), chart.x.max()}) << "\n";
   }
-  if (chart.logy) gp << "set logscale y" << base << "\nset format y " << format << "\n";
+  if (chart.logy) {
+    gp << "set logscale y" << base << "\n";
+    const arma::vec positive = arma::nonzeros(arma::clamp(arma::vectorise(chart.y), 0.0, arma::datum::inf));
+    const auto yr = chart.yrange.value_or(positive.is_empty() ? std::make_pair(1.0, 10.0)
+                                                              : std::make_pair(positive.min(), positive.max()));
+    gp << (chart.log_base == 10 ? "set ytics " + decade_tics(yr.first, yr.second) + "\n" : "set format y '%g'\n");
+  }
   if (chart.yrange) gp << "set yrange " << range(*chart.yrange) << "\n";
   for (const auto& [x, label] : chart.x_marks) {
     gp << "set arrow from " << number(x) << ", graph 0 to " << number(x)
@@ -544,7 +647,7 @@ std::string heatmap_data(const Heatmap& map) {
 
 std::string heatmap_commands(const Heatmap& map, const std::string& dat, int label_font) {
   const double rows = static_cast<double>(map.values.n_rows), cols = static_cast<double>(map.values.n_cols);
-  const std::string font = " font '," + std::to_string(label_font) + "'";
+  const std::string font = " font '," + std::to_string(Canvas::current().font(label_font)) + "'";
   std::ostringstream gp;
   gp << axis_labels(map.title, map.xlabel, map.ylabel) << "set size ratio " << number(rows / cols) << "\n"
      << "set xrange [-0.5:" << number(cols - 0.5) << "]\nset yrange [" << number(rows - 0.5)
@@ -568,13 +671,26 @@ std::string heatmap_commands(const Heatmap& map, const std::string& dat, int lab
     gp << "\n";
     return gp.str();
   }
+  // Values of both signs on the default palette: red below zero, white at zero, blue above, over
+  // a colour range centred on zero, so the sign shows as the hue and the size as its depth.
+  const Heatmap defaults{};
+  const arma::vec finite = map.values.elem(arma::find_finite(map.values));
+  const double lo = map.cbrange ? map.cbrange->first : finite.is_empty() ? 0.0 : finite.min();
+  const double hi = map.cbrange ? map.cbrange->second : finite.is_empty() ? 0.0 : finite.max();
+  const bool diverging = map.palette == defaults.palette && lo < 0.0 && hi > 0.0;
+  const std::vector<std::string> palette =
+      diverging ? std::vector<std::string>{"#b2182b", "#f4a582", "#f7f7f7", "#92c5de", "#2166ac"} : map.palette;
   gp << "set palette defined (";
-  for (std::size_t k = 0; k < map.palette.size(); ++k)
-    gp << (k ? ", " : "") << k << ' ' << gnuplot_quote(map.palette[k]);
+  for (std::size_t k = 0; k < palette.size(); ++k) gp << (k ? ", " : "") << k << ' ' << gnuplot_quote(palette[k]);
   gp << ")\nunset key\n"
      << "set object 1 rectangle from -0.5, -0.5 to " << number(cols - 0.5) << ", " << number(rows - 0.5)
      << " behind fillcolor rgb 'gray75' fillstyle solid noborder\n";
-  if (map.cbrange) gp << "set cbrange " << range(*map.cbrange) << "\n";
+  if (diverging) {
+    const double reach = std::max(-lo, hi);
+    gp << "set cbrange " << range({-reach, reach}) << "\n";
+  } else if (map.cbrange) {
+    gp << "set cbrange " << range(*map.cbrange) << "\n";
+  }
   if (!map.colorbox) gp << "unset colorbox\n";
   if (!map.cblabel.empty()) gp << "set cblabel " << gnuplot_quote(map.cblabel) << "\n";
   bool keyed = false;
@@ -587,7 +703,8 @@ std::string heatmap_commands(const Heatmap& map, const std::string& dat, int lab
     keyed = keyed || !o.key.empty();
   }
   if (keyed) gp << "set key below horizontal samplen 3 height 1.5\n";  // a line of space under the x label
-  gp << "plot " << dat << " using 1:2:3 with image notitle";
+  // In SVG each cell is its own rectangle (`pixels`), sharp at any zoom, not a scaled bitmap.
+  gp << "plot " << dat << " using 1:2:3 with image" << (Canvas::current().svg ? " pixels" : "") << " notitle";
   if (map.cell_labels) gp << ", " << dat << " using 1:2:4 with labels" << font << " notitle";
   for (const CellOutline& o : map.outlines) {
     if (o.key.empty()) continue;
@@ -609,7 +726,7 @@ void Plotter::figure(const std::string& name, const std::string& title, const st
                      const std::function<std::string(const std::vector<std::string>&)>& commands) {
   if (!enabled_) return;
   draw(name, data, [&](const std::vector<std::string>& dats) {
-    return "set title " + gnuplot_quote(title) + "\n" + commands(dats);
+    return "set title " + gnuplot_quote(Canvas::current().wrap(title)) + "\n" + commands(dats);
   });
 }
 
@@ -746,23 +863,30 @@ std::string vector_figure_commands(const VectorFigure& f, const std::vector<std:
   gp << "set xlabel " << gnuplot_quote(f.axes[0]) << "\nset ylabel " << gnuplot_quote(f.axes[1]) << "\nset xrange " << r
      << "\nset yrange " << r << "\nset grid\nset key " << f.key << "\n";
   if (f.axes.size() == 2) {
-    gp << "set title " << gnuplot_quote(f.title) << "\nset size ratio -1\nset xzeroaxis\nset yzeroaxis\nplot "
-       << vector_elements(f, dats) << "\n";
+    gp << "set title " << gnuplot_quote(Canvas::current().wrap(f.title))
+       << "\nset size ratio -1\nset xzeroaxis\nset yzeroaxis\nplot " << vector_elements(f, dats) << "\n";
     return gp.str();
   }
   gp << "set zrange " << r << "\nset ticslevel 0\nset xyplane at 0\n";
   const std::size_t n = f.views.size();
-  // Side-by-side panels need a wider canvas than one figure's 960 x 600.
-  if (n > 1) gp << "set terminal pngcairo noenhanced size " << 520 * n << ",560 font 'DejaVu Sans,11'\nset output\n";
+  const Canvas& canvas = Canvas::current();
+  const int panels = static_cast<int>(n);
+  // Side-by-side panels need a wider canvas than one figure's 960 x 600 on the PNG; the book's
+  // desktop canvas keeps its width and gives each panel a third of it, and a phone stacks them.
+  if (n > 1 && !canvas.svg) gp << canvas.terminal(520 * panels, 560);
+  if (n > 1 && canvas.svg) gp << canvas.terminal(canvas.width, canvas.narrow ? 380 * panels + 40 : 420);
   // Several panels share one title and no legend (the caller's title says what the marks are).
-  if (n > 1) gp << "set multiplot layout 1, " << n << " title " << gnuplot_quote(f.title) << "\nset key off\n";
+  if (n > 1) {
+    gp << "set multiplot layout " << (canvas.narrow ? n : 1) << ", " << (canvas.narrow ? 1 : n) << " title "
+       << gnuplot_quote(canvas.wrap(f.title)) << "\nset key off\n";
+  }
   for (std::size_t v = 0; v < n; ++v) {
     const View3d& view = f.views[v];
     const std::string where = "azimuth " + format_plain(view.azimuth) + ", elevation " + format_plain(view.elevation);
     // Seen from straight above or below, the vertical axis is a point: its label would float by the frame.
     const bool end_on = std::abs(view.elevation) == 90.0;
     gp << "set zlabel " << gnuplot_quote(end_on ? std::string() : f.axes[2]) << " rotate parallel offset 2, 0\n";
-    gp << "set title " << gnuplot_quote(n > 1 ? where : f.title + " (" + where + ")") << "\nset view "
+    gp << "set title " << gnuplot_quote(canvas.wrap(n > 1 ? where : f.title + " (" + where + ")")) << "\nset view "
        << number(90.0 - view.elevation) << ", " << number(view.azimuth) << ", 1.12, 1.2\n";
     gp << "splot " << vector_elements(f, dats) << "\n";
   }
@@ -815,20 +939,38 @@ void Plotter::diagram(const std::string& name, const std::string& dot_source) {
     AtomicFile source(folder_ / (name + ".dot"));
     source.write(dot_source);
     source.close();
-    const ProcessResult run = run_process(dot_, {"dot", "-Tpng"}, folder_, timeout_, dot_source, kMaxPngBytes);
-    if (!run.ok() || !is_valid_png_bytes(run.stdout_bytes)) {
-      ++failed_;
-      dot_hung_ = run.timed_out;
-      const std::string said = run.last_stderr_line();
-      report_failure("diagram " + name + " not drawn: dot " +
-                     (run.ok() ? std::string("sent no valid PNG") : run.describe(timeout_)) +
-                     (said.empty() ? std::string() : ": " + cli_safe(said)));
-      return;
+    // The PNG; or for the book the SVG as drawn and, for a phone's column, laid out top to bottom
+    // (a graph attribute set last wins in DOT).
+    std::vector<std::pair<std::string, std::string>> drawings;  // file, source
+    if (svg_) {
+      const std::size_t close = dot_source.rfind('}');
+      const std::string narrow = close == std::string::npos
+                                     ? dot_source
+                                     : dot_source.substr(0, close) + "  rankdir=TB;\n" + dot_source.substr(close);
+      drawings = {{name + ".svg", dot_source}, {name + ".narrow.svg", narrow}};
+    } else {
+      drawings = {{name + ".png", dot_source}};
     }
-    AtomicFile png(folder_ / (name + ".png"));
-    png.write(run.stdout_bytes);
-    AtomicFile::commit_all({&source, &png});  // the PNG and its source appear together
-    written_.push_back(folder_ / (name + ".png"));
+    std::vector<std::unique_ptr<AtomicFile>> files;
+    for (const auto& [file, text] : drawings) {
+      const ProcessResult run =
+          run_process(dot_, {"dot", svg_ ? "-Tsvg" : "-Tpng"}, folder_, timeout_, text, kMaxPngBytes);
+      if (!run.ok() || !(svg_ ? is_valid_svg_bytes(run.stdout_bytes) : is_valid_png_bytes(run.stdout_bytes))) {
+        ++failed_;
+        dot_hung_ = run.timed_out;
+        const std::string said = run.last_stderr_line();
+        report_failure("diagram " + name + " not drawn: dot " +
+                       (run.ok() ? std::string("sent no valid ") + (svg_ ? "SVG" : "PNG") : run.describe(timeout_)) +
+                       (said.empty() ? std::string() : ": " + cli_safe(said)));
+        return;
+      }
+      files.push_back(std::make_unique<AtomicFile>(folder_ / file));
+      files.back()->write(run.stdout_bytes);
+    }
+    std::vector<AtomicFile*> all{&source};
+    for (auto& f : files) all.push_back(f.get());
+    AtomicFile::commit_all(all);  // the drawings and their source appear together
+    written_.push_back(folder_ / (name + (svg_ ? ".svg" : ".png")));
   } catch (const IoError& e) {
     ++failed_;
     report_failure("diagram " + name + " not drawn: " + e.what());

@@ -1,10 +1,16 @@
 /// \file plot.hpp
-/// \brief Plots through gnuplot (PNG via pngcairo), each with its data beside it.
+/// \brief Plots through gnuplot (PNG via pngcairo, or SVG for the book), each with its data beside it.
 ///
 /// Every figure is written as `FOLDER/NAME.png` together with the data it plots, as
 /// `FOLDER/NAME.dat` (plain text, one header comment naming the columns), so a reader can
 /// re-plot it. When gnuplot or its pngcairo terminal is missing, the Plotter is disabled and says
 /// why; chapters print their arithmetic anyway.
+///
+/// For the book (the environment variable ATTN_PLOT_FORMAT=svg, set by the docs build) every figure
+/// is drawn twice in SVG instead, each sized in CSS pixels for the screen it is shown on:
+/// `NAME.svg` for a desktop column (960 px wide) and `NAME.narrow.svg` for a phone (380 px wide,
+/// side-by-side panels stacked), so the text is 11 px or more on both (Canvas). Graphviz diagrams
+/// likewise: `NAME.svg` as drawn, `NAME.narrow.svg` laid out top to bottom.
 ///
 /// How gnuplot is run (no user text reaches it as code):
 /// - it is started directly (posix_spawn, process.hpp), never through a shell, with `-d` (no init
@@ -14,7 +20,7 @@
 ///   only generated temporary data files (`.attn-tmp-<pid>-<n>.dat`); the folder's own name never
 ///   appears in them. Titles and labels are quoted with gnuplot_quote(), which leaves no
 ///   backquote, newline or control byte in the command text;
-/// - gnuplot writes no file: it sends the PNG back on its standard output (at most 32 MiB), and
+/// - gnuplot writes no file: it sends the PNG (or SVG) back on its standard output (at most 32 MiB), and
 ///   this program checks it (is_valid_png_bytes) and writes it, so a full disk or a file-size
 ///   limit is reported with the system's reason ("No space left on device", "File too large");
 /// - each plot has a time limit (PlotSettings::timeout, 20 s unless ATTN_GNUPLOT_TIMEOUT says
@@ -28,6 +34,7 @@
 /// Unless its comment names an exception, a function here throws nothing (beyond std::bad_alloc).
 #pragma once
 
+#include <algorithm>
 #include <armadillo>
 #include <chrono>
 #include <filesystem>
@@ -89,7 +96,7 @@ struct LineChart {
   std::vector<LineStyle> styles{};                    ///< empty (all solid lines), or one per series
   arma::mat errors{};                                 ///< points x series: bar half-heights (styles' error_bars)
   std::optional<std::pair<double, double>> xrange{};  ///< fixed x range, else the range of x
-  int log_base = 10;  ///< base of the log axes: 10 labels decades as 10^k, another base labels plain numbers
+  int log_base = 10;  ///< base of the log axes: 10 labels decades as 10⁻¹, 10⁰, 10¹, another base labels plain numbers
 };
 
 /// One arrow of an ArrowChart, from (x0, y0) to (x1, y1) in data units.
@@ -159,8 +166,10 @@ struct Heatmap {
   int xtics_rotation = 0;               ///< degrees to turn the column labels by (e.g. -30 for long words)
   std::vector<CellKind> kinds{};        ///< non-empty: values are kind indices 0 .. kinds.size() - 1
   std::vector<CellOutline> outlines{};  ///< blocks outlined over the cells (numeric maps only), keyed below the plot
-  std::vector<std::string> palette{"#f7fbff", "#9ecae1", "#4292c6"};  ///< numeric maps: colours from low to high
-  std::string cblabel{};                                              ///< colour-scale label (empty: none)
+  /// Numeric maps: colours from low to high. The default, on values of both signs, becomes a
+  /// diverging palette (red below zero, white at zero, blue above) over a range centred on zero.
+  std::vector<std::string> palette{"#f7fbff", "#9ecae1", "#4292c6"};
+  std::string cblabel{};  ///< colour-scale label (empty: none)
 };
 
 /// A set of points in a VectorFigure: one legend entry, one marker style, a label beside each point.
@@ -219,6 +228,27 @@ std::vector<std::string> vector_figure_data(const VectorFigure& figure);
 /// order of vector_figure_data). Empty sets are left out of the plot command.
 std::string vector_figure_commands(const VectorFigure& figure, const std::vector<std::string>& dats);
 
+/// The canvas one drawing of a figure goes on. The tour's PNG is one 960 x 600 canvas. The book
+/// draws each figure twice in SVG, whose units are CSS pixels: 960 px wide for a desktop column and
+/// 380 px wide (narrow) for a phone, so a figure is shown at about its own size and its text, 12 px
+/// (never under 11), stays readable on both.
+struct Canvas {
+  bool svg = false;     ///< gnuplot's svg terminal, else pngcairo
+  bool narrow = false;  ///< the phone layout: panels stacked, titles wrapped
+  int width = 960;      ///< pixels
+  int height = 600;     ///< pixels
+
+  /// gnuplot's `set terminal` and `set output` for a drawing of w x h pixels on this canvas.
+  std::string terminal(int w, int h) const;
+  /// A font size for text drawn at `points` on the PNG; in SVG never under 11 px.
+  int font(int points) const { return svg ? std::max(points, 11) : points; }
+  /// `text` broken into lines (gnuplot's \\n) of at most about `width` / 7 characters on a narrow
+  /// canvas, at spaces; unchanged otherwise. For titles, which gnuplot never wraps.
+  std::string wrap(const std::string& text) const;
+  /// The canvas of the drawing in progress (Plotter::draw sets it); the PNG canvas outside one.
+  static const Canvas& current();
+};
+
 /// Where plots go, and whether they can be drawn at all.
 struct PlotSettings {
   bool enabled = true;                                        ///< false: --no-plots
@@ -246,7 +276,9 @@ class Plotter {
   const std::string& skip_reason() const { return reason_; }
   /// The folder figures go into (absolute when enabled).
   const std::filesystem::path& folder() const { return folder_; }
-  /// Every PNG written so far, in order.
+  /// True if figures are drawn in SVG for the book (ATTN_PLOT_FORMAT=svg), else in PNG.
+  bool svg() const { return svg_; }
+  /// Every figure written so far (its PNG, or its desktop SVG), in order.
   const std::vector<std::filesystem::path>& written() const { return written_; }
 
   /// Draws a BarChart. Each drawing call writes `NAME.dat` and `NAME.png`, and does nothing when disabled.
@@ -263,7 +295,9 @@ class Plotter {
   /// Draws a VectorFigure (see bars() for what is written; throws like vector_figure_data).
   void vectors(const VectorFigure& figure);
   /// Draws a Graphviz diagram: writes `NAME.dot` (the source) and `NAME.png`, rendered by `dot -Tpng`
-  /// started directly (no shell), its source on standard input, within the plot time limit. Does
+  /// started directly (no shell), its source on standard input, within the plot time limit. For
+  /// the book, `dot -Tsvg` writes `NAME.svg` as drawn and `NAME.narrow.svg` laid out top to bottom
+  /// (`rankdir=TB` appended to the graph), for a phone's column. Does
   /// nothing when the Plotter is disabled; when `dot` is not on PATH the diagram is skipped and
   /// report() says so in one line. dot failing is reported like a gnuplot failure; after dot hangs
   /// once (the time limit), later diagrams are not tried and report() counts them. The source is
@@ -288,6 +322,7 @@ class Plotter {
             const std::function<std::string(const std::vector<std::string>& dat_names)>& commands);
 
   bool enabled_ = false;
+  bool svg_ = false;
   std::string reason_;
   std::filesystem::path folder_;
   std::filesystem::path gnuplot_;
@@ -305,6 +340,10 @@ class Plotter {
 bool is_valid_png(const std::filesystem::path& path);
 /// is_valid_png() for bytes in memory (what gnuplot sent).
 bool is_valid_png_bytes(const std::string& bytes);
+/// True if `bytes` is a whole SVG document: an XML declaration or `<svg` first, `</svg>` last.
+bool is_valid_svg_bytes(const std::string& bytes);
+/// is_valid_svg_bytes() for a file. An unreadable file is false.
+bool is_valid_svg(const std::filesystem::path& path);
 
 /// The data file of a bar chart: a comment with the title and series, then one line per category
 /// (quoted label, then one value per series, 17 significant digits). Throws nothing (the shape is

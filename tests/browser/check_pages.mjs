@@ -14,7 +14,12 @@
 // previous/next link at the top or bottom, a plot without a caption, a printed-output block wider
 // than its column at 1280 px, a content column under 360 px at 400 px, a code or output box that
 // neither fits nor scrolls, a claim link without its row, and an article section of the main page's
-// map that does not lead to a section of its chapter with its own printed output.
+// map that does not lead to a section of its chapter with its own printed output; a figure whose
+// smallest text renders under 11 CSS px at that width (measured from the SVG actually shown: its
+// smallest font size times the scale it is drawn at), a figure that is not a link opening it full
+// size (one per page is clicked and must open), a formula or box wider than its column without a
+// visible scroll cue, a code box without its file label, and a claims row whose chapter link does
+// not lead to the line printing the claim. It prints the smallest figure text at each width.
 // With --screenshots, also saves a full-page screenshot of each book page at both widths.
 // Exit code 0 when every check passed, 1 otherwise (each failure is printed on its own line).
 import fs from "node:fs";
@@ -123,9 +128,34 @@ function inspect(isBook) {
   out.images = [...document.querySelectorAll("img:not(#MSearchBox img)")].map((img) => ({
     src: img.getAttribute("src"), loaded: img.complete && img.naturalWidth > 0, alt: img.getAttribute("alt") ?? "",
     plot: /^ch\d\d_/.test(img.getAttribute("src") ?? ""),
-    caption: img.parentElement?.querySelector("div.caption")?.textContent.trim() ?? "",
+    caption: img.closest("div.image")?.querySelector("div.caption")?.textContent.trim() ?? "",
     width: img.getBoundingClientRect().width,
   }));
+  out.figures = [...document.querySelectorAll("img.figure")].map((img) => {
+    const link = img.closest("a.figure-open");
+    return { src: img.currentSrc.split("/").pop(), width: img.getBoundingClientRect().width,
+             link: link ? link.getAttribute("href") : null };
+  });
+  // Formulas and boxes wider than their column: each must carry the scroll cue.
+  if (window.bookMarkScrolling) window.bookMarkScrolling();
+  out.overflowing = [...document.querySelectorAll("div.MathJax_Display, div.fragment, pre.fragment, a.figure-open")]
+    .filter((b) => b.scrollWidth > b.clientWidth + 1)
+    .map((b) => {
+      let cue = b.previousElementSibling;
+      if (cue && cue.matches("div.codefile")) cue = cue.previousElementSibling;
+      const shown = cue && cue.classList.contains("scroll-cue") && cue.getBoundingClientRect().height > 0;
+      return { formula: b.matches("div.MathJax_Display"), cue: !!shown, marked: b.classList.contains("scrolls-x"),
+               shown: Math.round(100 * b.clientWidth / b.scrollWidth), text: b.textContent.trim().slice(0, 50) };
+    });
+  out.codeBoxes = [...document.querySelectorAll("div.fragment")].map((b) => {
+    const label = b.previousElementSibling;
+    return { labelled: !!label && label.matches("div.codefile") && label.textContent.trim().length > 0,
+             text: b.textContent.trim().slice(0, 50) };
+  });
+  out.chapterClaimLinks = [...document.querySelectorAll("div.claims tr")].map((tr) => ({
+    id: tr.querySelector("a.anchor")?.id ?? "",
+    href: [...tr.querySelectorAll("a.el")].map((a) => a.getAttribute("href")).find((h) => /^ch\d\d_/.test(h)) ?? null,
+  })).filter((r) => r.id.startsWith("claim_"));
   out.mathErrors = document.querySelectorAll(".merror, .MathJax_Error, [class*='MathJax_Error']").length;
   out.mathScripts = document.querySelectorAll("script[type^='math/tex']").length;
   out.mathRendered = document.querySelectorAll("span.MathJax, div.MathJax_Display").length;
@@ -166,6 +196,41 @@ function inspect(isBook) {
   return out;
 }
 
+// For each figure drawing shown in the page: its smallest font size (SVG units) over text that is
+// not empty, and the width of its view box, keyed by file name. Runs inside the page.
+async function smallestFigureText() {
+  const out = {};
+  for (const img of document.querySelectorAll("img.figure")) {
+    const src = img.currentSrc;
+    const key = src.split("/").pop();
+    if (out[key]) continue;
+    const svg = new DOMParser().parseFromString(await (await fetch(src)).text(), "image/svg+xml").documentElement;
+    const box = (svg.getAttribute("viewBox") ?? "").trim().split(/[\s,]+/).map(Number);
+    const viewWidth = box.length === 4 ? box[2] : parseFloat(svg.getAttribute("width"));
+    let font = Infinity;
+    for (const t of svg.querySelectorAll("text")) {
+      if (t.textContent.trim() === "") continue;
+      let size = NaN, scale = 1;
+      for (let e = t; e && e !== svg; e = e.parentElement) {
+        const m = /scale\(([\d.]+)/.exec(e.getAttribute("transform") ?? "");
+        if (m) scale *= Number(m[1]);
+        if (Number.isNaN(size)) {
+          const style = /font-size:\s*([\d.]+)/.exec(e.getAttribute("style") ?? "");
+          const attribute = e.getAttribute("font-size");
+          if (style) size = Number(style[1]);
+          else if (attribute) size = parseFloat(attribute);
+        }
+      }
+      if (!Number.isNaN(size)) font = Math.min(font, size * scale);
+    }
+    if (font < Infinity) out[key] = { font, viewWidth };
+  }
+  return out;
+}
+
+const figureText = [];  // every figure drawing measured: width, page, file, smallest text in px
+const overflowCounts = [];  // per page and width: formulas and boxes that scroll (each with its cue)
+const tapped = new Set();  // the widths at which a figure was opened by a click
 const book = {};  // page -> what it looked like at 1280 px, for the cross-page checks
 const start = Date.now();
 // One tab per worker and width, reused from page to page as a reader follows links: a new tab
@@ -236,6 +301,33 @@ async function visit(tab, name, width) {
           check(b.scrollWidth <= b.clientWidth + 1, where, `printed output wider than its column: "${b.text}"`);
       }
       if (width === 1280) book[name] = r;
+      // Figures: the smallest text of the drawing shown at this width, in CSS px.
+      const sizes = await page.evaluate(smallestFigureText);
+      for (const f of r.figures) {
+        check(f.link !== null && f.link.endsWith(".svg"), where, `figure ${f.src} is not a link that opens it full size`);
+        const size = sizes[f.src];
+        check(size !== undefined, where, `figure ${f.src}: no text found to measure`);
+        if (size === undefined) continue;
+        const px = size.font * f.width / size.viewWidth;
+        figureText.push({ width, page: name, src: f.src, px });
+        check(px >= 11 - 0.05, where, `figure ${f.src}: smallest text ${px.toFixed(1)} px (under 11)`);
+      }
+      for (const b of r.overflowing)
+        check(b.cue && b.marked, where, `${b.formula ? "formula" : "box"} shows ${b.shown}% of its width with no scroll cue: "${b.text}"`);
+      for (const b of r.codeBoxes) check(b.labelled, where, `code box without its file label: "${b.text}"`);
+      overflowCounts.push({ width, page: name, formulas: r.overflowing.filter((b) => b.formula).length,
+                            boxes: r.overflowing.filter((b) => !b.formula).length });
+      // A tap on a figure opens it full size (once per width, on the first page with figures).
+      if (r.figures.length > 0 && !tapped.has(width)) {
+        tapped.add(width);
+        const other = await page.context().newPage();  // this tab stays on the page for its screenshot
+        await other.goto(base + name, { waitUntil: "load", timeout: 30000 });
+        const [response] = await Promise.all([other.waitForNavigation({ timeout: 15000 }), other.click("a.figure-open")]);
+        check(response !== null && response.ok() && /image\/svg\+xml/.test(response.headers()["content-type"] ?? ""),
+              where, `a tap on the first figure did not open it (${other.url()})`);
+        check(other.url().endsWith(r.figures[0].link), where, `a tap on the first figure opened ${other.url()}`);
+        await other.close();
+      }
     }
   } catch (e) {
     check(false, where, `did not load: ${e.message}`);
@@ -288,6 +380,27 @@ const claims = book["claims.html"];
 for (const [name, r] of Object.entries(claims ? book : {})) {
   for (const id of new Set(r.claimLinks))
     check(claims !== undefined && claims.anchors.includes(id), name, `claim link #${id} has no row on the claims page`);
+}
+// Each claims row leads to the chapter line printing its claim, where a chapter prints it.
+if (claims) {
+  let toLines = 0;
+  for (const { id, href } of claims.chapterClaimLinks) {
+    if (href === null) continue;
+    const [file, anchor] = href.split("#");
+    if (anchor === undefined) continue;
+    ++toLines;
+    check(book[file]?.anchors.includes(anchor), "claims.html", `${id} links to ${href}, which is not on that page`);
+  }
+  check(toLines >= claims.chapterClaimLinks.length * 0.8, "claims.html",
+        `only ${toLines} of ${claims.chapterClaimLinks.length} claims rows link to the line printing the claim`);
+}
+for (const width of [1280, 400]) {
+  const measured = figureText.filter((f) => f.width === width);
+  if (measured.length === 0) continue;
+  const least = measured.reduce((a, b) => (b.px < a.px ? b : a));
+  const counts = overflowCounts.filter((c) => c.width === width);
+  console.log(`figures @${width}px: ${measured.length} drawings, smallest text ${least.px.toFixed(1)} px (${least.src} on ${least.page}); ` +
+              `scrolling with a cue: ${counts.reduce((n, c) => n + c.formulas, 0)} formulas, ${counts.reduce((n, c) => n + c.boxes, 0)} boxes`);
 }
 const order = [];
 for (let at = "index.html"; at && !order.includes(at) && book[at]; at = book[at].navs[0]?.next?.split("#")[0]) order.push(at);
