@@ -373,6 +373,167 @@
     update("load");
   };
 
+  // ---- chapter 02: three matching directions ---------------------------------------------------
+  // bank's (the last word's) query under a preset or the reader's Wq (4 x 3), matched against the
+  // fixed keys (ch02::match_last); a 3-d view of the matching space, rotated by dragging.
+  const ch02Inputs = ["finance", "water", "structure", "generic"], ch02Axes = ["finance", "water", "structure"];
+  function matchingSpace(holder, r, view) {
+    const W = Math.min(drawWidth(holder, 420), 420), H = Math.round(W * 0.8);
+    const pts = [...r.K, r.Q[r.receiver]];
+    const reach = Math.max(1, ...pts.map((p) => Math.hypot(...p)));
+    const k = (Math.min(W, H) / 2 - 30) / reach, az = view.az * Math.PI / 180, el = view.el * Math.PI / 180;
+    // finance and water on the floor, structure up; az turns about structure, el tilts the floor.
+    const P = ([f, w, st]) => {
+      const x = f * Math.cos(az) - w * Math.sin(az), depth = f * Math.sin(az) + w * Math.cos(az);
+      const y = st * Math.cos(el) + depth * Math.sin(el);
+      return [W / 2 + x * k, H / 2 + 20 - y * k];
+    };
+    const svg = s("svg", { width: W, height: H, class: "live-chart", role: "img", "data-az": String(view.az),
+      "data-el": String(view.el), "aria-label": "the matching space: every key and bank's query; drag to rotate" });
+    const o = P([0, 0, 0]);
+    ch02Axes.forEach((name, a) => {
+      const e = [0, 0, 0];
+      e[a] = reach;
+      const [x, y] = P(e);
+      svg.append(s("line", { x1: o[0], y1: o[1], x2: x, y2: y, stroke: "#999", "stroke-width": 1 }),
+        s("text", { x, y: y - 4, "text-anchor": "middle", fill: "#555", text: name }));
+    });
+    r.K.forEach((key, j) => {
+      const [x, y] = P(key);
+      svg.append(s("circle", { cx: x, cy: y, r: 4 + 10 * r.weights[j], fill: colour(j), "fill-opacity": 0.8 }),
+        s("text", { x: x + 8, y: y + 14, text: "k " + r.words[j] }));
+    });
+    const [qx, qy] = P(r.Q[r.receiver]);
+    svg.append(s("line", { x1: o[0], y1: o[1], x2: qx, y2: qy, stroke: "#d62728", "stroke-width": 3 }),
+      s("circle", { cx: qx, cy: qy, r: 4, fill: "#d62728" }),
+      s("text", { x: qx + 6, y: qy - 6, fill: "#d62728", text: "q " + r.words[r.receiver] }));
+    return svg;
+  }
+  builders["ch02-matching"] = function (root, M) {
+    const sentences = ["the river bank", "the money bank"];
+    let sentence = sentences[0];
+    const view = { az: 35, el: 28 };
+    const question = h("p", { class: "live-note", "data-field": "question" });
+    const cells = [];
+    const grid = h("table", { class: "live-table live-wq" },
+      h("tr", {}, h("th", { text: "Wq" }), ...ch02Axes.map((a) => h("th", { text: a }))),
+      ...ch02Inputs.map((name, r) => h("tr", {}, h("th", { text: name }), ...ch02Axes.map((a, c) => {
+        const input = h("input", { type: "number", step: "0.25", value: "0", "data-r": String(r), "data-c": String(c),
+          "aria-label": `Wq ${name} to ${a}` });
+        input.addEventListener("change", () => { markPreset(null); update("coefficient"); });
+        cells.push(input);
+        return h("td", {}, input);
+      }))));
+    const presetButtons = ["water", "finance", "structure"].map((p) => h("button", { type: "button", "data-preset": p,
+      text: `Find ${p} evidence`, on: { click: () => { setPreset(p); update("preset " + p); } } }));
+    const sentenceButtons = sentences.map((t) => h("button", { type: "button", "data-sentence": t, text: t,
+      on: { click: () => { sentence = t; update("sentence"); } } }));
+    const holder = h("div", { class: "live-drag", title: "drag to rotate the view" });
+    const result = h("div", { class: "live-result", "aria-live": "polite" });
+    root.append(h("p", { class: "live-title", text: "Live: three matching directions (chapter 02's code, in your browser)" }),
+      h("div", { class: "live-buttons" }, ...presetButtons), question,
+      h("details", { class: "live-details" }, h("summary", { text: "Adjust Wq coefficients" }), h("div", { class: "live-scroll" }, grid)),
+      h("div", { class: "live-buttons" }, ...sentenceButtons), holder, result);
+    function markPreset(name) {
+      presetButtons.forEach((b) => b.setAttribute("aria-pressed", String(b.dataset.preset === name)));
+      if (!name) question.textContent = "Your own Wq.";
+    }
+    function setPreset(name) {
+      const p = M.ch02_preset(name);
+      p.Wq.forEach((row, r) => row.forEach((v, c) => { cells[r * 3 + c].value = String(v); }));
+      question.textContent = p.question;
+      markPreset(name);
+    }
+    const wq = () => ch02Inputs.map((_, r) => ch02Axes.map((_, c) => Number(cells[r * 3 + c].value)));
+    let last = null;
+    function draw() {
+      const svg = matchingSpace(holder, last, view);
+      const old = holder.querySelector("svg");
+      if (old && dragging) old.replaceChildren(...svg.childNodes), ["data-az", "data-el"].forEach((a) => old.setAttribute(a, svg.getAttribute(a)));
+      else holder.replaceChildren(svg);
+    }
+    function update(interaction) {
+      timed(root, interaction, () => {
+        sentenceButtons.forEach((b) => b.setAttribute("aria-pressed", String(b.dataset.sentence === sentence)));
+        result.replaceChildren();
+        const values = wq();
+        if (values.flat().some((v) => !Number.isFinite(v))) { result.append(errorLine("Every Wq coefficient must be a number.")); return; }
+        const r = M.ch02_match(sentence, values);
+        if (r.error) { result.append(errorLine(r.error)); return; }
+        last = r;
+        draw();
+        const table = h("table", { class: "live-table" },
+          h("tr", {}, ...["token", "its query x Wq", "its key x Wk", `q_${r.words[r.receiver]} . key / sqrt(3)`, "weight"].map((t) => h("th", { text: t }))));
+        r.table.forEach((row, j) => table.append(h("tr", { "data-row": String(j) }, h("th", { text: row.token }),
+          h("td", { "data-field": "query", text: row.query }), h("td", { "data-field": "key", text: row.key }),
+          h("td", { "data-field": "score", text: row.score }), h("td", { "data-field": "weight", text: row.weight }))));
+        result.append(h("div", { class: "live-scroll" }, table), bars(r.words, r.weights));
+      });
+    }
+    let dragging = false, from = null;
+    holder.addEventListener("pointerdown", (ev) => { dragging = true; from = [ev.clientX, ev.clientY]; holder.setPointerCapture(ev.pointerId); });
+    holder.addEventListener("pointermove", (ev) => {
+      if (!dragging || !last) return;
+      timed(root, "rotate view", () => {
+        view.az = Math.round((view.az + (ev.clientX - from[0]) * 0.6 + 360) % 360);
+        view.el = Math.round(Math.max(-90, Math.min(90, view.el + (ev.clientY - from[1]) * 0.6)));
+        from = [ev.clientX, ev.clientY];
+        draw();
+      });
+    });
+    holder.addEventListener("pointerup", () => { dragging = false; });
+    setPreset("water");
+    update("load");
+  };
+
+  // ---- chapter 05: the training step-through ----------------------------------------------------
+  // The two-coordinate model trained by SGD one sentence at a time (ch05::run_walk): each update in
+  // the chapter's eight stages, exactly as `ch05_training --walkthrough` prints them, with the
+  // attention row, the probabilities and the loss drawn beside them.
+  builders["ch05-steps"] = function (root, M) {
+    const sentences = ["the river bank", "the money bank"];
+    const state = { first: 0, done: 0, stage: 1 };
+    const buttons = {};
+    const button = (key, label, fn) => (buttons[key] = h("button", { type: "button", "data-action": key, text: label, on: { click: fn } }));
+    const choose = h("div", { class: "live-buttons" }, h("span", { text: "First sentence:" }), ...sentences.map((t, k) =>
+      h("button", { type: "button", "data-sentence": t, text: t, on: { click: () => { Object.assign(state, { first: k, done: 0, stage: 1 }); update("sentence"); } } })));
+    const controls = h("div", { class: "live-buttons" },
+      button("next-stage", "Next stage", () => { state.stage = Math.min(8, state.stage + 1); update("next stage"); }),
+      button("apply", "Apply update", () => { state.stage = 8; update("apply update"); }),
+      button("next-sentence", "Next sentence", () => { state.done += 1; state.stage = 1; update("next sentence"); }),
+      button("train", "Train 20 steps", () => { state.done += 20; state.stage = 1; update("train 20 steps"); }),
+      button("reset", "Reset", () => { Object.assign(state, { done: 0, stage: 1 }); update("reset"); }));
+    const status = h("p", { class: "live-note", "data-field": "status" });
+    const result = h("div", { class: "live-result", "aria-live": "polite" });
+    root.append(h("p", { class: "live-title", text: "Live: follow one sentence through training (chapter 05's code, in your browser)" }),
+      choose, controls, status, result);
+    function update(interaction) {
+      timed(root, interaction, () => {
+        root.querySelectorAll("button[data-sentence]").forEach((b, k) => b.setAttribute("aria-pressed", String(k === state.first)));
+        result.replaceChildren();
+        const r = M.ch05_step(state.first, state.done, 0, 0.3);
+        if (r.error) { result.append(errorLine(r.error)); return; }
+        const parts = r.text.replace(/\n+$/, "").split(/\n(?=Stage \d of 8\. )/);
+        const intro = parts[0], stages = parts.slice(1);
+        status.textContent = `Update ${r.number} ("${r.words.join(" ")}"), stage ${state.stage} of 8; ${state.done} updates completed before it.`;
+        buttons["next-stage"].disabled = state.stage >= 8;
+        const pre = (text, attrs) => h("pre", Object.assign({ class: "live-output" }, attrs), text);
+        result.append(h("details", { class: "live-details", "data-part": "intro" }, h("summary", { text: "The run so far" }), pre(intro, { "data-field": "intro" })));
+        stages.slice(0, state.stage).forEach((text, k) => {
+          const box = h("details", { class: "live-details live-stage", "data-stage": String(k + 1) },
+            h("summary", { text: text.split("\n")[0] }), pre(text, { "data-field": "stage" }));
+          if (k + 1 === state.stage) box.open = true;
+          result.append(box);
+        });
+        // Drawn beside the text: the last word's attention row and, once predicted, the probabilities.
+        const last = r.A[r.A.length - 1];
+        if (state.stage >= 4) result.append(h("p", { class: "live-note", text: `${r.words[r.words.length - 1]}'s attention weights` }), bars(r.words, last));
+        if (state.stage >= 5) result.append(h("p", { class: "live-note", text: `probabilities (loss ${r.loss.toFixed(4)} nats)` }), bars(["water", "finance"], r.probabilities));
+      });
+    }
+    update("load");
+  };
+
   // ---- start -----------------------------------------------------------------------------------
   function loadModule() {
     return new Promise((resolve) => {

@@ -331,7 +331,65 @@ async function checkCh04Sharpness(page, width) {
   }
 }
 
-const pages = [["ch01_mixing.html", "ch01-scale", checkCh01], ["ch03_values.html", "ch03-roles", checkCh03],
+// ---- chapter 02: three matching directions ----------------------------------------------------
+async function checkCh02(page, width) {
+  const where = `ch02_swap_query.html ch02-matching @${width}`;
+  const root = page.locator('.live-widget[data-widget="ch02-matching"]');
+  const state = { flags: ["--preset", "water"], sentence: "the river bank" };
+  async function compare(interaction) {
+    const run = program("02_swap_query", [...state.flags, "--sentence", state.sentence, "--width", "64", "--dk", "8"]);
+    const block = run.out.slice(run.out.indexOf(`"${state.sentence}", receiving token`));
+    const rows = block.split("\n").slice(4).filter((l) => /^\s+\S+\s+\[/.test(l)).slice(0, 3)
+      .map((l) => l.match(/^\s+(\S+)\s+(\[[^\]]*\])\s+(\[[^\]]*\])\s+(\S+)\s+(\S+%)$/)?.slice(1) ?? []);
+    const label = `${interaction} (${state.flags.join(" ")} --sentence "${state.sentence}")`;
+    for (let j = 0; j < 3; ++j) {
+      const shown = [await root.locator(`tr[data-row="${j}"] th`).textContent(),
+                     ...(await root.locator(`tr[data-row="${j}"] td`).allTextContents())];
+      check(JSON.stringify(shown) === JSON.stringify(rows[j]), where,
+            `${label}: row ${j} shows ${shown.join(" ")}, ch02_swap_query prints ${(rows[j] ?? []).join(" ")}`);
+    }
+  }
+  await compare("load");
+  for (const p of ["finance", "structure", "water"]) {
+    await root.locator(`button[data-preset="${p}"]`).click();
+    await lastTiming(page, width, "ch02-matching", "preset");
+    state.flags = ["--preset", p];
+    await compare(`preset ${p}`);
+  }
+  await root.locator('button[data-sentence="the money bank"]').click();
+  await lastTiming(page, width, "ch02-matching", "sentence");
+  state.sentence = "the money bank";
+  await compare("sentence");
+  // Every coefficient is an input; change two, as a reader would, then compare with --wq.
+  await root.locator("summary").click();
+  for (const [r, c, v] of [[2, 2, "1.5"], [3, 0, "-2"]]) {
+    const cell = root.locator(`input[data-r="${r}"][data-c="${c}"]`);
+    await cell.fill(v);
+    await cell.press("Tab");
+    await lastTiming(page, width, "ch02-matching", "coefficient");
+  }
+  const wq = [];
+  for (let r = 0; r < 4; ++r) {
+    const row = [];
+    for (let c = 0; c < 3; ++c) row.push(await root.locator(`input[data-r="${r}"][data-c="${c}"]`).inputValue());
+    wq.push(row.join(" "));
+  }
+  state.flags = [`--wq=${wq.join("; ")}`];
+  await compare("coefficients");
+  // The 3-d view turns when dragged.
+  const svg = root.locator(".live-drag svg");
+  const box = await svg.boundingBox();
+  const az = await svg.getAttribute("data-az");
+  await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+  await page.mouse.down();
+  await page.mouse.move(box.x + box.width / 2 + 60, box.y + box.height / 2 + 20, { steps: 5 });
+  await page.mouse.up();
+  await lastTiming(page, width, "ch02-matching", "rotate view");
+  check((await svg.getAttribute("data-az")) !== az, where, "dragging the 3-d view did not rotate it");
+}
+
+const pages = [["ch01_mixing.html", "ch01-scale", checkCh01], ["ch02_swap_query.html", "ch02-matching", checkCh02],
+               ["ch03_values.html", "ch03-roles", checkCh03],
                ["ch04_scaling.html", "ch04-explorer", checkCh04Explorer],
                ["ch04_scaling.html", "ch04-sharpness", checkCh04Sharpness], ["ch06_masking.html", "ch06-causal", checkCh06]];
 const started = Date.now();
