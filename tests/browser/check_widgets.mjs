@@ -388,10 +388,68 @@ async function checkCh02(page, width) {
   check((await svg.getAttribute("data-az")) !== az, where, "dragging the 3-d view did not rotate it");
 }
 
+// ---- chapter 05: the training step-through --------------------------------------------------------
+async function checkCh05(page, width) {
+  const where = `ch05_training.html ch05-steps @${width}`;
+  const root = page.locator('.live-widget[data-widget="ch05-steps"]');
+  const sentences = ["the river bank", "the money bank"];
+  const state = { first: 0, done: 0, stage: 1 };
+  async function compare(interaction) {
+    const run = program("05_training", ["--walkthrough", "--sentence", sentences[state.first], "--updates", String(state.done),
+                                        "--follow", String(state.done + 1)]);
+    // The program's own closing line about its plots is not part of the step-through.
+    const parts = run.out.replace(/\n+plots: [^\n]*\n*$/, "").replace(/\n+$/, "").split(/\n(?=Stage \d of 8\. )/);
+    const flags = `--sentence "${sentences[state.first]}" --updates ${state.done} --follow ${state.done + 1}`;
+    const intro = await root.locator('[data-field="intro"]').textContent();
+    check(intro === parts[0], where, `${interaction}: the run so far differs from ch05_training --walkthrough ${flags}`);
+    const shown = await root.locator('[data-field="stage"]').allTextContents();
+    check(shown.length === state.stage, where, `${interaction}: ${shown.length} stages shown, expected ${state.stage}`);
+    shown.forEach((text, k) => check(text === parts[k + 1], where,
+      `${interaction}: stage ${k + 1} differs from ch05_training --walkthrough ${flags}:\n${text}\n--- printed ---\n${parts[k + 1]}`));
+  }
+  const press = async (action, name) => {
+    await root.locator(`button[data-action="${action}"]`).click();
+    await lastTiming(page, width, "ch05-steps", name);
+  };
+  await compare("load");
+  for (let k = 2; k <= 8; ++k) {
+    await press("next-stage", "next stage");
+    state.stage = k;
+    await compare(`next stage to ${k}`);
+  }
+  check(await root.locator('button[data-action="next-stage"]').isDisabled(), where, "Next stage is not disabled at stage 8");
+  await press("reset", "reset");
+  Object.assign(state, { done: 0, stage: 1 });
+  await compare("reset");
+  for (let k = 2; k <= 7; ++k) await press("next-stage", "next stage");
+  state.stage = 7;
+  await compare("gradients of update 1");
+  await press("apply", "apply update");
+  state.stage = 8;
+  await compare("apply update");
+  await press("next-sentence", "next sentence");
+  Object.assign(state, { done: 1, stage: 1 });
+  await compare("next sentence");
+  for (let k = 2; k <= 7; ++k) await press("next-stage", "next stage");
+  state.stage = 7;
+  await compare("gradients of update 2");
+  await press("train", "train 20 steps");
+  Object.assign(state, { done: 21, stage: 1 });
+  await compare("train 20 steps");
+  await press("apply", "apply update");
+  state.stage = 8;
+  await compare("apply update 22");
+  await root.locator('button[data-sentence="the money bank"]').click();
+  await lastTiming(page, width, "ch05-steps", "sentence");
+  Object.assign(state, { first: 1, done: 0, stage: 1 });
+  await compare("sentence");
+}
+
 const pages = [["ch01_mixing.html", "ch01-scale", checkCh01], ["ch02_swap_query.html", "ch02-matching", checkCh02],
                ["ch03_values.html", "ch03-roles", checkCh03],
                ["ch04_scaling.html", "ch04-explorer", checkCh04Explorer],
-               ["ch04_scaling.html", "ch04-sharpness", checkCh04Sharpness], ["ch06_masking.html", "ch06-causal", checkCh06]];
+               ["ch04_scaling.html", "ch04-sharpness", checkCh04Sharpness], ["ch05_training.html", "ch05-steps", checkCh05],
+               ["ch06_masking.html", "ch06-causal", checkCh06]];
 const started = Date.now();
 for (const width of [1280, 400]) {
   for (const [pageName, widget, drive] of pages) {
