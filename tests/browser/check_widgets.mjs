@@ -12,11 +12,12 @@
 // error or uncaught exception, a failed request, text drawn under 11 CSS px, a widget wider than
 // its column. Reports (without failing: the machine is shared) each interaction's time, measured in
 // the page from the input event to the end of drawing. Exit code 0 when every check passed.
-import { execFileSync } from "node:child_process";
+import { execFile } from "node:child_process";
 import fs from "node:fs";
 import http from "node:http";
 import os from "node:os";
 import path from "node:path";
+import { promisify } from "node:util";
 import { chromium } from "playwright-core";
 
 const args = process.argv.slice(2);
@@ -34,13 +35,16 @@ if (!source || !fs.existsSync(path.join(source, "index.html")) || !bin) {
 }
 
 // ---- the chapter programs, for the expected numbers ------------------------------------------------
+const execFileAsync = promisify(execFile);
 const work = fs.mkdtempSync(path.join(os.tmpdir(), "attn-widgets-run-"));
-function program(chapter, flags) {
+// Runs a chapter program (asynchronously, so both widths' tabs can wait on their programs at once).
+async function program(chapter, flags) {
   const exe = path.join(bin, "chapters", chapter, "ch" + chapter);
   try {
-    return { out: execFileSync(exe, [...flags, "--no-plots"], { cwd: work, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] }), err: "", code: 0 };
+    const { stdout } = await execFileAsync(exe, [...flags, "--no-plots"], { cwd: work, encoding: "utf8" });
+    return { out: stdout, err: "", code: 0 };
   } catch (e) {
-    return { out: e.stdout ?? "", err: e.stderr ?? "", code: e.status ?? 1 };
+    return { out: e.stdout ?? "", err: e.stderr ?? "", code: e.code ?? 1 };
   }
 }
 // The vector printed after "label:" inside the block that starts with `heading` ("[0.07, 0.16]").
@@ -140,7 +144,7 @@ async function checkCh01(page, width) {
                   ["mixture", "mixture"], ["residual", "residual"]];
   async function compare(sentence, m, interaction) {
     const factor = String(m);
-    const run = program("01_mixing", ["--sentence", sentence, "--scale", factor]);
+    const run = await program("01_mixing", ["--sentence", sentence, "--scale", factor]);
     const heading = `Your experiment: "${sentence}"`;
     for (const [field, label] of fields) {
       const expected = printedVector(run.out, heading, label ?? "x " + factor);
@@ -182,7 +186,7 @@ async function checkCh01(page, width) {
   // An unknown word: the lesson's own refusal, as the program says it.
   await input.fill("the cat bank");
   await input.dispatchEvent("change");
-  const refusal = program("01_mixing", ["--sentence", "the cat bank"]);
+  const refusal = await program("01_mixing", ["--sentence", "the cat bank"]);
   const shownError = (await root.locator(".live-error").textContent()) ?? "";
   check(refusal.code !== 0 && shownError.length > 0 && refusal.err.includes(shownError), where,
         `unknown word: shows "${shownError}", the program says "${refusal.err.trim()}"`);
@@ -194,7 +198,7 @@ async function checkCh01(page, width) {
 async function checkCh06(page, width) {
   const where = `ch06_masking.html ch06-causal @${width}`;
   const root = page.locator('.live-widget[data-widget="ch06-causal"]');
-  const run = program("06_masking", []);
+  const run = await program("06_masking", []);
   const words = ["the", "tired", "cat", "finally", "slept"];
   const expected = { bidirectional: printedRows(run.out, "Bidirectional (every row sums to 1", words),
                      causal: printedRows(run.out, "Causal: keep keys j <= i", words) };
@@ -215,7 +219,7 @@ async function checkCh03(page, width) {
   const root = page.locator('.live-widget[data-widget="ch03-roles"]');
   const state = { query: "raw", values: "raw" };
   async function compare(interaction) {
-    const run = program("03_values", ["--query", state.query, "--values", state.values]);
+    const run = await program("03_values", ["--query", state.query, "--values", state.values]);
     // Section 2's table row for this combination: "  swap      raw      [weights]   [mixture]".
     const row = run.out.split("\n").find((l) => new RegExp(`^\\s+${state.query}\\s+${state.values}\\s+\\[`).test(l));
     const [weights, mixture] = row ? row.match(/\[[^\]]*\]/g) : [null, null];
@@ -251,7 +255,7 @@ async function checkCh04Explorer(page, width) {
     const angle = await root.locator('[data-control="angle"]').inputValue();
     const length = await root.locator('[data-control="a-length"]').inputValue();
     const bLength = await root.locator('[data-control="b-length"]').inputValue();
-    const run = program("04_scaling", ["--angle", angle, "--length", length, "--b-length", bLength, "--samples", "100"]);
+    const run = await program("04_scaling", ["--angle", angle, "--length", length, "--b-length", bLength, "--samples", "100"]);
     const section = run.out.slice(run.out.indexOf("1. Rotate a"), run.out.indexOf("2. A dot product"));
     const line = (start) => untagged(section.split("\n").find((l) => l.trim().startsWith(start)));
     const label = `${interaction} (--angle ${angle} --length ${length} --b-length ${bLength})`;
@@ -302,7 +306,7 @@ async function checkCh04Sharpness(page, width) {
   const root = page.locator('.live-widget[data-widget="ch04-sharpness"]');
   const state = { scores: "4,2,0", dk: "4" };
   async function compare(interaction) {
-    const run = program("04_scaling", [`--scores=${state.scores}`, "--d-k", state.dk, "--samples", "100"]);
+    const run = await program("04_scaling", [`--scores=${state.scores}`, "--d-k", state.dk, "--samples", "100"]);
     const section = run.out.slice(run.out.indexOf("5. Scaling changes"), run.out.indexOf("6. Near one-hot"));
     const lines = section.split("\n");
     const label = `${interaction} (--scores ${state.scores} --d-k ${state.dk})`;
@@ -337,7 +341,7 @@ async function checkCh02(page, width) {
   const root = page.locator('.live-widget[data-widget="ch02-matching"]');
   const state = { flags: ["--preset", "water"], sentence: "the river bank" };
   async function compare(interaction) {
-    const run = program("02_swap_query", [...state.flags, "--sentence", state.sentence, "--width", "64", "--dk", "8"]);
+    const run = await program("02_swap_query", [...state.flags, "--sentence", state.sentence, "--width", "64", "--dk", "8"]);
     const block = run.out.slice(run.out.indexOf(`"${state.sentence}", receiving token`));
     const rows = block.split("\n").slice(4).filter((l) => /^\s+\S+\s+\[/.test(l)).slice(0, 3)
       .map((l) => l.match(/^\s+(\S+)\s+(\[[^\]]*\])\s+(\[[^\]]*\])\s+(\S+)\s+(\S+%)$/)?.slice(1) ?? []);
@@ -395,7 +399,7 @@ async function checkCh05(page, width) {
   const sentences = ["the river bank", "the money bank"];
   const state = { first: 0, done: 0, stage: 1 };
   async function compare(interaction) {
-    const run = program("05_training", ["--walkthrough", "--sentence", sentences[state.first], "--updates", String(state.done),
+    const run = await program("05_training", ["--walkthrough", "--sentence", sentences[state.first], "--updates", String(state.done),
                                         "--follow", String(state.done + 1)]);
     // The program's own closing line about its plots is not part of the step-through.
     const parts = run.out.replace(/\n+plots: [^\n]*\n*$/, "").replace(/\n+$/, "").split(/\n(?=Stage \d of 8\. )/);
@@ -451,7 +455,8 @@ const pages = [["ch01_mixing.html", "ch01-scale", checkCh01], ["ch02_swap_query.
                ["ch04_scaling.html", "ch04-sharpness", checkCh04Sharpness], ["ch05_training.html", "ch05-steps", checkCh05],
                ["ch06_masking.html", "ch06-causal", checkCh06]];
 const started = Date.now();
-for (const width of [1280, 400]) {
+// The two widths run side by side, each in its own browser context, page after page.
+async function visitAll(width) {
   for (const [pageName, widget, drive] of pages) {
     const where = `${pageName} ${widget} @${width}`;
     let tab;
@@ -477,6 +482,7 @@ for (const width of [1280, 400]) {
     }
   }
 }
+await Promise.all([visitAll(1280), visitAll(400)]);
 await browser.close();
 server.close();
 fs.rmSync(root, { recursive: true, force: true });
