@@ -290,7 +290,7 @@
       if (String(deg) !== angle.value) { angle.value = String(deg); update("drag"); }
     }
     function draw(r) {
-      const W = Math.min(drawWidth(drawing, 360), 360), H = Math.round(W * 0.8);
+      const W = Math.min(drawWidth(drawing, 480), 480), H = Math.round(W * 0.7);
       const reach = Math.max(Math.hypot(r.a[0], r.a[1]), r.b[0], 0.5);
       const c = { x: W / 2, y: H / 2 }, k = (Math.min(W, H) / 2 - 24) / reach;
       const X = (x) => c.x + x * k, Y = (y) => c.y - y * k;
@@ -378,22 +378,24 @@
   // fixed keys (ch02::match_last); a 3-d view of the matching space, rotated by dragging.
   const ch02Inputs = ["finance", "water", "structure", "generic"], ch02Axes = ["finance", "water", "structure"];
   function matchingSpace(holder, r, view) {
-    const W = Math.min(drawWidth(holder, 420), 420), H = Math.round(W * 0.8);
-    const pts = [...r.K, r.Q[r.receiver]];
-    const reach = Math.max(1, ...pts.map((p) => Math.hypot(...p)));
-    const k = (Math.min(W, H) / 2 - 30) / reach, az = view.az * Math.PI / 180, el = view.el * Math.PI / 180;
+    const W = Math.min(drawWidth(holder, 480), 480), H = Math.round(W * 0.75);
+    // The query is drawn as a direction (length 0.75, as the chapter's figure), so the keys keep the room.
+    const q = r.Q[r.receiver], qlen = Math.hypot(...q);
+    const qdir = qlen > 0 ? q.map((x) => 0.75 * x / qlen) : [0, 0, 0];
+    const reach = Math.max(1, ...r.K.map((p) => Math.hypot(...p)));
+    const k = Math.min(W * 0.38, H * 0.55) / (1.2 * reach), az = view.az * Math.PI / 180, el = view.el * Math.PI / 180;
     // finance and water on the floor, structure up; az turns about structure, el tilts the floor.
     const P = ([f, w, st]) => {
       const x = f * Math.cos(az) - w * Math.sin(az), depth = f * Math.sin(az) + w * Math.cos(az);
       const y = st * Math.cos(el) + depth * Math.sin(el);
-      return [W / 2 + x * k, H / 2 + 20 - y * k];
+      return [W / 2 + x * k, H * 0.68 - y * k];
     };
     const svg = s("svg", { width: W, height: H, class: "live-chart", role: "img", "data-az": String(view.az),
       "data-el": String(view.el), "aria-label": "the matching space: every key and bank's query; drag to rotate" });
     const o = P([0, 0, 0]);
     ch02Axes.forEach((name, a) => {
       const e = [0, 0, 0];
-      e[a] = reach;
+      e[a] = 1.2 * reach;
       const [x, y] = P(e);
       svg.append(s("line", { x1: o[0], y1: o[1], x2: x, y2: y, stroke: "#999", "stroke-width": 1 }),
         s("text", { x, y: y - 4, "text-anchor": "middle", fill: "#555", text: name }));
@@ -403,10 +405,10 @@
       svg.append(s("circle", { cx: x, cy: y, r: 4 + 10 * r.weights[j], fill: colour(j), "fill-opacity": 0.8 }),
         s("text", { x: x + 8, y: y + 14, text: "k " + r.words[j] }));
     });
-    const [qx, qy] = P(r.Q[r.receiver]);
+    const [qx, qy] = P(qdir);
     svg.append(s("line", { x1: o[0], y1: o[1], x2: qx, y2: qy, stroke: "#d62728", "stroke-width": 3 }),
       s("circle", { cx: qx, cy: qy, r: 4, fill: "#d62728" }),
-      s("text", { x: qx + 6, y: qy - 6, fill: "#d62728", text: "q " + r.words[r.receiver] }));
+      s("text", { x: qx + 6, y: qy - 6, fill: "#d62728", text: "q " + r.words[r.receiver] + " (direction)" }));
     return svg;
   }
   builders["ch02-matching"] = function (root, M) {
