@@ -289,6 +289,7 @@ async function checkCh04Explorer(page, width) {
   await key("a-length", ["End"], "|a|");
   await key("b-length", ["ArrowRight", "ArrowRight"], "|b|");
   // Dragging a round: press in the drawing up and to the left of its centre, move, release.
+  await root.locator(".live-drag svg").scrollIntoViewIfNeeded();
   const box = await root.locator(".live-drag svg").boundingBox();
   const before = await root.locator('[data-control="angle"]').inputValue();
   await page.mouse.move(box.x + box.width * 0.25, box.y + box.height * 0.2);
@@ -382,6 +383,7 @@ async function checkCh02(page, width) {
   await compare("coefficients");
   // The 3-d view turns when dragged.
   const svg = root.locator(".live-drag svg");
+  await svg.scrollIntoViewIfNeeded();
   const box = await svg.boundingBox();
   const az = await svg.getAttribute("data-az");
   await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
