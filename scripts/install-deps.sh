@@ -20,6 +20,10 @@ packages=(
   clang-format clang-tidy   # scripts/check-format.sh, scripts/run-clang-tidy.sh
   fortunes
   graphviz   # dot: the schematic diagrams of chapters 02 and 03
+  # The book's live widgets (docs/live): the lesson code compiled to WebAssembly by em++. Debian's
+  # emscripten runs its JavaScript tools on Node with Debian's acorn (found through
+  # NODE_PATH=/usr/share/nodejs, which the docs build sets), and brings binaryen and clang.
+  emscripten node-acorn
 )
 # The browser test drives Chromium with playwright-core (npm ci, tests/browser/package-lock.json).
 # Node.js and npm come from Debian only when the machine has none (a NodeSource node ships its own npm).
