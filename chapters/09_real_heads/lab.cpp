@@ -118,6 +118,21 @@ Run train(const Corpus& corpus, const Vocabulary& vocab, TrainOptions o,
 }
 // [train]
 
+StepTiming time_training_steps(const TrainOptions& o, arma::uword steps) {
+  attn::Random rng(o.seed);
+  attn::AttnOnlyShape shape = o.shape;
+  shape.vocab = 97;
+  Model model = attn::init_model<Real>(shape, rng);
+  attn::AttnOnlyTrainer<Real> trainer(o.lr);
+  arma::umat tokens(o.batch, shape.context);
+  for (auto& t : tokens) t = rng.below(shape.vocab);
+  for (int i = 0; i < 3; ++i) trainer.step(model, tokens);  // warm up
+  const auto start = std::chrono::steady_clock::now();
+  for (arma::uword i = 0; i < steps; ++i) trainer.step(model, tokens);
+  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  return {ms / static_cast<double>(steps), steps, o.batch, shape.context, static_cast<unsigned>(trainer.threads())};
+}
+
 namespace {
 
 /// The largest file of a saved run read back: model.txt of the full model is about 1.3 MB.

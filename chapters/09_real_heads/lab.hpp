@@ -91,6 +91,19 @@ arma::umat held_out_windows(const arma::urowvec& held_tokens, arma::uword count,
 Run train(const Corpus& corpus, const Vocabulary& vocab, TrainOptions options,
           const std::function<void(const Progress&)>& progress = {});
 
+/// The time of one training step of the full model (options.shape with 97 tokens) on random tokens.
+struct StepTiming {
+  double ms = 0.0;          ///< mean milliseconds per step
+  arma::uword steps = 0;    ///< steps timed (after 3 warm-up steps)
+  arma::uword batch = 0;    ///< windows per step
+  arma::uword context = 0;  ///< tokens per window
+  unsigned threads = 0;     ///< threads of the trainer
+};
+
+/// Times `steps` Adam steps of a model seeded by options.seed on one fixed batch of random tokens
+/// (for scripts/bench-vs-pytorch.sh). Throws std::invalid_argument for a bad shape.
+StepTiming time_training_steps(const TrainOptions& options, arma::uword steps);
+
 /// The files of a saved run, beside their manifest: run.txt (options, vocabulary, curve) and
 /// model.txt (attn::save_model). Throws nothing (beyond std::bad_alloc).
 std::vector<std::string> run_files();

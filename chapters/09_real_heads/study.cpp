@@ -1,0 +1,28 @@
+/// \file chapters/09_real_heads/study.cpp
+/// \brief The whole study computed once (see study.hpp).
+#include "study.hpp"
+
+namespace ch09 {
+
+Report make_report(const Corpus& corpus, const Vocabulary& vocab, const Model& model, const std::string& sentence) {
+  const Probes probes = make_probes(corpus, vocab, model.shape.context);
+  Report r;
+  r.baselines = baselines(corpus, vocab, model, probes);
+  r.view = head_view(model, vocab, sentence);
+  r.contributions = contributions(r.view);
+  r.roles = roles(model, probes);
+  r.ablations = ablations(model, probes);
+  r.bank = bank_study(model, vocab);
+  r.names = head_names(r.roles);
+  r.claims = {claim_beats_bigram(r.baselines), claim_previous_token_head(r.roles),
+              claim_induction_head(r.roles, r.ablations), claim_contribution_differs(r.contributions),
+              claim_bank_controls(r.bank)};
+  return r;
+}
+
+bool is_quick(const TrainOptions& options) {
+  const TrainOptions quick = quick_options(TrainOptions{});
+  return options.steps == quick.steps && options.batch == quick.batch;
+}
+
+}  // namespace ch09

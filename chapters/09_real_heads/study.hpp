@@ -1,0 +1,39 @@
+/// \file chapters/09_real_heads/study.hpp
+/// \brief Chapter 09's whole study of a trained model, computed once: every section's result and
+/// the claims, for the printers (report.hpp) and the figures (figures.hpp) to show.
+///
+/// Source: the article, "Watch real heads" (the sections follow its questions in order).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "heads.hpp"
+
+namespace ch09 {
+
+/// The head view's sentence unless --sentence gives another: a phrase and its repeat, so both the
+/// previous-token and the induction heads have something to do.
+inline const std::string kDefaultSentence = "the cat sat. the cat sat.";
+
+/// Everything the program shows, computed once (sections 1-7 and the claims).
+struct Report {
+  Baselines baselines;              ///< section 1
+  HeadView view;                    ///< sections 2 and 3
+  Contributions contributions;      ///< section 3
+  Roles roles;                      ///< section 4
+  std::vector<Ablation> ablations;  ///< section 5
+  BankStudy bank;                   ///< section 6
+  std::vector<std::string> names;   ///< section 7
+  std::vector<Claim> claims;        ///< real_01 .. real_05
+  bool quick = false;               ///< the model is a --quick run's: its claims are printed, not judged
+};
+
+/// Computes every section on a trained model (about a second). Throws std::invalid_argument for a
+/// sentence head_view() refuses (empty or longer than the context) or non-finite scores.
+Report make_report(const Corpus& corpus, const Vocabulary& vocab, const Model& model, const std::string& sentence);
+
+/// Whether `options` are those of a --quick run (its claims are shown, not judged). Throws nothing.
+bool is_quick(const TrainOptions& options);
+
+}  // namespace ch09
