@@ -247,6 +247,32 @@ BOOST_AUTO_TEST_CASE(claims_report_what_they_measure) {
   BOOST_TEST(ch09::claim_beats_bigram(b).tag == "real_01");
 }
 
+// Each claim function on made-up numbers for which it must fail (and, beside, hold).
+BOOST_AUTO_TEST_CASE(claims_fail_when_their_numbers_do_not_support_them) {
+  ch09::Roles r;
+  r.previous_token = arma::mat(2, 4, arma::fill::value(0.4));
+  BOOST_TEST(!ch09::claim_previous_token_head(r).holds);  // 0.4 < 0.5
+  r.previous_token(0, 2) = 0.6;
+  BOOST_TEST(ch09::claim_previous_token_head(r).holds);
+  BOOST_TEST(ch09::claim_previous_token_head(r).numbers.find("L1.H2") != std::string::npos);  // head_name counts heads from 0
+  // real_03: a strong induction score whose ablation costs too little fails
+  r.induction_random = arma::mat(2, 4, arma::fill::value(0.1));
+  r.induction_random(1, 0) = 0.5;
+  r.random = {3.0, 1.0};  // in-context advantage 2, half of it 1
+  std::vector<ch09::Ablation> a(11);
+  a[1 + 4].random.repeat = 1.5;  // zeroing L2.H1 raises the repeat loss by 0.5 < 1
+  BOOST_TEST(!ch09::claim_induction_head(r, a).holds);
+  a[1 + 4].random.repeat = 2.5;  // by 1.5 > 1
+  BOOST_TEST(ch09::claim_induction_head(r, a).holds);
+  r.induction_random(1, 0) = 0.2;  // but then the score is too low
+  BOOST_TEST(!ch09::claim_induction_head(r, a).holds);
+  ch09::Contributions c;
+  c.cases = 10;
+  BOOST_TEST(!ch09::claim_contribution_differs(c).holds);  // no disagreement
+  c.disagree = 1;
+  BOOST_TEST(ch09::claim_contribution_differs(c).holds);
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 BOOST_AUTO_TEST_SUITE(program)

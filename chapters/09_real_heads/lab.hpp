@@ -49,7 +49,8 @@ void validate(const TrainOptions& options);
 /// One point of the training curve.
 struct CurvePoint {
   arma::uword step = 0;   ///< Adam steps taken
-  double train = 0.0;     ///< mean training-batch loss over the steps since the last point (nats/char)
+  double train = 0.0;     ///< mean training-batch loss over the steps since the last point (nats/char);
+                          ///< at step 0, the untrained model's loss on the first batch (measured before its update)
   double held_out = 0.0;  ///< held-out loss on plain text (nats/char)
 };
 

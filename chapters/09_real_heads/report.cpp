@@ -102,7 +102,7 @@ void print_baselines(std::ostream& out, const Report& r, const Run& run) {
   t.add({"bigram: p(next | this character)", format_number(r.baselines.bigram, kPrecision)});
   t.add({"the model (128-character windows)", format_number(r.baselines.model, kPrecision)});
   t.print(out);
-  out << "  (n-grams scored on all " << r.baselines.held_chars << " held-out characters; training curve: step 0 "
+  out << "  (n-grams scored on all " << r.baselines.held_chars << " held-out characters; held-out curve: step 0 "
       << format_number(run.curve.front().held_out, kPrecision) << ", step " << run.curve.back().step << " "
       << format_number(run.curve.back().held_out, kPrecision) << ")\n";
   print_claim(out, r.claims[0], r.quick);
@@ -210,13 +210,18 @@ void print_bank(std::ostream& out, const Report& r) {
   t.print(out);
   // Two tables, so each fits in kWidth characters.
   attn::Table next_table({"sentence", "likeliest next characters"});
-  attn::Table reads({"sentence", "L2 heads at the final 'k' read"});
+  // What each last-layer head reads at the final 'k': one column per head, labelled.
+  const arma::uword L = r.view.layers, H = r.view.heads;
+  std::vector<std::string> read_header{"sentence"};
+  for (arma::uword h = 0; h < H; ++h) read_header.push_back(head_name(L - 1, h) + " reads");
+  attn::Table reads(read_header);
   for (const BankReading& s : b.sentences) {
-    std::string next, heads;
+    std::string next;
     for (const auto& [c, p] : s.next) next += (next.empty() ? "" : " ") + c + " " + format_number(p, 2);
-    for (std::size_t k = s.reads.size() / 2; k < s.reads.size(); ++k) heads += (heads.empty() ? "" : ", ") + s.reads[k];
     next_table.add({"\"" + s.text + "\"", next});
-    reads.add({"\"" + s.text + "\"", heads});
+    std::vector<std::string> row{"\"" + s.text + "\""};
+    for (arma::uword h = 0; h < H; ++h) row.push_back(s.reads[(L - 1) * H + h]);
+    reads.add(row);
   }
   next_table.print(out);
   reads.print(out);
