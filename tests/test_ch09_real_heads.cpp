@@ -17,6 +17,7 @@
 #include "lab.hpp"
 #include "report.hpp"
 #include "support.hpp"
+#include "writes.hpp"
 
 namespace fs = std::filesystem;
 
@@ -40,7 +41,7 @@ const ch09::Run& fixture_run() {
 }
 
 const ch09::Report& fixture_report() {
-  static const ch09::Report r = ch09::make_report(corpus(), vocab(), fixture_run().model, ch09::kDefaultSentence);
+  static const ch09::Report r = ch09::make_report(corpus(), vocab(), fixture_run(), ch09::kDefaultSentence);
   return r;
 }
 
@@ -115,13 +116,28 @@ BOOST_AUTO_TEST_CASE(claim_real_05_bank_with_controls) {
   BOOST_TEST(b.cosines(0, 0) == 1.0, boost::test_tools::tolerance(1e-6));
   BOOST_TEST(b.cosines(0, 2) < 1.0);  // the heads bring in the words before
 }
+BOOST_AUTO_TEST_CASE(claim_real_06_induction_head_writes_the_repeating_character) {
+  const ch09::Report& r = fixture_report();
+  BOOST_TEST(claim("real_06").holds, claim("real_06").numbers);
+  BOOST_TEST(r.copying.head == ch09::head_name(1, r.roles.induction_random.row(1).index_max()));
+  BOOST_TEST(r.copying.share > 0.5);
+  // Where it must fail: the previous-token head reads the current character, not the one after
+  // its earlier copy, so decoding its writes the same way does not predict the repeat.
+  const arma::uword prev = r.roles.previous_token.row(0).index_max();
+  const ch09::Probes probes = ch09::make_probes(corpus(), vocab(), fixture_run().model.shape.context);
+  const ch09::CopyingSection other = ch09::copying(fixture_run().model, probes, 0, prev);
+  BOOST_TEST(other.cases == r.copying.cases);
+  BOOST_TEST(!ch09::claim_head_copies(other).holds, ch09::claim_head_copies(other).numbers);
+  // and the example of section 3, decoded: somewhere the sharpest head is not the strongest
+  BOOST_TEST(r.writes.disagree > 0u);
+}
 #else
 // The sanitizers' short run: every part of the report is computed on it, each claim judged and
 // tagged, with finite numbers; the ladder of baselines does not depend on the model.
 BOOST_AUTO_TEST_CASE(short_run_report_is_complete) {
   const ch09::Report& r = fixture_report();
-  BOOST_REQUIRE_EQUAL(r.claims.size(), 5u);
-  for (const char* tag : {"real_01", "real_02", "real_03", "real_04", "real_05"}) {
+  BOOST_REQUIRE_EQUAL(r.claims.size(), 6u);
+  for (const char* tag : {"real_01", "real_02", "real_03", "real_04", "real_05", "real_06"}) {
     const ch09::Claim& c = claim(tag);  // throws if the report lacks it
     BOOST_TEST(!c.numbers.empty(), tag);
     BOOST_TEST(c.numbers.find("nan") == std::string::npos, c.numbers);
@@ -235,6 +251,40 @@ BOOST_AUTO_TEST_CASE(contribution_sizes_are_weights_times_value_sizes) {
   BOOST_CHECK_THROW(ch09::head_view(m, vocab(), ""), std::invalid_argument);
 }
 
+// The decomposition every decoding tool reads, checked against two independent routes: the
+// library's readable float pass gives the same logits, and the direct logit attributions of the
+// embedding and of every head's write, plus the norm's bias through U, add up to the logits.
+BOOST_AUTO_TEST_CASE(direct_logit_attributions_add_up_to_the_logits) {
+  attn::Random rng(5);
+  const ch09::Model m = attn::init_model<ch09::Real>({vocab().size(), 128, 8, 2, 4, 2, true}, rng);
+  arma::urowvec tokens(128);
+  tokens.fill(vocab().token(' '));
+  tokens.cols(0, 17) = vocab().encode("the bank, the bank");
+  const ch09::Trace tr = ch09::trace(m, tokens);
+  ch09::Pass pass;
+  attn::forward(m, arma::umat(tokens), pass);
+  BOOST_TEST(arma::approx_equal(tr.logits, arma::conv_to<arma::mat>::from(pass.logits), "absdiff", 1e-4));
+  BOOST_TEST(ch09::trace(m, tokens.cols(0, 17)).logits.n_rows == 18u);  // a shorter window: the same causal rows
+  const arma::rowvec bias_logits = arma::conv_to<arma::rowvec>::from(m.bias * m.U);
+  for (const arma::uword t : {0u, 7u, 17u}) {
+    arma::rowvec sum = ch09::direct_logits(m, tr, t, tr.streams[0].row(t)) + bias_logits;
+    for (const arma::mat& w : tr.writes) sum += ch09::direct_logits(m, tr, t, w.row(t));
+    BOOST_TEST(arma::approx_equal(sum, tr.logits.row(t), "absdiff", 1e-9));
+  }
+  // A head zeroed by a patch changes the stream by exactly its write.
+  ch09::Patch zero;
+  zero.writes.emplace_back(3, arma::mat(1, 8, arma::fill::zeros));  // L2.H1
+  const ch09::Trace z = ch09::trace(m, tokens, zero);
+  BOOST_TEST(arma::approx_equal(z.streams[2], tr.streams[2] - tr.writes[3], "absdiff", 1e-9));
+  BOOST_CHECK_THROW(ch09::direct_logits(m, tr, 128, tr.writes[0].row(0)), std::invalid_argument);
+}
+
+BOOST_AUTO_TEST_CASE(copying_claim_fails_at_half_or_less) {
+  BOOST_TEST(!ch09::claim_head_copies({"L2.H1", 100, 50, 0.5}).holds);
+  BOOST_TEST(ch09::claim_head_copies({"L2.H1", 100, 51, 0.51}).holds);
+  BOOST_TEST(ch09::claim_head_copies({"L2.H1", 100, 51, 0.51}).tag == "real_06");
+}
+
 BOOST_AUTO_TEST_CASE(claims_report_what_they_measure) {
   ch09::Baselines b;
   b.bigram = 2.6, b.model = 2.7;
@@ -254,7 +304,8 @@ BOOST_AUTO_TEST_CASE(claims_fail_when_their_numbers_do_not_support_them) {
   BOOST_TEST(!ch09::claim_previous_token_head(r).holds);  // 0.4 < 0.5
   r.previous_token(0, 2) = 0.6;
   BOOST_TEST(ch09::claim_previous_token_head(r).holds);
-  BOOST_TEST(ch09::claim_previous_token_head(r).numbers.find("L1.H2") != std::string::npos);  // head_name counts heads from 0
+  BOOST_TEST(ch09::claim_previous_token_head(r).numbers.find("L1.H2") !=
+             std::string::npos);  // head_name counts heads from 0
   // real_03: a strong induction score whose ablation costs too little fails
   r.induction_random = arma::mat(2, 4, arma::fill::value(0.1));
   r.induction_random(1, 0) = 0.5;
@@ -281,8 +332,8 @@ BOOST_AUTO_TEST_CASE(loaded_model_prints_every_claim_and_draws_valid_plots) {
   const fs::path dir = fs::path(TEST_PLOTS) / "loaded";
   const auto r = attn::test::run_with_plots(std::string(CHAPTER_EXE) + " --load " + attn::test::quote(CH09_MODEL), dir);
   BOOST_TEST(r.code == 0, r.err);
-  attn::test::check_contains(r.out,
-                             {"[real_01]", "[real_02]", "[real_03]", "[real_04]", "[real_05]", "Loaded the model"});
+  attn::test::check_contains(
+      r.out, {"[real_01]", "[real_02]", "[real_03]", "[real_04]", "[real_05]", "[real_06]", "Loaded the model"});
   for (const char* name :
        {"ch09_loss_curve", "ch09_head_view", "ch09_contributions", "ch09_head_roles", "ch09_ablations", "ch09_bank"}) {
     BOOST_TEST(attn::is_valid_png(dir / (std::string(name) + ".png")), name);
@@ -294,7 +345,7 @@ BOOST_AUTO_TEST_CASE(bad_flags_exit_2_with_one_line) {
   for (const char* flags :
        {"--steps 0", "--steps -4", "--repeat-share 1.5", "--lr 0", "--lr nan", "--seed x", "--sentence ''", "--bogus",
         "--load /tmp --steps 5", "--load /tmp --lr 0.1", "--bench 3 --plots /tmp/ch09-bench",
-        "--cached /tmp/x --save /tmp/y", "--plots /dev/null/x --steps 1"}) {
+        "--cached /tmp/x --save /tmp/y", "--plots /dev/null/x --steps 1", "--position 25", "--position -1"}) {
     attn::test::check_usage_error(std::string(CHAPTER_EXE) + " " + flags, "ch09_real_heads");
   }
 }

@@ -3,8 +3,8 @@
 /// fortunes Debian ships), then watch its heads: where they read, what they contribute, what they
 /// measurably do, what breaks when one is zeroed, and what "bank" looks like inside.
 ///
-/// Follows the article's "Watch real heads". Run `ch09_real_heads --help`. The lesson is corpus.hpp,
-/// lab.hpp, heads.hpp and study.hpp; its printers report.hpp, its figures figures.hpp, its inputs session.hpp.
+/// Follows the article's "Watch real heads". Run `ch09_real_heads --help`. Lesson: corpus, lab, heads, writes,
+/// study; printers report.hpp, figures figures.hpp, input checks session.hpp.
 #include <iostream>
 
 #include "common/apparatus/cli.hpp"
@@ -13,6 +13,7 @@
 #include "session.hpp"
 
 namespace po = boost::program_options;
+using attn::cli::UsageError;
 
 namespace {
 
@@ -25,13 +26,14 @@ const attn::cli::ProgramInfo kProgram{
 
 /// The command line, read once.
 struct Flags {
-  ch09::TrainOptions train;           ///< how to train (unless loading)
-  std::string sentence;               ///< the head view's input
-  ch09::ModelFolders folders;         ///< --save, --load, --cached
-  bool quick = false;                 ///< --quick
-  std::optional<std::string> corpus;  ///< --corpus DIR, if typed (else Debian's folder)
-  arma::uword bench = 0;              ///< --bench N: time N training steps and stop
-  attn::PlotSettings plots;           ///< --plots / --no-plots
+  ch09::TrainOptions train;             ///< how to train (unless loading)
+  std::string sentence;                 ///< the head view's input
+  std::optional<arma::uword> position;  ///< --position: where the writes are decoded (default: the last)
+  ch09::ModelFolders folders;           ///< --save, --load, --cached
+  bool quick = false;                   ///< --quick
+  std::optional<std::string> corpus;    ///< --corpus DIR, if typed (else Debian's folder)
+  arma::uword bench = 0;                ///< --bench N: time N training steps and stop
+  attn::PlotSettings plots;             ///< --plots / --no-plots
 };
 
 /// The chapter's own flags (--help, --plots and --no-plots come from the skeleton).
@@ -45,6 +47,7 @@ void declare_flags(po::options_description& o) {
       ("lr", po::value<double>()->value_name("RATE")->default_value(3e-3, "0.003"), "Adam learning rate, in (0, 1]")
       ("sentence", po::value<std::string>()->value_name("TEXT")->default_value(ch09::kDefaultSentence),
        "the text of the head view (1 to 128 printable characters)")
+      ("position", po::value<long long>()->value_name("I"), "decode what each head writes at character I of the sentence (from 0; default: the last)")
       ("save", po::value<std::string>()->value_name("DIR"), "save the trained model into DIR")
       ("load", po::value<std::string>()->value_name("DIR"), "inspect the model saved in DIR instead of training")
       ("cached", po::value<std::string>()->value_name("DIR"),
@@ -54,16 +57,6 @@ void declare_flags(po::options_description& o) {
       ("quick", "a short run (300 steps of 16 windows, seconds) for the tour: too short for the claims")
       ("bench", po::value<long long>()->value_name("N"), "time N training steps of the full model and stop");
   // clang-format on
-}
-
-/// Runs `f`, turning a ch09::FlagError into a usage error (exit code 2, "see --help").
-template <class F>
-auto as_usage(F f) {
-  try {
-    return f();
-  } catch (const ch09::FlagError& e) {
-    throw attn::cli::UsageError(e.what());
-  }
 }
 
 Flags read_flags(const po::variables_map& vm) {
@@ -77,13 +70,14 @@ Flags read_flags(const po::variables_map& vm) {
   f.train.seed = attn::cli::seed(vm);
   f.train.windows.repeat_share = attn::cli::real(vm, "repeat-share", 0, 1);
   f.train.lr = attn::cli::positive_real(vm, "lr", 1.0);
-  f.sentence =
-      as_usage([&] { return ch09::checked_sentence(vm["sentence"].as<std::string>(), f.train.shape.context); });
+  f.sentence = ch09::checked_sentence(vm["sentence"].as<std::string>(), f.train.shape.context);
+  const auto last = static_cast<long long>(f.sentence.size()) - 1;
+  if (typed.count("position")) f.position = static_cast<arma::uword>(attn::cli::integer(vm, "position", 0, last));
   const auto folder = [&](const char* name) { return attn::cli::path(vm, name); };
-  f.folders = as_usage([&] { return ch09::model_folders(folder("save"), folder("load"), folder("cached")); });
+  f.folders = ch09::model_folders(folder("save"), folder("load"), folder("cached"));
   if (typed.count("corpus")) f.corpus = folder("corpus")->string();
   if (typed.count("bench")) f.bench = static_cast<arma::uword>(attn::cli::integer(vm, "bench", 1, 10000));
-  as_usage([&] { return ch09::check_modes(typed, f.folders.load.has_value()); });
+  ch09::check_modes(typed, f.folders.load.has_value());
   f.plots = attn::cli::plot_settings(vm);
   return f;
 }
@@ -93,18 +87,18 @@ int run(const Flags& flags) {
     return ch09::print_step_timing(std::cout, ch09::time_training_steps(flags.train, flags.bench)), 0;
   attn::Plotter plots(flags.plots);
   const ch09::ModelFolders& at = flags.folders;
-  const ch09::Corpus corpus = as_usage([&] { return ch09::corpus_for(flags.corpus); });
+  const ch09::Corpus corpus = ch09::corpus_for(flags.corpus);
   const ch09::Vocabulary vocab(corpus.train_text);
-  std::optional<ch09::Loaded> loaded = as_usage([&] { return ch09::load_given(at, corpus, vocab, flags.sentence); });
-  as_usage([&] { return ch09::check_save(at); });
+  std::optional<ch09::Loaded> loaded = ch09::load_given(at, corpus, vocab, flags.sentence, flags.position);
+  ch09::check_save(at);
   ch09::print_title(std::cout);
   loaded ? ch09::print_loaded(std::cout, *at.load) : ch09::print_training_start(std::cout);
   const ch09::Run run = loaded ? loaded->run : ch09::train_or_explain(corpus, vocab, flags.train, std::cerr);
   if (flags.quick) ch09::print_quick_note(std::cout);
   if (at.save) ch09::save_run(run, *at.save);
   ch09::print_data(std::cout, corpus, vocab, run);
-  ch09::Report report = loaded ? loaded->report : ch09::make_report(corpus, vocab, run.model, flags.sentence);
-  report.quick = ch09::is_quick(run.options);
+  const ch09::Report report =
+      loaded ? loaded->report : ch09::make_report(corpus, vocab, run, flags.sentence, flags.position);
   ch09::print_report(std::cout, report, run);
   std::cout << '\n';
   ch09::draw_report(plots, report, run);
@@ -116,5 +110,7 @@ int run(const Flags& flags) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  return attn::cli::chapter_main<Flags>(argc, argv, {kProgram, declare_flags, read_flags, run});
+  return attn::cli::chapter_main<Flags>(
+      argc, argv,
+      {kProgram, declare_flags, ch09::usage_errors<UsageError>(read_flags), ch09::usage_errors<UsageError>(run)});
 }

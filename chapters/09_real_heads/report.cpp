@@ -2,6 +2,9 @@
 /// \brief Printing the chapter's results (see report.hpp).
 #include "report.hpp"
 
+#include <fmt/format.h>
+#include <fmt/ostream.h>
+
 #include <sstream>
 
 #include "common/apparatus/print.hpp"
@@ -150,6 +153,37 @@ void print_contributions(std::ostream& out, const Report& r) {
   print_claim(out, r.claims[3], r.quick);
 }
 
+std::string logit_list(const std::vector<std::pair<std::string, double>>& items) {
+  std::string text;
+  for (const auto& [c, v] : items) text += (text.empty() ? "" : " ") + c + " " + fmt::format("{:+.2f}", v);
+  return text;
+}
+
+void print_writes(std::ostream& out, const Report& r) {
+  const WritesSection& w = r.writes;
+  fmt::print(out,
+             "\n  What each head writes, decoded (direct logit attribution): its output at one position,\n"
+             "  through the final norm (scale frozen) and the unembedding, in logits per character.\n"
+             "  position {} ('{}') of \"{}\"; the model's likeliest next character there: '{}'\n",
+             w.position, w.labels[w.position], w.sentence, w.predicted);
+  attn::Table t({"head", "reads most", "||write||", "on '" + w.predicted + "'", "raises most", "lowers most"});
+  for (const HeadEffect& e : w.heads) {
+    t.add({e.head, fmt::format("'{}'@{} ({:.2f})", w.labels[e.top_source], e.top_source, e.top_weight),
+           format_number(e.size, 2), fmt::format("{:+.2f}", e.on_prediction), logit_list(e.raised),
+           logit_list(e.lowered)});
+  }
+  t.print(out);
+  const HeadEffect &sharp = w.heads[w.sharpest], &strong = w.heads[w.strongest];
+  print_wrapped(
+      out, fmt::format("the head that weighs one source most here is {} ({:.2f}); the head with the largest "
+                       "effect on '{}' is {} ({:+.2f} logits){}. Over the sentence's {} positions the two "
+                       "are different heads at {}.",
+                       sharp.head, sharp.top_weight, w.predicted, strong.head, strong.on_prediction,
+                       w.sharpest == w.strongest ? ", the same head" : ": the largest weight is not the largest effect",
+                       w.positions, w.disagree));
+  print_claim(out, r.claims[5], r.quick);
+}
+
 void print_roles(std::ostream& out, const Report& r) {
   const Roles& s = r.roles;
   attn::print_heading(out, "4. Measured roles (mean attention weights on held-out probes)");
@@ -246,6 +280,7 @@ void print_report(std::ostream& out, const Report& r, const Run& run) {
   print_baselines(out, r, run);
   print_head_view(out, r);
   print_contributions(out, r);
+  print_writes(out, r);
   print_roles(out, r);
   print_ablations(out, r);
   print_bank(out, r);

@@ -73,7 +73,7 @@ Corpus corpus_for(const std::optional<std::string>& folder) {
 }
 
 std::optional<Loaded> load_given(const ModelFolders& folders, const Corpus& corpus, const Vocabulary& vocab,
-                                 const std::string& sentence) {
+                                 const std::string& sentence, std::optional<arma::uword> position) {
   if (!folders.load) return std::nullopt;
   std::optional<Loaded> out;
   try {
@@ -82,7 +82,7 @@ std::optional<Loaded> load_given(const ModelFolders& folders, const Corpus& corp
     throw FlagError(folders.flag + ": " + e.what());
   }
   try {
-    out->report = make_report(corpus, vocab, out->run.model, sentence);
+    out->report = make_report(corpus, vocab, out->run, sentence, position);
   } catch (const std::invalid_argument& e) {
     throw FlagError(folders.flag + ": " + attn::quoted_path(std::filesystem::path(*folders.load) / "model.txt") +
                     " holds weights that overflow the model's scores (" + e.what() + ")");

@@ -5,11 +5,12 @@
 ///
 /// Part of the program (compiled into ch09_real_heads beside main.cpp, not into the lesson): its
 /// errors name the flag a reader typed. Every function here throws FlagError for an input the
-/// reader named that cannot be used (main.cpp turns it into a usage error, exit code 2); Debian's
+/// reader named that cannot be used (usage_errors() turns it into a usage error, exit code 2); Debian's
 /// own fortunes folder missing stays a std::runtime_error (exit code 1) that says how to install it.
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <ostream>
 #include <set>
@@ -25,6 +26,18 @@ class FlagError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };
+
+/// `body` with a FlagError rethrown as `UsageError` (the command line's usage error, exit code 2).
+template <class UsageError, class Result, class Arg>
+std::function<Result(const Arg&)> usage_errors(Result (*body)(const Arg&)) {
+  return [body](const Arg& arg) {
+    try {
+      return body(arg);
+    } catch (const FlagError& e) {
+      throw UsageError(e.what());
+    }
+  };
+}
 
 /// `sentence` unchanged if it has 1 to `context` printable ASCII characters.
 std::string checked_sentence(const std::string& sentence, arma::uword context);
@@ -62,11 +75,11 @@ struct Loaded {
   Report report;  ///< make_report() on its model
 };
 
-/// The run saved in folders.load and its report on `sentence`, or nothing when no folder is read.
-/// Refuses a folder load_run() refuses, and weights that load_run() accepted one by one but that
-/// overflow the scores together, naming the file.
+/// The run saved in folders.load and its report on `sentence` (writes decoded at `position`), or nothing when no folder
+/// is read. Refuses a folder load_run() refuses, and weights that load_run() accepted one by one but that overflow the
+/// scores together, naming the file.
 std::optional<Loaded> load_given(const ModelFolders& folders, const Corpus& corpus, const Vocabulary& vocab,
-                                 const std::string& sentence);
+                                 const std::string& sentence, std::optional<arma::uword> position);
 
 /// Refuses a --save (or --cached) folder that cannot be written, before minutes of training.
 void check_save(const ModelFolders& folders);

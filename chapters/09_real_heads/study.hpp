@@ -8,7 +8,10 @@
 #include <string>
 #include <vector>
 
+#include <optional>
+
 #include "heads.hpp"
+#include "writes.hpp"
 
 namespace ch09 {
 
@@ -21,17 +24,22 @@ struct Report {
   Baselines baselines;              ///< section 1
   HeadView view;                    ///< sections 2 and 3
   Contributions contributions;      ///< section 3
+  WritesSection writes;             ///< section 3, decoded: what each head writes at one position
+  CopyingSection copying;           ///< section 3, decoded: the induction head on repeated random letters
   Roles roles;                      ///< section 4
   std::vector<Ablation> ablations;  ///< section 5
   BankStudy bank;                   ///< section 6
   std::vector<std::string> names;   ///< section 7
-  std::vector<Claim> claims;        ///< real_01 .. real_05
+  std::vector<Claim> claims;        ///< real_01 .. real_06
   bool quick = false;               ///< the model is a --quick run's: its claims are printed, not judged
 };
 
-/// Computes every section on a trained model (about a second). Throws std::invalid_argument for a
-/// sentence head_view() refuses (empty or longer than the context) or non-finite scores.
-Report make_report(const Corpus& corpus, const Vocabulary& vocab, const Model& model, const std::string& sentence);
+/// Computes every section on a trained run's model (a few seconds), the decoded writes at
+/// `position` of `sentence` (its last character when absent); `quick` is set from the run's options.
+/// Throws std::invalid_argument for a sentence head_view() refuses (empty or longer than the
+/// context), a position outside it, or non-finite scores.
+Report make_report(const Corpus& corpus, const Vocabulary& vocab, const Run& run, const std::string& sentence,
+                   std::optional<arma::uword> position = std::nullopt);
 
 /// Whether `options` are those of a --quick run (its claims are shown, not judged). Throws nothing.
 bool is_quick(const TrainOptions& options);
