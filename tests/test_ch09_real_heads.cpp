@@ -14,6 +14,7 @@
 #include "common/apparatus/plot.hpp"
 #include "corpus.hpp"
 #include "heads.hpp"
+#include "interventions.hpp"
 #include "lab.hpp"
 #include "report.hpp"
 #include "support.hpp"
@@ -131,13 +132,27 @@ BOOST_AUTO_TEST_CASE(claim_real_06_induction_head_writes_the_repeating_character
   // and the example of section 3, decoded: somewhere the sharpest head is not the strongest
   BOOST_TEST(r.writes.disagree > 0u);
 }
+BOOST_AUTO_TEST_CASE(claim_real_08_mean_and_zero_ablation_agree_on_the_induction_head) {
+  const ch09::Report& r = fixture_report();
+  BOOST_TEST(claim("real_08").holds, claim("real_08").numbers);
+  const arma::uword k = 4 + r.roles.induction_random.row(1).index_max();
+  BOOST_TEST(r.compare.zero.col(1).index_max() == k);
+  BOOST_TEST(r.compare.mean.col(1).index_max() == k);
+  // Where it must fail: the same numbers with another head ranked first under mean ablation.
+  ch09::AblationCompare other = r.compare;
+  other.mean(0, 1) = other.mean.col(1).max() + 1.0;
+  BOOST_TEST(!ch09::claim_ablations_agree(other, r.copying.head).holds);
+  // and the patching example: the induction head's output from "sit" moves A's prediction to 'i'
+  BOOST_TEST(r.patch.predicted_b == "i");
+  BOOST_TEST(r.patch.rows.at(k).top == "i");
+}
 #else
 // The sanitizers' short run: every part of the report is computed on it, each claim judged and
 // tagged, with finite numbers; the ladder of baselines does not depend on the model.
 BOOST_AUTO_TEST_CASE(short_run_report_is_complete) {
   const ch09::Report& r = fixture_report();
-  BOOST_REQUIRE_EQUAL(r.claims.size(), 6u);
-  for (const char* tag : {"real_01", "real_02", "real_03", "real_04", "real_05", "real_06"}) {
+  BOOST_REQUIRE_EQUAL(r.claims.size(), 7u);
+  for (const char* tag : {"real_01", "real_02", "real_03", "real_04", "real_05", "real_06", "real_08"}) {
     const ch09::Claim& c = claim(tag);  // throws if the report lacks it
     BOOST_TEST(!c.numbers.empty(), tag);
     BOOST_TEST(c.numbers.find("nan") == std::string::npos, c.numbers);
@@ -277,6 +292,34 @@ BOOST_AUTO_TEST_CASE(direct_logit_attributions_add_up_to_the_logits) {
   const ch09::Trace z = ch09::trace(m, tokens, zero);
   BOOST_TEST(arma::approx_equal(z.streams[2], tr.streams[2] - tr.writes[3], "absdiff", 1e-9));
   BOOST_CHECK_THROW(ch09::direct_logits(m, tr, 128, tr.writes[0].row(0)), std::invalid_argument);
+}
+
+// Zero ablation through the double pass's patch equals the library's own head mask (an independent
+// route); mean ablation differs from it by the constant the head adds; patching B's final stream at
+// A's last position gives B's prediction there, and patching a sentence from itself changes nothing.
+BOOST_AUTO_TEST_CASE(ablations_and_patches_agree_with_independent_routes) {
+  attn::Random rng(6);
+  const ch09::Model m = attn::init_model<ch09::Real>({vocab().size(), 128, 8, 2, 4, 2, true}, rng);
+  const ch09::Probes probes = ch09::make_probes(corpus(), vocab(), 128);
+  const ch09::AblationCompare c = ch09::compare_ablations(m, probes, 3);
+  BOOST_TEST(c.windows == 3u);
+  for (arma::uword k = 0; k < 4; ++k) {
+    arma::mat keep(2, 2, arma::fill::ones);
+    keep(k / 2, k % 2) = 0.0;
+    ch09::Pass pass;
+    attn::forward(m, arma::umat(probes.plain.rows(0, 2)), pass, &keep);
+    const double held = arma::mean(arma::vectorise(attn::next_token_losses(pass, probes.plain.rows(0, 2))));
+    BOOST_TEST(c.held_out + c.zero(k, 0) == held, boost::test_tools::tolerance(1e-4));
+  }
+  const ch09::PatchingSection p = ch09::patching(m, vocab(), "abcd", "abce");
+  const ch09::Trace b = ch09::trace(m, vocab().encode("abce"));
+  const arma::rowvec pb = arma::exp(b.logits.row(3) - b.logits.row(3).max()) /
+                          arma::accu(arma::exp(b.logits.row(3) - b.logits.row(3).max()));
+  BOOST_TEST(p.rows.back().what == "the final stream");
+  BOOST_TEST(p.rows.back().p_b == pb.max(), boost::test_tools::tolerance(1e-9));
+  const ch09::PatchingSection same = ch09::patching(m, vocab(), "abcd", "abcd");
+  for (const ch09::PatchRow& row : same.rows) BOOST_TEST(row.p_a == same.clean_p_a, boost::test_tools::tolerance(1e-9));
+  BOOST_CHECK_THROW(ch09::patching(m, vocab(), "abc", "abcd"), std::invalid_argument);
 }
 
 BOOST_AUTO_TEST_CASE(copying_claim_fails_at_half_or_less) {

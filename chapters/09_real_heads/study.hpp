@@ -11,6 +11,7 @@
 #include <optional>
 
 #include "heads.hpp"
+#include "interventions.hpp"
 #include "writes.hpp"
 
 namespace ch09 {
@@ -18,6 +19,11 @@ namespace ch09 {
 /// The head view's sentence unless --sentence gives another: a phrase and its repeat, so both the
 /// previous-token and the induction heads have something to do.
 inline const std::string kDefaultSentence = "the cat sat. the cat sat.";
+
+/// The patching example: A's repeat predicts 'a' (sat), B's predicts 'i' (sit); the same length.
+inline const std::string kPatchClean = "the cat sat. the cat s";
+/// The sentence patched from (see kPatchClean).
+inline const std::string kPatchSource = "the cat sit. the cat s";
 
 /// Everything the program shows, computed once (sections 1-7 and the claims).
 struct Report {
@@ -28,9 +34,12 @@ struct Report {
   CopyingSection copying;           ///< section 3, decoded: the induction head on repeated random letters
   Roles roles;                      ///< section 4
   std::vector<Ablation> ablations;  ///< section 5
+  AblationCompare compare;          ///< section 5: zero against mean ablation
+  std::vector<Finding> findings;    ///< section 5: what the ablations show that a table hides
+  PatchingSection patch;            ///< section 5: activation patching from kPatchSource into kPatchClean
   BankStudy bank;                   ///< section 6
   std::vector<std::string> names;   ///< section 7
-  std::vector<Claim> claims;        ///< real_01 .. real_06
+  std::vector<Claim> claims;        ///< real_01 .. real_06, real_08
   bool quick = false;               ///< the model is a --quick run's: its claims are printed, not judged
 };
 
