@@ -11,6 +11,7 @@
 #include <string>
 #include <utility>
 
+#include "circuit.hpp"
 #include "common/apparatus/plot.hpp"
 #include "corpus.hpp"
 #include "heads.hpp"
@@ -146,13 +147,41 @@ BOOST_AUTO_TEST_CASE(claim_real_08_mean_and_zero_ablation_agree_on_the_induction
   BOOST_TEST(r.patch.predicted_b == "i");
   BOOST_TEST(r.patch.rows.at(k).top == "i");
 }
+BOOST_AUTO_TEST_CASE(claim_real_07_the_induction_head_reads_the_previous_token_head) {
+  const ch09::Report& r = fixture_report();
+  BOOST_TEST(claim("real_07").holds, claim("real_07").numbers);
+  const ch09::CircuitSection& c = r.circuit;
+  BOOST_TEST(ch09::head_name(0, c.k_composition.index_max()) == c.previous);
+  BOOST_TEST(c.patched_repeat - c.clean_repeat > (c.first - c.clean_repeat) / 2);
+  // The K-composition by an independent route: the key-side product written out from the weights.
+  const ch09::Model& m = fixture_run().model;
+  const arma::uword ind = r.roles.induction_random.row(1).index_max(), dk = m.shape.d_k;
+  const auto slice = [&](const arma::fmat& W, arma::uword h) {
+    return arma::mat(arma::conv_to<arma::mat>::from(W).cols(h * dk, h * dk + dk - 1));
+  };
+  const arma::mat qk = slice(m.layers[1].Wq, ind) * slice(m.layers[1].Wk, ind).t();
+  for (arma::uword h = 0; h < m.shape.heads; ++h) {
+    const arma::mat ov =
+        slice(m.layers[0].Wv, h) * arma::conv_to<arma::mat>::from(m.layers[0].Wo).rows(h * dk, h * dk + dk - 1);
+    const double k = arma::norm(qk * ov.t(), "fro") / (arma::norm(qk, "fro") * arma::norm(ov, "fro"));
+    BOOST_TEST(c.k_composition(h) == k, boost::test_tools::tolerance(1e-9));
+  }
+  // Where it must fail: the same numbers with the previous-token head another head, or a patch
+  // that costs the repeats less than half the advantage.
+  ch09::CircuitSection other = c;
+  other.previous = ch09::head_name(0, (c.k_composition.index_max() + 1) % m.shape.heads);
+  BOOST_TEST(!ch09::claim_circuit(other).holds);
+  other = c;
+  other.patched_repeat = c.clean_repeat + (c.first - c.clean_repeat) / 4;
+  BOOST_TEST(!ch09::claim_circuit(other).holds);
+}
 #else
 // The sanitizers' short run: every part of the report is computed on it, each claim judged and
 // tagged, with finite numbers; the ladder of baselines does not depend on the model.
 BOOST_AUTO_TEST_CASE(short_run_report_is_complete) {
   const ch09::Report& r = fixture_report();
-  BOOST_REQUIRE_EQUAL(r.claims.size(), 7u);
-  for (const char* tag : {"real_01", "real_02", "real_03", "real_04", "real_05", "real_06", "real_08"}) {
+  BOOST_REQUIRE_EQUAL(r.claims.size(), 8u);
+  for (const char* tag : {"real_01", "real_02", "real_03", "real_04", "real_05", "real_06", "real_07", "real_08"}) {
     const ch09::Claim& c = claim(tag);  // throws if the report lacks it
     BOOST_TEST(!c.numbers.empty(), tag);
     BOOST_TEST(c.numbers.find("nan") == std::string::npos, c.numbers);
@@ -375,8 +404,8 @@ BOOST_AUTO_TEST_CASE(loaded_model_prints_every_claim_and_draws_valid_plots) {
   const fs::path dir = fs::path(TEST_PLOTS) / "loaded";
   const auto r = attn::test::run_with_plots(std::string(CHAPTER_EXE) + " --load " + attn::test::quote(CH09_MODEL), dir);
   BOOST_TEST(r.code == 0, r.err);
-  attn::test::check_contains(
-      r.out, {"[real_01]", "[real_02]", "[real_03]", "[real_04]", "[real_05]", "[real_06]", "Loaded the model"});
+  attn::test::check_contains(r.out, {"[real_01]", "[real_02]", "[real_03]", "[real_04]", "[real_05]", "[real_06]",
+                                     "[real_07]", "[real_08]", "Loaded the model"});
   for (const char* name :
        {"ch09_loss_curve", "ch09_head_view", "ch09_contributions", "ch09_head_roles", "ch09_ablations", "ch09_bank"}) {
     BOOST_TEST(attn::is_valid_png(dir / (std::string(name) + ".png")), name);

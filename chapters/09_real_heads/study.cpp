@@ -22,13 +22,15 @@ Report make_report(const Corpus& corpus, const Vocabulary& vocab, const Run& run
   r.compare = compare_ablations(model, probes);
   r.findings = findings(r.ablations, r.compare, r.names);
   r.patch = patching(model, vocab, kPatchClean, kPatchSource);
+  r.circuit = circuit(model, vocab, probes, r.roles);
   r.claims = {claim_beats_bigram(r.baselines),
               claim_previous_token_head(r.roles),
               claim_induction_head(r.roles, r.ablations),
               claim_contribution_differs(r.contributions),
               claim_bank_controls(r.bank),
               claim_head_copies(r.copying),
-              claim_ablations_agree(r.compare, r.copying.head)};
+              claim_ablations_agree(r.compare, r.copying.head),
+              claim_circuit(r.circuit)};
   r.quick = is_quick(run.options);
   return r;
 }

@@ -10,6 +10,7 @@
 
 #include <optional>
 
+#include "circuit.hpp"
 #include "heads.hpp"
 #include "interventions.hpp"
 #include "writes.hpp"
@@ -37,9 +38,10 @@ struct Report {
   AblationCompare compare;          ///< section 5: zero against mean ablation
   std::vector<Finding> findings;    ///< section 5: what the ablations show that a table hides
   PatchingSection patch;            ///< section 5: activation patching from kPatchSource into kPatchClean
+  CircuitSection circuit;           ///< section 5: the induction circuit, its compositions and the patch that breaks it
   BankStudy bank;                   ///< section 6
   std::vector<std::string> names;   ///< section 7
-  std::vector<Claim> claims;        ///< real_01 .. real_06, real_08
+  std::vector<Claim> claims;        ///< real_01 .. real_08
   bool quick = false;               ///< the model is a --quick run's: its claims are printed, not judged
 };
 
