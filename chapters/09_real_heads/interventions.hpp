@@ -33,6 +33,8 @@ AblationCompare compare_ablations(const Model& model, const Probes& probes, arma
 
 /// What a reader should not miss in the ablations.
 struct Finding {
+  /// A head whose removal lowers a loss; a layer whose heads cover for each other; a head without a
+  /// measured role that matters; a head whose zero and mean ablations differ.
   enum class Kind { helps, compensated, unnamed_matters, methods_disagree };
   Kind kind = Kind::helps;  ///< which finding
   std::string subject;      ///< a head, or "layer 1"
@@ -59,13 +61,14 @@ struct PatchRow {
 
 /// Activation patching between two sentences of the same length.
 struct PatchingSection {
-  std::string a, b;         ///< the clean sentence and the one patched from
+  std::string a;            ///< the clean sentence
+  std::string b;            ///< the sentence patched from
   std::string predicted_a;  ///< A's likeliest next character, clean
   std::string predicted_b;  ///< B's
   double clean_p_a = 0.0;   ///< p(predicted_a) in A, clean
   double clean_p_b = 0.0;   ///< p(predicted_b) in A, clean
-  std::vector<PatchRow>
-      rows;  ///< every head's output, then the stream at the last position entering each layer and at the end
+  /// Every head's output, then the stream at the last position entering each layer and at the end.
+  std::vector<PatchRow> rows;
 };
 
 /// Runs A, patches each head's output (all positions) and the stream at A's last position (entering
