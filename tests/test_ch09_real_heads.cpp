@@ -11,12 +11,15 @@
 #include <string>
 #include <utility>
 
+#include "circuit.hpp"
 #include "common/apparatus/plot.hpp"
 #include "corpus.hpp"
 #include "heads.hpp"
+#include "interventions.hpp"
 #include "lab.hpp"
 #include "report.hpp"
 #include "support.hpp"
+#include "writes.hpp"
 
 namespace fs = std::filesystem;
 
@@ -40,7 +43,7 @@ const ch09::Run& fixture_run() {
 }
 
 const ch09::Report& fixture_report() {
-  static const ch09::Report r = ch09::make_report(corpus(), vocab(), fixture_run().model, ch09::kDefaultSentence);
+  static const ch09::Report r = ch09::make_report(corpus(), vocab(), fixture_run(), ch09::kDefaultSentence);
   return r;
 }
 
@@ -115,13 +118,70 @@ BOOST_AUTO_TEST_CASE(claim_real_05_bank_with_controls) {
   BOOST_TEST(b.cosines(0, 0) == 1.0, boost::test_tools::tolerance(1e-6));
   BOOST_TEST(b.cosines(0, 2) < 1.0);  // the heads bring in the words before
 }
+BOOST_AUTO_TEST_CASE(claim_real_06_induction_head_writes_the_repeating_character) {
+  const ch09::Report& r = fixture_report();
+  BOOST_TEST(claim("real_06").holds, claim("real_06").numbers);
+  BOOST_TEST(r.copying.head == ch09::head_name(1, r.roles.induction_random.row(1).index_max()));
+  BOOST_TEST(r.copying.share > 0.5);
+  // Where it must fail: the previous-token head reads the current character, not the one after
+  // its earlier copy, so decoding its writes the same way does not predict the repeat.
+  const arma::uword prev = r.roles.previous_token.row(0).index_max();
+  const ch09::Probes probes = ch09::make_probes(corpus(), vocab(), fixture_run().model.shape.context);
+  const ch09::CopyingSection other = ch09::copying(fixture_run().model, probes, 0, prev);
+  BOOST_TEST(other.cases == r.copying.cases);
+  BOOST_TEST(!ch09::claim_head_copies(other).holds, ch09::claim_head_copies(other).numbers);
+  // and the example of section 3, decoded: somewhere the sharpest head is not the strongest
+  BOOST_TEST(r.writes.disagree > 0u);
+}
+BOOST_AUTO_TEST_CASE(claim_real_08_mean_and_zero_ablation_agree_on_the_induction_head) {
+  const ch09::Report& r = fixture_report();
+  BOOST_TEST(claim("real_08").holds, claim("real_08").numbers);
+  const arma::uword k = 4 + r.roles.induction_random.row(1).index_max();
+  BOOST_TEST(r.compare.zero.col(1).index_max() == k);
+  BOOST_TEST(r.compare.mean.col(1).index_max() == k);
+  // Where it must fail: the same numbers with another head ranked first under mean ablation.
+  ch09::AblationCompare other = r.compare;
+  other.mean(0, 1) = other.mean.col(1).max() + 1.0;
+  BOOST_TEST(!ch09::claim_ablations_agree(other, r.copying.head).holds);
+  // and the patching example: the induction head's output from "sit" moves A's prediction to 'i'
+  BOOST_TEST(r.patch.predicted_b == "i");
+  BOOST_TEST(r.patch.rows.at(k).top == "i");
+}
+BOOST_AUTO_TEST_CASE(claim_real_07_the_induction_head_reads_the_previous_token_head) {
+  const ch09::Report& r = fixture_report();
+  BOOST_TEST(claim("real_07").holds, claim("real_07").numbers);
+  const ch09::CircuitSection& c = r.circuit;
+  BOOST_TEST(ch09::head_name(0, c.k_composition.index_max()) == c.previous);
+  BOOST_TEST(c.patched_repeat - c.clean_repeat > (c.first - c.clean_repeat) / 2);
+  // The K-composition by an independent route: the key-side product written out from the weights.
+  const ch09::Model& m = fixture_run().model;
+  const arma::uword ind = r.roles.induction_random.row(1).index_max(), dk = m.shape.d_k;
+  const auto slice = [&](const arma::fmat& W, arma::uword h) {
+    return arma::mat(arma::conv_to<arma::mat>::from(W).cols(h * dk, h * dk + dk - 1));
+  };
+  const arma::mat qk = slice(m.layers[1].Wq, ind) * slice(m.layers[1].Wk, ind).t();
+  for (arma::uword h = 0; h < m.shape.heads; ++h) {
+    const arma::mat ov =
+        slice(m.layers[0].Wv, h) * arma::conv_to<arma::mat>::from(m.layers[0].Wo).rows(h * dk, h * dk + dk - 1);
+    const double k = arma::norm(qk * ov.t(), "fro") / (arma::norm(qk, "fro") * arma::norm(ov, "fro"));
+    BOOST_TEST(c.k_composition(h) == k, boost::test_tools::tolerance(1e-9));
+  }
+  // Where it must fail: the same numbers with the previous-token head another head, or a patch
+  // that costs the repeats less than half the advantage.
+  ch09::CircuitSection other = c;
+  other.previous = ch09::head_name(0, (c.k_composition.index_max() + 1) % m.shape.heads);
+  BOOST_TEST(!ch09::claim_circuit(other).holds);
+  other = c;
+  other.patched_repeat = c.clean_repeat + (c.first - c.clean_repeat) / 4;
+  BOOST_TEST(!ch09::claim_circuit(other).holds);
+}
 #else
 // The sanitizers' short run: every part of the report is computed on it, each claim judged and
 // tagged, with finite numbers; the ladder of baselines does not depend on the model.
 BOOST_AUTO_TEST_CASE(short_run_report_is_complete) {
   const ch09::Report& r = fixture_report();
-  BOOST_REQUIRE_EQUAL(r.claims.size(), 5u);
-  for (const char* tag : {"real_01", "real_02", "real_03", "real_04", "real_05"}) {
+  BOOST_REQUIRE_EQUAL(r.claims.size(), 8u);
+  for (const char* tag : {"real_01", "real_02", "real_03", "real_04", "real_05", "real_06", "real_07", "real_08"}) {
     const ch09::Claim& c = claim(tag);  // throws if the report lacks it
     BOOST_TEST(!c.numbers.empty(), tag);
     BOOST_TEST(c.numbers.find("nan") == std::string::npos, c.numbers);
@@ -235,6 +295,68 @@ BOOST_AUTO_TEST_CASE(contribution_sizes_are_weights_times_value_sizes) {
   BOOST_CHECK_THROW(ch09::head_view(m, vocab(), ""), std::invalid_argument);
 }
 
+// The decomposition every decoding tool reads, checked against two independent routes: the
+// library's readable float pass gives the same logits, and the direct logit attributions of the
+// embedding and of every head's write, plus the norm's bias through U, add up to the logits.
+BOOST_AUTO_TEST_CASE(direct_logit_attributions_add_up_to_the_logits) {
+  attn::Random rng(5);
+  const ch09::Model m = attn::init_model<ch09::Real>({vocab().size(), 128, 8, 2, 4, 2, true}, rng);
+  arma::urowvec tokens(128);
+  tokens.fill(vocab().token(' '));
+  tokens.cols(0, 17) = vocab().encode("the bank, the bank");
+  const ch09::Trace tr = ch09::trace(m, tokens);
+  ch09::Pass pass;
+  attn::forward(m, arma::umat(tokens), pass);
+  BOOST_TEST(arma::approx_equal(tr.logits, arma::conv_to<arma::mat>::from(pass.logits), "absdiff", 1e-4));
+  BOOST_TEST(ch09::trace(m, tokens.cols(0, 17)).logits.n_rows == 18u);  // a shorter window: the same causal rows
+  const arma::rowvec bias_logits = arma::conv_to<arma::rowvec>::from(m.bias * m.U);
+  for (const arma::uword t : {0u, 7u, 17u}) {
+    arma::rowvec sum = ch09::direct_logits(m, tr, t, tr.streams[0].row(t)) + bias_logits;
+    for (const arma::mat& w : tr.writes) sum += ch09::direct_logits(m, tr, t, w.row(t));
+    BOOST_TEST(arma::approx_equal(sum, tr.logits.row(t), "absdiff", 1e-9));
+  }
+  // A head zeroed by a patch changes the stream by exactly its write.
+  ch09::Patch zero;
+  zero.writes.emplace_back(3, arma::mat(1, 8, arma::fill::zeros));  // L2.H1
+  const ch09::Trace z = ch09::trace(m, tokens, zero);
+  BOOST_TEST(arma::approx_equal(z.streams[2], tr.streams[2] - tr.writes[3], "absdiff", 1e-9));
+  BOOST_CHECK_THROW(ch09::direct_logits(m, tr, 128, tr.writes[0].row(0)), std::invalid_argument);
+}
+
+// Zero ablation through the double pass's patch equals the library's own head mask (an independent
+// route); mean ablation differs from it by the constant the head adds; patching B's final stream at
+// A's last position gives B's prediction there, and patching a sentence from itself changes nothing.
+BOOST_AUTO_TEST_CASE(ablations_and_patches_agree_with_independent_routes) {
+  attn::Random rng(6);
+  const ch09::Model m = attn::init_model<ch09::Real>({vocab().size(), 128, 8, 2, 4, 2, true}, rng);
+  const ch09::Probes probes = ch09::make_probes(corpus(), vocab(), 128);
+  const ch09::AblationCompare c = ch09::compare_ablations(m, probes, 3);
+  BOOST_TEST(c.windows == 3u);
+  for (arma::uword k = 0; k < 4; ++k) {
+    arma::mat keep(2, 2, arma::fill::ones);
+    keep(k / 2, k % 2) = 0.0;
+    ch09::Pass pass;
+    attn::forward(m, arma::umat(probes.plain.rows(0, 2)), pass, &keep);
+    const double held = arma::mean(arma::vectorise(attn::next_token_losses(pass, probes.plain.rows(0, 2))));
+    BOOST_TEST(c.held_out + c.zero(k, 0) == held, boost::test_tools::tolerance(1e-4));
+  }
+  const ch09::PatchingSection p = ch09::patching(m, vocab(), "abcd", "abce");
+  const ch09::Trace b = ch09::trace(m, vocab().encode("abce"));
+  const arma::rowvec pb = arma::exp(b.logits.row(3) - b.logits.row(3).max()) /
+                          arma::accu(arma::exp(b.logits.row(3) - b.logits.row(3).max()));
+  BOOST_TEST(p.rows.back().what == "the final stream");
+  BOOST_TEST(p.rows.back().p_b == pb.max(), boost::test_tools::tolerance(1e-9));
+  const ch09::PatchingSection same = ch09::patching(m, vocab(), "abcd", "abcd");
+  for (const ch09::PatchRow& row : same.rows) BOOST_TEST(row.p_a == same.clean_p_a, boost::test_tools::tolerance(1e-9));
+  BOOST_CHECK_THROW(ch09::patching(m, vocab(), "abc", "abcd"), std::invalid_argument);
+}
+
+BOOST_AUTO_TEST_CASE(copying_claim_fails_at_half_or_less) {
+  BOOST_TEST(!ch09::claim_head_copies({"L2.H1", 100, 50, 0.5}).holds);
+  BOOST_TEST(ch09::claim_head_copies({"L2.H1", 100, 51, 0.51}).holds);
+  BOOST_TEST(ch09::claim_head_copies({"L2.H1", 100, 51, 0.51}).tag == "real_06");
+}
+
 BOOST_AUTO_TEST_CASE(claims_report_what_they_measure) {
   ch09::Baselines b;
   b.bigram = 2.6, b.model = 2.7;
@@ -247,6 +369,33 @@ BOOST_AUTO_TEST_CASE(claims_report_what_they_measure) {
   BOOST_TEST(ch09::claim_beats_bigram(b).tag == "real_01");
 }
 
+// Each claim function on made-up numbers for which it must fail (and, beside, hold).
+BOOST_AUTO_TEST_CASE(claims_fail_when_their_numbers_do_not_support_them) {
+  ch09::Roles r;
+  r.previous_token = arma::mat(2, 4, arma::fill::value(0.4));
+  BOOST_TEST(!ch09::claim_previous_token_head(r).holds);  // 0.4 < 0.5
+  r.previous_token(0, 2) = 0.6;
+  BOOST_TEST(ch09::claim_previous_token_head(r).holds);
+  BOOST_TEST(ch09::claim_previous_token_head(r).numbers.find("L1.H2") !=
+             std::string::npos);  // head_name counts heads from 0
+  // real_03: a strong induction score whose ablation costs too little fails
+  r.induction_random = arma::mat(2, 4, arma::fill::value(0.1));
+  r.induction_random(1, 0) = 0.5;
+  r.random = {3.0, 1.0};  // in-context advantage 2, half of it 1
+  std::vector<ch09::Ablation> a(11);
+  a[1 + 4].random.repeat = 1.5;  // zeroing L2.H1 raises the repeat loss by 0.5 < 1
+  BOOST_TEST(!ch09::claim_induction_head(r, a).holds);
+  a[1 + 4].random.repeat = 2.5;  // by 1.5 > 1
+  BOOST_TEST(ch09::claim_induction_head(r, a).holds);
+  r.induction_random(1, 0) = 0.2;  // but then the score is too low
+  BOOST_TEST(!ch09::claim_induction_head(r, a).holds);
+  ch09::Contributions c;
+  c.cases = 10;
+  BOOST_TEST(!ch09::claim_contribution_differs(c).holds);  // no disagreement
+  c.disagree = 1;
+  BOOST_TEST(ch09::claim_contribution_differs(c).holds);
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 BOOST_AUTO_TEST_SUITE(program)
@@ -255,8 +404,8 @@ BOOST_AUTO_TEST_CASE(loaded_model_prints_every_claim_and_draws_valid_plots) {
   const fs::path dir = fs::path(TEST_PLOTS) / "loaded";
   const auto r = attn::test::run_with_plots(std::string(CHAPTER_EXE) + " --load " + attn::test::quote(CH09_MODEL), dir);
   BOOST_TEST(r.code == 0, r.err);
-  attn::test::check_contains(r.out,
-                             {"[real_01]", "[real_02]", "[real_03]", "[real_04]", "[real_05]", "Loaded the model"});
+  attn::test::check_contains(r.out, {"[real_01]", "[real_02]", "[real_03]", "[real_04]", "[real_05]", "[real_06]",
+                                     "[real_07]", "[real_08]", "Loaded the model"});
   for (const char* name :
        {"ch09_loss_curve", "ch09_head_view", "ch09_contributions", "ch09_head_roles", "ch09_ablations", "ch09_bank"}) {
     BOOST_TEST(attn::is_valid_png(dir / (std::string(name) + ".png")), name);
@@ -268,7 +417,7 @@ BOOST_AUTO_TEST_CASE(bad_flags_exit_2_with_one_line) {
   for (const char* flags :
        {"--steps 0", "--steps -4", "--repeat-share 1.5", "--lr 0", "--lr nan", "--seed x", "--sentence ''", "--bogus",
         "--load /tmp --steps 5", "--load /tmp --lr 0.1", "--bench 3 --plots /tmp/ch09-bench",
-        "--cached /tmp/x --save /tmp/y", "--plots /dev/null/x --steps 1"}) {
+        "--cached /tmp/x --save /tmp/y", "--plots /dev/null/x --steps 1", "--position 25", "--position -1"}) {
     attn::test::check_usage_error(std::string(CHAPTER_EXE) + " " + flags, "ch09_real_heads");
   }
 }

@@ -221,7 +221,7 @@ BankReading read_bank(const Model& model, const Vocabulary& vocab, const std::st
     for (arma::uword h = 0; h < model.shape.heads; ++h) {
       const arma::rowvec a = pattern(pass, l, h, 0).row(at).cols(0, at);
       const arma::uword j = a.index_max();
-      std::string read = "'";  // built piece by piece: GCC 12 misreports operator+ chains (stringop-overflow)
+      std::string read = "'";  // appended piece by piece: the label, its position and its weight
       read += vocab.label(tokens(0, j));
       read += "'@";
       read += std::to_string(j);

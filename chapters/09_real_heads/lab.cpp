@@ -91,7 +91,7 @@ Run train(const Corpus& corpus, const Vocabulary& vocab, TrainOptions o,
   auto last_report = start;
   double recent = 0.0;
   arma::uword in_recent = 0;
-  run.curve.push_back({0, std::log(static_cast<double>(o.shape.vocab)), held_out_loss(run.model, held)});
+  const double held_at_start = held_out_loss(run.model, held);
   for (arma::uword step = 1; step <= o.steps; ++step) {
     const Windows batch = sample_windows(rng, text, o.batch, o.windows);
     double loss = std::numeric_limits<double>::quiet_NaN();
@@ -101,6 +101,7 @@ Run train(const Corpus& corpus, const Vocabulary& vocab, TrainOptions o,
       // a non-finite score: the parameters already hold NaN or inf, reported as divergence below
     }
     if (!std::isfinite(loss) || loss > limit) throw Divergence(step, loss);
+    if (step == 1) run.curve.push_back({0, loss, held_at_start});  // the untrained model on the first batch
     recent += loss, ++in_recent;
     const bool point = step % o.eval_every == 0 || step == o.steps;
     if (point) run.curve.push_back({step, recent / static_cast<double>(in_recent), held_out_loss(run.model, held)});
@@ -117,6 +118,21 @@ Run train(const Corpus& corpus, const Vocabulary& vocab, TrainOptions o,
   return run;
 }
 // [train]
+
+StepTiming time_training_steps(const TrainOptions& o, arma::uword steps) {
+  attn::Random rng(o.seed);
+  attn::AttnOnlyShape shape = o.shape;
+  shape.vocab = 97;
+  Model model = attn::init_model<Real>(shape, rng);
+  attn::AttnOnlyTrainer<Real> trainer(o.lr);
+  arma::umat tokens(o.batch, shape.context);
+  for (auto& t : tokens) t = rng.below(shape.vocab);
+  for (int i = 0; i < 3; ++i) trainer.step(model, tokens);  // warm up
+  const auto start = std::chrono::steady_clock::now();
+  for (arma::uword i = 0; i < steps; ++i) trainer.step(model, tokens);
+  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  return {ms / static_cast<double>(steps), steps, o.batch, shape.context, static_cast<unsigned>(trainer.threads())};
+}
 
 namespace {
 

@@ -49,7 +49,8 @@ void validate(const TrainOptions& options);
 /// One point of the training curve.
 struct CurvePoint {
   arma::uword step = 0;   ///< Adam steps taken
-  double train = 0.0;     ///< mean training-batch loss over the steps since the last point (nats/char)
+  double train = 0.0;     ///< mean training-batch loss over the steps since the last point (nats/char);
+                          ///< at step 0, the untrained model's loss on the first batch (measured before its update)
   double held_out = 0.0;  ///< held-out loss on plain text (nats/char)
 };
 
@@ -90,6 +91,19 @@ arma::umat held_out_windows(const arma::urowvec& held_tokens, arma::uword count,
 /// finite or exceeds twice the uniform loss ln(vocab).
 Run train(const Corpus& corpus, const Vocabulary& vocab, TrainOptions options,
           const std::function<void(const Progress&)>& progress = {});
+
+/// The time of one training step of the full model (options.shape with 97 tokens) on random tokens.
+struct StepTiming {
+  double ms = 0.0;          ///< mean milliseconds per step
+  arma::uword steps = 0;    ///< steps timed (after 3 warm-up steps)
+  arma::uword batch = 0;    ///< windows per step
+  arma::uword context = 0;  ///< tokens per window
+  unsigned threads = 0;     ///< threads of the trainer
+};
+
+/// Times `steps` Adam steps of a model seeded by options.seed on one fixed batch of random tokens
+/// (for scripts/bench-vs-pytorch.sh). Throws std::invalid_argument for a bad shape.
+StepTiming time_training_steps(const TrainOptions& options, arma::uword steps);
 
 /// The files of a saved run, beside their manifest: run.txt (options, vocabulary, curve) and
 /// model.txt (attn::save_model). Throws nothing (beyond std::bad_alloc).

@@ -1,10 +1,12 @@
 /// \file chapters/09_real_heads/report.cpp
-/// \brief Printing and drawing the chapter's results (see report.hpp).
+/// \brief Printing the chapter's results (see report.hpp).
 #include "report.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ostream.h>
 
 #include <sstream>
 
-#include "common/apparatus/panels.hpp"
 #include "common/apparatus/print.hpp"
 
 namespace ch09 {
@@ -40,37 +42,41 @@ std::string percent(arma::uword part, arma::uword whole) {
   return format_number(100.0 * static_cast<double>(part) / static_cast<double>(whole), 1) + "%";
 }
 
-std::vector<std::string> all_head_names(arma::uword layers, arma::uword heads) {
-  std::vector<std::string> names;
-  for (arma::uword l = 0; l < layers; ++l) {
-    for (arma::uword h = 0; h < heads; ++h) names.push_back(head_name(l, h));
-  }
-  return names;
-}
-
 }  // namespace
-
-Report make_report(const Corpus& corpus, const Vocabulary& vocab, const Model& model, const std::string& sentence) {
-  const Probes probes = make_probes(corpus, vocab, model.shape.context);
-  Report r;
-  r.baselines = baselines(corpus, vocab, model, probes);
-  r.view = head_view(model, vocab, sentence);
-  r.contributions = contributions(r.view);
-  r.roles = roles(model, probes);
-  r.ablations = ablations(model, probes);
-  r.bank = bank_study(model, vocab);
-  r.names = head_names(r.roles);
-  r.claims = {claim_beats_bigram(r.baselines), claim_previous_token_head(r.roles),
-              claim_induction_head(r.roles, r.ablations), claim_contribution_differs(r.contributions),
-              claim_bank_controls(r.bank)};
-  return r;
-}
 
 void print_claim(std::ostream& out, const Claim& c, bool quick) {
   const std::string verdict = c.holds ? "(holds)"
                               : quick ? "(not judged: a --quick run is too short)"
                                       : "(does NOT hold)";
   print_wrapped(out, c.statement + ": " + c.numbers, verdict + "   [" + c.tag + "]");
+}
+
+void print_title(std::ostream& out) {
+  out << "Chapter 09 - Watch real heads: a small transformer trained on real English text\n\n";
+}
+
+void print_loaded(std::ostream& out, const std::string& dir) { out << "Loaded the model saved in " << dir << ".\n"; }
+
+void print_training_start(std::ostream& out) { out << "Training (progress on stderr)...\n"; }
+
+void print_progress(std::ostream& out, const Progress& p) {
+  out << "  step " << p.step << "/" << p.steps << ": loss " << format_number(p.loss, 3) << ", "
+      << format_number(p.elapsed, 0) << " s elapsed, about " << format_number(p.left, 0) << " s left\n";
+}
+
+void print_quick_note(std::ostream& out) {
+  out << "(a --quick run: the induction head needs the full run, about 1-3 min; from the repository,\n"
+         " `ch09_real_heads --save build/release/ch09_model` keeps it where the tour and the book look)\n";
+}
+
+void print_wall_time(std::ostream& out, const Run& run, bool loaded) {
+  out << "wall time of training: " << format_number(run.seconds, 1) << " s"
+      << (loaded ? " (when the saved model was trained)" : "") << "\n";
+}
+
+void print_step_timing(std::ostream& out, const StepTiming& t) {
+  out << "ch09 model step: " << format_number(t.ms, 2) << " ms (" << t.steps << " steps, batch " << t.batch << " x "
+      << t.context << ", " << t.threads << " threads, float)\n";
 }
 
 void print_data(std::ostream& out, const Corpus& corpus, const Vocabulary& vocab, const Run& run) {
@@ -99,7 +105,7 @@ void print_baselines(std::ostream& out, const Report& r, const Run& run) {
   t.add({"bigram: p(next | this character)", format_number(r.baselines.bigram, kPrecision)});
   t.add({"the model (128-character windows)", format_number(r.baselines.model, kPrecision)});
   t.print(out);
-  out << "  (n-grams scored on all " << r.baselines.held_chars << " held-out characters; training curve: step 0 "
+  out << "  (n-grams scored on all " << r.baselines.held_chars << " held-out characters; held-out curve: step 0 "
       << format_number(run.curve.front().held_out, kPrecision) << ", step " << run.curve.back().step << " "
       << format_number(run.curve.back().held_out, kPrecision) << ")\n";
   print_claim(out, r.claims[0], r.quick);
@@ -147,6 +153,37 @@ void print_contributions(std::ostream& out, const Report& r) {
   print_claim(out, r.claims[3], r.quick);
 }
 
+std::string logit_list(const std::vector<std::pair<std::string, double>>& items) {
+  std::string text;
+  for (const auto& [c, v] : items) text += (text.empty() ? "" : " ") + c + " " + fmt::format("{:+.2f}", v);
+  return text;
+}
+
+void print_writes(std::ostream& out, const Report& r) {
+  const WritesSection& w = r.writes;
+  fmt::print(out,
+             "\n  What each head writes, decoded (direct logit attribution): its output at one position,\n"
+             "  through the final norm (scale frozen) and the unembedding, in logits per character.\n"
+             "  position {} ('{}') of \"{}\"; the model's likeliest next character there: '{}'\n",
+             w.position, w.labels[w.position], w.sentence, w.predicted);
+  attn::Table t({"head", "reads most", "||write||", "on '" + w.predicted + "'", "raises most", "lowers most"});
+  for (const HeadEffect& e : w.heads) {
+    t.add({e.head, fmt::format("'{}'@{} ({:.2f})", w.labels[e.top_source], e.top_source, e.top_weight),
+           format_number(e.size, 2), fmt::format("{:+.2f}", e.on_prediction), logit_list(e.raised),
+           logit_list(e.lowered)});
+  }
+  t.print(out);
+  const HeadEffect &sharp = w.heads[w.sharpest], &strong = w.heads[w.strongest];
+  print_wrapped(
+      out, fmt::format("the head that weighs one source most here is {} ({:.2f}); the head with the largest "
+                       "effect on '{}' is {} ({:+.2f} logits){}. Over the sentence's {} positions the two "
+                       "are different heads at {}.",
+                       sharp.head, sharp.top_weight, w.predicted, strong.head, strong.on_prediction,
+                       w.sharpest == w.strongest ? ", the same head" : ": the largest weight is not the largest effect",
+                       w.positions, w.disagree));
+  print_claim(out, r.claims[5], r.quick);
+}
+
 void print_roles(std::ostream& out, const Report& r) {
   const Roles& s = r.roles;
   attn::print_heading(out, "4. Measured roles (mean attention weights on held-out probes)");
@@ -168,6 +205,89 @@ void print_roles(std::ostream& out, const Report& r) {
   print_claim(out, r.claims[1], r.quick);
 }
 
+void print_mean_ablation(std::ostream& out, const Report& r) {
+  const AblationCompare& c = r.compare;
+  fmt::print(out,
+             "\n  Zero against mean ablation (the head's output replaced by 0, or by its mean output over\n"
+             "  held-out text), loss rises on {} plain and {} random-repeat windows:\n",
+             c.windows, c.windows);
+  attn::Table t({"head", "zeroed: held-out", "zeroed: repeat", "mean: held-out", "mean: repeat"});
+  for (std::size_t k = 0; k < c.heads.size(); ++k) {
+    t.add({c.heads[k], fmt::format("{:+.3f}", c.zero(k, 0)), fmt::format("{:+.3f}", c.zero(k, 1)),
+           fmt::format("{:+.3f}", c.mean(k, 0)), fmt::format("{:+.3f}", c.mean(k, 1))});
+  }
+  t.print(out);
+}
+
+void print_findings(std::ostream& out, const std::vector<Finding>& found) {
+  using Kind = Finding::Kind;
+  for (const Finding& f : found) {
+    switch (f.kind) {
+      case Kind::helps:
+        print_wrapped(out, fmt::format("zeroing {} lowers the {} loss by {:.3f}: removing it helps there", f.subject,
+                                       f.what, -f.a));
+        break;
+      case Kind::compensated:
+        print_wrapped(out, fmt::format("{}: its heads zeroed one at a time raise the {} loss by {:.3f} in sum, "
+                                       "all together by {:.3f}: a head left in place covers for one removed",
+                                       f.subject, f.what, f.a, f.b));
+        break;
+      case Kind::unnamed_matters:
+        print_wrapped(out, fmt::format("{} has no measured role, yet zeroing it raises the {} loss by {:.3f}: "
+                                       "the names miss part of what it does",
+                                       f.subject, f.what, f.a));
+        break;
+      case Kind::methods_disagree:
+        print_wrapped(out, fmt::format("{}: zeroing raises the {} loss by {:.3f}, mean ablation by {:.3f}: part of "
+                                       "zeroing's cost is the missing constant, not the missing information",
+                                       f.subject, f.what, f.a, f.b));
+        break;
+    }
+  }
+}
+
+/// Says where zero and mean ablation disagree, or that they do not.
+void print_agreement(std::ostream& out, const std::vector<Finding>& found) {
+  for (const Finding& f : found) {
+    if (f.kind == Finding::Kind::methods_disagree) return;  // print_findings said where
+  }
+  out << "  zero and mean ablation agree within 0.1 nats on every head's repeat rise: no head's cost\n"
+         "    here is only the constant it adds\n";
+}
+
+void print_patching(std::ostream& out, const PatchingSection& p) {
+  fmt::print(out,
+             "\n  Activation patching: run A = \"{}\", put in one piece of a run on\n"
+             "  B = \"{}\", and watch A's prediction at its last character\n"
+             "  (clean: '{}' {:.2f}, '{}' {:.2f}).\n",
+             p.a, p.b, p.predicted_a, p.clean_p_a, p.predicted_b, p.clean_p_b);
+  attn::Table t({"patched from B", "p('" + p.predicted_a + "')", "p('" + p.predicted_b + "')", "top"});
+  for (const PatchRow& row : p.rows)
+    t.add({row.what, format_number(row.p_a, 3), format_number(row.p_b, 3), "'" + row.top + "'"});
+  t.print(out);
+}
+
+void print_circuit(std::ostream& out, const Report& r) {
+  const CircuitSection& c = r.circuit;
+  fmt::print(out,
+             "\n  The circuit: which first-layer head does {} read? Composition scores\n"
+             "  ||W_QK W_OV^T||, ||W_OV W_QK||, ||W_OV W_OV'|| over their norms (random matrices: {:.3f}):\n",
+             c.induction, c.random_baseline);
+  attn::Table t({"first-layer head", "K-composition", "Q-composition", "V-composition"});
+  for (arma::uword h = 0; h < c.k_composition.n_elem; ++h) {
+    t.add({head_name(0, h) + (head_name(0, h) == c.previous ? " (previous-token)" : ""),
+           format_number(c.k_composition(h), 4), format_number(c.q_composition(h), 4),
+           format_number(c.v_composition(h), 4)});
+  }
+  t.print(out);
+  fmt::print(out,
+             "  QK circuit through {}: a query letter attends most to the position after its own copy\n"
+             "    for {:.0f}% of the 26 letters; OV circuit: a letter read raises its own logit most for {:.0f}%.\n"
+             "  Patch: {}'s output taken from the same windows shuffled: repeat loss {:.3f} -> {:.3f}.\n",
+             c.previous, 100 * c.qk_diagonal, 100 * c.ov_diagonal, c.previous, c.clean_repeat, c.patched_repeat);
+  print_claim(out, r.claims[7], r.quick);
+}
+
 void print_ablations(std::ostream& out, const Report& r) {
   attn::print_heading(out, "5. Interventions: zero a head, measure again");
   const Ablation& base = r.ablations.front();
@@ -178,16 +298,13 @@ void print_ablations(std::ostream& out, const Report& r) {
            format_number(a.random.repeat - base.random.repeat, kPrecision)});
   }
   t.print(out);
-  const arma::uword L = r.roles.previous_token.n_rows, H = r.roles.previous_token.n_cols;
-  for (arma::uword l = 0; l < L; ++l) {
-    double single = 0.0;
-    for (arma::uword h = 0; h < H; ++h) single += r.ablations[1 + l * H + h].random.repeat - base.random.repeat;
-    const double together = r.ablations[1 + L * H + l].random.repeat - base.random.repeat;
-    out << "  layer " << l + 1 << ", random-repeat loss rise: heads zeroed one at a time "
-        << format_number(single, kPrecision) << " in sum, all together " << format_number(together, kPrecision)
-        << (together > single + 0.1 ? "\n    (more: a head left in place partly covers for one removed)\n" : "\n");
-  }
   print_claim(out, r.claims[2], r.quick);
+  print_mean_ablation(out, r);
+  print_findings(out, r.findings);
+  print_agreement(out, r.findings);
+  print_patching(out, r.patch);
+  print_claim(out, r.claims[6], r.quick);
+  print_circuit(out, r);
 }
 
 void print_bank(std::ostream& out, const Report& r) {
@@ -207,13 +324,18 @@ void print_bank(std::ostream& out, const Report& r) {
   t.print(out);
   // Two tables, so each fits in kWidth characters.
   attn::Table next_table({"sentence", "likeliest next characters"});
-  attn::Table reads({"sentence", "L2 heads at the final 'k' read"});
+  // What each last-layer head reads at the final 'k': one column per head, labelled.
+  const arma::uword L = r.view.layers, H = r.view.heads;
+  std::vector<std::string> read_header{"sentence"};
+  for (arma::uword h = 0; h < H; ++h) read_header.push_back(head_name(L - 1, h) + " reads");
+  attn::Table reads(read_header);
   for (const BankReading& s : b.sentences) {
-    std::string next, heads;
+    std::string next;
     for (const auto& [c, p] : s.next) next += (next.empty() ? "" : " ") + c + " " + format_number(p, 2);
-    for (std::size_t k = s.reads.size() / 2; k < s.reads.size(); ++k) heads += (heads.empty() ? "" : ", ") + s.reads[k];
     next_table.add({"\"" + s.text + "\"", next});
-    reads.add({"\"" + s.text + "\"", heads});
+    std::vector<std::string> row{"\"" + s.text + "\""};
+    for (arma::uword h = 0; h < H; ++h) row.push_back(s.reads[(L - 1) * H + h]);
+    reads.add(row);
   }
   next_table.print(out);
   reads.print(out);
@@ -238,152 +360,11 @@ void print_report(std::ostream& out, const Report& r, const Run& run) {
   print_baselines(out, r, run);
   print_head_view(out, r);
   print_contributions(out, r);
+  print_writes(out, r);
   print_roles(out, r);
   print_ablations(out, r);
   print_bank(out, r);
   print_names(out, r);
-}
-
-namespace {
-
-void draw_curve(attn::Plotter& plots, const Report& r, const Run& run) {
-  arma::vec steps(run.curve.size());
-  arma::mat y(run.curve.size(), 3);
-  for (std::size_t i = 0; i < run.curve.size(); ++i) {
-    steps(i) = static_cast<double>(run.curve[i].step);
-    y(i, 0) = run.curve[i].train;
-    y(i, 1) = run.curve[i].held_out;
-    y(i, 2) = r.baselines.bigram;
-  }
-  plots.lines({.name = "ch09_loss_curve",
-               .title = "Training on fortunes: loss per character",
-               .xlabel = "Adam step",
-               .ylabel = "cross-entropy (nats/char)",
-               .x = steps,
-               .y = y,
-               .series = {"training batches (with repeats)", "held-out plain text", "bigram baseline"},
-               .points = true});
-}
-
-/// A grid of heat maps, layers by heads, with the sentence's characters on both axes.
-void draw_grid(attn::Plotter& plots, const std::string& name, const std::string& title, const HeadView& v,
-               const std::vector<arma::mat>& cells, const std::string& cblabel, bool weights) {
-  std::vector<std::string> data;
-  for (const arma::mat& M : cells) {
-    std::ostringstream d;
-    d << "# source j\treceiving i\tvalue (NaN: masked, j > i)\n";
-    for (arma::uword i = 0; i < M.n_rows; ++i) {
-      for (arma::uword j = 0; j < M.n_cols; ++j)
-        d << j << '\t' << i << '\t' << (j > i ? "NaN" : format_number(M(i, j), 5)) << '\n';
-      d << '\n';
-    }
-    data.push_back(d.str());
-  }
-  std::ostringstream tics;
-  for (std::size_t t = 0; t < v.labels.size(); ++t)
-    tics << (t ? ", " : "") << attn::gnuplot_tic_label(v.labels[t]) << ' ' << t;
-  const double n = static_cast<double>(v.labels.size());
-  plots.figure(name, title, data, [&](const std::vector<std::string>& dat) {
-    std::ostringstream gp;
-    // About 12 px per character row of a panel, so the 7-point tick labels stay apart. The book's
-    // canvases keep 11 px labels: two heads a row on a desktop, one on a phone.
-    const attn::Canvas& canvas = attn::Canvas::current();
-    const int panels = static_cast<int>(v.layers * v.heads), columns = canvas.narrow ? 1 : 2;
-    const int rows = canvas.svg ? (panels + columns - 1) / columns : static_cast<int>(v.layers);
-    if (canvas.svg) {
-      gp << canvas.terminal(canvas.width, (canvas.narrow ? 400 : 480) * rows + 40);
-    } else {
-      gp << "set terminal pngcairo noenhanced size " << 400 * v.heads << "," << 420 * v.layers + 40
-         << " font 'DejaVu Sans,8'\n";
-    }
-    gp << "set multiplot layout " << rows << "," << (canvas.svg ? columns : static_cast<int>(v.heads)) << " title "
-       << attn::gnuplot_quote(canvas.wrap(title)) << "\n"
-       << "unset title\nset size ratio 1\nunset key\nset palette defined (0 '#f7fbff', 1 '#9ecae1', 2 '#08306b')\n"
-       << "set xrange [-0.5:" << n - 0.5 << "]\nset yrange [" << n - 0.5 << ":-0.5]\n"
-       << "set xtics (" << tics.str() << ") font '," << canvas.font(7) << "' nomirror\nset ytics (" << tics.str()
-       << ") font '," << canvas.font(7) << "' nomirror\n"
-       << "set cblabel " << attn::gnuplot_quote(cblabel) << "\n"
-       << "set xlabel 'source character j' font '," << canvas.font(8) << "'\nset ylabel 'receiving character i' font ',"
-       << canvas.font(8) << "'\n"
-       << (weights ? "set cbrange [0:1]\n" : "");  // weights share one scale; contribution sizes do not
-    for (std::size_t k = 0; k < dat.size(); ++k) {
-      gp << "set title " << attn::gnuplot_quote(head_name(k / v.heads, k % v.heads)) << "\n"
-         << "plot " << dat[k] << " using 1:2:3 with image" << (canvas.svg ? " pixels" : "") << "\n";
-    }
-    gp << "unset multiplot\n";
-    return gp.str();
-  });
-}
-
-void draw_roles(attn::Plotter& plots, const Report& r) {
-  const Roles& s = r.roles;
-  const arma::uword L = s.previous_token.n_rows, H = s.previous_token.n_cols;
-  arma::mat values(L * H, 4);
-  for (arma::uword k = 0; k < L * H; ++k) {
-    values.row(k) = {s.previous_token(k / H, k % H), s.induction_random(k / H, k % H),
-                     s.induction_natural(k / H, k % H), s.duplicate_token(k / H, k % H)};
-  }
-  plots.bars({.name = "ch09_head_roles",
-              .title = "Measured roles per head (held-out probes)",
-              .xlabel = "head (layer.head)",
-              .ylabel = "mean attention weight",
-              .categories = all_head_names(L, H),
-              .series = {"previous-token", "induction, random letters", "induction, text", "duplicate-token"},
-              .values = values,
-              .yrange = std::make_pair(0.0, 1.0)});
-}
-
-void draw_ablations(attn::Plotter& plots, const Report& r) {
-  const Ablation& base = r.ablations.front();
-  std::vector<std::string> names;
-  arma::mat rise(r.ablations.size() - 1, 3);
-  for (std::size_t i = 1; i < r.ablations.size(); ++i) {
-    const Ablation& a = r.ablations[i];
-    names.push_back(a.name.rfind("all of ", 0) == 0 ? a.name.substr(7) : a.name);  // "layer 1" fits under its bars
-    rise.row(i - 1) = {a.held_out - base.held_out, a.random.repeat - base.random.repeat,
-                       a.natural.repeat - base.natural.repeat};
-  }
-  plots.bars({.name = "ch09_ablations",
-              .title = "Loss rise when a head (or layer) is zeroed",
-              .xlabel = "zeroed",
-              .ylabel = "loss rise (nats/char)",
-              .categories = names,
-              .series = {"held-out text", "random-letter repeat", "text repeat"},
-              .values = rise,
-              .precision = 1});
-}
-
-void draw_bank(attn::Plotter& plots, const Report& r) {
-  const BankStudy& b = r.bank;
-  arma::vec stages = arma::regspace(0, static_cast<double>(b.cosines.n_cols - 1));
-  arma::mat y = b.cosines.t();
-  y.insert_cols(y.n_cols, b.within_sense.t());
-  y.insert_cols(y.n_cols, b.across_sense.t());
-  std::vector<std::string> series = b.pair_names;
-  series.push_back("mean within a sense");
-  series.push_back("mean across senses");
-  plots.lines({.name = "ch09_bank",
-               .title = "bank's stream at its final 'k': cosine between sentences",
-               .xlabel = "stage (0 = embedding, l = after layer l)",
-               .ylabel = "cosine",
-               .x = stages,
-               .y = y,
-               .series = series,
-               .points = true});
-}
-
-}  // namespace
-
-void draw_report(attn::Plotter& plots, const Report& r, const Run& run) {
-  draw_curve(plots, r, run);
-  draw_grid(plots, "ch09_head_view", "Attention weights A[i, j] on \"" + r.view.sentence + "\"", r.view, r.view.weights,
-            "weight", true);
-  draw_grid(plots, "ch09_contributions",
-            "Contribution sizes ||a_ij v_j W_O|| on \"" + r.view.sentence + "\" (each panel on its own colour scale)",
-            r.view, r.view.contributions, "size", false);
-  draw_roles(plots, r);
-  draw_ablations(plots, r);
-  draw_bank(plots, r);
 }
 
 }  // namespace ch09

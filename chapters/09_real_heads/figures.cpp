@@ -1,0 +1,177 @@
+/// \file chapters/09_real_heads/figures.cpp
+/// \brief Drawing the chapter's results (see figures.hpp).
+#include "figures.hpp"
+
+#include <sstream>
+
+#include "common/apparatus/panels.hpp"
+#include "common/apparatus/print.hpp"
+
+namespace ch09 {
+
+using attn::format_number;
+
+namespace {
+
+std::vector<std::string> all_head_names(arma::uword layers, arma::uword heads) {
+  std::vector<std::string> names;
+  for (arma::uword l = 0; l < layers; ++l) {
+    for (arma::uword h = 0; h < heads; ++h) names.push_back(head_name(l, h));
+  }
+  return names;
+}
+
+void draw_curve(attn::Plotter& plots, const Report& r, const Run& run) {
+  arma::vec steps(run.curve.size());
+  arma::mat y(run.curve.size(), 3);
+  for (std::size_t i = 0; i < run.curve.size(); ++i) {
+    steps(i) = static_cast<double>(run.curve[i].step);
+    y(i, 0) = run.curve[i].train;
+    y(i, 1) = run.curve[i].held_out;
+    y(i, 2) = r.baselines.bigram;
+  }
+  plots.lines({.name = "ch09_loss_curve",
+               .title = "Training on fortunes: loss per character",
+               .xlabel = "Adam step",
+               .ylabel = "cross-entropy (nats/char)",
+               .x = steps,
+               .y = y,
+               .series = {"training batches (each window a snippet doubled; mean since the last point)",
+                          "held-out plain text (32 windows)", "bigram baseline on held-out text"},
+               .points = true,
+               .styles = {{"#0072b2", false, 0, false}, {"#d55e00", false, 0, false}, {"#000000", true, 2, false}}});
+}
+
+/// A grid of heat maps, layers by heads, with the sentence's characters on both axes.
+void draw_grid(attn::Plotter& plots, const std::string& name, const std::string& title, const HeadView& v,
+               const std::vector<arma::mat>& cells, const std::string& cblabel, bool weights) {
+  std::vector<std::string> data;
+  for (const arma::mat& M : cells) {
+    std::ostringstream d;
+    d << "# source j\treceiving i\tvalue (NaN: masked, j > i)\n";
+    for (arma::uword i = 0; i < M.n_rows; ++i) {
+      for (arma::uword j = 0; j < M.n_cols; ++j)
+        d << j << '\t' << i << '\t' << (j > i ? "NaN" : format_number(M(i, j), 5)) << '\n';
+      d << '\n';
+    }
+    data.push_back(d.str());
+  }
+  std::ostringstream tics;
+  for (std::size_t t = 0; t < v.labels.size(); ++t)
+    tics << (t ? ", " : "") << attn::gnuplot_tic_label(v.labels[t]) << ' ' << t;
+  const double n = static_cast<double>(v.labels.size());
+  plots.figure(name, title, data, [&](const std::vector<std::string>& dat) {
+    std::ostringstream gp;
+    // About 12 px per character row of a panel, so the 7-point tick labels stay apart. The book's
+    // canvases keep 11 px labels: two heads a row on a desktop, one on a phone.
+    const attn::Canvas& canvas = attn::Canvas::current();
+    const int panels = static_cast<int>(v.layers * v.heads), columns = canvas.narrow ? 1 : 2;
+    const int rows = canvas.svg ? (panels + columns - 1) / columns : static_cast<int>(v.layers);
+    if (canvas.svg) {
+      gp << canvas.terminal(canvas.width, (canvas.narrow ? 400 : 480) * rows + 40);
+    } else {
+      gp << "set terminal pngcairo noenhanced size " << 400 * v.heads << "," << 420 * v.layers + 40
+         << " font 'DejaVu Sans,8'\n";
+    }
+    gp << "set multiplot layout " << rows << "," << (canvas.svg ? columns : static_cast<int>(v.heads)) << " title "
+       << attn::gnuplot_quote(canvas.wrap(title)) << "\n"
+       << "unset title\nset size ratio 1\nunset key\nset palette defined (0 '#f7fbff', 1 '#9ecae1', 2 '#08306b')\n"
+       << "set xrange [-0.5:" << n - 0.5 << "]\nset yrange [" << n - 0.5 << ":-0.5]\n"
+       << "set xtics (" << tics.str() << ") font '," << canvas.font(7) << "' nomirror\nset ytics (" << tics.str()
+       << ") font '," << canvas.font(7) << "' nomirror\n"
+       << "set cblabel " << attn::gnuplot_quote(cblabel) << "\n"
+       << "set xlabel 'source character j' font '," << canvas.font(8) << "'\nset ylabel 'receiving character i' font ',"
+       << canvas.font(8) << "'\n"
+       << (weights ? "set cbrange [0:1]\n" : "");  // weights share one scale; contribution sizes do not
+    for (std::size_t k = 0; k < dat.size(); ++k) {
+      gp << "set title " << attn::gnuplot_quote(head_name(k / v.heads, k % v.heads)) << "\n"
+         << "plot " << dat[k] << " using 1:2:3 with image" << (canvas.svg ? " pixels" : "") << "\n";
+    }
+    gp << "unset multiplot\n";
+    return gp.str();
+  });
+}
+
+void draw_roles(attn::Plotter& plots, const Report& r) {
+  const Roles& s = r.roles;
+  const arma::uword L = s.previous_token.n_rows, H = s.previous_token.n_cols;
+  arma::mat values(L * H, 4);
+  for (arma::uword k = 0; k < L * H; ++k) {
+    values.row(k) = {s.previous_token(k / H, k % H), s.induction_random(k / H, k % H),
+                     s.induction_natural(k / H, k % H), s.duplicate_token(k / H, k % H)};
+  }
+  plots.bars({.name = "ch09_head_roles",
+              .title = "Measured roles per head (held-out probes)",
+              .xlabel = "head (layer.head)",
+              .ylabel = "mean attention weight",
+              .categories = all_head_names(L, H),
+              .series = {"previous-token", "induction, random letters", "induction, text", "duplicate-token"},
+              .values = values,
+              .yrange = std::make_pair(0.0, 1.0)});
+}
+
+void draw_ablations(attn::Plotter& plots, const Report& r) {
+  const Ablation& base = r.ablations.front();
+  std::vector<std::string> names;
+  arma::mat rise(r.ablations.size() - 1, 3);
+  for (std::size_t i = 1; i < r.ablations.size(); ++i) {
+    const Ablation& a = r.ablations[i];
+    names.push_back(a.name.rfind("all of ", 0) == 0 ? a.name.substr(7) : a.name);  // "layer 1" fits under its bars
+    rise.row(i - 1) = {a.held_out - base.held_out, a.random.repeat - base.random.repeat,
+                       a.natural.repeat - base.natural.repeat};
+  }
+  plots.bars({.name = "ch09_ablations",
+              .title = "Loss rise when a head (or layer) is zeroed",
+              .xlabel = "zeroed",
+              .ylabel = "loss rise (nats/char)",
+              .categories = names,
+              .series = {"held-out text", "random-letter repeat", "text repeat"},
+              .values = rise,
+              .precision = 1});
+}
+
+/// One colour and dash type per line, from the Okabe-Ito palette (legible on white, told apart
+/// without colour too): lines that run close together stay distinguishable.
+std::vector<attn::LineStyle> bank_styles(std::size_t count) {
+  const std::vector<std::string> colours{"#0072b2", "#d55e00", "#009e73", "#cc79a7", "#000000", "#e69f00", "#56b4e9"};
+  std::vector<attn::LineStyle> styles;
+  for (std::size_t k = 0; k < count; ++k)
+    styles.push_back({colours[k % colours.size()], false, static_cast<int>(k % 5) + 1, false});
+  return styles;
+}
+
+void draw_bank(attn::Plotter& plots, const Report& r) {
+  const BankStudy& b = r.bank;
+  arma::vec stages = arma::regspace(0, static_cast<double>(b.cosines.n_cols - 1));
+  arma::mat y = b.cosines.t();
+  y.insert_cols(y.n_cols, b.within_sense.t());
+  y.insert_cols(y.n_cols, b.across_sense.t());
+  std::vector<std::string> series = b.pair_names;
+  series.push_back("mean within a sense");
+  series.push_back("mean across senses");
+  plots.lines({.name = "ch09_bank",
+               .title = "bank's stream at its final 'k': cosine between sentences",
+               .xlabel = "stage (0 = embedding, l = after layer l)",
+               .ylabel = "cosine",
+               .x = stages,
+               .y = y,
+               .series = series,
+               .points = true,
+               .styles = bank_styles(series.size())});
+}
+
+}  // namespace
+
+void draw_report(attn::Plotter& plots, const Report& r, const Run& run) {
+  draw_curve(plots, r, run);
+  draw_grid(plots, "ch09_head_view", "Attention weights A[i, j] on \"" + r.view.sentence + "\"", r.view, r.view.weights,
+            "weight", true);
+  draw_grid(plots, "ch09_contributions",
+            "Contribution sizes ||a_ij v_j W_O|| on \"" + r.view.sentence + "\" (each panel on its own colour scale)",
+            r.view, r.view.contributions, "size", false);
+  draw_roles(plots, r);
+  draw_ablations(plots, r);
+  draw_bank(plots, r);
+}
+
+}  // namespace ch09

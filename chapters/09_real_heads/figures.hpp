@@ -1,0 +1,20 @@
+/// \file chapters/09_real_heads/figures.hpp
+/// \brief Chapter 09's figures, drawn from the study (study.hpp) and the run (lab.hpp): the
+/// training curve, the head view, the contribution sizes, the measured roles, the ablations and
+/// bank's cosines. Nothing here computes a lesson number; each function turns a result into a chart.
+///
+/// Source: the article, "Watch real heads".
+#pragma once
+
+#include "common/apparatus/plot.hpp"
+#include "study.hpp"
+
+namespace ch09 {
+
+/// Every figure: ch09_loss_curve, ch09_head_view, ch09_contributions, ch09_head_roles,
+/// ch09_ablations and ch09_bank (PNG and .dat). A figure gnuplot cannot draw is reported
+/// (attn::Plotter, exit code 1) and the others are still drawn; throws std::invalid_argument only
+/// for data whose shape disagrees with its labels.
+void draw_report(attn::Plotter& plots, const Report& report, const Run& run);
+
+}  // namespace ch09

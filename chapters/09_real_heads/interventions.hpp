@@ -1,0 +1,82 @@
+/// \file chapters/09_real_heads/interventions.hpp
+/// \brief Chapter 09's interventions a reader can trust: zero and mean ablation of each head side by
+/// side, activation patching from one sentence into another (a head's output, or the stream at one
+/// position and layer), and the findings a reader should not miss (a head that compensates, a head
+/// whose removal helps, an unnamed head that matters); then claim real_08 as a function.
+///
+/// Sources: the article, "Watch real heads" (test a proposed role with interventions); Olsson et
+/// al. 2022 and Wang et al. 2022, §3 (mean ablation over a reference distribution); Meng et al. 2022
+/// and Heimersheim & Nanda 2024, "How to use and interpret activation patching". Functions throw
+/// std::invalid_argument for sentences of different lengths or longer than the context.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "writes.hpp"
+
+namespace ch09 {
+
+/// Zero against mean ablation of every head, on the same windows.
+struct AblationCompare {
+  std::vector<std::string> heads;  ///< "L1.H0" .. in layer-major order
+  double held_out = 0.0;           ///< plain held-out loss, nothing ablated
+  double repeat = 0.0;             ///< random-repeat loss (second copy), nothing ablated
+  arma::mat zero;                  ///< heads x 2: rise of (held-out, random repeat) when the head is zeroed
+  arma::mat mean;                  ///< heads x 2: the same when its output is replaced by its mean on held-out text
+  arma::uword windows = 0;         ///< windows of each kind measured
+};
+
+/// Zero and mean ablation of every head on `windows` plain held-out and `windows` random-repeat
+/// probes (the mean of a head's output is taken over every position of the plain ones).
+AblationCompare compare_ablations(const Model& model, const Probes& probes, arma::uword windows = 32);
+
+/// What a reader should not miss in the ablations.
+struct Finding {
+  /// A head whose removal lowers a loss; a layer whose heads cover for each other; a head without a
+  /// measured role that matters; a head whose zero and mean ablations differ.
+  enum class Kind { helps, compensated, unnamed_matters, methods_disagree };
+  Kind kind = Kind::helps;  ///< which finding
+  std::string subject;      ///< a head, or "layer 1"
+  double a = 0.0;           ///< helps: the loss rise (negative); compensated: single rises summed;
+                            ///< unnamed_matters: the repeat rise; methods_disagree: zero's rise
+  double b = 0.0;           ///< compensated: the rise all together; methods_disagree: mean's rise
+  std::string what;         ///< which loss: "held-out text" or "random repeat"
+};
+
+/// The findings of the zero ablations (section 5's table) and of the comparison with mean ablation:
+/// a head whose removal lowers a loss by more than 0.005, a layer whose heads removed together cost
+/// more than 0.1 above their single costs summed, a head without a measured role whose removal
+/// costs the repeats more than 0.1, and a head whose zero and mean rises differ by more than 0.1.
+std::vector<Finding> findings(const std::vector<Ablation>& ablations, const AblationCompare& compare,
+                              const std::vector<std::string>& names);
+
+/// One patch from sentence B into sentence A and what it did to A's prediction at its last character.
+struct PatchRow {
+  std::string what;  ///< "L2.H1's output" or "the stream entering layer 2 at position 21"
+  double p_a = 0.0;  ///< probability of A's own prediction after the patch
+  double p_b = 0.0;  ///< probability of B's prediction after the patch
+  std::string top;   ///< the likeliest next character after the patch
+};
+
+/// Activation patching between two sentences of the same length.
+struct PatchingSection {
+  std::string a;            ///< the clean sentence
+  std::string b;            ///< the sentence patched from
+  std::string predicted_a;  ///< A's likeliest next character, clean
+  std::string predicted_b;  ///< B's
+  double clean_p_a = 0.0;   ///< p(predicted_a) in A, clean
+  double clean_p_b = 0.0;   ///< p(predicted_b) in A, clean
+  /// Every head's output, then the stream at the last position entering each layer and at the end.
+  std::vector<PatchRow> rows;
+};
+
+/// Runs A, patches each head's output (all positions) and the stream at A's last position (entering
+/// each layer, and the final stream) from a run on B, and reports A's prediction at its last character.
+PatchingSection patching(const Model& model, const Vocabulary& vocab, const std::string& a, const std::string& b);
+
+/// real_08: the induction head (`induction`) has the largest random-repeat loss rise under zero and
+/// under mean ablation.
+Claim claim_ablations_agree(const AblationCompare& c, const std::string& induction);
+
+}  // namespace ch09

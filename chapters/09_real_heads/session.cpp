@@ -1,0 +1,106 @@
+/// \file chapters/09_real_heads/session.cpp
+/// \brief The program's session (see session.hpp).
+#include "session.hpp"
+
+#include <filesystem>
+
+#include "common/apparatus/files.hpp"
+#include "common/apparatus/print.hpp"
+#include "common/attention/checks.hpp"
+#include "report.hpp"
+
+namespace ch09 {
+
+std::string checked_sentence(const std::string& sentence, arma::uword context) {
+  if (sentence.empty() || sentence.size() > context)
+    throw FlagError("--sentence must have 1 to 128 characters, got " + std::to_string(sentence.size()));
+  for (const char c : sentence) {
+    if (c < 32 || c > 126)
+      throw FlagError("--sentence must be printable ASCII, got \"" + attn::printable(sentence) + "\"");
+  }
+  return sentence;
+}
+
+void check_modes(const std::set<std::string>& typed, bool loading) {
+  const auto given = [&](const char* flag) { return typed.count(flag) > 0; };
+  if (loading && (given("steps") || given("quick") || given("seed") || given("repeat-share") || given("lr"))) {
+    throw FlagError(
+        "--load inspects a saved model; --steps, --quick, --seed, --lr and --repeat-share only apply to training");
+  }
+  if (!given("bench")) return;
+  if (given("plots")) throw FlagError("--bench draws no plots, so --plots has nothing to write");
+  // One rule for a mode: a flag it would ignore is refused, not silently dropped.
+  for (const char* flag : {"save", "load", "cached", "sentence", "corpus", "steps", "repeat-share"}) {
+    if (given(flag))
+      throw FlagError(std::string("--bench times training steps on random tokens; --") + flag +
+                      " does not apply to it");
+  }
+}
+
+ModelFolders model_folders(const std::optional<std::filesystem::path>& save,
+                           const std::optional<std::filesystem::path>& load,
+                           const std::optional<std::filesystem::path>& cached) {
+  const auto text = [](const std::optional<std::filesystem::path>& p) -> std::optional<std::string> {
+    if (p) return p->string();
+    return std::nullopt;
+  };
+  ModelFolders m{text(save), text(load)};
+  if (!cached) return m;
+  if (load || save) throw FlagError("--cached both loads and saves; give it without --load and --save");
+  std::error_code ec;
+  (std::filesystem::exists(*cached / "run.txt", ec) ? m.load : m.save) = cached->string();
+  m.flag = m.save_flag = "--cached";
+  return m;
+}
+
+Run train_or_explain(const Corpus& corpus, const Vocabulary& vocab, const TrainOptions& options,
+                     std::ostream& progress) {
+  try {
+    return train(corpus, vocab, options, [&](const Progress& p) { print_progress(progress, p); });
+  } catch (const Divergence& d) {
+    throw std::runtime_error(std::string(d.what()) + "; try a smaller --lr (now " + attn::format_number(options.lr, 4) +
+                             "); claims skipped");
+  }
+}
+
+Corpus corpus_for(const std::optional<std::string>& folder) {
+  if (!folder) return read_corpus(kFortuneFolder);
+  try {
+    return read_corpus(*folder);
+  } catch (const std::runtime_error& e) {
+    throw FlagError(std::string("--corpus: ") + e.what());
+  }
+}
+
+std::optional<Loaded> load_given(const ModelFolders& folders, const Corpus& corpus, const Vocabulary& vocab,
+                                 const std::string& sentence, std::optional<arma::uword> position) {
+  if (!folders.load) return std::nullopt;
+  std::optional<Loaded> out;
+  try {
+    out.emplace(Loaded{load_run(*folders.load, vocab), {}});
+  } catch (const std::exception& e) {
+    throw FlagError(folders.flag + ": " + e.what());
+  }
+  try {
+    out->report = make_report(corpus, vocab, out->run, sentence, position);
+  } catch (const std::invalid_argument& e) {
+    throw FlagError(folders.flag + ": " + attn::quoted_path(std::filesystem::path(*folders.load) / "model.txt") +
+                    " holds weights that overflow the model's scores (" + e.what() + ")");
+  }
+  return out;
+}
+
+void check_save(const ModelFolders& folders) {
+  if (!folders.save) return;
+  const std::optional<std::string>& dir = folders.save;
+  const std::string& flag = folders.save_flag;
+  if (const std::string problem = attn::folder_problem(*dir); !problem.empty()) throw FlagError(flag + ": " + problem);
+  std::vector<std::string> names = run_files();
+  names.push_back(attn::kManifestName);
+  for (const std::string& name : names) {
+    if (const std::string problem = attn::replace_problem(std::filesystem::path(*dir) / name); !problem.empty())
+      throw FlagError(flag + ": " + problem);
+  }
+}
+
+}  // namespace ch09

@@ -1,0 +1,87 @@
+/// \file chapters/09_real_heads/session.hpp
+/// \brief The program's session: its inputs checked before anything is printed (the sentence, the
+/// modes the flags ask for, the fortunes folder, a saved model, the folder a run will be saved
+/// into) and a training run whose divergence is said in the flags' terms.
+///
+/// Part of the program (compiled into ch09_real_heads beside main.cpp, not into the lesson): its
+/// errors name the flag a reader typed. Every function here throws FlagError for an input the
+/// reader named that cannot be used (usage_errors() turns it into a usage error, exit code 2); Debian's
+/// own fortunes folder missing stays a std::runtime_error (exit code 1) that says how to install it.
+#pragma once
+
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <ostream>
+#include <set>
+#include <stdexcept>
+#include <string>
+
+#include "study.hpp"
+
+namespace ch09 {
+
+/// An unusable value of a flag: the message names the flag and the reason.
+class FlagError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// `body` with a FlagError rethrown as `UsageError` (the command line's usage error, exit code 2).
+template <class UsageError, class Result, class Arg>
+std::function<Result(const Arg&)> usage_errors(Result (*body)(const Arg&)) {
+  return [body](const Arg& arg) {
+    try {
+      return body(arg);
+    } catch (const FlagError& e) {
+      throw UsageError(e.what());
+    }
+  };
+}
+
+/// `sentence` unchanged if it has 1 to `context` printable ASCII characters.
+std::string checked_sentence(const std::string& sentence, arma::uword context);
+
+/// Refuses flag combinations a mode would ignore; `typed` holds the flags given on the command line
+/// (not defaults), `loading` whether a saved model is read (--load, or --cached with a run in it).
+void check_modes(const std::set<std::string>& typed, bool loading);
+
+/// Where the model is read from and saved to, from --save, --load and --cached (which loads DIR if
+/// it holds a run, else trains and saves there); `flag` names the folder in error messages.
+struct ModelFolders {
+  std::optional<std::string> save;   ///< the folder the trained run is saved into
+  std::optional<std::string> load;   ///< the folder a run is read from instead of training
+  std::string flag = "--load";       ///< "--load" or "--cached"
+  std::string save_flag = "--save";  ///< "--save" or "--cached"
+};
+
+/// The folders of --save, --load and --cached; refuses --cached beside either of the others.
+ModelFolders model_folders(const std::optional<std::filesystem::path>& save,
+                           const std::optional<std::filesystem::path>& load,
+                           const std::optional<std::filesystem::path>& cached);
+
+/// Trains as ch09::train() does, progress lines on `progress`; a run that diverges becomes a
+/// std::runtime_error (exit code 1) that names the step and suggests a smaller --lr.
+Run train_or_explain(const Corpus& corpus, const Vocabulary& vocab, const TrainOptions& options,
+                     std::ostream& progress);
+
+/// The corpus in the folder the reader named with --corpus (its problems are FlagErrors), else in
+/// Debian's folder (kFortuneFolder).
+Corpus corpus_for(const std::optional<std::string>& folder);
+
+/// A saved run read back, with its report.
+struct Loaded {
+  Run run;        ///< the saved run
+  Report report;  ///< make_report() on its model
+};
+
+/// The run saved in folders.load and its report on `sentence` (writes decoded at `position`), or nothing when no folder
+/// is read. Refuses a folder load_run() refuses, and weights that load_run() accepted one by one but that overflow the
+/// scores together, naming the file.
+std::optional<Loaded> load_given(const ModelFolders& folders, const Corpus& corpus, const Vocabulary& vocab,
+                                 const std::string& sentence, std::optional<arma::uword> position);
+
+/// Refuses a --save (or --cached) folder that cannot be written, before minutes of training.
+void check_save(const ModelFolders& folders);
+
+}  // namespace ch09

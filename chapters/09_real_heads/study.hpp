@@ -1,0 +1,58 @@
+/// \file chapters/09_real_heads/study.hpp
+/// \brief Chapter 09's whole study of a trained model, computed once: every section's result and
+/// the claims, for the printers (report.hpp) and the figures (figures.hpp) to show.
+///
+/// Source: the article, "Watch real heads" (the sections follow its questions in order).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <optional>
+
+#include "circuit.hpp"
+#include "heads.hpp"
+#include "interventions.hpp"
+#include "writes.hpp"
+
+namespace ch09 {
+
+/// The head view's sentence unless --sentence gives another: a phrase and its repeat, so both the
+/// previous-token and the induction heads have something to do.
+inline const std::string kDefaultSentence = "the cat sat. the cat sat.";
+
+/// The patching example: A's repeat predicts 'a' (sat), B's predicts 'i' (sit); the same length.
+inline const std::string kPatchClean = "the cat sat. the cat s";
+/// The sentence patched from (see kPatchClean).
+inline const std::string kPatchSource = "the cat sit. the cat s";
+
+/// Everything the program shows, computed once (sections 1-7 and the claims).
+struct Report {
+  Baselines baselines;              ///< section 1
+  HeadView view;                    ///< sections 2 and 3
+  Contributions contributions;      ///< section 3
+  WritesSection writes;             ///< section 3, decoded: what each head writes at one position
+  CopyingSection copying;           ///< section 3, decoded: the induction head on repeated random letters
+  Roles roles;                      ///< section 4
+  std::vector<Ablation> ablations;  ///< section 5
+  AblationCompare compare;          ///< section 5: zero against mean ablation
+  std::vector<Finding> findings;    ///< section 5: what the ablations show that a table hides
+  PatchingSection patch;            ///< section 5: activation patching from kPatchSource into kPatchClean
+  CircuitSection circuit;           ///< section 5: the induction circuit, its compositions and the patch that breaks it
+  BankStudy bank;                   ///< section 6
+  std::vector<std::string> names;   ///< section 7
+  std::vector<Claim> claims;        ///< real_01 .. real_08
+  bool quick = false;               ///< the model is a --quick run's: its claims are printed, not judged
+};
+
+/// Computes every section on a trained run's model (a few seconds), the decoded writes at
+/// `position` of `sentence` (its last character when absent); `quick` is set from the run's options.
+/// Throws std::invalid_argument for a sentence head_view() refuses (empty or longer than the
+/// context), a position outside it, or non-finite scores.
+Report make_report(const Corpus& corpus, const Vocabulary& vocab, const Run& run, const std::string& sentence,
+                   std::optional<arma::uword> position = std::nullopt);
+
+/// Whether `options` are those of a --quick run (its claims are shown, not judged). Throws nothing.
+bool is_quick(const TrainOptions& options);
+
+}  // namespace ch09

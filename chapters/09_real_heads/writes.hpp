@@ -1,0 +1,99 @@
+/// \file chapters/09_real_heads/writes.hpp
+/// \brief Chapter 09's tools that read what a head writes: a pass that keeps every head's output
+/// apart (and can replace one, for ablation and patching), and direct logit attribution of a head's
+/// output through the final norm and the unembedding; then claim real_06 as a function.
+///
+/// Shapes: tokens are rows; a window of T tokens gives streams T x width, a head's output T x width,
+/// logits T x vocab. Sources: Elhage et al. 2021, "A Mathematical Framework for Transformer
+/// Circuits" (the residual stream as a sum of head outputs, §2; direct logit attribution through a
+/// frozen final norm); Olsson et al. 2022, §2 (induction heads); Meng et al. 2022 and Wang et al.
+/// 2022 (activation patching). Functions
+/// throw std::invalid_argument for tokens outside the vocabulary or longer than the context, and
+/// for a head or position out of range.
+#pragma once
+
+#include <armadillo>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "heads.hpp"
+
+namespace ch09 {
+
+/// One window read in double precision, every head's output kept apart.
+struct Trace {
+  std::vector<arma::mat> streams;  ///< layers + 1 entries, each T x width: X_0 (embedding) .. X_L
+  std::vector<arma::mat> writes;   ///< layers x heads (index l heads + h), each T x width: A_h V_h W_O^h
+  std::vector<arma::mat> weights;  ///< the same index, each T x T: A_h
+  arma::vec inv_std;               ///< T: the final norm's 1 / sqrt(var + eps) per position
+  arma::mat logits;                ///< T x vocab
+};
+
+/// What a pass changes: heads' outputs replaced, or the stream entering one layer at one position.
+struct Patch {
+  std::vector<std::pair<arma::uword, arma::mat>> writes;  ///< (head l heads + h, T x width or 1 x width)
+  std::optional<arma::uword> stream_layer;                ///< the stream entering this layer (0 .. layers)
+  arma::uword stream_position = 0;                        ///< at this position
+  arma::rowvec stream_row;                                ///< replaced by this row (1 x width)
+};
+
+/// The pass of attn::forward() on one window (1 x T tokens, T <= context) in double, with `patch`
+/// applied: a 1 x width replacement is used at every position (mean ablation), a T x width one row by row.
+Trace trace(const Model& model, const arma::urowvec& tokens, const Patch& patch = {});
+
+/// -ln p(next token) at every position of a trace: 1 x (T - 1), entry t for target t + 1.
+arma::rowvec trace_losses(const Trace& trace, const arma::urowvec& tokens);
+
+/// Direct logit attribution: the logits that `write` (1 x width), added to the final stream at
+/// position t, adds through the final norm with its scale frozen at the pass's value,
+/// ((w - mean w) / std_t) gain U (1 x vocab). Summed over the embedding and every head's write, plus
+/// bias U, it gives the logits exactly (Elhage et al. 2021).
+arma::rowvec direct_logits(const Model& model, const Trace& trace, arma::uword t, const arma::rowvec& write);
+
+/// One head's write at one position, decoded.
+struct HeadEffect {
+  std::string head;                                     ///< "L2.H1"
+  arma::uword top_source = 0;                           ///< the source it weighs most
+  double top_weight = 0.0;                              ///< that weight
+  double size = 0.0;                                    ///< ||write||
+  double on_prediction = 0.0;                           ///< its direct effect on the predicted character's logit
+  std::vector<std::pair<std::string, double>> raised;   ///< the 3 characters it raises most, with logit changes
+  std::vector<std::pair<std::string, double>> lowered;  ///< the 3 it lowers most
+};
+
+/// What each head writes at one position of one sentence (the contribution view, decoded).
+struct WritesSection {
+  std::string sentence;             ///< what was read
+  std::vector<std::string> labels;  ///< one label per character
+  arma::uword position = 0;         ///< the position shown
+  std::string predicted;            ///< the model's likeliest next character there
+  std::vector<HeadEffect> heads;    ///< every head (index l heads + h)
+  arma::uword sharpest = 0;         ///< the head with the largest top weight at `position`
+  arma::uword strongest = 0;        ///< the head with the largest |effect| on the predicted character
+  arma::uword positions = 0;        ///< positions examined (1 .. T - 1)
+  arma::uword disagree = 0;         ///< of them, where the sharpest head is not the strongest
+};
+
+/// Section 3b on `sentence` at `position` (its last character when absent).
+WritesSection head_writes(const Model& model, const Vocabulary& vocab, const std::string& sentence,
+                          std::optional<arma::uword> position = std::nullopt);
+
+/// The induction head's writes decoded on repeated random letters (claim real_06).
+struct CopyingSection {
+  std::string head;        ///< the induction head, e.g. "L2.H1"
+  arma::uword cases = 0;   ///< repeat positions examined (targets in the second copy)
+  arma::uword copies = 0;  ///< of them, where the character the head raises most is the repeating one
+  double share = 0.0;      ///< copies / cases
+};
+
+/// Decodes head (layer, head) on the random-repeat probes: at each target in the second copy, is
+/// the character it raises most the one that repeats the first copy?
+CopyingSection copying(const Model& model, const Probes& probes, arma::uword layer, arma::uword head);
+
+/// real_06: the induction head's direct logit effect raises the repeating character above every
+/// other at more than half the repeat positions.
+Claim claim_head_copies(const CopyingSection& c);
+
+}  // namespace ch09
