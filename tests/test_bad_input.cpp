@@ -948,15 +948,19 @@ BOOST_AUTO_TEST_CASE(a_closed_pipe_ends_quietly_and_other_write_failures_exit_1)
 }
 
 BOOST_AUTO_TEST_CASE(a_memory_limit_ends_every_chapter_within_seconds) {
-  // OpenBLAS maps a 128 MiB buffer per thread and retried forever when the mapping failed.
+  // OpenBLAS maps a 128 MiB buffer per thread and retried forever when the mapping failed. A run
+  // that spins is stopped by `timeout` (exit 124), which the exit-code check below refuses.
+#ifdef __SANITIZE_ADDRESS__
+  // AddressSanitizer reserves terabytes of address space at start: under `ulimit -v` it cannot
+  // start at all, so the release pass alone checks this.
+  BOOST_TEST_MESSAGE("skipped under AddressSanitizer, which needs more address space than the limits allow");
+  return;
+#endif
   for (const auto& [name, path] : programs()) {
     for (const char* limit : {"80000", "150000", "250000"}) {
       BOOST_TEST_CONTEXT(name << " under ulimit -v " << limit) {
-        const auto start = std::chrono::steady_clock::now();
         const attn::test::Run r = attn::test::run(cat("ulimit -v ", limit, "; timeout 30 ", path, " --no-plots",
                                                       name == "ch09_real_heads" ? " --quick --steps 5" : ""));
-        const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        BOOST_TEST(seconds < 20.0);
         BOOST_TEST(r.code == 1, r.err);
         BOOST_TEST(attn::test::line_count(r.err) == 1u, r.err);
         BOOST_TEST(r.err.find(": error: out of memory") != std::string::npos, r.err);
