@@ -164,7 +164,7 @@ void print_writes(std::ostream& out, const Report& r) {
   fmt::print(out,
              "\n  What each head writes, decoded (direct logit attribution): its output at one position,\n"
              "  through the final norm (scale frozen) and the unembedding, in logits per character.\n"
-             "  position {} ('{}') of \"{}\"; the model's likeliest next character there: '{}'\n",
+             "  position {} ('{}') of \"{}\";\n  the model's likeliest next character there: '{}'\n",
              w.position, w.labels[w.position], w.sentence, w.predicted);
   attn::Table t({"head", "reads most", "||write||", "on '" + w.predicted + "'", "raises most", "lowers most"});
   for (const HeadEffect& e : w.heads) {

@@ -645,6 +645,30 @@ std::string heatmap_data(const Heatmap& map) {
   return data.str();
 }
 
+/// The palette and colour range of a heat map of values. Values of both signs on the default
+/// palette get red below zero, white at zero and blue above, over a range centred on zero, so the
+/// sign shows as the hue and the size as its depth.
+std::string colour_scale(const Heatmap& map) {
+  const Heatmap defaults{};
+  const arma::vec finite = map.values.elem(arma::find_finite(map.values));
+  const double lo = map.cbrange ? map.cbrange->first : finite.is_empty() ? 0.0 : finite.min();
+  const double hi = map.cbrange ? map.cbrange->second : finite.is_empty() ? 0.0 : finite.max();
+  const bool diverging = map.palette == defaults.palette && lo < 0.0 && hi > 0.0;
+  const std::vector<std::string> palette =
+      diverging ? std::vector<std::string>{"#b2182b", "#f4a582", "#f7f7f7", "#92c5de", "#2166ac"} : map.palette;
+  std::ostringstream gp;
+  gp << "set palette defined (";
+  for (std::size_t k = 0; k < palette.size(); ++k) gp << (k ? ", " : "") << k << ' ' << gnuplot_quote(palette[k]);
+  gp << ")\n";
+  if (diverging) {
+    const double reach = std::max(-lo, hi);
+    gp << "set cbrange " << range({-reach, reach}) << "\n";
+  } else if (map.cbrange) {
+    gp << "set cbrange " << range(*map.cbrange) << "\n";
+  }
+  return gp.str();
+}
+
 std::string heatmap_commands(const Heatmap& map, const std::string& dat, int label_font) {
   const double rows = static_cast<double>(map.values.n_rows), cols = static_cast<double>(map.values.n_cols);
   const std::string font = " font '," + std::to_string(Canvas::current().font(label_font)) + "'";
@@ -671,26 +695,9 @@ std::string heatmap_commands(const Heatmap& map, const std::string& dat, int lab
     gp << "\n";
     return gp.str();
   }
-  // Values of both signs on the default palette: red below zero, white at zero, blue above, over
-  // a colour range centred on zero, so the sign shows as the hue and the size as its depth.
-  const Heatmap defaults{};
-  const arma::vec finite = map.values.elem(arma::find_finite(map.values));
-  const double lo = map.cbrange ? map.cbrange->first : finite.is_empty() ? 0.0 : finite.min();
-  const double hi = map.cbrange ? map.cbrange->second : finite.is_empty() ? 0.0 : finite.max();
-  const bool diverging = map.palette == defaults.palette && lo < 0.0 && hi > 0.0;
-  const std::vector<std::string> palette =
-      diverging ? std::vector<std::string>{"#b2182b", "#f4a582", "#f7f7f7", "#92c5de", "#2166ac"} : map.palette;
-  gp << "set palette defined (";
-  for (std::size_t k = 0; k < palette.size(); ++k) gp << (k ? ", " : "") << k << ' ' << gnuplot_quote(palette[k]);
-  gp << ")\nunset key\n"
+  gp << colour_scale(map) << "unset key\n"
      << "set object 1 rectangle from -0.5, -0.5 to " << number(cols - 0.5) << ", " << number(rows - 0.5)
      << " behind fillcolor rgb 'gray75' fillstyle solid noborder\n";
-  if (diverging) {
-    const double reach = std::max(-lo, hi);
-    gp << "set cbrange " << range({-reach, reach}) << "\n";
-  } else if (map.cbrange) {
-    gp << "set cbrange " << range(*map.cbrange) << "\n";
-  }
   if (!map.colorbox) gp << "unset colorbox\n";
   if (!map.cblabel.empty()) gp << "set cblabel " << gnuplot_quote(map.cblabel) << "\n";
   bool keyed = false;
