@@ -36,8 +36,8 @@ void draw_curve(attn::Plotter& plots, const Report& r, const Run& run) {
                .ylabel = "cross-entropy (nats/char)",
                .x = steps,
                .y = y,
-               .series = {"training batches (each window a snippet doubled; mean since the last point)",
-                          "held-out plain text (32 windows)", "bigram baseline on held-out text"},
+               .series = {"training batches (doubled snippets)", "held-out plain text (32 windows)",
+                          "bigram baseline on held-out text"},
                .points = true,
                .styles = {{"#0072b2", false, 0, false}, {"#d55e00", false, 0, false}, {"#000000", true, 2, false}}});
 }

@@ -673,18 +673,24 @@ std::string heatmap_commands(const Heatmap& map, const std::string& dat, int lab
   const double rows = static_cast<double>(map.values.n_rows), cols = static_cast<double>(map.values.n_cols);
   const std::string font = " font '," + std::to_string(Canvas::current().font(label_font)) + "'";
   std::ostringstream gp;
+  const bool narrow = Canvas::current().narrow;  // a phone column: the x labels slanted
   gp << axis_labels(map.title, map.xlabel, map.ylabel) << "set size ratio " << number(rows / cols) << "\n"
      << "set xrange [-0.5:" << number(cols - 0.5) << "]\nset yrange [" << number(rows - 0.5)
      << ":-0.5]\n"  // row 0 at the top
      << "set xtics " << tics(map.col_labels) << " nomirror"
-     << (map.xtics_rotation != 0 ? " rotate by " + std::to_string(map.xtics_rotation) : std::string()) << "\n"
+     << (map.xtics_rotation != 0 ? " rotate by " + std::to_string(map.xtics_rotation)
+         : narrow                ? std::string(" rotate by 30 right")
+                                 : std::string())
+     << "\n"
      << "set ytics " << tics(map.row_labels) << " nomirror\n";
   if (!map.kinds.empty()) {
     gp << "set palette defined (";
     for (std::size_t k = 0; k < map.kinds.size(); ++k)
       gp << (k ? ", " : "") << k << ' ' << gnuplot_quote(map.kinds[k].colour);
     gp << ")\nset cbrange [0:" << std::max<std::size_t>(map.kinds.size() - 1, 1) << "]\nunset colorbox\n"
-       << "set key outside right top vertical Left reverse samplen 2 spacing 1.8 box\n"
+       << (Canvas::current().narrow  // a phone column has no room beside the grid: the key goes under it
+               ? "set key below vertical Left reverse samplen 2 spacing 1.5 box\n"
+               : "set key outside right top vertical Left reverse samplen 2 spacing 1.8 box\n")
        << "set style fill solid 1.0 border rgb 'white'\n"
        << "plot " << dat << " using 1:2:(0.5):(0.5):3 with boxxyerror fillcolor palette notitle";
     if (map.cell_labels) gp << ", " << dat << " using 1:2:4:5 with labels textcolor rgb variable" << font << " notitle";

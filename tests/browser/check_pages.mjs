@@ -248,7 +248,12 @@ async function openTab(context) {
   };
   page.on("console", (m) => { if (m.type() === "error") file(page.url(), `console error: ${m.text()}`); });
   page.on("pageerror", (e) => file(page.url(), `uncaught exception: ${e.message}`));
-  page.on("requestfailed", (r) => file(r.frame().url(), `request failed: ${r.url()} (${r.failure()?.errorText})`));
+  // A request the tab cancels by going on to the next page (a lazy phone-width figure still
+  // loading) is aborted, not broken; a missing file still fails, as HTTP 404 below.
+  page.on("requestfailed", (r) => {
+    if (r.failure()?.errorText === "net::ERR_ABORTED") return;
+    file(r.frame().url(), `request failed: ${r.url()} (${r.failure()?.errorText})`);
+  });
   page.on("response", (r) => { if (r.status() >= 400) file(r.frame().url(), `HTTP ${r.status()}: ${r.url()}`); });
   return tab;
 }
