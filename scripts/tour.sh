@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
-echo "Building (about 3 minutes the first time on 2 cores, seconds after that) ..."
+echo "Building (about 7 minutes the first time on 2 cores, seconds after that) ..."
 cmake --preset release >/dev/null
 cmake --build --preset release >/dev/null
 
