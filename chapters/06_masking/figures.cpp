@@ -16,8 +16,6 @@
 namespace ch06 {
 namespace {
 
-constexpr int kPrecision = 2;  // the article prints weights to two decimals
-
 /// NaN above the diagonal, so the heatmaps mark those cells as masked.
 arma::mat mark_future(arma::mat A) {
   for (arma::uword i = 0; i < A.n_rows; ++i) {

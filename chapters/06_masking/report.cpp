@@ -11,8 +11,6 @@
 namespace ch06 {
 namespace {
 
-constexpr int kPrecision = 2;  // the article prints weights to two decimals
-
 arma::rowvec row(const arma::mat& M, arma::uword i) { return M.row(i); }
 
 }  // namespace

@@ -11,6 +11,9 @@
 
 namespace ch06 {
 
+/// Decimals for printed and drawn weights: the article prints weights to two decimals.
+inline constexpr int kPrecision = 2;
+
 /// Which views of the reader's sentence to show (the widget's toggle): both unless one is asked for.
 struct Views {
   bool bidirectional = true;  ///< the bidirectional weights

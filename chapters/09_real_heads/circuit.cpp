@@ -12,10 +12,6 @@ namespace ch09 {
 
 namespace {
 
-arma::mat to_double(const arma::fmat& M) { return arma::conv_to<arma::mat>::from(M); }
-
-arma::span head_span(arma::uword h, arma::uword dk) { return arma::span(h * dk, h * dk + dk - 1); }
-
 /// ||A B||_F / (||A||_F ||B||_F): how much of B's output A reads (Elhage et al. 2021, §4).
 double composition(const arma::mat& A, const arma::mat& B) {
   return arma::norm(A * B, "fro") / (arma::norm(A, "fro") * arma::norm(B, "fro"));

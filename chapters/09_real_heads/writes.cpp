@@ -11,11 +11,6 @@ namespace ch09 {
 
 namespace {
 
-arma::mat to_double(const arma::fmat& M) { return arma::conv_to<arma::mat>::from(M); }
-
-/// Head h's slice of a layer's projections: columns h d_k .. h d_k + d_k - 1.
-arma::span head_span(arma::uword h, arma::uword dk) { return arma::span(h * dk, h * dk + dk - 1); }
-
 /// A head's write replaced as `patch` asks (a 1 x width row stands for every position).
 void apply_patch(const Patch& patch, arma::uword k, arma::mat& write) {
   for (const auto& [head, M] : patch.writes) {

@@ -22,6 +22,14 @@
 
 namespace ch09 {
 
+/// A saved single-precision parameter (rows x columns as stored) in double precision, for the
+/// analyses, which sum many small terms.
+inline arma::mat to_double(const arma::fmat& M) { return arma::conv_to<arma::mat>::from(M); }
+
+/// Head h's slice of a layer's projections: columns h d_k .. h d_k + d_k - 1 of Wq, Wk, Wv (rows
+/// of Wo), where every head has width d_k.
+inline arma::span head_span(arma::uword h, arma::uword dk) { return arma::span(h * dk, h * dk + dk - 1); }
+
 /// One window read in double precision, every head's output kept apart.
 struct Trace {
   std::vector<arma::mat> streams;  ///< layers + 1 entries, each T x width: X_0 (embedding) .. X_L

@@ -1,10 +1,10 @@
 // The book in a real browser: copies the generated html/ into a fresh temporary folder, serves it
 // over HTTP on 127.0.0.1 (a free port), and loads every page in Debian's Chromium through
 // playwright-core, as a reader would: the book's pages at 1280 px and at 400 px, the API reference
-// pages at 1280 px (and at 400 px with --api-phone).
+// pages the book links to at 1280 px (every API page with --all-api; at 400 px too with --api-phone).
 //
 // Usage: node check_pages.mjs --html DIR [--chromium PATH] [--screenshots DIR] [--pages a.html,b.html]
-//                             [--api-phone] [--every-page]
+//                             [--api-phone] [--all-api] [--every-page]
 //
 // Every page, at both widths, fails on: a console error or uncaught exception, a request that
 // failed or returned an HTTP error, a reference to file: or to an absolute path, an image that did
@@ -176,6 +176,8 @@ function inspect(isBook) {
              text: b.textContent.slice(0, 60) };
   });
   out.claimLinks = [...document.querySelectorAll("a[href^='claims.html#']")].map((a) => a.getAttribute("href").split("#")[1]);
+  out.pageLinks = [...new Set([...document.querySelectorAll("a[href]")].map((a) => a.getAttribute("href").split("#")[0])
+                                   .filter((h) => /^[^/:]+\.html$/.test(h)))];
   out.anchors = [...document.querySelectorAll("[id]")].map((e) => e.id);
   // For each section heading: its title and whether it holds printed output before the next heading.
   out.sections = {};
@@ -345,11 +347,11 @@ async function visit(tab, name, width) {
 
 // Three pages at a time (the machine has two cores; a page spends part of its time waiting), each
 // worker with one browser context and tab per width, so its cache keeps MathJax after the first page.
-// Book pages at both widths; the API reference (Doxygen's own layout) at 1280 px, and at 400 px too
-// with --api-phone, to keep the suite's run short.
+// Book pages first, at both widths; then the API reference (Doxygen's own layout) at 1280 px, and at
+// 400 px too with --api-phone: the reference pages the book links to (its code labels, its
+// references), or every one with --all-api, to keep the suite's run short.
 const apiPhone = args.includes("--api-phone");
-const queue = pages.flatMap((p) => (bookPage(p) || apiPhone ? [[p, 1280], [p, 400]] : [[p, 1280]]));
-await Promise.all([0, 1, 2].map(async () => {
+const visitAll = async (queue) => Promise.all([0, 1, 2].map(async () => {
   const contexts = {}, mine = {};
   for (const width of [1280, 400]) {
     contexts[width] = await browser.newContext({ viewport: { width, height: 900 } });
@@ -358,6 +360,10 @@ await Promise.all([0, 1, 2].map(async () => {
   for (let job = queue.shift(); job; job = queue.shift()) await visit(mine[job[1]], ...job);
   for (const c of Object.values(contexts)) await c.close();
 }));
+await visitAll(pages.filter(bookPage).flatMap((p) => [[p, 1280], [p, 400]]));
+const linked = new Set(Object.values(book).flatMap((r) => r.pageLinks));
+const apiPages = pages.filter((p) => !bookPage(p) && (only || args.includes("--all-api") || linked.has(p)));
+await visitAll(apiPages.flatMap((p) => (apiPhone ? [[p, 1280], [p, 400]] : [[p, 1280]])));
 
 // A problem that arrived after its page was checked still fails the run.
 for (const tab of tabs) {
@@ -418,6 +424,7 @@ fs.rmSync(root, { recursive: true, force: true });
 const seconds = ((Date.now() - start) / 1000).toFixed(1);
 for (const f of failures) console.log(`FAIL ${f}`);
 console.log(`check_pages: ${Object.keys(book).length} book pages at 1280 and 400 px, ` +
-            `${pages.length - Object.keys(book).length} API pages at 1280${apiPhone ? " and 400" : ""} px, ` +
+            `${apiPages.length} of ${pages.length - Object.keys(book).length} API pages at 1280${apiPhone ? " and 400" : ""} px` +
+            `${args.includes("--all-api") || only ? "" : " (those the book links to; --all-api for every one)"}, ` +
             `${checks} checks, ${failures.length} failed, ${seconds} s` + (screenshots ? `; screenshots in ${screenshots}` : ""));
 process.exit(failures.length === 0 ? 0 : 1);
