@@ -17,4 +17,8 @@ namespace ch09 {
 /// for data whose shape disagrees with its labels.
 void draw_report(attn::Plotter& plots, const Report& report, const Run& run);
 
+/// One head view as a grid of heat maps, layers by heads, the sentence's characters on both axes
+/// (figure `name`, PNG and .dat); the sentence reaches gnuplot only quoted. Throws as draw_report() does.
+void draw_head_view(attn::Plotter& plots, const std::string& name, const HeadView& view);
+
 }  // namespace ch09
