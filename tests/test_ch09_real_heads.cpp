@@ -15,6 +15,7 @@
 #include "circuit.hpp"
 #include "common/apparatus/plot.hpp"
 #include "compare.hpp"
+#include "compare_view.hpp"
 #include "corpus.hpp"
 #include "heads.hpp"
 #include "interventions.hpp"
@@ -460,6 +461,11 @@ BOOST_AUTO_TEST_CASE(compare_reads_the_marked_positions) {
                              {std::string(126, 'x') + " bank", "bank"}}) {
     BOOST_CHECK_THROW(ch09::mark_pair(a, b, 128), std::invalid_argument);
   }
+  // printed: the span in brackets, a held-out newline escaped, a long sentence cut around the span
+  BOOST_TEST(ch09::shown(p.a, 80) == "the river [bank]");
+  BOOST_TEST(ch09::shown({"ab\n\tc bank", 6, 9}, 80) == "ab\\n?c [bank]");
+  const std::string cut = ch09::shown({std::string(100, 'x') + " bank of it all, and more", 101, 104}, 40);
+  BOOST_TEST(cut == "..." + std::string(17, 'x') + " [bank] of it all...");  // 40 characters, 10 after ']'
 }
 
 // The centred cosine by hand: (1,2,3) and (3,2,1) less (1,1,1) are (0,1,2) and (2,1,0), cosine 1/5;
@@ -479,7 +485,7 @@ BOOST_AUTO_TEST_CASE(compare_centres_on_held_out_contexts_by_an_independent_rout
   const ch09::Model m = attn::init_model<ch09::Real>({vocab().size(), 128, 8, 2, 4, 2, true}, rng);
   const ch09::MarkedPair pair = ch09::mark_pair("the river [bank]", "she paid her money into the [bank]", 128);
   const ch09::Comparison c = ch09::compare(m, vocab(), pair, corpus().held_text);
-  BOOST_REQUIRE_EQUAL(c.centre_a.size(), ch09::kControls);
+  BOOST_REQUIRE_EQUAL(c.centre_a.size(), ch09::kCentre);
   BOOST_REQUIRE_EQUAL(c.controls_b.size(), ch09::kControls);
   for (const ch09::Marked& k : c.centre_a) {
     BOOST_TEST(k.text.size() == 14u);
@@ -575,26 +581,11 @@ BOOST_AUTO_TEST_CASE(loaded_model_prints_every_claim_and_draws_valid_plots) {
 }
 
 BOOST_AUTO_TEST_CASE(bad_flags_exit_2_with_one_line) {
-  for (const char* flags : {"--steps 0",
-                            "--steps -4",
-                            "--repeat-share 1.5",
-                            "--lr 0",
-                            "--lr nan",
-                            "--seed x",
-                            "--sentence ''",
-                            "--bogus",
-                            "--load /tmp --steps 5",
-                            "--load /tmp --lr 0.1",
-                            "--bench 3 --plots /tmp/ch09-bench",
-                            "--cached /tmp/x --save /tmp/y",
-                            "--plots /dev/null/x --steps 1",
-                            "--position 25",
-                            "--position -1",
-                            "--compare 'the river bank'",
-                            "--compare 'the river bank' 'a money shop'",
-                            "--compare 'the [river bank' 'a bank'",
-                            "--compare a b c",
-                            "--compare 'the bank' 'a bank' --sentence x"}) {
+  for (const char* flags :
+       {"--steps 0", "--steps -4", "--repeat-share 1.5", "--lr 0", "--lr nan", "--seed x", "--sentence ''", "--bogus",
+        "--load /tmp --steps 5", "--load /tmp --lr 0.1", "--bench 3 --plots /tmp/ch09-bench",
+        "--cached /tmp/x --save /tmp/y", "--plots /dev/null/x --steps 1", "--position 25", "--position -1",
+        "--compare a b c", "--compare 'the bank' 'a bank' --sentence x"}) {
     attn::test::check_usage_error(std::string(CHAPTER_EXE) + " " + flags, "ch09_real_heads");
   }
 }

@@ -138,15 +138,18 @@ std::vector<Marked> matched_controls(const Marked& m, const std::string& held, a
   const arma::uword n = m.text.size();
   if (held.size() <= n || count == 0) return out;
   const arma::uword offsets = held.size() - n, tries = std::min<arma::uword>(offsets, 4096);
+  // Up to 4096 evenly spaced offsets, visited in strides of 2531 (prime to 4096: each one once), so
+  // that the first ones taken spread over the whole held-out text, not over its first few entries.
+  const arma::uword stride = tries == 4096 ? 2531 : 1;
   const std::string span = span_of(m);
   std::vector<bool> used(tries, false);
   // What follows the span cannot reach its last character (causal attention): only what precedes
   // matters. First the stretches whose character before the span is m's, then, if too few, any.
   for (const bool match : {true, false}) {
     for (arma::uword i = 0; i < tries && out.size() < count; ++i) {
-      const arma::uword at = offsets * i / tries;  // evenly spaced over the held-out text
-      if (used[i] || (match && m.first > 0 && held[at + m.first - 1] != m.text[m.first - 1])) continue;
-      used[i] = true;
+      const arma::uword k = i * stride % tries, at = offsets * k / tries;
+      if (used[k] || (match && m.first > 0 && held[at + m.first - 1] != m.text[m.first - 1])) continue;
+      used[k] = true;
       std::string text = held.substr(at, n);
       text.replace(m.first, span.size(), span);
       out.push_back({text, m.first, m.last});
@@ -170,11 +173,11 @@ Comparison compare(const Model& model, const Vocabulary& vocab, const MarkedPair
   Comparison c{
       pair, head_view(model, vocab, pair.a.text), head_view(model, vocab, pair.b.text), {}, {}, {}, {}, {}, {}, {}, {},
       {}};
-  // Each sentence's span at its position in held-out contexts: the even ones make its centre,
-  // the odd ones are its controls, readings that share the span and its position and nothing else.
+  // Each sentence's span at its position in held-out contexts: the first make its centre, the rest
+  // are its controls, readings that share the span and its position and nothing else.
   const auto contexts = [&](const Marked& m, std::vector<Marked>& centre, std::vector<Marked>& controls) {
-    const std::vector<Marked> all = matched_controls(m, held, 2 * kControls);
-    for (std::size_t i = 0; i < all.size(); ++i) (i % 2 == 0 ? centre : controls).push_back(all[i]);
+    const std::vector<Marked> all = matched_controls(m, held, kCentre + kControls);
+    for (std::size_t i = 0; i < all.size(); ++i) (i < kCentre ? centre : controls).push_back(all[i]);
     if (centre.empty()) throw std::invalid_argument("compare: the held-out text is no longer than the sentence");
     return mean_reading(model, vocab, centre, m.last);
   };
@@ -254,7 +257,7 @@ BankReading read_bank(const Model& model, const Vocabulary& vocab, const std::st
 
 }  // namespace
 
-// [bank]
+// [bank_study]
 BankStudy tally_bank(const std::vector<BankItemReadings>& items) {
   if (items.empty()) throw std::invalid_argument("tally_bank: no items");
   const arma::uword n = items.size(), stages = items[0].river.n_rows;
@@ -293,20 +296,20 @@ BankStudy bank_study(const Model& model, const Vocabulary& vocab, const std::str
   for (const BankItem& item : items) {
     const std::string river = fill(item.frame, item.river);
     const arma::uword at = river.rfind("bank") + 3;  // bank's final 'k', the same in all four sentences
-    const arma::mat centre = mean_reading(model, vocab, matched_controls({river, at - 3, at}, held, kControls), at);
+    const arma::mat centre = mean_reading(model, vocab, matched_controls({river, at - 3, at}, held, kCentre), at);
     const auto read = [&](const std::string& word) { return reading(model, vocab, fill(item.frame, word), at); };
     readings.push_back({read(item.river), read(item.money), read(item.river_ctl), read(item.money_ctl), centre});
   }
   BankStudy s = tally_bank(readings);
   s.items = items;
-  s.contexts = kControls;
+  s.contexts = kCentre;
   const BankItem& one = items.front();
   for (const auto& [word, sense] : {std::pair{one.river, "river"}, std::pair{one.money, "money"},
                                     std::pair{one.river_ctl, "control"}, std::pair{one.money_ctl, "control"}})
     s.first.push_back(read_bank(model, vocab, fill(one.frame, word), sense));
   return s;
 }
-// [bank]
+// [bank_study]
 
 double sign_test(arma::uword k, arma::uword n) {
   double p = 0.0, term = std::pow(0.5, static_cast<double>(n));  // C(n, 0) / 2^n

@@ -57,7 +57,8 @@ bool is_matched(const MarkedPair& p);
 /// marked span the other sentence lacks.
 MarkedPair mark_pair(const std::string& a, const std::string& b, arma::uword context);
 
-/// The stream at position `at` of `text` after the embedding and each layer: (layers + 1) x width.
+/// The stream at position `at` of `text` after the embedding and each layer: (layers + 1) x width,
+/// from trace(). Throws std::invalid_argument for `at` outside the text, besides as trace() does.
 arma::mat reading(const Model& model, const Vocabulary& vocab, const std::string& text, arma::uword at);
 
 /// cos(x - cx, y - cy): the cosine of two readings (1 x width) after taking out a centre from each.
@@ -65,7 +66,8 @@ arma::mat reading(const Model& model, const Vocabulary& vocab, const std::string
 double centred_cosine(const arma::rowvec& x, const arma::rowvec& y, const arma::rowvec& cx, const arma::rowvec& cy);
 
 /// `count` sentences as long as `m.text` with m's span at the same place, the rest held-out text:
-/// stretches of `held` at evenly spaced offsets whose character just before the span matches m's
+/// stretches of `held` at evenly spaced offsets, taken in an order that spreads them over the whole
+/// text, whose character just before the span matches m's
 /// (a space before a word stays a space), the span written over them; when fewer than `count` match,
 /// the rest are taken without that match. What follows the span cannot reach its last character
 /// (causal attention). Fewer than `count` only when `held` has fewer stretches (at most 4096 are
@@ -105,13 +107,15 @@ struct Comparison {
   std::vector<ControlRank> ranks;  ///< stages: A vs B among the controls
 };
 
-/// Held-out contexts drawn for each sentence of a comparison: as many again are drawn for its centre.
+/// Held-out contexts whose mean reading is a sentence's centre (the bank study's, and --compare's).
+constexpr arma::uword kCentre = 64;
+/// Further held-out contexts a --compare sentence is ranked against, its controls.
 constexpr arma::uword kControls = 16;
 
 /// Compares A and B's readings at their marked positions. Each reading is centred on the mean
-/// reading of its span at its position in kControls held-out contexts (matched_controls(), the
-/// even ones), which takes out what every sentence with that span there shares (the character,
-/// its position); kControls other contexts (the odd ones) are the controls it is ranked against.
+/// reading of its span at its position in kCentre held-out contexts (the first of
+/// matched_controls()), which takes out what every sentence with that span there shares (the
+/// character, its position); the kControls contexts after them are the controls it is ranked against.
 /// Throws std::invalid_argument, besides as trace() does, when `held` is no longer than a sentence.
 Comparison compare(const Model& model, const Vocabulary& vocab, const MarkedPair& pair, const std::string& held);
 
@@ -175,7 +179,7 @@ struct BankStudy {
 BankStudy tally_bank(const std::vector<BankItemReadings>& items);
 
 /// Section 6 on `model` (the article, "Watch real heads"): each item's readings centred on the mean
-/// reading of " bank" at the same position in kControls contexts of `held`, the held-out text.
+/// reading of " bank" at the same position in kCentre contexts of `held`, the held-out text.
 /// Throws as trace() does.
 BankStudy bank_study(const Model& model, const Vocabulary& vocab, const std::string& held);
 

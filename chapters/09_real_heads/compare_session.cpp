@@ -12,20 +12,17 @@
 
 namespace ch09 {
 
-CompareFlag compare_flag(const boost::program_options::variables_map& vm, const std::set<std::string>& typed,
-                         arma::uword context) {
-  if (!typed.count("compare")) return std::nullopt;
+MarkedPair compare_flag(const std::vector<std::string>& values, const std::set<std::string>& typed) {
   for (const char* flag : {"sentence", "position", "bench"}) {
     if (typed.count(flag))
       throw FlagError(std::string("--compare reads its own two sentences; --") + flag + " does not apply to it");
   }
-  const auto& values = vm["compare"].as<std::vector<std::string>>();
   if (values.size() != 2) {
     throw FlagError("--compare needs two sentences, A and B, got " + std::to_string(values.size()) +
                     ": --compare \"the river [bank]\" \"the money [bank]\"");
   }
   try {
-    return mark_pair(values[0], values[1], context);
+    return mark_pair(values[0], values[1], TrainOptions{}.shape.context);
   } catch (const std::invalid_argument& e) {
     throw FlagError(std::string("--compare: ") + e.what());
   }

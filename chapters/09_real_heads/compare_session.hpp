@@ -7,7 +7,6 @@
 /// Source: the article, "Watch real heads" (compare two uses of bank in your own sentences).
 #pragma once
 
-#include <boost/program_options/variables_map.hpp>
 #include <optional>
 #include <set>
 #include <string>
@@ -28,12 +27,11 @@ inline const char* const kCompareHelp =
 /// The --compare flag's value: absent, or the two marked sentences.
 using CompareFlag = std::optional<MarkedPair>;
 
-/// --compare's two values (`vm["compare"]`, absent when the flag is not in `typed`, the flags given)
-/// in the marker syntax of mark_pair(), for a model of `context` characters. Throws FlagError for
-/// other than two values, an unusable sentence (mark_pair()'s reason), or a flag given beside it
-/// that the mode would ignore: --sentence, --position, --bench.
-CompareFlag compare_flag(const boost::program_options::variables_map& vm, const std::set<std::string>& typed,
-                         arma::uword context);
+/// --compare's two values in the marker syntax of mark_pair(), for this chapter's model (its
+/// context of TrainOptions{}.shape.context characters, loaded or trained); `typed` holds the flags
+/// given. Throws FlagError for other than two values, an unusable sentence (mark_pair()'s reason),
+/// or a flag given beside it that the mode would ignore: --sentence, --position, --bench.
+MarkedPair compare_flag(const std::vector<std::string>& values, const std::set<std::string>& typed);
 
 /// The --compare mode: the model from `folders` (loaded, or trained with `options` on the corpus in
 /// `corpus_folder` and saved when asked), then compare() printed on standard output and drawn with

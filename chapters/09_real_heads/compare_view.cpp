@@ -71,7 +71,8 @@ void print_cosines(std::ostream& out, const Comparison& c) {
              "  Centred: from each reading, the mean reading of its span at its position in {} held-out\n"
              "  contexts is taken out; A's and B's cosines with {} and {} other such contexts are the controls.\n",
              c.centre_a.size(), c.controls_a.size(), c.controls_b.size());
-  if (!c.controls_a.empty()) fmt::print(out, "  One of A's controls: \"{}\"\n", shown(c.controls_a.front(), kShown));
+  if (!c.controls_a.empty())
+    fmt::print(out, "  One of A's controls: \"{}\"\n", shown(c.controls_a.front(), kShown - 8));
   attn::Table t({"stage", "raw cos(A, B)", "centred", "controls: lowest", "mean", "highest", "A, B above"});
   for (arma::uword k = 0; k < c.centred.n_elem; ++k) {
     const arma::vec all = arma::join_cols(arma::vec(c.control_a.col(k)), arma::vec(c.control_b.col(k)));
@@ -93,9 +94,15 @@ void print_cosines(std::ostream& out, const Comparison& c) {
 }  // namespace
 
 std::string shown(const Marked& m, std::size_t width) {
-  const std::string s = m.text.substr(0, m.first) + "[" + span_of(m) + "]" + m.text.substr(m.last + 1);
+  const auto escaped = [](const std::string& text) {  // held-out text holds newlines and tabs
+    std::string out;
+    for (const char c : text) out += c == '\n' ? std::string("\\n") : c >= 32 && c <= 126 ? std::string(1, c) : "?";
+    return out;
+  };
+  const std::string before = escaped(m.text.substr(0, m.first)), span = escaped(span_of(m));
+  const std::string s = before + "[" + span + "]" + escaped(m.text.substr(m.last + 1));
   if (s.size() <= width) return s;
-  const std::size_t close = m.last + 2, end = std::min(s.size(), close + 11);  // up to 10 characters after ']'
+  const std::size_t close = before.size() + span.size() + 1, end = std::min(s.size(), close + 11);  // 10 after ']'
   const std::size_t keep = width - 6, begin = end > keep ? end - keep : 0;
   return (begin > 0 ? "..." : "") + s.substr(begin, end - begin) + (end < s.size() ? "..." : "");
 }

@@ -17,8 +17,9 @@
 
 namespace ch09 {
 
-/// `m`'s sentence with its span in brackets, cut to at most `width` characters around the span
-/// ("..." where cut). Throws nothing (beyond std::bad_alloc).
+/// `m`'s sentence with its span in brackets, a newline shown as "\\n" and any other unprintable byte
+/// as '?', cut to at most `width` characters around the span ("..." where cut; `width` >= 12).
+/// Throws nothing (beyond std::bad_alloc).
 std::string shown(const Marked& m, std::size_t width);
 
 /// The comparison: the sentences and positions, the heads side by side, the table of cosines

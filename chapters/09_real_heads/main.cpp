@@ -79,7 +79,7 @@ Flags read_flags(const po::variables_map& vm) {
   f.folders = ch09::model_folders(folder("save"), folder("load"), folder("cached"));
   if (typed.count("corpus")) f.corpus = folder("corpus")->string();
   if (typed.count("bench")) f.bench = static_cast<arma::uword>(attn::cli::integer(vm, "bench", 1, 10000));
-  f.compare = ch09::compare_flag(vm, typed, f.train.shape.context);
+  if (typed.count("compare")) f.compare = ch09::compare_flag(vm["compare"].as<std::vector<std::string>>(), typed);
   ch09::check_modes(typed, f.folders.load.has_value());
   f.plots = attn::cli::plot_settings(vm);
   return f;
