@@ -1,7 +1,8 @@
 /// \file chapters/09_real_heads/figures.hpp
 /// \brief Chapter 09's figures, drawn from the study (study.hpp) and the run (lab.hpp): the
 /// training curve, the head view, the contribution sizes, the measured roles, the ablations and
-/// bank's cosines. Nothing here computes a lesson number; each function turns a result into a chart.
+/// bank's sense pairs against their letter controls. Nothing here computes a lesson number; each
+/// function turns a result into a chart.
 ///
 /// Source: the article, "Watch real heads".
 #pragma once
