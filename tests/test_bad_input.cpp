@@ -120,6 +120,11 @@ BOOST_AUTO_TEST_CASE(every_bad_input_is_one_line_and_exit_2) {
       {"ch09_real_heads", "--load /tmp/attn-bad-ch09 --steps 5", "only apply to training"},  // flag outside its mode
       {"ch09_real_heads", "--save /sys", "is in /sys"},                          // a system folder, before training
       {"ch09_real_heads", "--cached ''", "non-empty path"},                      // empty folder name
+      {"ch09_real_heads", "--compare 'the river bank'", "needs two sentences"},  // one sentence of two
+      {"ch09_real_heads", "--compare 'the river bank' 'a money shop'", "share no word"},  // nothing to compare
+      {"ch09_real_heads", "--compare 'the [river bank' 'a bank'", "brackets must enclose"},  // a stray bracket
+      {"ch09_real_heads", "--compare 'the [river] bank' 'the money bank'", "has no 'river'"},  // span not in B
+      {"ch09_real_heads", "--compare \"$(printf 'x%.0s' $(seq 130))\" x", "1 to 128 characters"},  // too long
       {"ch01_mixing", "--scale 1e308", "between -1000 and 1000"},                // huge finite number
       {"ch04_scaling", "--scores 1e308,1e308", "between -1e+06 and 1e+06"},      // huge finite scores
       {"ch04_scaling", "--scores '1,,2'", "empty entry"},                        // empty list entry

@@ -1,5 +1,5 @@
 /// \file test_ch09_real_heads.cpp
-/// \brief Chapter 09: claims real_01..real_05 of ../shared/claims.md on the model the ch09_train
+/// \brief Chapter 09: claims real_01..real_08 of ../shared/claims.md on the model the ch09_train
 /// fixture trained once (the full run in the release build; under the sanitizers a short run, on
 /// which the report is computed whole but no claim is judged), the corpus reader on a folder built here, the
 /// windows, the baselines and contributions on hand-made inputs, and the program run as a reader would.
@@ -8,11 +8,14 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <string>
 #include <utility>
 
 #include "circuit.hpp"
 #include "common/apparatus/plot.hpp"
+#include "compare.hpp"
+#include "compare_view.hpp"
 #include "corpus.hpp"
 #include "heads.hpp"
 #include "interventions.hpp"
@@ -112,11 +115,18 @@ BOOST_AUTO_TEST_CASE(claim_real_04_weight_is_not_contribution) {
 BOOST_AUTO_TEST_CASE(claim_real_05_bank_with_controls) {
   const ch09::BankStudy& b = fixture_report().bank;
   BOOST_TEST(claim("real_05").holds, claim("real_05").numbers);
-  BOOST_REQUIRE_EQUAL(b.cosines.n_rows, 4u);
-  BOOST_REQUIRE_EQUAL(b.cosines.n_cols, 3u);  // embedding, after layer 1, after layer 2
-  // "the river bank" and "the money bank" put the same 'k' at the same position: identical embeddings
-  BOOST_TEST(b.cosines(0, 0) == 1.0, boost::test_tools::tolerance(1e-6));
-  BOOST_TEST(b.cosines(0, 2) < 1.0);  // the heads bring in the words before
+  BOOST_REQUIRE_EQUAL(b.sense.n_rows, 8u);
+  BOOST_REQUIRE_EQUAL(b.sense.n_cols, 3u);  // embedding, after layer 1, after layer 2
+  // After the embedding an item's four readings are one vector, the centre's too: nothing is left.
+  BOOST_TEST(!b.sense.col(0).is_finite());
+  BOOST_TEST(b.apart(0) == 0u);
+  // After the layers the words before bank move its reading, in the sense pair and the controls alike.
+  BOOST_TEST(b.sense.tail_cols(2).is_finite());
+  BOOST_TEST(b.letters >= ch09::kLettersSeen);
+  for (arma::uword k = 1; k < 3; ++k) {
+    BOOST_TEST(b.apart(k) == arma::accu(b.control.col(k) > b.sense.col(k)));
+    BOOST_TEST(b.p_value(k) >= ch09::kSenseLevel);
+  }
 }
 BOOST_AUTO_TEST_CASE(claim_real_06_induction_head_writes_the_repeating_character) {
   const ch09::Report& r = fixture_report();
@@ -351,6 +361,163 @@ BOOST_AUTO_TEST_CASE(ablations_and_patches_agree_with_independent_routes) {
   BOOST_CHECK_THROW(ch09::patching(m, vocab(), "abc", "abcd"), std::invalid_argument);
 }
 
+// real_05 on representations built here: eight items, width 4, the embedding and two layers. The
+// words' letters put the river and money readings in directions Lr and Lm; each letter control is
+// its word moved a tenth of the way toward the other word (items 0, 2, ..: the controls then sit
+// closer than the sense pair) or away from it (items 1, 3, ..). With no sense direction, half the
+// items put the sense pair further apart: the claim holds. A sense direction u added to the river
+// reading and taken from the money one (not to the controls) puts it further apart in all eight:
+// p = 1/256, the claim must fail. Readings that ignore the word (all four the same) must fail too.
+BOOST_AUTO_TEST_CASE(claim_real_05_verdict_follows_built_representations) {
+  const auto items = [](double sense, bool blind) {
+    std::vector<ch09::BankItemReadings> out;
+    const arma::rowvec u{0, 0, 0, 1}, word{0.5, 0.5, 0.5, 0.5};
+    for (arma::uword i = 0; i < 8; ++i) {
+      const double d = 0.1 * static_cast<double>(i), t = i % 2 == 0 ? 0.1 : -0.1;
+      const arma::rowvec lr{1, d, 0, 0}, lm{0, 1, d, 0};
+      const arma::rowvec r = lr + sense * u, m = lm - sense * u;
+      const arma::rowvec rc = lr + t * (lm - lr), mc = lm + t * (lr - lm);
+      ch09::BankItemReadings it{arma::mat(3, 4), arma::mat(3, 4), arma::mat(3, 4), arma::mat(3, 4),
+                                arma::mat(3, 4, arma::fill::value(0.25))};
+      for (arma::mat* x : {&it.river, &it.money, &it.river_ctl, &it.money_ctl}) x->row(0) = word;  // same 'k'
+      for (arma::uword k = 1; k < 3; ++k) {
+        it.river.row(k) = blind ? word : r;
+        it.money.row(k) = blind ? word : m;
+        it.river_ctl.row(k) = blind ? word : rc;
+        it.money_ctl.row(k) = blind ? word : mc;
+      }
+      out.push_back(it);
+    }
+    return out;
+  };
+  const ch09::BankStudy letters = ch09::tally_bank(items(0.0, false));
+  BOOST_TEST(letters.apart(1) == 4u);
+  BOOST_TEST(letters.apart(2) == 4u);
+  BOOST_TEST(letters.p_value(2) == 163.0 / 256.0, boost::test_tools::tolerance(1e-12));
+  BOOST_TEST(letters.apart(0) == 0u);  // the same 'k': every cosine 1, no item apart
+  BOOST_TEST(ch09::claim_bank_controls(letters).holds, ch09::claim_bank_controls(letters).numbers);
+  const ch09::BankStudy sense = ch09::tally_bank(items(2.0, false));
+  BOOST_TEST(sense.apart(2) == 8u);
+  BOOST_TEST(sense.p_value(2) == 1.0 / 256.0, boost::test_tools::tolerance(1e-12));
+  BOOST_TEST(!ch09::claim_bank_controls(sense).holds, ch09::claim_bank_controls(sense).numbers);
+  BOOST_TEST(ch09::claim_bank_controls(sense).numbers.find("p = 0.004 < 0.05") != std::string::npos);
+  const ch09::BankStudy blind = ch09::tally_bank(items(0.0, true));
+  BOOST_TEST(blind.letters == 0.0, boost::test_tools::tolerance(1e-12));
+  BOOST_TEST(!ch09::claim_bank_controls(blind).holds, ch09::claim_bank_controls(blind).numbers);
+  BOOST_CHECK_THROW(ch09::tally_bank({}), std::invalid_argument);
+}
+
+// The one-sided sign test, P(X >= k) for X ~ Binomial(n, 1/2), from counts of subsets by hand.
+BOOST_AUTO_TEST_CASE(sign_test_counts_subsets) {
+  using boost::test_tools::tolerance;
+  BOOST_TEST(ch09::sign_test(8, 8) == 1.0 / 256.0, tolerance(1e-15));
+  BOOST_TEST(ch09::sign_test(7, 8) == 9.0 / 256.0, tolerance(1e-15));  // C(8,7) + C(8,8)
+  BOOST_TEST(ch09::sign_test(3, 5) == 16.0 / 32.0, tolerance(1e-15));  // C(5,3) + C(5,4) + C(5,5)
+  BOOST_TEST(ch09::sign_test(0, 8) == 1.0, tolerance(1e-15));
+}
+
+// The bank study's items are matched: in each, four sentences of one length with bank's final 'k' at
+// one position, each letter control its sense word with exactly one letter changed.
+BOOST_AUTO_TEST_CASE(bank_items_are_matched) {
+  const auto one_letter = [](const std::string& a, const std::string& b) {
+    std::size_t differ = 0;
+    for (std::size_t i = 0; i < a.size(); ++i) differ += a[i] != b[i];
+    return a.size() == b.size() && differ == 1;
+  };
+  for (const ch09::BankItem& it : ch09::bank_items()) {
+    const std::string r = ch09::fill(it.frame, it.river);
+    for (const std::string& w : {it.money, it.river_ctl, it.money_ctl}) {
+      BOOST_TEST(ch09::fill(it.frame, w).size() == r.size(), it.frame << " " << w);
+      BOOST_TEST(ch09::fill(it.frame, w).rfind("bank") == r.rfind("bank"), it.frame << " " << w);
+    }
+    BOOST_TEST(one_letter(it.river, it.river_ctl), it.river << " " << it.river_ctl);
+    BOOST_TEST(one_letter(it.money, it.money_ctl), it.money << " " << it.money_ctl);
+  }
+}
+
+// --compare's marker syntax: brackets mark the span read at its last character; one marked
+// sentence marks the other at the span's last occurrence; unmarked, the last word both share.
+BOOST_AUTO_TEST_CASE(compare_reads_the_marked_positions) {
+  const ch09::MarkedPair p = ch09::mark_pair("the river [bank]", "the [money] bank", 128);
+  BOOST_TEST(p.a.text == "the river bank");
+  BOOST_TEST(p.a.first == 10u);
+  BOOST_TEST(p.a.last == 13u);
+  BOOST_TEST(ch09::span_of(p.b) == "money");
+  BOOST_TEST(p.b.last == 8u);
+  BOOST_TEST(!ch09::is_matched(p));
+  const ch09::MarkedPair shared = ch09::mark_pair("the bank of the river", "a bank by the sea", 128);
+  BOOST_TEST(ch09::span_of(shared.a) == "the");  // A's words from its end: "river" is not in B, "the" is
+  BOOST_TEST(shared.a.first == 12u);
+  BOOST_TEST(shared.b.first == 10u);
+  const ch09::MarkedPair one = ch09::mark_pair("[the] river bank", "on the bank, the end", 128);
+  BOOST_TEST(one.b.first == 13u);  // the last "the" of B
+  BOOST_TEST(ch09::is_matched(ch09::mark_pair("the river bank", "the money bank", 128)));
+  for (const auto& [a, b] : {std::pair<std::string, std::string>{"the river bank", "a money shop"},
+                             {"the [river bank", "a bank"},
+                             {"the [] bank", "a bank"},
+                             {"[a] [b]", "a b"},
+                             {"the [river] bank", "the money bank"},
+                             {"", "bank"},
+                             {std::string(126, 'x') + " bank", "bank"}}) {
+    BOOST_CHECK_THROW(ch09::mark_pair(a, b, 128), std::invalid_argument);
+  }
+  // printed: the span in brackets, a held-out newline escaped, a long sentence cut around the span
+  BOOST_TEST(ch09::shown(p.a, 80) == "the river [bank]");
+  BOOST_TEST(ch09::shown({"ab\n\tc bank", 6, 9}, 80) == "ab\\n?c [bank]");
+  const std::string cut = ch09::shown({std::string(100, 'x') + " bank of it all, and more", 101, 104}, 40);
+  BOOST_TEST(cut == "..." + std::string(17, 'x') + " [bank] of it all...");  // 40 characters, 10 after ']'
+}
+
+// The centred cosine by hand: (1,2,3) and (3,2,1) less (1,1,1) are (0,1,2) and (2,1,0), cosine 1/5;
+// with centres of their own, (1,0,1) and (1,1,0), cosine 1/2; a reading equal to its centre has none.
+BOOST_AUTO_TEST_CASE(centred_cosine_by_hand) {
+  using boost::test_tools::tolerance;
+  BOOST_TEST(ch09::centred_cosine({1, 2, 3}, {3, 2, 1}, {1, 1, 1}, {1, 1, 1}) == 0.2, tolerance(1e-15));
+  BOOST_TEST(ch09::centred_cosine({2, 0, 1}, {1, 2, 4}, {1, 0, 0}, {0, 1, 4}) == 0.5, tolerance(1e-15));
+  BOOST_TEST(std::isnan(ch09::centred_cosine({1, 2, 3}, {3, 2, 1}, {1, 2, 3}, {0, 0, 0})));
+}
+
+// compare() by an independent route: the library's readable float pass on windows padded to the
+// context (causal: the padding cannot reach the marked position), the centre averaged and the
+// cosine written out here; the contexts hold the span where the sentence does, a space before it.
+BOOST_AUTO_TEST_CASE(compare_centres_on_held_out_contexts_by_an_independent_route) {
+  attn::Random rng(7);
+  const ch09::Model m = attn::init_model<ch09::Real>({vocab().size(), 128, 8, 2, 4, 2, true}, rng);
+  const ch09::MarkedPair pair = ch09::mark_pair("the river [bank]", "she paid her money into the [bank]", 128);
+  const ch09::Comparison c = ch09::compare(m, vocab(), pair, corpus().held_text);
+  BOOST_REQUIRE_EQUAL(c.centre_a.size(), ch09::kCentre);
+  BOOST_REQUIRE_EQUAL(c.controls_b.size(), ch09::kControls);
+  for (const ch09::Marked& k : c.centre_a) {
+    BOOST_TEST(k.text.size() == 14u);
+    BOOST_TEST(k.text.substr(9, 5) == " bank", k.text);
+  }
+  const auto stream = [&](const std::string& text, arma::uword at, arma::uword stage) {
+    arma::umat tokens(1, 128);
+    tokens.fill(vocab().token(' '));
+    tokens.cols(0, text.size() - 1) = vocab().encode(text);
+    ch09::Pass pass;
+    attn::forward(m, tokens, pass);
+    return arma::rowvec(arma::conv_to<arma::rowvec>::from((stage < 2 ? pass.layers[stage].X : pass.X_out).row(at)));
+  };
+  const auto centre = [&](const std::vector<ch09::Marked>& texts, arma::uword at, arma::uword stage) {
+    arma::rowvec sum(8, arma::fill::zeros);
+    for (const ch09::Marked& k : texts) sum += stream(k.text, at, stage);
+    return arma::rowvec(sum / static_cast<double>(texts.size()));
+  };
+  for (const arma::uword stage : {1u, 2u}) {
+    const arma::rowvec x = stream(pair.a.text, 13, stage) - centre(c.centre_a, 13, stage);
+    const arma::rowvec y = stream(pair.b.text, 31, stage) - centre(c.centre_b, 31, stage);
+    BOOST_TEST(c.centred(stage) == arma::dot(x, y) / (arma::norm(x) * arma::norm(y)),
+               boost::test_tools::tolerance(1e-4));
+    const arma::rowvec k = stream(c.controls_a.front().text, 13, stage) - centre(c.centre_a, 13, stage);
+    BOOST_TEST(c.control_a(0, stage) == arma::dot(x, k) / (arma::norm(x) * arma::norm(k)),
+               boost::test_tools::tolerance(1e-4));
+  }
+  BOOST_TEST(std::isnan(c.centred(0)));  // the same 'k' at one position in every context: nothing is left
+  BOOST_TEST((c.ranks[0].standing == ch09::ControlRank::Standing::undefined));
+  BOOST_TEST(c.ranks[2].count == 2 * ch09::kControls);
+}
+
 BOOST_AUTO_TEST_CASE(copying_claim_fails_at_half_or_less) {
   BOOST_TEST(!ch09::claim_head_copies({"L2.H1", 100, 50, 0.5}).holds);
   BOOST_TEST(ch09::claim_head_copies({"L2.H1", 100, 51, 0.51}).holds);
@@ -417,9 +584,28 @@ BOOST_AUTO_TEST_CASE(bad_flags_exit_2_with_one_line) {
   for (const char* flags :
        {"--steps 0", "--steps -4", "--repeat-share 1.5", "--lr 0", "--lr nan", "--seed x", "--sentence ''", "--bogus",
         "--load /tmp --steps 5", "--load /tmp --lr 0.1", "--bench 3 --plots /tmp/ch09-bench",
-        "--cached /tmp/x --save /tmp/y", "--plots /dev/null/x --steps 1", "--position 25", "--position -1"}) {
+        "--cached /tmp/x --save /tmp/y", "--plots /dev/null/x --steps 1", "--position 25", "--position -1",
+        "--compare a b c", "--compare 'the bank' 'a bank' --sentence x"}) {
     attn::test::check_usage_error(std::string(CHAPTER_EXE) + " " + flags, "ch09_real_heads");
   }
+}
+
+// --compare on the fixture's model: both sentences, the heads side by side, every stage compared
+// with its controls, in lines that fit the book's 100 columns.
+BOOST_AUTO_TEST_CASE(compare_prints_both_readings_and_their_controls) {
+  const fs::path dir = fs::path(TEST_PLOTS) / "compare";
+  const auto r = attn::test::run_with_plots(std::string(CHAPTER_EXE) + " --load " + attn::test::quote(CH09_MODEL) +
+                                                " --compare 'the river [bank]' 'the money [bank]'",
+                                            dir);
+  BOOST_TEST(r.code == 0, r.err);
+  attn::test::check_contains(r.out, {"A: \"the river [bank]\"", "B: \"the money [bank]\"", "A matched pair", "L2.H3",
+                                     "after layer 2", "controls: lowest"});
+  BOOST_TEST(r.out.find("[real_0") == std::string::npos);  // the comparison alone, not the report
+  BOOST_TEST(!attn::test::has_nan_word(r.out));
+  std::istringstream lines(r.out);
+  for (std::string line; std::getline(lines, line);) BOOST_TEST(line.size() <= 100u, line);
+  for (const char* name : {"ch09_compare", "ch09_compare_a", "ch09_compare_b"})
+    BOOST_TEST(attn::is_valid_png(dir / (std::string(name) + ".png")), name);
 }
 
 // A --corpus or --load folder the reader named that cannot be used is an unusable input, refused

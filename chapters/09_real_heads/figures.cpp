@@ -130,48 +130,38 @@ void draw_ablations(attn::Plotter& plots, const Report& r) {
               .precision = 1});
 }
 
-/// One colour and dash type per line, from the Okabe-Ito palette (legible on white, told apart
-/// without colour too): lines that run close together stay distinguishable.
-std::vector<attn::LineStyle> bank_styles(std::size_t count) {
-  const std::vector<std::string> colours{"#0072b2", "#d55e00", "#009e73", "#cc79a7", "#000000", "#e69f00", "#56b4e9"};
-  std::vector<attn::LineStyle> styles;
-  for (std::size_t k = 0; k < count; ++k)
-    styles.push_back({colours[k % colours.size()], false, static_cast<int>(k % 5) + 1, false});
-  return styles;
-}
-
 void draw_bank(attn::Plotter& plots, const Report& r) {
   const BankStudy& b = r.bank;
-  arma::vec stages = arma::regspace(0, static_cast<double>(b.cosines.n_cols - 1));
-  arma::mat y = b.cosines.t();
-  y.insert_cols(y.n_cols, b.within_sense.t());
-  y.insert_cols(y.n_cols, b.across_sense.t());
-  std::vector<std::string> series = b.pair_names;
-  series.push_back("mean within a sense");
-  series.push_back("mean across senses");
-  plots.lines({.name = "ch09_bank",
-               .title = "bank's stream at its final 'k': cosine between sentences",
-               .xlabel = "stage (0 = embedding, l = after layer l)",
-               .ylabel = "cosine",
-               .x = stages,
-               .y = y,
-               .series = series,
-               .points = true,
-               .styles = bank_styles(series.size())});
+  const arma::uword layers = b.excess.n_cols - 1;  // centred, the embedding leaves nothing to compare
+  std::vector<std::string> items, series;
+  for (arma::uword i = 1; i <= b.excess.n_rows; ++i) items.push_back(std::to_string(i));
+  for (arma::uword l = 1; l <= layers; ++l) series.push_back("after layer " + std::to_string(l));
+  plots.bars({.name = "ch09_bank",
+              .title = "How much further apart the sense pair is than its letter controls (centred cosines)",
+              .xlabel = "item (matched sentences; positive: further apart)",
+              .ylabel = "controls' cosine - sense pair's",
+              .categories = items,
+              .series = series,
+              .values = b.excess.tail_cols(layers),
+              .value_labels = false,
+              .key = "below"});
 }
 
 }  // namespace
 
 void draw_report(attn::Plotter& plots, const Report& r, const Run& run) {
   draw_curve(plots, r, run);
-  draw_grid(plots, "ch09_head_view", "Attention weights A[i, j] on \"" + r.view.sentence + "\"", r.view, r.view.weights,
-            "weight", true);
+  draw_head_view(plots, "ch09_head_view", r.view);
   draw_grid(plots, "ch09_contributions",
             "Contribution sizes ||a_ij v_j W_O|| on \"" + r.view.sentence + "\" (each panel on its own colour scale)",
             r.view, r.view.contributions, "size", false);
   draw_roles(plots, r);
   draw_ablations(plots, r);
   draw_bank(plots, r);
+}
+
+void draw_head_view(attn::Plotter& plots, const std::string& name, const HeadView& view) {
+  draw_grid(plots, name, "Attention weights A[i, j] on \"" + view.sentence + "\"", view, view.weights, "weight", true);
 }
 
 }  // namespace ch09

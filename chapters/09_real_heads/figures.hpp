@@ -1,7 +1,8 @@
 /// \file chapters/09_real_heads/figures.hpp
 /// \brief Chapter 09's figures, drawn from the study (study.hpp) and the run (lab.hpp): the
 /// training curve, the head view, the contribution sizes, the measured roles, the ablations and
-/// bank's cosines. Nothing here computes a lesson number; each function turns a result into a chart.
+/// bank's sense pairs against their letter controls. Nothing here computes a lesson number; each
+/// function turns a result into a chart.
 ///
 /// Source: the article, "Watch real heads".
 #pragma once
@@ -16,5 +17,9 @@ namespace ch09 {
 /// (attn::Plotter, exit code 1) and the others are still drawn; throws std::invalid_argument only
 /// for data whose shape disagrees with its labels.
 void draw_report(attn::Plotter& plots, const Report& report, const Run& run);
+
+/// One head view as a grid of heat maps, layers by heads, the sentence's characters on both axes
+/// (figure `name`, PNG and .dat); the sentence reaches gnuplot only quoted. Throws as draw_report() does.
+void draw_head_view(attn::Plotter& plots, const std::string& name, const HeadView& view);
 
 }  // namespace ch09

@@ -42,15 +42,6 @@ RegionLosses region_losses(const arma::mat& losses, const Windows& w) {
   return out;
 }
 
-/// The stream at position `at` of the last forward: (layers + 1) x width.
-arma::mat stream_at(const Pass& pass, arma::uword at) {
-  arma::mat out(pass.layers.size() + 1, pass.X_out.n_cols);
-  for (std::size_t l = 0; l < pass.layers.size(); ++l)
-    out.row(l) = arma::conv_to<arma::rowvec>::from(pass.layers[l].X.row(at));
-  out.row(pass.layers.size()) = arma::conv_to<arma::rowvec>::from(pass.X_out.row(at));
-  return out;
-}
-
 /// One window holding `text` at its start, padded with spaces.
 arma::umat window_of(const Vocabulary& vocab, const std::string& text, arma::uword context) {
   if (text.empty() || text.size() > context) {
@@ -61,10 +52,6 @@ arma::umat window_of(const Vocabulary& vocab, const std::string& text, arma::uwo
   tokens.fill(vocab.token(' '));
   tokens.cols(0, text.size() - 1) = vocab.encode(text);
   return tokens;
-}
-
-double cosine(const arma::rowvec& a, const arma::rowvec& b) {
-  return arma::dot(a, b) / (arma::norm(a) * arma::norm(b));
 }
 
 }  // namespace
@@ -209,77 +196,6 @@ std::vector<Ablation> ablations(const Model& model, const Probes& probes) {
 }
 // [ablations]
 
-namespace {
-
-BankReading read_bank(const Model& model, const Vocabulary& vocab, const std::string& text, const std::string& sense) {
-  const arma::umat tokens = window_of(vocab, text, model.shape.context);
-  Pass pass;
-  attn::fast::forward(model, tokens, pass);
-  const arma::uword at = text.size() - 1;  // the final 'k' of bank
-  BankReading r{text, sense, stream_at(pass, at), {}, {}};
-  for (arma::uword l = 0; l < model.shape.layers; ++l) {
-    for (arma::uword h = 0; h < model.shape.heads; ++h) {
-      const arma::rowvec a = pattern(pass, l, h, 0).row(at).cols(0, at);
-      const arma::uword j = a.index_max();
-      std::string read = "'";  // appended piece by piece: the label, its position and its weight
-      read += vocab.label(tokens(0, j));
-      read += "'@";
-      read += std::to_string(j);
-      read += ' ';
-      read += attn::format_number(a(j), 2);
-      r.reads.push_back(read);
-    }
-  }
-  arma::vec z = arma::conv_to<arma::vec>::from(pass.logits.row(at).t());
-  const arma::vec p = arma::exp(z - z.max()) / arma::accu(arma::exp(z - z.max()));
-  const arma::uvec order = arma::sort_index(p, "descend");
-  for (arma::uword k = 0; k < 5; ++k) r.next.emplace_back(vocab.label(order(k)), p(order(k)));
-  return r;
-}
-
-}  // namespace
-
-// [bank]
-BankStudy bank_study(const Model& model, const Vocabulary& vocab) {
-  const std::vector<std::pair<std::string, std::string>> texts{// clang-format off
-      {"the river bank", "river"},
-      {"we fished from the grassy river bank", "river"},
-      {"the boat drifted toward the muddy bank", "river"},
-      {"the money bank", "money"},
-      {"she paid her money into the bank", "money"},
-      {"the loan came from the savings bank", "money"},
-      {"the honey bank", "control"},
-      {"the rover bank", "control"}};
-                                                               // clang-format on
-  BankStudy s;
-  for (const auto& [text, sense] : texts) s.sentences.push_back(read_bank(model, vocab, text, sense));
-  const arma::uword stages = model.shape.layers + 1;
-  const auto cos_at = [&](std::size_t a, std::size_t b, arma::uword k) {
-    return cosine(s.sentences[a].stream.row(k), s.sentences[b].stream.row(k));
-  };
-  const std::vector<std::tuple<std::string, std::size_t, std::size_t>> pairs{// clang-format off
-      {"river vs money (sense differs)", 0, 3}, {"river vs honey (control)", 0, 6},
-      {"money vs honey (control)", 3, 6}, {"river vs rover (control)", 0, 7}};
-                                                                             // clang-format on
-  s.cosines.set_size(pairs.size(), stages);
-  for (std::size_t p = 0; p < pairs.size(); ++p) {
-    s.pair_names.push_back(std::get<0>(pairs[p]));
-    for (arma::uword k = 0; k < stages; ++k) s.cosines(p, k) = cos_at(std::get<1>(pairs[p]), std::get<2>(pairs[p]), k);
-  }
-  s.within_sense.zeros(stages);
-  s.across_sense.zeros(stages);
-  for (arma::uword k = 0; k < stages; ++k) {
-    for (std::size_t a = 0; a < 6; ++a) {
-      for (std::size_t b = a + 1; b < 6; ++b) {
-        const bool same = (a < 3) == (b < 3);
-        (same ? s.within_sense : s.across_sense)(k) += cos_at(a, b, k) / (same ? 6.0 : 9.0);
-      }
-    }
-  }
-  return s;
-}
-// [bank]
-
 std::vector<std::string> head_names(const Roles& r) {
   std::vector<std::string> names;
   for (arma::uword l = 0; l < r.previous_token.n_rows; ++l) {
@@ -348,18 +264,6 @@ Claim claim_contribution_differs(const Contributions& c) {
   return {"real_04", "a head's largest weight need not be its largest contribution", numbers, c.disagree > 0};
 }
 
-Claim claim_bank_controls(const BankStudy& b) {
-  const arma::uword last = b.cosines.n_cols - 1;
-  const double sense = b.cosines(0, last), control = b.cosines(1, last);
-  const bool finite = b.cosines.is_finite() && b.within_sense.is_finite() && b.across_sense.is_finite();
-  const bool same_start = std::abs(b.cosines.col(0).min() - 1.0) < 1e-9;  // same 'k' at the same position
-  const std::string verdict = sense < control - 0.02 ? "the sense pair differs more than the letter control"
-                                                     : "the letter control differs as much: shared letters, not sense";
-  return {"real_05", "bank compared after each layer, with controls beside",
-          "after the last layer river vs money " + attn::format_number(sense, 3) + ", river vs honey " +
-              attn::format_number(control, 3) + " (" + verdict + ")",
-          finite && same_start};
-}
 // [claims]
 
 }  // namespace ch09

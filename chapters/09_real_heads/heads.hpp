@@ -1,7 +1,7 @@
 /// \file chapters/09_real_heads/heads.hpp
 /// \brief Chapter 09 measurements, one result struct per section: baselines, the head view,
-/// contributions (weights vs ||a_ij v_j W_O||), measured roles, ablations, the bank comparison
-/// with controls, and names as summaries; then the claims real_01..real_05 as functions.
+/// contributions (weights vs ||a_ij v_j W_O||), measured roles, ablations and names as summaries;
+/// then the claims real_01..real_04 as functions (the bank comparison is in compare.hpp).
 ///
 /// Sources: the article, "Watch real heads" (inspect where a head gathers and what it contributes;
 /// compare two uses of "bank" across heads and layers; treat a role as a hypothesis tested across
@@ -118,30 +118,6 @@ struct Ablation {
 /// (1 + layers x heads + layers entries). Throws as roles() does.
 std::vector<Ablation> ablations(const Model& model, const Probes& probes);
 
-/// Section 6: one sentence ending in "bank".
-struct BankReading {
-  std::string text;   ///< the sentence
-  std::string sense;  ///< "river", "money" or "control"
-  arma::mat stream;   ///< (layers + 1) x width: the final 'k' after the embedding and each layer
-  std::vector<std::string>
-      reads;  ///< per head (l heads + h): the character it weighs most at the final 'k', and the weight
-  std::vector<std::pair<std::string, double>> next;  ///< the five likeliest next characters
-};
-
-/// Section 6: the sentences and their cosines.
-struct BankStudy {
-  std::vector<BankReading> sentences;   ///< river, money, then the controls
-  std::vector<std::string> pair_names;  ///< e.g. "river vs money"
-  arma::mat cosines;                    ///< pairs x (layers + 1), column 0 after the embedding
-  arma::rowvec within_sense;            ///< mean cosine between sentences of the same sense, per stage
-  arma::rowvec across_sense;            ///< mean cosine between river and money sentences, per stage
-};
-
-/// Section 6: "the river bank", "the money bank", two longer sentences of each sense, and the
-/// controls "the honey bank" and "the rover bank" (the article, "Watch real heads": compare two
-/// uses of "bank" across layers). Throws as roles() does.
-BankStudy bank_study(const Model& model, const Vocabulary& vocab);
-
 using attn::head_name;
 
 /// Section 7: a summary name of each head from its measured scores (layers x heads, index l heads + h).
@@ -168,10 +144,5 @@ Claim claim_previous_token_head(const Roles& r);
 Claim claim_induction_head(const Roles& r, const std::vector<Ablation>& a);
 /// real_04: for at least one head and position the largest weight is not the largest contribution.
 Claim claim_contribution_differs(const Contributions& c);
-/// real_05: bank's representation after each stage is compared for the two senses and the
-/// controls; holds when every cosine is finite and the same-length sentences agree exactly after
-/// the embedding (same final character at the same position). The numbers say whether sense or
-/// shared letters explain the differences.
-Claim claim_bank_controls(const BankStudy& b);
 
 }  // namespace ch09

@@ -1,13 +1,13 @@
 /// \file chapters/09_real_heads/main.cpp
 /// \brief Chapter 09 program: train a small attention-only transformer on real English text (the
 /// fortunes Debian ships), then watch its heads: where they read, what they contribute, what they
-/// measurably do, what breaks when one is zeroed, and what "bank" looks like inside.
-///
-/// Follows the article's "Watch real heads". Run `ch09_real_heads --help`. Lesson: corpus, lab, heads, writes,
-/// study; printers report.hpp, figures figures.hpp, input checks session.hpp.
+/// measurably do, what breaks when one is zeroed, what "bank" looks like inside, and (--compare) how two
+/// sentences' readings differ. Follows the article's "Watch real heads"; run `ch09_real_heads --help`. Lesson:
+/// corpus, lab, heads, writes, study, compare; printers report, figures, compare_view; input checks session.hpp.
 #include <iostream>
 
 #include "common/apparatus/cli.hpp"
+#include "compare_session.hpp"
 #include "figures.hpp"
 #include "report.hpp"
 #include "session.hpp"
@@ -33,6 +33,7 @@ struct Flags {
   bool quick = false;                   ///< --quick
   std::optional<std::string> corpus;    ///< --corpus DIR, if typed (else Debian's folder)
   arma::uword bench = 0;                ///< --bench N: time N training steps and stop
+  ch09::CompareFlag compare;            ///< --compare A B: two readings compared instead of the report
   attn::PlotSettings plots;             ///< --plots / --no-plots
 };
 
@@ -55,7 +56,8 @@ void declare_flags(po::options_description& o) {
       ("corpus", po::value<std::string>()->value_name("DIR")->default_value(ch09::kFortuneFolder),
        "the folder of fortune files")
       ("quick", "a short run (300 steps of 16 windows, seconds) for the tour: too short for the claims")
-      ("bench", po::value<long long>()->value_name("N"), "time N training steps of the full model and stop");
+      ("bench", po::value<long long>()->value_name("N"), "time N training steps of the full model and stop")
+      ("compare", po::value<std::vector<std::string>>()->multitoken()->value_name("A B"), ch09::kCompareHelp);
   // clang-format on
 }
 
@@ -77,6 +79,7 @@ Flags read_flags(const po::variables_map& vm) {
   f.folders = ch09::model_folders(folder("save"), folder("load"), folder("cached"));
   if (typed.count("corpus")) f.corpus = folder("corpus")->string();
   if (typed.count("bench")) f.bench = static_cast<arma::uword>(attn::cli::integer(vm, "bench", 1, 10000));
+  if (typed.count("compare")) f.compare = ch09::compare_flag(vm["compare"].as<std::vector<std::string>>(), typed);
   ch09::check_modes(typed, f.folders.load.has_value());
   f.plots = attn::cli::plot_settings(vm);
   return f;
@@ -85,6 +88,7 @@ Flags read_flags(const po::variables_map& vm) {
 int run(const Flags& flags) {
   if (flags.bench > 0)
     return ch09::print_step_timing(std::cout, ch09::time_training_steps(flags.train, flags.bench)), 0;
+  if (flags.compare) return ch09::run_compare(*flags.compare, flags.folders, flags.corpus, flags.train, flags.plots);
   attn::Plotter plots(flags.plots);
   const ch09::ModelFolders& at = flags.folders;
   const ch09::Corpus corpus = ch09::corpus_for(flags.corpus);

@@ -307,40 +307,73 @@ void print_ablations(std::ostream& out, const Report& r) {
   print_circuit(out, r);
 }
 
-void print_bank(std::ostream& out, const Report& r) {
+/// What the heads of the last layer read at bank's final 'k' in the first item, and what comes next.
+void print_bank_reads(std::ostream& out, const Report& r) {
   const BankStudy& b = r.bank;
-  attn::print_heading(out, "6. bank: two senses, and controls that share letters but not sense");
-  std::vector<std::string> header{"cosine at bank's final 'k'", "embedding"};
-  for (arma::uword k = 1; k < b.cosines.n_cols; ++k) header.push_back("after layer " + std::to_string(k));
-  attn::Table t(header);
-  const auto add = [&](const std::string& name, const arma::rowvec& row) {
-    std::vector<std::string> cells{name};
-    for (const double x : row) cells.push_back(format_number(x, kPrecision));
-    t.add(cells);
-  };
-  for (std::size_t p = 0; p < b.pair_names.size(); ++p) add(b.pair_names[p], b.cosines.row(p));
-  add("mean within a sense (3 + 3 sentences)", b.within_sense);
-  add("mean across senses", b.across_sense);
-  t.print(out);
-  // Two tables, so each fits in kWidth characters.
   attn::Table next_table({"sentence", "likeliest next characters"});
-  // What each last-layer head reads at the final 'k': one column per head, labelled.
   const arma::uword L = r.view.layers, H = r.view.heads;
   std::vector<std::string> read_header{"sentence"};
   for (arma::uword h = 0; h < H; ++h) read_header.push_back(head_name(L - 1, h) + " reads");
   attn::Table reads(read_header);
-  for (const BankReading& s : b.sentences) {
+  for (const BankReading& s : b.first) {
     std::string next;
     for (const auto& [c, p] : s.next) next += (next.empty() ? "" : " ") + c + " " + format_number(p, 2);
-    next_table.add({"\"" + s.text + "\"", next});
+    next_table.add({"\"" + s.text + "\" (" + s.sense + ")", next});
     std::vector<std::string> row{"\"" + s.text + "\""};
     for (arma::uword h = 0; h < H; ++h) row.push_back(s.reads[(L - 1) * H + h]);
     reads.add(row);
   }
   next_table.print(out);
   reads.print(out);
-  out << "  What the controls show: if \"honey\" and \"rover\" sit as close to \"river\" as \"money\" does,\n"
-         "  the difference comes from the letters the words share, not from the sense of bank.\n";
+}
+
+void print_bank(std::ostream& out, const Report& r) {
+  const BankStudy& b = r.bank;
+  attn::print_heading(out, "6. bank: two senses against letter controls, matched and centred");
+  print_wrapped(out, fmt::format("{} matched items: in each, four sentences of the same length with bank's final "
+                                 "'k' at the same position, differing only in the word before it. Cosines are "
+                                 "centred: the mean reading of \" bank\" at the same position in {} held-out "
+                                 "contexts is taken out first, which leaves what the words before bank changed. "
+                                 "After the embedding nothing is left (same 'k', same position), so the table "
+                                 "starts after layer 1.",
+                                 b.items.size(), b.contexts));
+  attn::Table items({"item", "frame", "river sense", "money sense", "letter controls"});
+  for (std::size_t i = 0; i < b.items.size(); ++i) {
+    const BankItem& it = b.items[i];
+    items.add({std::to_string(i + 1), "\"" + it.frame + "\"", it.river, it.money, it.river_ctl + ", " + it.money_ctl});
+  }
+  items.print(out);
+  std::vector<std::string> header{"centred cosine"};
+  for (arma::uword k = 1; k < b.sense.n_cols; ++k) {
+    header.push_back("layer " + std::to_string(k) + ": sense pair");
+    header.push_back("controls");
+  }
+  attn::Table t(header);
+  const auto add = [&](const std::string& name, const arma::rowvec& sense, const arma::rowvec& control) {
+    std::vector<std::string> cells{name};
+    for (arma::uword k = 1; k < sense.n_elem; ++k) {
+      cells.push_back(format_number(sense(k), kPrecision));
+      cells.push_back(format_number(control(k), kPrecision));
+    }
+    t.add(cells);
+  };
+  for (arma::uword i = 0; i < b.sense.n_rows; ++i)
+    add("item " + std::to_string(i + 1), b.sense.row(i), b.control.row(i));
+  add("mean", arma::mean(b.sense, 0), arma::mean(b.control, 0));
+  add("mean, raw cosine (not centred)", b.raw_sense, b.raw_control);
+  std::vector<std::string> apart{"sense pair further apart in"};
+  for (arma::uword k = 1; k < b.sense.n_cols; ++k) {
+    apart.push_back(fmt::format("{} of {}", b.apart(k), b.sense.n_rows));
+    apart.push_back(fmt::format("p = {:.3f}", b.p_value(k)));
+  }
+  t.add(apart);
+  t.print(out);
+  print_bank_reads(out, r);
+  print_wrapped(out, fmt::format("The claim holds when the controls move the reading after the last layer "
+                                 "(mean 1 - cos >= {:.2f}) and at no layer is the sense pair further apart than its "
+                                 "controls in enough items for a one-sided sign test to give p < {:.2f}; otherwise "
+                                 "it does not hold.",
+                                 kLettersSeen, kSenseLevel));
   print_claim(out, r.claims[4], r.quick);
 }
 

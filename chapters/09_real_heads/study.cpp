@@ -17,7 +17,7 @@ Report make_report(const Corpus& corpus, const Vocabulary& vocab, const Run& run
   const arma::uword last = model.shape.layers - 1;
   r.copying = copying(model, probes, last, r.roles.induction_random.row(last).index_max());
   r.ablations = ablations(model, probes);
-  r.bank = bank_study(model, vocab);
+  r.bank = bank_study(model, vocab, corpus.held_text);
   r.names = head_names(r.roles);
   r.compare = compare_ablations(model, probes);
   r.findings = findings(r.ablations, r.compare, r.names);

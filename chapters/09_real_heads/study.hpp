@@ -11,6 +11,7 @@
 #include <optional>
 
 #include "circuit.hpp"
+#include "compare.hpp"
 #include "heads.hpp"
 #include "interventions.hpp"
 #include "writes.hpp"
@@ -39,7 +40,7 @@ struct Report {
   std::vector<Finding> findings;    ///< section 5: what the ablations show that a table hides
   PatchingSection patch;            ///< section 5: activation patching from kPatchSource into kPatchClean
   CircuitSection circuit;           ///< section 5: the induction circuit, its compositions and the patch that breaks it
-  BankStudy bank;                   ///< section 6
+  BankStudy bank;                   ///< section 6: matched sentences, centred on held-out text
   std::vector<std::string> names;   ///< section 7
   std::vector<Claim> claims;        ///< real_01 .. real_08
   bool quick = false;               ///< the model is a --quick run's: its claims are printed, not judged
