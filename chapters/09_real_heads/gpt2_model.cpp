@@ -182,15 +182,11 @@ arma::mat mlp_sublayer(const Block& b, const arma::mat& m) {
   return out;
 }
 
-}  // namespace
-
-// [gpt2_forward]
-Pass forward(const Weights& w, const std::vector<arma::uword>& tokens, const Hooks& hooks) {
-  check_tokens(w.config, tokens);
+/// Blocks `from` .. layers - 1 on the stream X (n x d) entering block `from`, filling pass.layers
+/// from `from` on and pass.resid_final.
+void run_blocks(const Weights& w, arma::mat X, arma::uword from, const Hooks& hooks, Pass& pass) {
   const double eps = w.config.epsilon;
-  Pass pass{tokens, std::vector<LayerTrace>(w.config.layers), {}, {}};
-  arma::mat X = embed(w, tokens);  // n x d: token plus position
-  for (arma::uword l = 0; l < w.config.layers; ++l) {
+  for (arma::uword l = from; l < w.config.layers; ++l) {
     const Block& b = w.blocks[l];
     LayerTrace& trace = pass.layers[l];
     if (hooks.residual) hooks.residual(l, X);
@@ -201,10 +197,37 @@ Pass forward(const Weights& w, const std::vector<arma::uword>& tokens, const Hoo
     X += trace.mlp_out;
   }
   if (hooks.residual) hooks.residual(w.config.layers, X);
-  pass.resid_final = X;
-  pass.logits = layer_norm(X, w.ln_f_gain, w.ln_f_bias, eps) * w.wte.t();  // n x vocab: tied unembedding
+  pass.resid_final = std::move(X);
+}
+
+}  // namespace
+
+// [gpt2_forward]
+Pass forward(const Weights& w, const std::vector<arma::uword>& tokens, const Hooks& hooks) {
+  check_tokens(w.config, tokens);
+  Pass pass{tokens, std::vector<LayerTrace>(w.config.layers), {}, {}};
+  run_blocks(w, embed(w, tokens), 0, hooks, pass);  // the embedding: token plus position, n x d
+  pass.logits = layer_norm(pass.resid_final, w.ln_f_gain, w.ln_f_bias, w.config.epsilon) * w.wte.t();  // n x vocab
   return pass;
 }
 // [gpt2_forward]
+
+Pass resume(const Weights& w, const Pass& clean, arma::uword layer, const Hooks& hooks, const arma::uvec& logit_rows) {
+  const arma::uword n = clean.tokens.size();
+  if (layer > w.config.layers || clean.layers.size() != w.config.layers || clean.resid_final.n_rows != n ||
+      clean.resid_final.n_cols != w.config.width) {
+    throw std::invalid_argument("GPT-2 resume: layer " + std::to_string(layer) + " or a pass of another shape");
+  }
+  if (!logit_rows.is_empty() && logit_rows.max() >= n) {
+    throw std::invalid_argument("GPT-2 resume: logit row " + std::to_string(logit_rows.max()) + " outside " +
+                                std::to_string(n) + " positions");
+  }
+  Pass pass{clean.tokens, std::vector<LayerTrace>(clean.layers.begin(), clean.layers.begin() + layer), {}, {}};
+  pass.layers.resize(w.config.layers);
+  run_blocks(w, layer < w.config.layers ? clean.layers[layer].resid_pre : clean.resid_final, layer, hooks, pass);
+  const arma::mat final_rows = pass.resid_final.rows(logit_rows);                                // k x d
+  pass.logits = layer_norm(final_rows, w.ln_f_gain, w.ln_f_bias, w.config.epsilon) * w.wte.t();  // k x vocab
+  return pass;
+}
 
 }  // namespace ch09::gpt2

@@ -9,6 +9,7 @@
 
 #include "common/apparatus/cli.hpp"
 #include "figures.hpp"
+#include "gpt2_report.hpp"
 #include "report.hpp"
 #include "session.hpp"
 
@@ -33,6 +34,7 @@ struct Flags {
   bool quick = false;                   ///< --quick
   std::optional<std::string> corpus;    ///< --corpus DIR, if typed (else Debian's folder)
   arma::uword bench = 0;                ///< --bench N: time N training steps and stop
+  std::optional<std::string> gpt2;      ///< --gpt2 DIR: the same tools on GPT-2 read from DIR
   attn::PlotSettings plots;             ///< --plots / --no-plots
 };
 
@@ -47,7 +49,7 @@ void declare_flags(po::options_description& o) {
       ("lr", po::value<double>()->value_name("RATE")->default_value(3e-3, "0.003"), "Adam learning rate, in (0, 1]")
       ("sentence", po::value<std::string>()->value_name("TEXT")->default_value(ch09::kDefaultSentence),
        "the text of the head view (1 to 128 printable characters)")
-      ("position", po::value<long long>()->value_name("I"), "decode what each head writes at character I of the sentence (from 0; default: the last)")
+      ("position", po::value<long long>()->value_name("I"), "decode what each head writes at character I of the sentence (from 0; default: the last; with --gpt2, token I)")
       ("save", po::value<std::string>()->value_name("DIR"), "save the trained model into DIR")
       ("load", po::value<std::string>()->value_name("DIR"), "inspect the model saved in DIR instead of training")
       ("cached", po::value<std::string>()->value_name("DIR"),
@@ -55,7 +57,9 @@ void declare_flags(po::options_description& o) {
       ("corpus", po::value<std::string>()->value_name("DIR")->default_value(ch09::kFortuneFolder),
        "the folder of fortune files")
       ("quick", "a short run (300 steps of 16 windows, seconds) for the tour: too short for the claims")
-      ("bench", po::value<long long>()->value_name("N"), "time N training steps of the full model and stop");
+      ("bench", po::value<long long>()->value_name("N"), "time N training steps of the full model and stop")
+      ("gpt2", po::value<std::string>()->value_name("DIR"),
+       "the same tools on GPT-2 read from DIR (model.safetensors, vocab.json, merges.txt), token by token");
   // clang-format on
 }
 
@@ -76,6 +80,7 @@ Flags read_flags(const po::variables_map& vm) {
   const auto folder = [&](const char* name) { return attn::cli::path(vm, name); };
   f.folders = ch09::model_folders(folder("save"), folder("load"), folder("cached"));
   if (typed.count("corpus")) f.corpus = folder("corpus")->string();
+  if (typed.count("gpt2")) f.gpt2 = folder("gpt2")->string();
   if (typed.count("bench")) f.bench = static_cast<arma::uword>(attn::cli::integer(vm, "bench", 1, 10000));
   ch09::check_modes(typed, f.folders.load.has_value());
   f.plots = attn::cli::plot_settings(vm);
@@ -85,6 +90,8 @@ Flags read_flags(const po::variables_map& vm) {
 int run(const Flags& flags) {
   if (flags.bench > 0)
     return ch09::print_step_timing(std::cout, ch09::time_training_steps(flags.train, flags.bench)), 0;
+  if (flags.gpt2)
+    return ch09::run_gpt2(std::cout, std::cerr, {*flags.gpt2, flags.sentence, flags.position, flags.corpus});
   attn::Plotter plots(flags.plots);
   const ch09::ModelFolders& at = flags.folders;
   const ch09::Corpus corpus = ch09::corpus_for(flags.corpus);
