@@ -315,6 +315,22 @@ BOOST_AUTO_TEST_CASE(zero_ablation_and_patching_match_numpy) {
   BOOST_TEST(arma::abs(patched - clean.logits).max() > 1e-3);
 }
 
+BOOST_AUTO_TEST_CASE(variants_run_together_equal_one_at_a_time) {
+  // resume_streams() stacks the variants' streams; each must equal its own resume()
+  const Weights& w = tiny().weights;
+  const Pass clean = forward(w, tiny().tokenizer.encode("The bank of the river"));
+  const std::vector<Hooks> variants{replacing(w, 0, 1, arma::rowvec(w.config.width, arma::fill::zeros)),
+                                    replacing(w, 0, 2, clean.layers[0].head_outputs[0]), Hooks{}};
+  const std::vector<arma::mat> together = resume_streams(w, clean, 0, variants);
+  BOOST_REQUIRE(together.size() == variants.size());
+  for (std::size_t v = 0; v < variants.size(); ++v) {
+    const arma::mat alone = resume(w, clean, 0, variants[v], {}).resid_final;
+    BOOST_TEST(arma::abs(together[v] - alone).max() < 1e-12, "variant " << v);
+  }
+  BOOST_TEST(arma::abs(together[2] - clean.resid_final).max() < 1e-12);  // no hook: the clean pass
+  BOOST_TEST(arma::abs(together[0] - clean.resid_final).max() > 1e-3);   // a hook: another pass
+}
+
 BOOST_AUTO_TEST_CASE(program_runs_every_section_on_the_tiny_checkpoint) {
   const attn::test::Run run = attn::test::run(std::string(CH09_PROGRAM) + " --gpt2 " +
                                               attn::test::quote(reference_dir().string()) + " --no-plots");

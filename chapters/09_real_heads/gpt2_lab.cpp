@@ -116,22 +116,33 @@ arma::mat with_head_output(const Weights& w, const Pass& clean, arma::uword laye
   return final_normed(w, patched_head(w, clean, layer, head, replacement), rows) * w.wte.t();  // k x vocab
 }
 
+Hooks replacing(const Weights& w, arma::uword layer, arma::uword head, const arma::mat& replacement) {
+  if (replacement.n_cols != w.config.width)
+    throw std::invalid_argument("replacing: a replacement of " + attn::shape(replacement) + " for width " +
+                                std::to_string(w.config.width));
+  Hooks hooks;
+  hooks.head_output = [=](arma::uword l, arma::uword h, arma::mat& output) {  // output: n x d, z_h W_O^h
+    if (l != layer || h != head) return;
+    if (replacement.n_rows != 1 && replacement.n_rows != output.n_rows)
+      throw std::invalid_argument("replacing: " + std::to_string(replacement.n_rows) + " rows for " +
+                                  std::to_string(output.n_rows) + " positions");
+    output = arma::repmat(replacement, replacement.n_rows == 1 ? output.n_rows : 1, 1);
+  };
+  return hooks;
+}
+
 Pass patched_head(const Weights& w, const Pass& clean, arma::uword layer, arma::uword head,
                   const arma::mat& replacement) {
-  const arma::uword n = clean.tokens.size();
-  if (replacement.n_cols != w.config.width || (replacement.n_rows != 1 && replacement.n_rows != n))
-    throw std::invalid_argument("patched_head: a replacement of " + attn::shape(replacement) +
-                                " for n = " + std::to_string(n));
-  Hooks hooks;
-  hooks.head_output = [&](arma::uword l, arma::uword h, arma::mat& output) {  // output: n x d, z_h W_O^h
-    if (l == layer && h == head) output = arma::repmat(replacement, replacement.n_rows == 1 ? n : 1, 1);
-  };
-  return resume(w, clean, layer, hooks, {});  // blocks before `layer` are the clean ones
+  return resume(w, clean, layer, replacing(w, layer, head, replacement), {});  // earlier blocks are the clean ones
 }
 // [gpt2_with_head_output]
 
 arma::mat final_normed(const Weights& w, const Pass& pass, const arma::uvec& rows) {
-  return layer_norm(pass.resid_final.rows(rows), w.ln_f_gain, w.ln_f_bias, w.config.epsilon);  // k x d
+  return final_normed(w, pass.resid_final, rows);
+}
+
+arma::mat final_normed(const Weights& w, const arma::mat& stream, const arma::uvec& rows) {
+  return layer_norm(stream.rows(rows), w.ln_f_gain, w.ln_f_bias, w.config.epsilon);  // k x d
 }
 
 HeadView head_view(const Gpt2& model, const Pass& pass, const TokenText& sentence, arma::uword t) {
@@ -239,16 +250,21 @@ Ablations ablations(const Gpt2& model, const Probes& probes, const arma::mat& me
   const arma::uword nh = held_rows.n_elem, nr = repeat_rows.n_elem;
   for (arma::uword l = 0; l < L; ++l) {
     if (progress) progress("ablating the heads of layer " + std::to_string(l + 1) + " of " + std::to_string(L));
+    std::vector<Hooks> variants;  // head h zeroed (variant 2h), then replaced by its mean over held-out text (2h + 1)
     for (arma::uword h = 0; h < H; ++h) {
+      variants.push_back(replacing(w, l, h, arma::rowvec(w.config.width, arma::fill::zeros)));
+      variants.push_back(replacing(w, l, h, mean_output.row(l * H + h)));
+    }
+    const std::vector<arma::mat> held_streams = resume_streams(w, held, l, variants);
+    const std::vector<arma::mat> repeat_streams = resume_streams(w, repeat, l, variants);
+    for (arma::uword h = 0; h < H; ++h) {
+      const arma::mat logits =
+          arma::join_cols(arma::join_cols(final_normed(w, held_streams[2 * h], held_rows),
+                                          final_normed(w, repeat_streams[2 * h], repeat_rows)),
+                          arma::join_cols(final_normed(w, held_streams[2 * h + 1], held_rows),
+                                          final_normed(w, repeat_streams[2 * h + 1], repeat_rows))) *
+          w.wte.t();  // the four passes' rows unembedded at once
       const arma::uword k = l * H + h;
-      // the head's output at every position: 0 (zero ablation), or its mean over held-out text (1 x d)
-      const arma::rowvec zero(w.config.width, arma::fill::zeros), mean = mean_output.row(k);
-      const arma::mat normed =
-          arma::join_cols(arma::join_cols(final_normed(w, patched_head(w, held, l, h, zero), held_rows),
-                                          final_normed(w, patched_head(w, repeat, l, h, zero), repeat_rows)),
-                          arma::join_cols(final_normed(w, patched_head(w, held, l, h, mean), held_rows),
-                                          final_normed(w, patched_head(w, repeat, l, h, mean), repeat_rows)));
-      const arma::mat logits = normed * w.wte.t();  // the four passes' rows unembedded at once
       a.zero.row(k) = arma::rowvec{mean_loss(logits.rows(0, nh - 1), held_targets) - a.held_out,
                                    mean_loss(logits.rows(nh, nh + nr - 1), repeat_targets) - a.repeat};
       a.mean.row(k) = arma::rowvec{mean_loss(logits.rows(nh + nr, 2 * nh + nr - 1), held_targets) - a.held_out,

@@ -205,6 +205,10 @@ Bank bank(const Gpt2& model);
 /// highest `induction` scores (layers x heads); 0 when nothing was patched.
 arma::uword patch_overlap(const Patching& patching, const arma::mat& induction, arma::uword count);
 
+/// Hooks that replace head (layer, head)'s output at every position by `replacement` (1 x d: zero
+/// or mean ablation; n x d: patching from another pass of the same length).
+Hooks replacing(const Weights& weights, arma::uword layer, arma::uword head, const arma::mat& replacement);
+
 /// `clean`'s pass again with head (layer, head)'s output replaced at every position by
 /// `replacement` (1 x d: zero or mean ablation; n x d: patching from another pass), recomputed
 /// from that layer on; its logits are left empty (0 x vocab): final_normed() and one product with
@@ -214,6 +218,9 @@ Pass patched_head(const Weights& weights, const Pass& clean, arma::uword layer, 
 
 /// The final norm of `pass`'s stream at positions `rows`: k x d, the rows the unembedding reads.
 arma::mat final_normed(const Weights& weights, const Pass& pass, const arma::uvec& rows);
+
+/// The same for a final stream (n x d) of resume_streams().
+arma::mat final_normed(const Weights& weights, const arma::mat& stream, const arma::uvec& rows);
 
 /// The logits (k x vocab) at positions `rows` of patched_head(): one intervention, read out.
 arma::mat with_head_output(const Weights& weights, const Pass& clean, arma::uword layer, arma::uword head,

@@ -158,4 +158,12 @@ Pass forward(const Weights& weights, const std::vector<arma::uword>& tokens, con
 Pass resume(const Weights& weights, const Pass& clean, arma::uword layer, const Hooks& hooks,
             const arma::uvec& logit_rows);
 
+/// resume() once for each of `variants` (B sets of hooks), run together: the variants' streams are
+/// stacked, (B n) x d, so each block's weights are read once for all of them (a pass over a short
+/// sequence spends its time reading weights, not multiplying). Returns each variant's final
+/// stream, n x d, the stream the final norm reads (the residual hook at `layers` applied); keeps
+/// nothing else of the passes. Throws as resume() does.
+std::vector<arma::mat> resume_streams(const Weights& weights, const Pass& clean, arma::uword layer,
+                                      const std::vector<Hooks>& variants);
+
 }  // namespace ch09::gpt2

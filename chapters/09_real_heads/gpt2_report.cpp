@@ -156,10 +156,10 @@ void print_model(std::ostream& out, const std::string& dir, const gpt2::Lab& lab
              "  Heads are named L<layer>.H<head>, layers from 1 as in the rest of this chapter; the GPT-2\n"
              "  literature counts layers from 0 (its head 5.1 is L6.H1 here).\n");
   const gpt2::Roles& r = lab.roles;
-  fmt::print(out, "Held-out text: {} windows of the fortunes' held-out entries{}, {} tokens predicted:\n",
-             lab.probes.held.size(), lab.probes.bos ? " (<|endoftext|> first)" : "", r.held_tokens);
-  fmt::print(out, "  loss {} nats/token (uniform over the vocabulary: ln V = {}).\n", format_number(r.held_loss, 3),
-             format_number(std::log(static_cast<double>(c.vocab)), 3));
+  fmt::print(out, "Held-out text: {} windows of the fortunes' held-out entries{}:\n", lab.probes.held.size(),
+             lab.probes.bos ? " (<|endoftext|> first)" : "");
+  fmt::print(out, "  {} tokens predicted, loss {} nats/token (uniform over the vocabulary: ln V = {}).\n",
+             r.held_tokens, format_number(r.held_loss, 3), format_number(std::log(static_cast<double>(c.vocab)), 3));
 }
 
 void print_view(std::ostream& out, const gpt2::Lab& lab) {
