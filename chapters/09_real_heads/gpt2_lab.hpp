@@ -74,13 +74,13 @@ arma::rowvec direct_logits(const Weights& weights, const Pass& pass, arma::uword
 
 /// Every head's attention at one position of the sentence.
 struct HeadView {
-  TokenText sentence;       ///< the sentence
-  arma::uword position;     ///< the position shown
-  arma::umat top_source;    ///< layers x heads: the source each head weighs most there
-  arma::mat top_weight;     ///< layers x heads: that weight
-  arma::uword to_first;     ///< heads whose top source is position 0 (where GPT-2 parks unused weight)
-  arma::uword to_self;      ///< heads whose top source is the position itself
-  arma::uword to_previous;  ///< heads whose top source is the position before
+  TokenText sentence;           ///< the sentence
+  arma::uword position = 0;     ///< the position shown
+  arma::umat top_source;        ///< layers x heads: the source each head weighs most there
+  arma::mat top_weight;         ///< layers x heads: that weight
+  arma::uword to_first = 0;     ///< heads whose top source is position 0 (where GPT-2 parks unused weight)
+  arma::uword to_self = 0;      ///< heads whose top source is the position itself
+  arma::uword to_previous = 0;  ///< heads whose top source is the position before
 };
 
 /// One head's write at one position, decoded.
