@@ -13,7 +13,10 @@ Writes into OUT_DIR a tiny GPT-2 in the Hugging Face layout a reader downloads:
   model.safetensors  F32 weights drawn from a fixed seed, plus the entries checkpoints also carry
                      (h.<l>.attn.bias, h.<l>.attn.masked_bias, __metadata__);
 and reference.json: the tokens of every text in TEXTS, and for every text in FORWARD its tokens, its
-logits (n x vocab) and every head's attention pattern (layer-major, each n x n), in float64.
+logits (n x vocab) and every head's attention pattern (layer-major, each n x n), in float64; then
+three interventions computed head by head (forward_heads, a second formulation checked against
+forward): a head's direct logit attribution through the final norm with its scale frozen, the
+logits with one head zeroed, and the logits of PATCH_A with one head's output taken from PATCH_B.
 """
 import json
 import struct
@@ -23,7 +26,7 @@ import unicodedata
 import numpy as np
 
 SEED = 20190214
-WIDTH, HEADS, LAYERS, CONTEXT = 24, 3, 2, 16
+WIDTH, HEADS, LAYERS, CONTEXT = 24, 3, 2, 64
 EPSILON = 1e-5
 
 MERGES = [
@@ -43,6 +46,9 @@ TEXTS = [
     "tab\there\r\nnew line",
     "",
 ]
+
+PATCH_A, PATCH_B = "The river bank", "The money bank"  # the same number of tokens
+DLA_HEAD, ZERO_HEAD, PATCH_HEAD = (1, 2), (0, 1), (1, 0)  # (layer, head), from 0
 
 FORWARD = [
     "The bank of the river and the bank's money.",
@@ -219,6 +225,55 @@ def forward(w, ids):
     return logits, np.array(patterns)
 
 
+def forward_heads(w, ids, replace=None):
+    """The same model head by head: head h of a layer adds (A_h V_h) W_O[h rows]; `replace` maps
+    (layer, head) to the n x width output put in its place. Returns the logits, the final stream and
+    every head's output (layer-major)."""
+    p = {name: value.astype(np.float64) for name, value in w.items()}
+    n, dh = len(ids), WIDTH // HEADS
+    x = p["wte.weight"][ids] + p["wpe.weight"][:n]
+    outputs = []
+    for layer in range(LAYERS):
+        h = f"h.{layer}."
+        a = layer_norm(x, p[h + "ln_1.weight"], p[h + "ln_1.bias"])
+        qkv = a @ p[h + "attn.c_attn.weight"] + p[h + "attn.c_attn.bias"]
+        update = np.tile(p[h + "attn.c_proj.bias"], (n, 1))
+        for head in range(HEADS):
+            q, k, v = (qkv[:, part * WIDTH + head * dh: part * WIDTH + (head + 1) * dh] for part in range(3))
+            scores = q @ k.T / np.sqrt(dh) + np.triu(np.full((n, n), -np.inf), 1)
+            weights = np.exp(scores - scores.max(axis=1, keepdims=True))
+            weights /= weights.sum(axis=1, keepdims=True)
+            out = weights @ v @ p[h + "attn.c_proj.weight"][head * dh:(head + 1) * dh]
+            if replace is not None and (layer, head) in replace:
+                out = replace[(layer, head)]
+            outputs.append(out)
+            update = update + out
+        x = x + update
+        m = layer_norm(x, p[h + "ln_2.weight"], p[h + "ln_2.bias"])
+        x = x + gelu(m @ p[h + "mlp.c_fc.weight"] + p[h + "mlp.c_fc.bias"]) @ p[h + "mlp.c_proj.weight"] \
+            + p[h + "mlp.c_proj.bias"]
+    logits = layer_norm(x, p["ln_f.weight"], p["ln_f.bias"]) @ p["wte.weight"].T
+    return logits, x, outputs
+
+
+def interventions(w, vocab, ranks):
+    """Direct logit attribution, zero ablation and patching, each as its definition says."""
+    a, b = encode(PATCH_A, vocab, ranks), encode(PATCH_B, vocab, ranks)
+    assert len(a) == len(b), (a, b)
+    logits, x, outputs = forward_heads(w, a)
+    assert np.allclose(logits, forward(w, a)[0], rtol=0, atol=1e-12)
+    t, (layer, head) = len(a) - 1, DLA_HEAD
+    out = outputs[layer * HEADS + head][t]
+    scale = 1 / np.sqrt(x[t].var() + EPSILON)  # the final norm's scale at t, frozen
+    dla = (out - out.mean()) * scale * w["ln_f.weight"].astype(np.float64) @ w["wte.weight"].astype(np.float64).T
+    zero = forward_heads(w, a, {ZERO_HEAD: np.zeros((len(a), WIDTH))})[0]
+    source = forward_heads(w, b)[2]
+    layer, head = PATCH_HEAD
+    patched = forward_heads(w, a, {PATCH_HEAD: source[layer * HEADS + head]})[0]
+    return {"a": PATCH_A, "b": PATCH_B, "dla_head": DLA_HEAD, "position": t, "dla": dla.tolist(),
+            "zero_head": ZERO_HEAD, "zero": zero.tolist(), "patch_head": PATCH_HEAD, "patched": patched.tolist()}
+
+
 # ---- the files ----------------------------------------------------------------------------------
 
 def write_safetensors(path, tensors):
@@ -257,6 +312,7 @@ def main(out):
         logits, patterns = forward(weights, ids)
         reference["forward"].append({"text": text, "tokens": ids, "logits": logits.tolist(),
                                      "patterns": patterns.tolist()})
+    reference["interventions"] = interventions(weights, vocab, ranks)
     with open(f"{out}/reference.json", "w") as f:
         json.dump(reference, f)
 

@@ -1,9 +1,12 @@
 /// \file test_ch09_gpt2.cpp
 /// \brief Chapter 09's GPT-2 (bpe, gpt2_model, gpt2_files) against an independent GPT-2 in numpy:
 /// tests/gpt2_reference.py writes a tiny checkpoint in the Hugging Face layout (2 layers, 3 heads,
-/// width 24, context 16, 268 tokens; F32 weights from a fixed seed) and its own tokens, logits and
-/// attention patterns, which the C++ reading the same files must reproduce. Then hand-derived
-/// cases of the tokenizer and layer norm, and bad files and inputs, each refused with one line.
+/// width 24, context 64, 268 tokens; F32 weights from a fixed seed) and its own tokens, logits and
+/// attention patterns, which the C++ reading the same files must reproduce; then the chapter's
+/// tools on it (gpt2_lab: direct logit attribution, zero ablation, patching) against the same
+/// reference, and the program's --gpt2 mode run on the checkpoint as a reader would. Then
+/// hand-derived cases of the tokenizer and layer norm, and bad files, folders and inputs, each
+/// refused with one line.
 #include <boost/test/unit_test.hpp>
 
 #include <algorithm>
@@ -18,6 +21,7 @@
 
 #include "bpe.hpp"
 #include "gpt2_files.hpp"
+#include "gpt2_lab.hpp"
 #include "gpt2_model.hpp"
 #include "support.hpp"
 
@@ -243,6 +247,134 @@ BOOST_AUTO_TEST_CASE(hooks_patch_what_they_are_given) {
   BOOST_TEST(arma::abs(ablated.logits - clean.logits).max() > 1e-3);                            // after it: moved
 }
 
+// ---- the chapter's tools on it ------------------------------------------------------------------
+
+namespace {
+
+/// The largest difference between `got` and the reference's rows `want` (a list of lists, or one list).
+double worst_difference(const arma::mat& got, const json& want) {
+  double worst = 0.0;
+  for (arma::uword i = 0; i < got.n_rows; ++i) {
+    const json& row = got.n_rows == 1 && !want[0].is_array() ? want : want[i];
+    BOOST_REQUIRE(row.size() == got.n_cols);
+    for (arma::uword j = 0; j < got.n_cols; ++j) worst = std::max(worst, std::abs(got(i, j) - row[j].get<double>()));
+  }
+  return worst;
+}
+
+const json& interventions() { return reference()["interventions"]; }
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(direct_logits_match_numpy) {
+  // numpy: a head's output at t, (o - mean o) / sqrt(var(x_t) + eps) * ln_f.weight @ wte^T
+  const Weights& w = tiny().weights;
+  const std::vector<arma::uword> a = tiny().tokenizer.encode(interventions()["a"].get<std::string>());
+  const Pass pass = forward(w, a);
+  const auto layer = interventions()["dla_head"][0].get<arma::uword>(),
+             head = interventions()["dla_head"][1].get<arma::uword>();
+  const auto t = interventions()["position"].get<arma::uword>();
+  const arma::rowvec got = direct_logits(w, pass, t, pass.layers[layer].head_outputs[head].row(t));
+  const double worst = worst_difference(got, interventions()["dla"]);
+  BOOST_TEST_MESSAGE("direct logit attribution vs numpy: largest difference " << worst);
+  BOOST_TEST(worst < 1e-12);
+  BOOST_TEST(arma::abs(got).max() > 0.1);  // a real contribution, not a vector of zeros
+}
+
+BOOST_AUTO_TEST_CASE(direct_effects_add_up_to_the_logit) {
+  // the final norm is linear once its scale is frozen, so the parts' direct effects sum to the logit
+  const Gpt2& m = tiny();
+  const TokenText text = read_text(m.tokenizer, "The bank of the river and the bank's money.");
+  const Pass pass = forward(m.weights, text.tokens);
+  for (const arma::uword t : {arma::uword{0}, arma::uword{5}, arma::uword{text.tokens.size() - 1}}) {
+    const Writes writes = head_writes(m, pass, head_view(m, pass, text, t));
+    BOOST_TEST(writes.parts == writes.logit, boost::test_tools::tolerance(1e-12));
+    BOOST_TEST(writes.heads.size() == m.weights.config.layers * m.weights.config.heads);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(zero_ablation_and_patching_match_numpy) {
+  const Weights& w = tiny().weights;
+  const std::vector<arma::uword> a = tiny().tokenizer.encode(interventions()["a"].get<std::string>());
+  const std::vector<arma::uword> b = tiny().tokenizer.encode(interventions()["b"].get<std::string>());
+  const Pass clean = forward(w, a), source = forward(w, b);
+  const arma::uvec all = arma::regspace<arma::uvec>(0, a.size() - 1);
+  const json& zero_head = interventions()["zero_head"];
+  const arma::mat zeroed = with_head_output(w, clean, zero_head[0].get<arma::uword>(), zero_head[1].get<arma::uword>(),
+                                            arma::rowvec(w.config.width, arma::fill::zeros), all);
+  const json& patch_head = interventions()["patch_head"];
+  const auto pl = patch_head[0].get<arma::uword>(), ph = patch_head[1].get<arma::uword>();
+  const arma::mat patched = with_head_output(w, clean, pl, ph, source.layers[pl].head_outputs[ph], all);
+  const double worst_zero = worst_difference(zeroed, interventions()["zero"]);
+  const double worst_patch = worst_difference(patched, interventions()["patched"]);
+  BOOST_TEST_MESSAGE("zero ablation vs numpy " << worst_zero << ", patching vs numpy " << worst_patch);
+  BOOST_TEST(worst_zero < 1e-12);
+  BOOST_TEST(worst_patch < 1e-12);
+  // the interventions moved the logits: a test that a no-op would pass proves nothing
+  BOOST_TEST(arma::abs(zeroed - clean.logits).max() > 1e-3);
+  BOOST_TEST(arma::abs(patched - clean.logits).max() > 1e-3);
+}
+
+BOOST_AUTO_TEST_CASE(variants_run_together_equal_one_at_a_time) {
+  // resume_streams() stacks the variants' streams; each must equal its own resume()
+  const Weights& w = tiny().weights;
+  const Pass clean = forward(w, tiny().tokenizer.encode("The bank of the river"));
+  const std::vector<Hooks> variants{replacing(w, 0, 1, arma::rowvec(w.config.width, arma::fill::zeros)),
+                                    replacing(w, 0, 2, clean.layers[0].head_outputs[0]), Hooks{}};
+  const std::vector<arma::mat> together = resume_streams(w, clean, 0, variants);
+  BOOST_REQUIRE(together.size() == variants.size());
+  for (std::size_t v = 0; v < variants.size(); ++v) {
+    const arma::mat alone = resume(w, clean, 0, variants[v], {}).resid_final;
+    BOOST_TEST(arma::abs(together[v] - alone).max() < 1e-12, "variant " << v);
+  }
+  BOOST_TEST(arma::abs(together[2] - clean.resid_final).max() < 1e-12);  // no hook: the clean pass
+  BOOST_TEST(arma::abs(together[0] - clean.resid_final).max() > 1e-3);   // a hook: another pass
+}
+
+BOOST_AUTO_TEST_CASE(program_runs_every_section_on_the_tiny_checkpoint) {
+  const attn::test::Run run = attn::test::run(std::string(CH09_PROGRAM) + " --gpt2 " +
+                                              attn::test::quote(reference_dir().string()) + " --no-plots");
+  BOOST_TEST(run.code == 0, run.err);
+  for (const char* part : {"GPT-2 read from", "1. The head view", "2. What each head writes", "check: the embedding",
+                           "3. Measured roles", "induction score", "4. Interventions", "Activation patching",
+                           "5. bank after a river word", "after \"the money bank\""}) {
+    BOOST_TEST(run.out.find(part) != std::string::npos, "the output lacks '" << part << "'");
+  }
+  std::istringstream lines(run.out);
+  for (std::string line; std::getline(lines, line);) BOOST_TEST(line.size() <= 100u, line);
+  BOOST_TEST(run.out.find("nan") == std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(program_refuses_bad_folders_in_one_line) {
+  const std::string program = std::string(CH09_PROGRAM) + " --no-plots --gpt2 ";
+  const auto refused = [&](const std::string& args, int code, const std::string& part) {
+    const attn::test::Run run = attn::test::run(program + args);
+    BOOST_TEST(run.code == code, args << ": exit " << run.code << ", " << run.err);
+    BOOST_TEST(run.out.empty(), args);
+    BOOST_TEST(attn::test::line_count(run.err) == 1u, args << ": " << run.err);
+    BOOST_TEST(run.err.rfind("ch09_real_heads: error: --", 0) == 0u, args << ": " << run.err);
+    BOOST_TEST(run.err.find(part) != std::string::npos, args << ": '" << run.err << "' lacks '" << part << "'");
+  };
+  const std::string good = attn::test::quote(reference_dir().string());
+  refused("/nonexistent/gpt2", 2, "'/nonexistent/gpt2' does not exist");
+  refused(attn::test::quote((reference_dir() / "vocab.json").string()), 2, "is not a folder");
+  const fs::path no_merges = copy_of_reference("no-merges");
+  fs::remove(no_merges / "merges.txt");
+  refused(attn::test::quote(no_merges.string()), 2, "merges.txt' is missing");
+  const fs::path folder = copy_of_reference("folder");
+  fs::remove(folder / "model.safetensors");
+  fs::create_directory(folder / "model.safetensors");
+  refused(attn::test::quote(folder.string()), 2, "model.safetensors' is a folder, not a file");
+  // a file that is there but broken is a runtime failure naming the file
+  const fs::path shapes = copy_of_reference("program-shape");
+  edit_header(shapes / "model.safetensors", [](json& header) { header["h.0.attn.c_attn.weight"]["shape"] = {72, 24}; });
+  refused(attn::test::quote(shapes.string()), 1, "model.safetensors: tensor 'h.0.attn.c_attn.weight' is [72, 24]");
+  // flags the mode would ignore, and a position past the sentence's tokens
+  refused(good + " --steps 5", 2, "--steps does not apply");
+  refused(good + " --plots /tmp/x", 2, "--gpt2 draws no plots");
+  refused(good + " --sentence 'The bank' --position 5", 2, "--position 5 is past the sentence's 2 tokens");
+}
+
 BOOST_AUTO_TEST_CASE(transformer_prefix_and_no_config_json) {
   // GPT2LMHeadModel saves "transformer.<name>" and lm_head.weight; the same model must load the same
   const fs::path d = copy_of_reference("prefix");
@@ -367,7 +499,7 @@ BOOST_AUTO_TEST_CASE(bad_sequences_are_refused) {
     }
   };
   refuses({}, "no tokens");
-  refuses(std::vector<arma::uword>(17, 1), "17 tokens, more than the context of 16");
+  refuses(std::vector<arma::uword>(65, 1), "65 tokens, more than the context of 64");
   refuses({1, 2, 268}, "token 268 at position 2 is outside the vocabulary 0..267");
 }
 

@@ -181,6 +181,12 @@ std::vector<arma::uword> Tokenizer::encode(const std::string& text) const {
   return ids;
 }
 
+std::optional<arma::uword> Tokenizer::id(const std::string& token) const {
+  const auto found = token_to_id_.find(token);
+  if (found == token_to_id_.end()) return std::nullopt;
+  return found->second;
+}
+
 std::string Tokenizer::token_bytes(arma::uword id) const {
   if (id >= id_to_token_.size()) {
     throw std::invalid_argument("token_bytes: id " + std::to_string(id) + " is outside the vocabulary 0.." +

@@ -18,6 +18,7 @@
 #include <armadillo>
 #include <array>
 #include <map>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -59,6 +60,10 @@ class Tokenizer {
   /// The BPE merge loop on one piece's symbols (the byte alphabet's characters, in order): returns
   /// the symbols after every applicable merge, lowest rank first. Throws nothing (beyond std::bad_alloc).
   std::vector<std::string> merge(std::vector<std::string> symbols) const;
+
+  /// The id of the token whose vocab.json text is `token` (e.g. "<|endoftext|>"), if there is one.
+  /// Throws nothing (beyond std::bad_alloc).
+  std::optional<arma::uword> id(const std::string& token) const;
 
   /// The bytes token `id` stands for (often not a whole UTF-8 character). Throws
   /// std::invalid_argument if id >= size() or the token holds a character outside the byte alphabet.

@@ -42,8 +42,7 @@ int run_compare(const MarkedPair& pair, const ModelFolders& folders, const std::
     }
   }
   check_save(folders);
-  print_title(std::cout);
-  loaded ? print_loaded(std::cout, *folders.load) : print_training_start(std::cout);
+  print_start(std::cout, folders.load);
   const Run run = loaded ? *loaded : train_or_explain(corpus, vocab, options, std::cerr);
   if (is_quick(run.options)) print_quick_note(std::cout);
   if (folders.save) save_run(run, *folders.save);

@@ -147,14 +147,12 @@ arma::mat embed(const Weights& w, const std::vector<arma::uword>& tokens) {
   return X;
 }
 
-/// One block's causal multi-head attention on the normed stream `a` (n x d); fills the trace's
-/// patterns and head outputs (after the hook) and returns the sub-block's output, n x d.
+/// The heads of one block on one sequence's [Q | K | V] (n x 3d): fills the trace's patterns and
+/// head outputs (after the hook) and returns their sum, n x d (b_O not added).
 // [gpt2_attention]
-arma::mat attention_sublayer(const Block& b, arma::uword layer, arma::uword heads, const arma::mat& a,
-                             const Hooks& hooks, LayerTrace& trace) {
-  const arma::uword n = a.n_rows, d = a.n_cols, dh = d / heads;
-  arma::mat qkv = a * b.attn_weight;  // n x 3d: [Q | K | V]
-  qkv.each_row() += b.attn_bias;
+arma::mat mix_heads(const Block& b, arma::uword layer, arma::uword heads, const arma::mat& qkv, const Hooks& hooks,
+                    LayerTrace& trace) {
+  const arma::uword n = qkv.n_rows, d = qkv.n_cols / 3, dh = d / heads;
   arma::mat out(n, d, arma::fill::zeros);
   for (arma::uword h = 0; h < heads; ++h) {
     const arma::mat Q = qkv.cols(h * dh, (h + 1) * dh - 1);                     // n x d_h
@@ -168,10 +166,16 @@ arma::mat attention_sublayer(const Block& b, arma::uword layer, arma::uword head
     out += written;
     trace.head_outputs.push_back(std::move(written));
   }
-  out.each_row() += b.proj_bias;  // b_O once, for the heads together
   return out;
 }
 // [gpt2_attention]
+
+/// [Q | K | V] of the normed stream `a` (rows: tokens, of one sequence or several stacked): rows x 3d.
+arma::mat qkv_of(const Block& b, const arma::mat& a) {
+  arma::mat qkv = a * b.attn_weight;
+  qkv.each_row() += b.attn_bias;
+  return qkv;
+}
 
 /// The MLP sub-block on the normed stream `m` (n x d): returns n x d.
 arma::mat mlp_sublayer(const Block& b, const arma::mat& m) {
@@ -182,29 +186,87 @@ arma::mat mlp_sublayer(const Block& b, const arma::mat& m) {
   return out;
 }
 
-}  // namespace
-
-// [gpt2_forward]
-Pass forward(const Weights& w, const std::vector<arma::uword>& tokens, const Hooks& hooks) {
-  check_tokens(w.config, tokens);
+/// Blocks `from` .. layers - 1 on the stream X (n x d) entering block `from`, filling pass.layers
+/// from `from` on and pass.resid_final.
+void run_blocks(const Weights& w, arma::mat X, arma::uword from, const Hooks& hooks, Pass& pass) {
   const double eps = w.config.epsilon;
-  Pass pass{tokens, std::vector<LayerTrace>(w.config.layers), {}, {}};
-  arma::mat X = embed(w, tokens);  // n x d: token plus position
-  for (arma::uword l = 0; l < w.config.layers; ++l) {
+  for (arma::uword l = from; l < w.config.layers; ++l) {
     const Block& b = w.blocks[l];
     LayerTrace& trace = pass.layers[l];
     if (hooks.residual) hooks.residual(l, X);
     trace.resid_pre = X;
-    X += attention_sublayer(b, l, w.config.heads, layer_norm(X, b.ln_1_gain, b.ln_1_bias, eps), hooks, trace);
+    const arma::mat qkv = qkv_of(b, layer_norm(X, b.ln_1_gain, b.ln_1_bias, eps));  // n x 3d
+    X += mix_heads(b, l, w.config.heads, qkv, hooks, trace);
+    X.each_row() += b.proj_bias;  // b_O once, for the heads together
     trace.resid_mid = X;
     trace.mlp_out = mlp_sublayer(b, layer_norm(X, b.ln_2_gain, b.ln_2_bias, eps));  // n x d
     X += trace.mlp_out;
   }
   if (hooks.residual) hooks.residual(w.config.layers, X);
-  pass.resid_final = X;
-  pass.logits = layer_norm(X, w.ln_f_gain, w.ln_f_bias, eps) * w.wte.t();  // n x vocab: tied unembedding
+  pass.resid_final = std::move(X);
+}
+
+}  // namespace
+
+// [gpt2_forward]
+Pass forward(const Weights& w, const std::vector<arma::uword>& tokens, const Hooks& hooks) {
+  check_tokens(w.config, tokens);
+  Pass pass{tokens, std::vector<LayerTrace>(w.config.layers), {}, {}};
+  run_blocks(w, embed(w, tokens), 0, hooks, pass);  // the embedding: token plus position, n x d
+  pass.logits = layer_norm(pass.resid_final, w.ln_f_gain, w.ln_f_bias, w.config.epsilon) * w.wte.t();  // n x vocab
   return pass;
 }
 // [gpt2_forward]
+
+Pass resume(const Weights& w, const Pass& clean, arma::uword layer, const Hooks& hooks, const arma::uvec& logit_rows) {
+  const arma::uword n = clean.tokens.size();
+  if (layer > w.config.layers || clean.layers.size() != w.config.layers || clean.resid_final.n_rows != n ||
+      clean.resid_final.n_cols != w.config.width) {
+    throw std::invalid_argument("GPT-2 resume: layer " + std::to_string(layer) + " or a pass of another shape");
+  }
+  if (!logit_rows.is_empty() && logit_rows.max() >= n) {
+    throw std::invalid_argument("GPT-2 resume: logit row " + std::to_string(logit_rows.max()) + " outside " +
+                                std::to_string(n) + " positions");
+  }
+  Pass pass{clean.tokens, std::vector<LayerTrace>(clean.layers.begin(), clean.layers.begin() + layer), {}, {}};
+  pass.layers.resize(w.config.layers);
+  run_blocks(w, layer < w.config.layers ? clean.layers[layer].resid_pre : clean.resid_final, layer, hooks, pass);
+  const arma::mat final_rows = pass.resid_final.rows(logit_rows);                                // k x d
+  pass.logits = layer_norm(final_rows, w.ln_f_gain, w.ln_f_bias, w.config.epsilon) * w.wte.t();  // k x vocab
+  return pass;
+}
+
+std::vector<arma::mat> resume_streams(const Weights& w, const Pass& clean, arma::uword layer,
+                                      const std::vector<Hooks>& variants) {
+  const arma::uword n = clean.tokens.size(), B = variants.size(), L = w.config.layers;
+  if (layer > L || clean.layers.size() != L || clean.resid_final.n_rows != n)
+    throw std::invalid_argument("GPT-2 resume_streams: layer " + std::to_string(layer) + " or a pass of another shape");
+  // (B n) x d: variant b in rows b n .. b n + n - 1, so each block's weights serve every variant at once
+  arma::mat X = arma::repmat(layer < L ? clean.layers[layer].resid_pre : clean.resid_final, B, 1);
+  const auto residual_hooks = [&](arma::uword l) {
+    for (arma::uword v = 0; v < B; ++v) {
+      if (!variants[v].residual) continue;
+      arma::mat Xv = X.rows(v * n, v * n + n - 1);
+      variants[v].residual(l, Xv);
+      X.rows(v * n, v * n + n - 1) = Xv;
+    }
+  };
+  for (arma::uword l = layer; l < L; ++l) {
+    const Block& b = w.blocks[l];
+    residual_hooks(l);
+    const arma::mat qkv = qkv_of(b, layer_norm(X, b.ln_1_gain, b.ln_1_bias, w.config.epsilon));  // (B n) x 3d
+    for (arma::uword v = 0; v < B; ++v) {
+      LayerTrace trace;  // not kept: only the final streams are returned
+      X.rows(v * n, v * n + n - 1) +=
+          mix_heads(b, l, w.config.heads, qkv.rows(v * n, v * n + n - 1), variants[v], trace);
+    }
+    X.each_row() += b.proj_bias;
+    X += mlp_sublayer(b, layer_norm(X, b.ln_2_gain, b.ln_2_bias, w.config.epsilon));
+  }
+  residual_hooks(L);
+  std::vector<arma::mat> streams;
+  for (arma::uword v = 0; v < B; ++v) streams.push_back(X.rows(v * n, v * n + n - 1));
+  return streams;
+}
 
 }  // namespace ch09::gpt2

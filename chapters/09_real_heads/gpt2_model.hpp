@@ -120,7 +120,8 @@ struct Pass {
   std::vector<arma::uword> tokens;  ///< the n input ids
   std::vector<LayerTrace> layers;   ///< one per block
   arma::mat resid_final;            ///< n x d: the residual stream after the last block
-  arma::mat logits;                 ///< n x vocab: row i scores the token after position i
+  arma::mat logits;                 ///< n x vocab: row i scores the token after position i (resume():
+                                    ///< only the rows it was asked for, in that order)
 };
 
 /// Interventions a pass applies as it goes (each may be empty).
@@ -147,5 +148,22 @@ arma::mat gelu(const arma::mat& X);
 /// empty or too long sequence or an id outside the vocabulary (naming it and its position).
 /// Source: Radford et al. 2019, §2.3; Vaswani et al. 2017, §3.2.
 Pass forward(const Weights& weights, const std::vector<arma::uword>& tokens, const Hooks& hooks = {});
+
+/// The pass `clean` again from block `layer` on (0 .. layers; `layers` resumes at the final norm),
+/// applying `hooks`: blocks before `layer` are copied from `clean`, which the hooks cannot have
+/// changed, so only the blocks an intervention reaches are computed. The logits are those of the
+/// positions in `logit_rows` (k x vocab, in that order): the unembedding is most of a short pass's
+/// work. Throws std::invalid_argument for a layer past `layers`, a `clean` of another model's shape
+/// or a row outside the sequence. Source: as forward().
+Pass resume(const Weights& weights, const Pass& clean, arma::uword layer, const Hooks& hooks,
+            const arma::uvec& logit_rows);
+
+/// resume() once for each of `variants` (B sets of hooks), run together: the variants' streams are
+/// stacked, (B n) x d, so each block's weights are read once for all of them (a pass over a short
+/// sequence spends its time reading weights, not multiplying). Returns each variant's final
+/// stream, n x d, the stream the final norm reads (the residual hook at `layers` applied); keeps
+/// nothing else of the passes. Throws as resume() does.
+std::vector<arma::mat> resume_streams(const Weights& weights, const Pass& clean, arma::uword layer,
+                                      const std::vector<Hooks>& variants);
 
 }  // namespace ch09::gpt2

@@ -1,14 +1,14 @@
 /// \file chapters/09_real_heads/main.cpp
-/// \brief Chapter 09 program: train a small attention-only transformer on real English text (the
-/// fortunes Debian ships), then watch its heads: where they read, what they contribute, what they
-/// measurably do, what breaks when one is zeroed, what "bank" looks like inside, and (--compare) how two
-/// sentences' readings differ. Follows the article's "Watch real heads"; run `ch09_real_heads --help`. Lesson:
-/// corpus, lab, heads, writes, study, compare; printers report, figures, compare_view; input checks session.hpp.
+/// \brief Chapter 09 program ("Watch real heads"): train a small attention-only transformer on Debian's
+/// fortunes, then watch its heads read, write, do measurable work, break when zeroed, and represent
+/// "bank"; --compare two sentences; --gpt2 the same tools on GPT-2. Lesson: corpus, lab, heads, writes,
+/// study, compare, gpt2_lab; printers report, figures, compare_view, gpt2_report; checks session.hpp.
 #include <iostream>
 
 #include "common/apparatus/cli.hpp"
 #include "compare_session.hpp"
 #include "figures.hpp"
+#include "gpt2_report.hpp"
 #include "report.hpp"
 #include "session.hpp"
 
@@ -34,6 +34,7 @@ struct Flags {
   std::optional<std::string> corpus;    ///< --corpus DIR, if typed (else Debian's folder)
   arma::uword bench = 0;                ///< --bench N: time N training steps and stop
   ch09::CompareFlag compare;            ///< --compare A B: two readings compared instead of the report
+  std::optional<std::string> gpt2;      ///< --gpt2 DIR: the same tools on GPT-2 read from DIR
   attn::PlotSettings plots;             ///< --plots / --no-plots
 };
 
@@ -48,7 +49,7 @@ void declare_flags(po::options_description& o) {
       ("lr", po::value<double>()->value_name("RATE")->default_value(3e-3, "0.003"), "Adam learning rate, in (0, 1]")
       ("sentence", po::value<std::string>()->value_name("TEXT")->default_value(ch09::kDefaultSentence),
        "the text of the head view (1 to 128 printable characters)")
-      ("position", po::value<long long>()->value_name("I"), "decode what each head writes at character I of the sentence (from 0; default: the last)")
+      ("position", po::value<long long>()->value_name("I"), "decode each head's write at character I (from 0; default: the last; --gpt2: token I)")
       ("save", po::value<std::string>()->value_name("DIR"), "save the trained model into DIR")
       ("load", po::value<std::string>()->value_name("DIR"), "inspect the model saved in DIR instead of training")
       ("cached", po::value<std::string>()->value_name("DIR"),
@@ -57,14 +58,14 @@ void declare_flags(po::options_description& o) {
        "the folder of fortune files")
       ("quick", "a short run (300 steps of 16 windows, seconds) for the tour: too short for the claims")
       ("bench", po::value<long long>()->value_name("N"), "time N training steps of the full model and stop")
-      ("compare", po::value<std::vector<std::string>>()->multitoken()->value_name("A B"), ch09::kCompareHelp);
+      ("compare", po::value<std::vector<std::string>>()->multitoken()->value_name("A B"), ch09::kCompareHelp)
+      ("gpt2", po::value<std::string>()->value_name("DIR"),
+       "the same tools on GPT-2 read from DIR (model.safetensors, vocab.json, merges.txt), token by token");
   // clang-format on
 }
 
 Flags read_flags(const po::variables_map& vm) {
-  std::set<std::string> typed;  // the flags given on the command line, not their defaults
-  for (const auto& [name, value] : vm)
-    if (!value.defaulted()) typed.insert(name);
+  const std::set<std::string> typed = attn::cli::typed(vm);
   Flags f;
   f.quick = typed.count("quick") > 0;
   if (f.quick) f.train = ch09::quick_options(f.train);
@@ -78,6 +79,7 @@ Flags read_flags(const po::variables_map& vm) {
   const auto folder = [&](const char* name) { return attn::cli::path(vm, name); };
   f.folders = ch09::model_folders(folder("save"), folder("load"), folder("cached"));
   if (typed.count("corpus")) f.corpus = folder("corpus")->string();
+  if (typed.count("gpt2")) f.gpt2 = folder("gpt2")->string();
   if (typed.count("bench")) f.bench = static_cast<arma::uword>(attn::cli::integer(vm, "bench", 1, 10000));
   if (typed.count("compare")) f.compare = ch09::compare_flag(vm["compare"].as<std::vector<std::string>>(), typed);
   ch09::check_modes(typed, f.folders.load.has_value());
@@ -89,14 +91,15 @@ int run(const Flags& flags) {
   if (flags.bench > 0)
     return ch09::print_step_timing(std::cout, ch09::time_training_steps(flags.train, flags.bench)), 0;
   if (flags.compare) return ch09::run_compare(*flags.compare, flags.folders, flags.corpus, flags.train, flags.plots);
+  if (flags.gpt2)
+    return ch09::run_gpt2(std::cout, std::cerr, {*flags.gpt2, flags.sentence, flags.position, flags.corpus});
   attn::Plotter plots(flags.plots);
   const ch09::ModelFolders& at = flags.folders;
   const ch09::Corpus corpus = ch09::corpus_for(flags.corpus);
   const ch09::Vocabulary vocab(corpus.train_text);
   std::optional<ch09::Loaded> loaded = ch09::load_given(at, corpus, vocab, flags.sentence, flags.position);
   ch09::check_save(at);
-  ch09::print_title(std::cout);
-  loaded ? ch09::print_loaded(std::cout, *at.load) : ch09::print_training_start(std::cout);
+  ch09::print_start(std::cout, at.load);
   const ch09::Run run = loaded ? loaded->run : ch09::train_or_explain(corpus, vocab, flags.train, std::cerr);
   if (flags.quick) ch09::print_quick_note(std::cout);
   if (at.save) ch09::save_run(run, *at.save);
@@ -104,7 +107,6 @@ int run(const Flags& flags) {
   const ch09::Report report =
       loaded ? loaded->report : ch09::make_report(corpus, vocab, run, flags.sentence, flags.position);
   ch09::print_report(std::cout, report, run);
-  std::cout << '\n';
   ch09::draw_report(plots, report, run);
   plots.report(std::cout);
   ch09::print_wall_time(std::cout, run, at.load.has_value());

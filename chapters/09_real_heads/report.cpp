@@ -51,13 +51,13 @@ void print_claim(std::ostream& out, const Claim& c, bool quick) {
   print_wrapped(out, c.statement + ": " + c.numbers, verdict + "   [" + c.tag + "]");
 }
 
-void print_title(std::ostream& out) {
+void print_start(std::ostream& out, const std::optional<std::string>& loaded) {
   out << "Chapter 09 - Watch real heads: a small transformer trained on real English text\n\n";
+  if (loaded)
+    out << "Loaded the model saved in " << *loaded << ".\n";
+  else
+    out << "Training (progress on stderr)...\n";
 }
-
-void print_loaded(std::ostream& out, const std::string& dir) { out << "Loaded the model saved in " << dir << ".\n"; }
-
-void print_training_start(std::ostream& out) { out << "Training (progress on stderr)...\n"; }
 
 void print_progress(std::ostream& out, const Progress& p) {
   out << "  step " << p.step << "/" << p.steps << ": loss " << format_number(p.loss, 3) << ", "
@@ -398,6 +398,7 @@ void print_report(std::ostream& out, const Report& r, const Run& run) {
   print_ablations(out, r);
   print_bank(out, r);
   print_names(out, r);
+  out << '\n';
 }
 
 }  // namespace ch09

@@ -6,6 +6,7 @@
 /// state, checked by attn::cli::run).
 #pragma once
 
+#include <optional>
 #include <ostream>
 #include <string>
 
@@ -18,14 +19,9 @@ namespace ch09 {
 /// "(does NOT hold)": the claims are about the full run.
 void print_claim(std::ostream& out, const Claim& claim, bool quick = false);
 
-/// The chapter's title line.
-void print_title(std::ostream& out);
-
-/// "Loaded the model saved in DIR."
-void print_loaded(std::ostream& out, const std::string& dir);
-
-/// The line before training starts.
-void print_training_start(std::ostream& out);
+/// The chapter's title line, then "Loaded the model saved in DIR." when `loaded` names the folder
+/// read, else the line said before training starts.
+void print_start(std::ostream& out, const std::optional<std::string>& loaded);
 
 /// One progress line of training (the program sends it to stderr).
 void print_progress(std::ostream& out, const Progress& progress);

@@ -23,6 +23,15 @@ std::string checked_sentence(const std::string& sentence, arma::uword context) {
 
 void check_modes(const std::set<std::string>& typed, bool loading) {
   const auto given = [&](const char* flag) { return typed.count(flag) > 0; };
+  if (given("gpt2")) {
+    if (given("plots")) throw FlagError("--gpt2 draws no plots, so --plots has nothing to write");
+    if (given("compare"))
+      throw FlagError("--compare reads the character model; with --gpt2, section 5 compares bank with controls");
+    for (const char* flag : {"save", "load", "cached", "steps", "quick", "seed", "repeat-share", "lr", "bench"}) {
+      if (given(flag))
+        throw FlagError(std::string("--gpt2 inspects GPT-2 as it was trained; --") + flag + " does not apply to it");
+    }
+  }
   if (loading && (given("steps") || given("quick") || given("seed") || given("repeat-share") || given("lr"))) {
     throw FlagError(
         "--load inspects a saved model; --steps, --quick, --seed, --lr and --repeat-share only apply to training");

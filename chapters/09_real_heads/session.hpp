@@ -42,7 +42,8 @@ std::function<Result(const Arg&)> usage_errors(Result (*body)(const Arg&)) {
 /// `sentence` unchanged if it has 1 to `context` printable ASCII characters.
 std::string checked_sentence(const std::string& sentence, arma::uword context);
 
-/// Refuses flag combinations a mode would ignore; `typed` holds the flags given on the command line
+/// Refuses flag combinations a mode would ignore (--gpt2 takes only --sentence, --position, --corpus
+/// and --no-plots; --bench no input or output); `typed` holds the flags given on the command line
 /// (not defaults), `loading` whether a saved model is read (--load, or --cached with a run in it).
 void check_modes(const std::set<std::string>& typed, bool loading);
 

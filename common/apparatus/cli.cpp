@@ -301,6 +301,13 @@ std::string choice(const po::variables_map& vm, const std::string& name, const s
   throw UsageError(flag_name(name) + " " + cli::quoted(v) + " is not one of: " + list);
 }
 
+std::set<std::string> typed(const po::variables_map& vm) {
+  std::set<std::string> names;
+  for (const auto& [name, value] : vm)
+    if (!value.defaulted()) names.insert(name);
+  return names;
+}
+
 std::optional<std::filesystem::path> path(const po::variables_map& vm, const std::string& name) {
   if (!vm.count(bare(name))) return std::nullopt;
   const std::string v = vm[bare(name)].as<std::string>();

@@ -29,6 +29,7 @@
 #include <filesystem>
 #include <functional>
 #include <optional>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -152,6 +153,10 @@ std::string choice(const boost::program_options::variables_map& vm, const std::s
 /// The path flag `name`, if given: non-empty, not starting with '-' (a flag in the value's place).
 /// Throws UsageError naming the flag if the path is empty or looks like a flag.
 std::optional<std::filesystem::path> path(const boost::program_options::variables_map& vm, const std::string& name);
+
+/// The names of the flags typed on the command line (not those holding only their default), so a
+/// program can tell a mode's flags apart from defaults. Throws nothing.
+std::set<std::string> typed(const boost::program_options::variables_map& vm);
 
 // ---- running a chapter ----------------------------------------------------------------------------
 

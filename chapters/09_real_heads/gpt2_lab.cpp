@@ -1,0 +1,429 @@
+/// \file chapters/09_real_heads/gpt2_lab.cpp
+/// \brief Chapter 09's tools on GPT-2 (see gpt2_lab.hpp).
+#include "gpt2_lab.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+#include "common/attention/checks.hpp"
+#include "common/attention/head_roles.hpp"
+#include "common/attention/random.hpp"
+
+namespace ch09::gpt2 {
+
+namespace {
+
+arma::rowvec softmax_row(const arma::rowvec& z) {
+  const arma::rowvec e = arma::exp(z - z.max());
+  return e / arma::accu(e);
+}
+
+/// The `count` tokens of `row` (1 x vocab) with the largest (descend) or smallest values.
+std::vector<std::pair<std::string, double>> extremes(const Tokenizer& tokenizer, const arma::rowvec& row,
+                                                     arma::uword count, const char* order) {
+  const arma::uvec idx = arma::sort_index(row, order);
+  std::vector<std::pair<std::string, double>> out;
+  for (arma::uword k = 0; k < count && k < idx.n_elem; ++k)
+    out.emplace_back(token_label(tokenizer, idx(k), 10), row(idx(k)));
+  return out;
+}
+
+/// rows first .. last (inclusive) as a list, and the tokens one position later: what they predict.
+std::pair<arma::uvec, std::vector<arma::uword>> predictions(const std::vector<arma::uword>& tokens, arma::uword first,
+                                                            arma::uword last) {
+  const arma::uvec rows = arma::regspace<arma::uvec>(first, last);
+  std::vector<arma::uword> targets;
+  for (const arma::uword i : rows) targets.push_back(tokens[i + 1]);
+  return {rows, targets};
+}
+
+}  // namespace
+
+std::string token_label(const Tokenizer& tokenizer, arma::uword id, std::size_t width) {
+  std::string text = attn::printable(tokenizer.token_bytes(id), 1000);
+  if (text.size() > width) text = text.substr(0, width - 1) + "~";
+  return "'" + text + "'";
+}
+
+TokenText read_text(const Tokenizer& tokenizer, const std::string& text) {
+  TokenText out{text, tokenizer.encode(text), {}};
+  for (const arma::uword id : out.tokens) out.labels.push_back(token_label(tokenizer, id));
+  return out;
+}
+
+Probes make_probes(const Gpt2& model, const std::string& held_text, std::uint64_t seed) {
+  const Config& c = model.weights.config;
+  const std::optional<arma::uword> bos = model.tokenizer.id("<|endoftext|>");
+  Probes p;
+  p.bos = bos.has_value();
+  const std::vector<arma::uword> start = bos ? std::vector<arma::uword>{*bos} : std::vector<arma::uword>{};
+  const arma::uword width = std::min<arma::uword>(32, c.context);
+  for (std::size_t k = 0; k < 8; ++k) {
+    std::size_t at = held_text.size() * k / 8;  // evenly spaced, each from the start of a line
+    if (k > 0 && (at = held_text.find('\n', at)) == std::string::npos) break;
+    std::string part = held_text.substr(at + (k > 0 ? 1 : 0), 8 * width);
+    part = part.substr(0, part.find_last_of(" \n") + 1);  // whole words, so whole UTF-8 characters
+    std::vector<arma::uword> window = start;
+    try {
+      for (const arma::uword id : model.tokenizer.encode(part))
+        if (window.size() < width) window.push_back(id);
+    } catch (const std::invalid_argument&) {
+      continue;  // a byte this vocabulary has no token for: another part
+    }
+    if (window.size() >= start.size() + 8) p.held.push_back(std::move(window));
+  }
+  if (p.held.empty()) throw std::runtime_error("the held-out text gives no window of 8 tokens the tokenizer reads");
+  attn::Random rng(seed);
+  p.repeat_length = std::min<arma::uword>(20, (c.context - start.size()) / 2);
+  for (int k = 0; k < 8; ++k) {
+    std::vector<arma::uword> random;
+    while (random.size() < p.repeat_length) {
+      const arma::uword id = rng.below(c.vocab);
+      if (!bos || id != *bos) random.push_back(id);
+    }
+    std::vector<arma::uword> sequence = start;  // [bos] r r
+    for (int copy = 0; copy < 2; ++copy) sequence.insert(sequence.end(), random.begin(), random.end());
+    p.repeats.push_back(std::move(sequence));
+  }
+  return p;
+}
+
+double mean_loss(const arma::mat& logits, const std::vector<arma::uword>& targets) {
+  double sum = 0.0;
+  for (arma::uword r = 0; r < logits.n_rows; ++r) {
+    const arma::rowvec z = logits.row(r);
+    sum += z.max() + std::log(arma::accu(arma::exp(z - z.max()))) - z(targets[r]);  // -ln softmax(z)[target]
+  }
+  return sum / static_cast<double>(logits.n_rows);
+}
+
+// [gpt2_direct_logits]
+arma::rowvec through_final_norm(const Weights& w, const Pass& pass, arma::uword t, const arma::rowvec& write) {
+  const arma::rowvec x = pass.resid_final.row(t);  // 1 x d: the stream the final norm reads at t
+  const double scale = 1.0 / std::sqrt(arma::var(x, 1) + w.config.epsilon);  // the norm's scale, frozen
+  return (write - arma::mean(write)) * scale % w.ln_f_gain;                  // 1 x d: the norm's centring is linear
+}
+
+arma::rowvec direct_logits(const Weights& w, const Pass& pass, arma::uword t, const arma::rowvec& write) {
+  return through_final_norm(w, pass, t, write) * w.wte.t();  // 1 x vocab: the logits it adds (tied unembedding)
+}
+// [gpt2_direct_logits]
+
+// [gpt2_with_head_output]
+arma::mat with_head_output(const Weights& w, const Pass& clean, arma::uword layer, arma::uword head,
+                           const arma::mat& replacement, const arma::uvec& rows) {
+  return final_normed(w, patched_head(w, clean, layer, head, replacement), rows) * w.wte.t();  // k x vocab
+}
+
+Hooks replacing(const Weights& w, arma::uword layer, arma::uword head, const arma::mat& replacement) {
+  if (replacement.n_cols != w.config.width)
+    throw std::invalid_argument("replacing: a replacement of " + attn::shape(replacement) + " for width " +
+                                std::to_string(w.config.width));
+  Hooks hooks;
+  hooks.head_output = [=](arma::uword l, arma::uword h, arma::mat& output) {  // output: n x d, z_h W_O^h
+    if (l != layer || h != head) return;
+    if (replacement.n_rows != 1 && replacement.n_rows != output.n_rows)
+      throw std::invalid_argument("replacing: " + std::to_string(replacement.n_rows) + " rows for " +
+                                  std::to_string(output.n_rows) + " positions");
+    output = arma::repmat(replacement, replacement.n_rows == 1 ? output.n_rows : 1, 1);
+  };
+  return hooks;
+}
+
+Pass patched_head(const Weights& w, const Pass& clean, arma::uword layer, arma::uword head,
+                  const arma::mat& replacement) {
+  return resume(w, clean, layer, replacing(w, layer, head, replacement), {});  // earlier blocks are the clean ones
+}
+// [gpt2_with_head_output]
+
+arma::mat final_normed(const Weights& w, const Pass& pass, const arma::uvec& rows) {
+  return final_normed(w, pass.resid_final, rows);
+}
+
+arma::mat final_normed(const Weights& w, const arma::mat& stream, const arma::uvec& rows) {
+  return layer_norm(stream.rows(rows), w.ln_f_gain, w.ln_f_bias, w.config.epsilon);  // k x d
+}
+
+HeadView head_view(const Gpt2& model, const Pass& pass, const TokenText& sentence, arma::uword t) {
+  const Config& c = model.weights.config;
+  HeadView v{sentence, t, arma::umat(c.layers, c.heads), arma::mat(c.layers, c.heads), 0, 0, 0};
+  for (arma::uword l = 0; l < c.layers; ++l) {
+    for (arma::uword h = 0; h < c.heads; ++h) {
+      const arma::rowvec a = pass.layers[l].patterns[h].row(t).cols(0, t);  // where position t reads
+      v.top_source(l, h) = a.index_max();
+      v.top_weight(l, h) = a.max();
+      v.to_first += v.top_source(l, h) == 0;
+      v.to_self += v.top_source(l, h) == t;
+      v.to_previous += t > 0 && v.top_source(l, h) == t - 1;
+    }
+  }
+  return v;
+}
+
+Writes head_writes(const Gpt2& model, const Pass& pass, const HeadView& view) {
+  const Weights& w = model.weights;
+  const arma::uword t = view.position, p = pass.logits.row(t).index_max(), H = w.config.heads;
+  Writes out{token_label(model.tokenizer, p), pass.logits(t, p), 0.0, {}, 0, 0};
+  // what reaches the final norm at t: the embedding, every head, every b_O, every MLP
+  std::vector<arma::rowvec> parts{w.wte.row(pass.tokens[t]) + w.wpe.row(t)};
+  arma::mat normed(w.config.layers * H, w.config.width);  // heads x d: each head's write through the norm
+  for (arma::uword l = 0; l < w.config.layers; ++l) {
+    parts.push_back(w.blocks[l].proj_bias);
+    parts.push_back(pass.layers[l].mlp_out.row(t));
+    for (arma::uword h = 0; h < H; ++h)
+      normed.row(l * H + h) = through_final_norm(w, pass, t, pass.layers[l].head_outputs[h].row(t));
+  }
+  const arma::mat logits = normed * w.wte.t();  // heads x vocab: direct_logits() of every head at once
+  out.parts = arma::dot(w.ln_f_bias, w.wte.row(p)) + arma::accu(logits.col(p));
+  for (const arma::rowvec& part : parts) out.parts += arma::dot(through_final_norm(w, pass, t, part), w.wte.row(p));
+  for (arma::uword k = 0; k < logits.n_rows; ++k) {
+    out.heads.push_back({k / H, k % H, arma::norm(pass.layers[k / H].head_outputs[k % H].row(t)), logits(k, p),
+                         extremes(model.tokenizer, logits.row(k), 2, "descend"),
+                         extremes(model.tokenizer, logits.row(k), 2, "ascend")});
+  }
+  out.sharpest = arma::vectorise(view.top_weight.t()).index_max();  // layer-major, as out.heads
+  out.strongest = arma::abs(logits.col(p)).index_max();
+  return out;
+}
+
+Roles roles(const Gpt2& model, const Probes& probes) {
+  const Weights& w = model.weights;
+  const arma::uword L = w.config.layers, H = w.config.heads, o = probes.bos ? 1 : 0, n = probes.repeat_length;
+  Roles r{arma::mat(L, H, arma::fill::zeros),
+          arma::mat(L, H, arma::fill::zeros),
+          0,
+          0,
+          0,
+          0,
+          arma::mat(L * H, w.config.width, arma::fill::zeros)};
+  double previous_count = 0, mean_count = 0;
+  for (const std::vector<arma::uword>& window : probes.held) {
+    const Pass pass = forward(w, window);
+    const arma::uword T = window.size();
+    const auto [rows, targets] = predictions(window, 0, T - 2);
+    r.held_loss += mean_loss(pass.logits.rows(rows), targets) * static_cast<double>(T - 1);
+    r.held_tokens += T - 1;
+    for (arma::uword l = 0; l < L; ++l) {
+      for (arma::uword h = 0; h < H; ++h) {
+        const arma::mat& A = pass.layers[l].patterns[h];                                // T x T
+        for (arma::uword i = o + 1; i < T; ++i) r.previous_token(l, h) += A(i, i - 1);  // text reading the token before
+        r.mean_output.row(l * H + h) += arma::sum(pass.layers[l].head_outputs[h].rows(o, T - 1), 0);
+      }
+    }
+    previous_count += static_cast<double>(T - 1 - o);
+    mean_count += static_cast<double>(T - o);
+  }
+  r.previous_token /= previous_count;
+  r.mean_output /= mean_count;
+  r.held_loss /= static_cast<double>(r.held_tokens);
+  for (const std::vector<arma::uword>& sequence : probes.repeats) {
+    const Pass pass = forward(w, sequence);
+    for (arma::uword l = 0; l < L; ++l) {
+      for (arma::uword h = 0; h < H; ++h) {
+        // token r_j of the second copy (position o + n + j) reading r_(j+1) after r_j's first copy
+        for (arma::uword j = 0; j < n; ++j) r.induction(l, h) += pass.layers[l].patterns[h](o + n + j, o + j + 1);
+      }
+    }
+    const auto [first_rows, first_targets] = predictions(sequence, o, o + n - 2);
+    const auto [repeat_rows, repeat_targets] = predictions(sequence, o + n, o + 2 * n - 2);
+    r.first += mean_loss(pass.logits.rows(first_rows), first_targets);
+    r.repeat += mean_loss(pass.logits.rows(repeat_rows), repeat_targets);
+  }
+  const auto sequences = static_cast<double>(probes.repeats.size());
+  r.induction /= sequences * static_cast<double>(n);
+  r.first /= sequences;
+  r.repeat /= sequences;
+  return r;
+}
+
+Ablations ablations(const Gpt2& model, const Probes& probes, const arma::mat& mean_output,
+                    const std::function<void(const std::string&)>& progress) {
+  const Weights& w = model.weights;
+  const arma::uword L = w.config.layers, H = w.config.heads, o = probes.bos ? 1 : 0, n = probes.repeat_length;
+  const std::vector<arma::uword>&held_tokens = probes.held.front(), &repeat_tokens = probes.repeats.front();
+  const Pass held = forward(w, held_tokens), repeat = forward(w, repeat_tokens);
+  const auto [held_rows, held_targets] = predictions(held_tokens, 0, held_tokens.size() - 2);
+  const auto [repeat_rows, repeat_targets] = predictions(repeat_tokens, o + n, o + 2 * n - 2);
+  Ablations a{mean_loss(held.logits.rows(held_rows), held_targets),
+              mean_loss(repeat.logits.rows(repeat_rows), repeat_targets), arma::mat(L * H, 2), arma::mat(L * H, 2)};
+  const arma::uword nh = held_rows.n_elem, nr = repeat_rows.n_elem;
+  for (arma::uword l = 0; l < L; ++l) {
+    if (progress) progress("ablating the heads of layer " + std::to_string(l + 1) + " of " + std::to_string(L));
+    std::vector<Hooks> variants;  // head h zeroed (variant 2h), then replaced by its mean over held-out text (2h + 1)
+    for (arma::uword h = 0; h < H; ++h) {
+      variants.push_back(replacing(w, l, h, arma::rowvec(w.config.width, arma::fill::zeros)));
+      variants.push_back(replacing(w, l, h, mean_output.row(l * H + h)));
+    }
+    const std::vector<arma::mat> held_streams = resume_streams(w, held, l, variants);
+    const std::vector<arma::mat> repeat_streams = resume_streams(w, repeat, l, variants);
+    for (arma::uword h = 0; h < H; ++h) {
+      const arma::mat logits =
+          arma::join_cols(arma::join_cols(final_normed(w, held_streams[2 * h], held_rows),
+                                          final_normed(w, repeat_streams[2 * h], repeat_rows)),
+                          arma::join_cols(final_normed(w, held_streams[2 * h + 1], held_rows),
+                                          final_normed(w, repeat_streams[2 * h + 1], repeat_rows))) *
+          w.wte.t();  // the four passes' rows unembedded at once
+      const arma::uword k = l * H + h;
+      a.zero.row(k) = arma::rowvec{mean_loss(logits.rows(0, nh - 1), held_targets) - a.held_out,
+                                   mean_loss(logits.rows(nh, nh + nr - 1), repeat_targets) - a.repeat};
+      a.mean.row(k) = arma::rowvec{mean_loss(logits.rows(nh + nr, 2 * nh + nr - 1), held_targets) - a.held_out,
+                                   mean_loss(logits.rows(2 * nh + nr, 2 * nh + 2 * nr - 1), repeat_targets) - a.repeat};
+    }
+  }
+  return a;
+}
+
+namespace {
+
+/// The patched passes' rows (patches x vocab logits) as PatchRows named `what`.
+std::vector<PatchRow> patch_rows(const Gpt2& model, const std::vector<std::string>& what, const arma::mat& logits,
+                                 arma::uword ia, arma::uword ib) {
+  std::vector<PatchRow> rows;
+  for (arma::uword r = 0; r < logits.n_rows; ++r) {
+    const arma::rowvec p = softmax_row(logits.row(r));
+    rows.push_back({what[r], p(ia), p(ib), token_label(model.tokenizer, p.index_max())});
+  }
+  return rows;
+}
+
+}  // namespace
+
+// [gpt2_patching]
+Patching patching(const Gpt2& model, const std::string& a, const std::string& b) {
+  const Weights& w = model.weights;
+  const arma::uword L = w.config.layers, H = w.config.heads;
+  Patching out{read_text(model.tokenizer, a), read_text(model.tokenizer, b), false, "", "", 0, 0, {}, {}};
+  out.matched = out.a.tokens.size() == out.b.tokens.size();
+  if (!out.matched) return out;  // positions would not correspond
+  const Pass clean = forward(w, out.a.tokens), source = forward(w, out.b.tokens);
+  const arma::uword last = out.a.tokens.size() - 1;
+  const arma::uvec rows{last};
+  const arma::uword ia = clean.logits.row(last).index_max(), ib = source.logits.row(last).index_max();
+  out.predicted_a = token_label(model.tokenizer, ia);
+  out.predicted_b = token_label(model.tokenizer, ib);
+  const arma::rowvec p0 = softmax_row(clean.logits.row(last));
+  out.clean_p_a = p0(ia), out.clean_p_b = p0(ib);
+  arma::mat heads(L * H, w.config.width), streams(L + 1, w.config.width);  // A's last row, normed, per patch
+  std::vector<std::string> head_names, stream_names;
+  for (arma::uword k = 0; k < L * H; ++k) {  // head k's n x d output, as it was on B
+    heads.row(k) =
+        final_normed(w, patched_head(w, clean, k / H, k % H, source.layers[k / H].head_outputs[k % H]), rows);
+    head_names.push_back(attn::head_name(k / H, k % H) + "'s output");
+  }
+  for (arma::uword l = 0; l <= L; ++l) {
+    Hooks hooks;  // the stream at A's last position entering block l (or the final norm), as it was on B
+    hooks.residual = [&](arma::uword layer, arma::mat& X) {
+      if (layer == l) X.row(last) = (l < L ? source.layers[l].resid_pre : source.resid_final).row(last);
+    };
+    streams.row(l) = final_normed(w, resume(w, clean, l, hooks, {}), rows);
+    stream_names.push_back(l < L ? "the stream entering layer " + std::to_string(l + 1) : "the final stream");
+  }
+  out.heads = patch_rows(model, head_names, heads * w.wte.t(), ia, ib);
+  out.streams = patch_rows(model, stream_names, streams * w.wte.t(), ia, ib);
+  return out;
+}
+// [gpt2_patching]
+
+namespace {
+
+/// Mean centred cosine of the rows of V (sentences x d, row f * 2 + s: frame f, sense s) over the
+/// pairs of the same sense (within) and of different senses (across).
+std::pair<double, double> centred_cosines(arma::mat V) {
+  V.each_row() -= arma::mean(V, 0);  // centred: what the sentences share is taken out
+  double within = 0, across = 0, n_within = 0, n_across = 0;
+  for (arma::uword i = 0; i < V.n_rows; ++i) {
+    for (arma::uword j = i + 1; j < V.n_rows; ++j) {
+      const double cosine = arma::dot(V.row(i), V.row(j)) / (arma::norm(V.row(i)) * arma::norm(V.row(j)));
+      const bool same = i % 2 == j % 2;
+      (same ? within : across) += cosine;
+      (same ? n_within : n_across) += 1;
+    }
+  }
+  return {within / n_within, across / n_across};
+}
+
+}  // namespace
+
+Bank bank(const Gpt2& model) {
+  const Weights& w = model.weights;
+  const arma::uword L = w.config.layers;
+  Bank b;
+  b.frames = {"the", "she walked to the", "we met at the"};
+  b.senses = {" river", " money"};
+  b.words = {" bank", " house"};
+  b.matched = true;
+  b.stages.push_back("embedding");
+  for (arma::uword l = 1; l <= L; ++l) b.stages.push_back("after layer " + std::to_string(l));
+  b.within.set_size(L + 1, b.words.size());
+  b.across.set_size(L + 1, b.words.size());
+  for (arma::uword word = 0; word < b.words.size(); ++word) {
+    arma::cube V(b.frames.size() * 2, w.config.width, L + 1);  // sentence x d x stage: the word's stream
+    for (arma::uword f = 0; f < b.frames.size(); ++f) {
+      std::size_t length = 0;
+      for (arma::uword s = 0; s < 2; ++s) {
+        const TokenText text = read_text(model.tokenizer, b.frames[f] + b.senses[s] + b.words[word]);
+        if (s == 1 && text.tokens.size() != length) b.matched = false;
+        length = text.tokens.size();
+        const Pass pass = forward(w, text.tokens);
+        for (arma::uword l = 0; l <= L; ++l)
+          V.slice(l).row(f * 2 + s) = (l < L ? pass.layers[l].resid_pre : pass.resid_final).row(length - 1);
+        if (f == 0 && word == 0)
+          b.next.push_back(extremes(model.tokenizer, softmax_row(pass.logits.row(length - 1)), 5, "descend"));
+      }
+    }
+    for (arma::uword l = 0; l <= L; ++l) std::tie(b.within(l, word), b.across(l, word)) = centred_cosines(V.slice(l));
+  }
+  b.gap = b.within - b.across;
+  const arma::vec beyond = b.gap.col(0) - b.gap.col(1);  // bank's sense gap over the control's, per stage
+  b.beyond_control = arma::accu(beyond > 0.01);
+  b.largest = beyond.index_max();
+  return b;
+}
+
+arma::uword patch_overlap(const Patching& p, const arma::mat& induction, arma::uword count) {
+  if (!p.matched) return 0;
+  arma::vec raised(p.heads.size());
+  for (arma::uword k = 0; k < raised.n_elem; ++k) raised(k) = p.heads[k].p_b;
+  const arma::uvec by_patch = arma::sort_index(raised, "descend");
+  const arma::uvec by_score = arma::sort_index(arma::vectorise(induction.t()), "descend");  // layer-major
+  arma::uword overlap = 0;
+  for (arma::uword i = 0; i < count && i < by_patch.n_elem; ++i)
+    overlap += arma::any(by_score.head(std::min<arma::uword>(count, by_score.n_elem)) == by_patch(i));
+  return overlap;
+}
+
+Lab run_lab(const Gpt2& model, const std::string& sentence, std::optional<arma::uword> position,
+            const std::string& held_text, const std::function<void(const std::string&)>& progress) {
+  const Weights& w = model.weights;
+  const auto say = [&](const std::string& what) {
+    if (progress) progress(what);
+  };
+  Lab lab;
+  lab.config = w.config;
+  lab.parameters = parameter_count(w.config);
+  const TokenText text = read_text(model.tokenizer, sentence);
+  const arma::uword n = text.tokens.size(), t = position.value_or(n - 1);
+  if (n == 0 || n > w.config.context)
+    throw std::invalid_argument("the sentence has " + std::to_string(n) + " tokens; the model reads 1 to " +
+                                std::to_string(w.config.context));
+  if (t >= n)
+    throw std::invalid_argument("position " + std::to_string(t) + " is past the sentence's " + std::to_string(n) +
+                                " tokens (0.." + std::to_string(n - 1) + ")");
+  lab.probes = make_probes(model, held_text);
+  say("reading the sentence");
+  const Pass pass = forward(w, text.tokens);
+  lab.view = head_view(model, pass, text, t);
+  lab.writes = head_writes(model, pass, lab.view);
+  say("measuring previous-token and induction scores");
+  lab.roles = roles(model, lab.probes);
+  lab.ablations = ablations(model, lab.probes, lab.roles.mean_output, progress);
+  say("patching every head from one sentence into another");
+  lab.patching = patching(model, kPatchA, kPatchB);
+  lab.overlap = patch_overlap(lab.patching, lab.roles.induction, 5);
+  say("comparing bank in two senses");
+  lab.bank = bank(model);
+  return lab;
+}
+
+}  // namespace ch09::gpt2

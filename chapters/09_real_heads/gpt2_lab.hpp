@@ -1,0 +1,229 @@
+/// \file chapters/09_real_heads/gpt2_lab.hpp
+/// \brief Chapter 09's tools on GPT-2 (`--gpt2 DIR`), token by token: the head view, what each head
+/// writes decoded to tokens (direct logit attribution), measured previous-token and induction
+/// heads, zero and mean ablation of every head, activation patching from one sentence into
+/// another, and "bank" in two senses against a matched control word.
+///
+/// Shapes: tokens are rows; a pass over n tokens has streams n x d, patterns n x n, logits
+/// n x vocab (gpt2_model.hpp). Heads are indexed layer-major, k = layer * heads + head, and named
+/// as in the rest of the chapter, L<layer from 1>.H<head from 0> (the GPT-2 literature counts layers
+/// from 0: its head 5.1 is L6.H1 here). Sources: the article, "Watch real heads"; Elhage et al.
+/// 2021, "A Mathematical Framework for Transformer Circuits" (heads' writes into the residual
+/// stream; direct logit attribution through a frozen final norm); Olsson et al. 2022, "In-context
+/// Learning and Induction Heads", §2 (previous-token and induction scores on repeated random
+/// tokens); Wang et al. 2022, "Interpretability in the Wild", §3 (mean ablation; GPT-2 small's
+/// heads); Meng et al. 2022 and Heimersheim & Nanda 2024 (activation patching).
+/// Functions throw std::invalid_argument for a text the tokenizer refuses, a sequence longer than
+/// the context, or a position outside the sentence; std::runtime_error for held-out text too
+/// short to make a window.
+#pragma once
+
+#include <armadillo>
+#include <functional>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "gpt2_files.hpp"
+
+namespace ch09::gpt2 {
+
+/// A text read as GPT-2 tokens.
+struct TokenText {
+  std::string text;                 ///< what was read
+  std::vector<arma::uword> tokens;  ///< its n token ids
+  std::vector<std::string> labels;  ///< n printable labels, token_label() of each
+};
+
+/// Token `id` as a table shows it: its bytes between single quotes, spaces kept, bytes that are not
+/// printable ASCII as escapes (\\n, \\xe2), cut to `width` characters with a final '~'.
+std::string token_label(const Tokenizer& tokenizer, arma::uword id, std::size_t width = 12);
+
+/// `text` tokenized, with labels.
+TokenText read_text(const Tokenizer& tokenizer, const std::string& text);
+
+/// The held-out sequences every measurement reads, fixed by a seed.
+struct Probes {
+  bool bos = false;                               ///< whether each starts with <|endoftext|>
+  std::vector<std::vector<arma::uword>> held;     ///< windows of held-out text
+  std::vector<std::vector<arma::uword>> repeats;  ///< [bos] r r: L random tokens, then the same L again
+  arma::uword repeat_length = 0;                  ///< L
+};
+
+/// Up to 8 windows of min(32, context) tokens cut from `held_text` at evenly spaced lines (a part
+/// the tokenizer refuses is skipped), and 8 sequences of L = min(20, (context - 1) / 2) random
+/// tokens repeated, drawn with `seed`; <|endoftext|> first when the vocabulary has it, as GPT-2 saw
+/// documents begin. Throws std::runtime_error if no window of 8 tokens can be made.
+Probes make_probes(const Gpt2& model, const std::string& held_text, std::uint64_t seed = 9);
+
+/// Mean next-token loss of `logits` (k x vocab) against `targets` (k ids), nats per token.
+double mean_loss(const arma::mat& logits, const std::vector<arma::uword>& targets);
+
+/// A write (1 x d) added to the final stream at position t, through the final norm with its scale
+/// frozen at the pass's value: ((w - mean w) / sqrt(var(x_t) + eps)) % gain, 1 x d (the norm's bias
+/// belongs to no write).
+arma::rowvec through_final_norm(const Weights& weights, const Pass& pass, arma::uword t, const arma::rowvec& write);
+
+/// Direct logit attribution: the logits `write` (1 x d), added to the final stream at position t of
+/// `pass`, adds through the final norm with its scale frozen at the pass's value:
+/// ((w - mean w) / sqrt(var(x_t) + eps)) % gain * W_E^T, 1 x vocab (W_E the tied unembedding).
+/// Summed over the embedding, every head's write, every b_O and every MLP, plus the norm's bias
+/// times W_E^T, it gives the logits exactly.
+arma::rowvec direct_logits(const Weights& weights, const Pass& pass, arma::uword t, const arma::rowvec& write);
+
+/// Every head's attention at one position of the sentence.
+struct HeadView {
+  TokenText sentence;           ///< the sentence
+  arma::uword position = 0;     ///< the position shown
+  arma::umat top_source;        ///< layers x heads: the source each head weighs most there
+  arma::mat top_weight;         ///< layers x heads: that weight
+  arma::uword to_first = 0;     ///< heads whose top source is position 0 (where GPT-2 parks unused weight)
+  arma::uword to_self = 0;      ///< heads whose top source is the position itself
+  arma::uword to_previous = 0;  ///< heads whose top source is the position before
+};
+
+/// One head's write at one position, decoded.
+struct HeadWrite {
+  arma::uword layer = 0;                                ///< its layer (from 0)
+  arma::uword head = 0;                                 ///< its head (from 0)
+  double size = 0.0;                                    ///< ||write||
+  double on_prediction = 0.0;                           ///< its direct effect on the predicted token's logit
+  std::vector<std::pair<std::string, double>> raised;   ///< the 2 tokens it raises most, with logit changes
+  std::vector<std::pair<std::string, double>> lowered;  ///< the 2 it lowers most
+};
+
+/// What each head writes at one position of the sentence.
+struct Writes {
+  std::string predicted;         ///< label of the likeliest next token there
+  double logit = 0.0;            ///< its logit
+  double parts = 0.0;            ///< the direct effects of every part on it, summed (equals logit)
+  std::vector<HeadWrite> heads;  ///< every head, layer-major
+  arma::uword sharpest = 0;      ///< the head with the largest top weight at the position
+  arma::uword strongest = 0;     ///< the head with the largest |effect| on the predicted token
+};
+
+/// Measured roles (layers x heads), and what the held-out windows give the other sections.
+struct Roles {
+  arma::mat previous_token;     ///< mean weight on position i - 1, held-out text
+  arma::mat induction;          ///< mean weight on the token after the current token's earlier copy
+  double first = 0.0;           ///< loss predicting the first copy of the random tokens (nats/token)
+  double repeat = 0.0;          ///< loss predicting their repeat
+  double held_loss = 0.0;       ///< mean loss over every held-out window (nats/token)
+  arma::uword held_tokens = 0;  ///< tokens predicted there
+  arma::mat mean_output;        ///< heads x d: each head's mean output over the held-out windows' text
+};
+
+/// Zero against mean ablation of every head, as loss rises (nats/token).
+struct Ablations {
+  double held_out = 0.0;  ///< loss on the first held-out window, nothing ablated
+  double repeat = 0.0;    ///< loss on the first random repeat's second copy, nothing ablated
+  arma::mat zero;         ///< heads x 2: rise of (held-out, repeat) with the head's output zeroed
+  arma::mat mean;         ///< heads x 2: the same with it replaced by its mean over the held-out windows
+};
+
+/// One patch from sentence B into sentence A, and A's prediction at its last token after it.
+struct PatchRow {
+  std::string what;  ///< "L6.H1's output" or "the stream entering layer 3"
+  double p_a = 0.0;  ///< probability of A's clean prediction
+  double p_b = 0.0;  ///< probability of B's clean prediction
+  std::string top;   ///< the likeliest next token after the patch
+};
+
+/// Activation patching between two sentences of the same length in tokens.
+struct Patching {
+  TokenText a;                    ///< the clean sentence
+  TokenText b;                    ///< the sentence patched from
+  bool matched = false;           ///< same length in tokens (else nothing was patched)
+  std::string predicted_a;        ///< A's likeliest next token, clean
+  std::string predicted_b;        ///< B's
+  double clean_p_a = 0.0;         ///< p(predicted_a) in A, clean
+  double clean_p_b = 0.0;         ///< p(predicted_b) in A, clean
+  std::vector<PatchRow> heads;    ///< every head's output from B (all positions), layer-major
+  std::vector<PatchRow> streams;  ///< the stream at the last position entering each layer, then the final one
+};
+
+/// The patching example: A's repeat predicts " mat", B's " rug"; the same length.
+inline const std::string kPatchA = "the cat sat on the mat. the cat sat on the";
+/// The sentence patched from (see kPatchA).
+inline const std::string kPatchB = "the cat sat on the rug. the cat sat on the";
+
+/// "bank" after a river word and after a money word, against a control word in the same frames.
+struct Bank {
+  std::vector<std::string> frames;  ///< the sentences' beginnings; a sense word and the word follow
+  std::vector<std::string> senses;  ///< the two sense words, " river" and " money"
+  std::vector<std::string> words;   ///< " bank", then the control " house"
+  bool matched = false;             ///< each frame's two senses give the same token count
+  std::vector<std::string> stages;  ///< "embedding", "after layer 1", ...
+  arma::mat within;                 ///< stages x words: mean centred cosine within a sense
+  arma::mat across;                 ///< stages x words: mean centred cosine across senses
+  arma::mat gap;                    ///< stages x words: within - across
+  arma::uword beyond_control = 0;   ///< stages where bank's gap exceeds the control word's by > 0.01
+  arma::uword largest = 0;          ///< the stage where it exceeds it most
+  /// Per sense, the five likeliest tokens after "the <sense> bank", with their probabilities.
+  std::vector<std::vector<std::pair<std::string, double>>> next;
+};
+
+/// Every section of the --gpt2 mode, computed once.
+struct Lab {
+  Config config;               ///< the model's sizes
+  arma::uword parameters = 0;  ///< its parameter count
+  Probes probes;               ///< what the measurements read
+  HeadView view;               ///< the head view at the position
+  Writes writes;               ///< what each head writes there
+  Roles roles;                 ///< previous-token and induction scores
+  Ablations ablations;         ///< zero and mean ablation of every head
+  Patching patching;           ///< kPatchB into kPatchA
+  arma::uword overlap = 0;     ///< of the 5 heads whose patch raises B's prediction most, those among
+                               ///< the 5 highest induction scores
+  Bank bank;                   ///< the bank comparison
+};
+
+/// Runs every section on `sentence` (decoded at token `position`, the last when absent), the
+/// probes from `held_text`, telling `progress` what it starts (a line, for a long run on GPT-2
+/// small; may be empty). Throws std::invalid_argument for a sentence the tokenizer refuses or
+/// longer than the context, or a position past its tokens (naming the token count).
+Lab run_lab(const Gpt2& model, const std::string& sentence, std::optional<arma::uword> position,
+            const std::string& held_text, const std::function<void(const std::string&)>& progress = {});
+
+/// The sections one by one (run_lab() calls them in this order).
+HeadView head_view(const Gpt2& model, const Pass& pass, const TokenText& sentence, arma::uword position);
+/// What each head writes at `position` of the sentence's pass.
+Writes head_writes(const Gpt2& model, const Pass& pass, const HeadView& view);
+/// Previous-token scores, the loss and the heads' mean outputs on the held-out windows; induction
+/// scores and losses on the repeats.
+Roles roles(const Gpt2& model, const Probes& probes);
+/// Zero and mean ablation (to `mean_output`, heads x d) of every head on the first held-out
+/// window and the first repeat.
+Ablations ablations(const Gpt2& model, const Probes& probes, const arma::mat& mean_output,
+                    const std::function<void(const std::string&)>& progress = {});
+/// Patches every head's output and the last position's stream from `b` into `a`.
+Patching patching(const Gpt2& model, const std::string& a, const std::string& b);
+/// The bank comparison.
+Bank bank(const Gpt2& model);
+/// Of the `count` heads whose patch raises B's prediction most, how many are among the `count`
+/// highest `induction` scores (layers x heads); 0 when nothing was patched.
+arma::uword patch_overlap(const Patching& patching, const arma::mat& induction, arma::uword count);
+
+/// Hooks that replace head (layer, head)'s output at every position by `replacement` (1 x d: zero
+/// or mean ablation; n x d: patching from another pass of the same length).
+Hooks replacing(const Weights& weights, arma::uword layer, arma::uword head, const arma::mat& replacement);
+
+/// `clean`'s pass again with head (layer, head)'s output replaced at every position by
+/// `replacement` (1 x d: zero or mean ablation; n x d: patching from another pass), recomputed
+/// from that layer on; its logits are left empty (0 x vocab): final_normed() and one product with
+/// W_E^T for many passes together are much faster than one product per pass.
+Pass patched_head(const Weights& weights, const Pass& clean, arma::uword layer, arma::uword head,
+                  const arma::mat& replacement);
+
+/// The final norm of `pass`'s stream at positions `rows`: k x d, the rows the unembedding reads.
+arma::mat final_normed(const Weights& weights, const Pass& pass, const arma::uvec& rows);
+
+/// The same for a final stream (n x d) of resume_streams().
+arma::mat final_normed(const Weights& weights, const arma::mat& stream, const arma::uvec& rows);
+
+/// The logits (k x vocab) at positions `rows` of patched_head(): one intervention, read out.
+arma::mat with_head_output(const Weights& weights, const Pass& clean, arma::uword layer, arma::uword head,
+                           const arma::mat& replacement, const arma::uvec& rows);
+
+}  // namespace ch09::gpt2
