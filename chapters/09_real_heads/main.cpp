@@ -26,16 +26,16 @@ const attn::cli::ProgramInfo kProgram{
 
 /// The command line, read once.
 struct Flags {
-  ch09::TrainOptions train;             ///< how to train (unless loading)
-  std::string sentence;                 ///< the head view's input
-  std::optional<arma::uword> position;  ///< --position: where the writes are decoded (default: the last)
-  ch09::ModelFolders folders;           ///< --save, --load, --cached
-  bool quick = false;                   ///< --quick
-  std::optional<std::string> corpus;    ///< --corpus DIR, if typed (else Debian's folder)
-  arma::uword bench = 0;                ///< --bench N: time N training steps and stop
-  ch09::CompareFlag compare;            ///< --compare A B: two readings compared instead of the report
-  std::optional<std::string> gpt2;      ///< --gpt2 DIR: the same tools on GPT-2 read from DIR
-  attn::PlotSettings plots;             ///< --plots / --no-plots
+  ch09::TrainOptions train;               ///< how to train (unless loading)
+  std::string sentence;                   ///< the head view's input
+  std::optional<arma::uword> position;    ///< --position: where the writes are decoded (default: the last)
+  ch09::ModelFolders folders;             ///< --save, --load, --cached
+  bool quick = false;                     ///< --quick
+  std::optional<std::string> corpus;      ///< --corpus DIR, if typed (else Debian's folder)
+  arma::uword bench = 0;                  ///< --bench N: time N training steps and stop
+  ch09::CompareFlag compare;              ///< --compare A B: two readings compared instead of the report
+  std::optional<ch09::Gpt2Request> gpt2;  ///< --gpt2 DIR: the same tools on GPT-2 read from DIR
+  attn::PlotSettings plots;               ///< --plots / --no-plots
 };
 
 /// The chapter's own flags (--help, --plots and --no-plots come from the skeleton).
@@ -79,7 +79,7 @@ Flags read_flags(const po::variables_map& vm) {
   const auto folder = [&](const char* name) { return attn::cli::path(vm, name); };
   f.folders = ch09::model_folders(folder("save"), folder("load"), folder("cached"));
   if (typed.count("corpus")) f.corpus = folder("corpus")->string();
-  if (typed.count("gpt2")) f.gpt2 = folder("gpt2")->string();
+  if (typed.count("gpt2")) f.gpt2 = ch09::Gpt2Request{folder("gpt2")->string(), f.sentence, f.position, f.corpus};
   if (typed.count("bench")) f.bench = static_cast<arma::uword>(attn::cli::integer(vm, "bench", 1, 10000));
   if (typed.count("compare")) f.compare = ch09::compare_flag(vm["compare"].as<std::vector<std::string>>(), typed);
   ch09::check_modes(typed, f.folders.load.has_value());
@@ -91,25 +91,23 @@ int run(const Flags& flags) {
   if (flags.bench > 0)
     return ch09::print_step_timing(std::cout, ch09::time_training_steps(flags.train, flags.bench)), 0;
   if (flags.compare) return ch09::run_compare(*flags.compare, flags.folders, flags.corpus, flags.train, flags.plots);
-  if (flags.gpt2)
-    return ch09::run_gpt2(std::cout, std::cerr, {*flags.gpt2, flags.sentence, flags.position, flags.corpus});
+  if (flags.gpt2) return ch09::run_gpt2(std::cout, std::cerr, *flags.gpt2);
   attn::Plotter plots(flags.plots);
-  const ch09::ModelFolders& at = flags.folders;
   const ch09::Corpus corpus = ch09::corpus_for(flags.corpus);
   const ch09::Vocabulary vocab(corpus.train_text);
-  std::optional<ch09::Loaded> loaded = ch09::load_given(at, corpus, vocab, flags.sentence, flags.position);
-  ch09::check_save(at);
-  ch09::print_start(std::cout, at.load);
+  std::optional<ch09::Loaded> loaded = ch09::load_given(flags.folders, corpus, vocab, flags.sentence, flags.position);
+  ch09::check_save(flags.folders);
+  ch09::print_start(std::cout, flags.folders.load);
   const ch09::Run run = loaded ? loaded->run : ch09::train_or_explain(corpus, vocab, flags.train, std::cerr);
   if (flags.quick) ch09::print_quick_note(std::cout);
-  if (at.save) ch09::save_run(run, *at.save);
+  if (flags.folders.save) ch09::save_run(run, *flags.folders.save);
   ch09::print_data(std::cout, corpus, vocab, run);
   const ch09::Report report =
       loaded ? loaded->report : ch09::make_report(corpus, vocab, run, flags.sentence, flags.position);
   ch09::print_report(std::cout, report, run);
   ch09::draw_report(plots, report, run);
   plots.report(std::cout);
-  ch09::print_wall_time(std::cout, run, at.load.has_value());
+  ch09::print_wall_time(std::cout, run, flags.folders.load.has_value());
   return 0;
 }
 
