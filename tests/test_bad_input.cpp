@@ -301,8 +301,8 @@ BOOST_AUTO_TEST_CASE(hostile_folder_names_run_nothing_and_the_plots_land) {
       BOOST_TEST(r.out.find('\n' + std::string("system")) == std::string::npos);  // the report line stays one line
     }
   }
-  // Chapter 09 names its figures after its own sentence too: a short training run into two of the names.
-  for (const std::string& name : {names[1], names[3]}) {
+  // Chapter 09 draws through the same plotting code; one short training run into one of the names.
+  for (const std::string& name : {names[1]}) {
     BOOST_TEST_CONTEXT("ch09_real_heads " << attn::cli::printable(name)) {
       const fs::path dir = base / name;
       const attn::test::Run r = attn::test::run(cat("timeout 120 ", programs().at("ch09_real_heads"),
@@ -801,9 +801,7 @@ BOOST_AUTO_TEST_CASE(a_saved_model_is_read_safely_and_checked_field_by_field) {
                                                  {"model.txt", slurp(good / "model.txt")}};
   BOOST_TEST(slurp(good / "manifest.txt").find("model.txt " + std::to_string(files.at("model.txt").size())) !=
              std::string::npos);
-  const attn::test::Run loaded = attn::test::run(cat("timeout 120 ", ch09(), " --no-plots --load ", good.string()));
-  BOOST_TEST(loaded.code == 0, loaded.err);
-  BOOST_TEST(!attn::test::has_nan_word(loaded.out));
+  // (A whole saved model loading cleanly is test_ch09_real_heads' case, on the suite's model.)
 
   fs::create_directories(dir / "no-manifest");
   for (const auto& [name, bytes] : files) std::ofstream(dir / "no-manifest" / name) << bytes;
