@@ -80,8 +80,11 @@ BOOST_AUTO_TEST_CASE(every_printed_line_fits_in_100_characters) {
     runs.emplace_back(name, "--help");
     if (!program.second.empty()) runs.emplace_back(name, program.second);
   }
-  const auto documented = documented_runs(names);
+  auto documented = documented_runs(names);
   BOOST_TEST(documented.size() > 20u);  // the book's "Try this" blocks were found
+  // --gpt2 reads GPT-2's weights, which no machine here has: test_ch09_gpt2 checks that mode's line
+  // widths on the suite's tiny checkpoint.
+  std::erase_if(documented, [](const auto& run) { return run.second.find("--gpt2") != std::string::npos; });
   runs.insert(runs.end(), documented.begin(), documented.end());
   for (auto& [name, args] : runs) {
     if (slow.count(name) == 0) continue;

@@ -29,7 +29,7 @@ void check_modes(const std::set<std::string>& typed, bool loading) {
       throw FlagError("--compare reads the character model; with --gpt2, section 5 compares bank with controls");
     for (const char* flag : {"save", "load", "cached", "steps", "quick", "seed", "repeat-share", "lr", "bench"}) {
       if (given(flag))
-        throw FlagError(std::string("--gpt2 inspects GPT-2 as it was trained; --") + flag + " does not apply to it");
+        throw FlagError(std::string("--gpt2 reads GPT-2 as trained; --") + flag + " does not apply to it");
     }
   }
   if (loading && (given("steps") || given("quick") || given("seed") || given("repeat-share") || given("lr"))) {
