@@ -5,9 +5,24 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
-echo "Building (about 7 minutes the first time on 2 cores, seconds after that) ..."
-cmake --preset release >/dev/null
-cmake --build --preset release >/dev/null
+echo "Building (a few minutes the first time on 2 cores, seconds after that; log in build/tour-build.log) ..."
+mkdir -p build
+log=build/tour-build.log
+# The whole build log goes to the file; the screen shows each chapter program as it is built, and
+# the end of the log if the build fails.
+set +e
+{ cmake --preset release && cmake --build --preset release; } 2>&1 | tee "$log" | while IFS= read -r line; do
+  [[ $line =~ ^\[\ *[0-9]+%\]\ Built\ target\ (ch0[1-9]_[a-z_]+)$ ]] || continue
+  target=${BASH_REMATCH[1]}
+  [[ $target =~ _(lesson|presentation|gpt2|bench)$ ]] || echo "  built $target"
+done
+built=${PIPESTATUS[0]}
+set -e
+if [[ $built -ne 0 ]]; then
+  tail -n 40 "$log"
+  echo "tour: the build failed; the whole log is in $log" >&2
+  exit 1
+fi
 
 # Each line: the program, then the flags the tour runs it with (tab-separated).
 mapfile -t chapters < build/release/chapters.txt
