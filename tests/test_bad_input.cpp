@@ -954,9 +954,9 @@ BOOST_AUTO_TEST_CASE(a_closed_pipe_ends_quietly_and_other_write_failures_exit_1)
 BOOST_AUTO_TEST_CASE(a_memory_limit_ends_every_chapter_within_seconds) {
   // OpenBLAS maps a 128 MiB buffer per thread and retried forever when the mapping failed. A run
   // that spins is stopped by `timeout` (exit 124), which the exit-code check below refuses.
-#ifdef __SANITIZE_ADDRESS__
-  // AddressSanitizer reserves terabytes of address space at start: under `ulimit -v` it cannot
-  // start at all, so the release pass alone checks this.
+#if ATTN_PROGRAMS_SANITIZED
+  // AddressSanitizer reserves terabytes of address space at start: under `ulimit -v` a sanitized
+  // program cannot start at all, so the release pass alone checks this.
   BOOST_TEST_MESSAGE("skipped under AddressSanitizer, which needs more address space than the limits allow");
   return;
 #endif
