@@ -73,9 +73,11 @@ std::string data_label(const std::string& text) {
 /// Text of gnuplot's or another program's message, made safe to echo in one error line.
 std::string cli_safe(const std::string& text) { return printable(text, 200); }
 
-std::string axis_labels(const std::string& title, const std::string& xlabel, const std::string& ylabel) {
-  return "set title " + gnuplot_quote(Canvas::current().wrap(title)) + "\nset xlabel " + gnuplot_quote(xlabel) +
-         "\nset ylabel " + gnuplot_quote(ylabel) + "\n";
+/// The title (wrapped at `title_columns` on a phone, when given) and the axis labels.
+std::string axis_labels(const std::string& title, const std::string& xlabel, const std::string& ylabel,
+                        int title_columns = 0) {
+  return "set title " + gnuplot_quote(Canvas::current().wrap(title, title_columns)) + "\nset xlabel " +
+         gnuplot_quote(xlabel) + "\nset ylabel " + gnuplot_quote(ylabel) + "\n";
 }
 
 std::string tics(const std::vector<std::string>& labels) {
@@ -240,9 +242,9 @@ std::string Canvas::terminal(int w, int h) const {
              : "set terminal pngcairo noenhanced" + size + " font 'DejaVu Sans,11'\nset output\n";
 }
 
-std::string Canvas::wrap(const std::string& text) const {
+std::string Canvas::wrap(const std::string& text, int columns) const {
   if (!narrow) return text;
-  const std::size_t limit = static_cast<std::size_t>(std::max(width / 7, 20));
+  const std::size_t limit = static_cast<std::size_t>(columns > 0 ? columns : std::max(width / 7, 20));
   std::string out, line;
   std::istringstream words(text);
   for (std::string word; words >> word;) {
@@ -669,12 +671,39 @@ std::string colour_scale(const Heatmap& map) {
   return gp.str();
 }
 
+/// On a phone, the widest title a heat map's grid has room for, in characters of 12 px: gnuplot
+/// centres the title over the grid, which the row labels push right of the canvas's middle.
+constexpr int kGridTitleColumns = 36;
+
+/// The plot of a heat map of cell kinds (map.kinds): one colour per kind and a key naming them.
+std::string kinds_plot(const Heatmap& map, const std::string& dat, const std::string& font) {
+  std::ostringstream gp;
+  gp << "set palette defined (";
+  for (std::size_t k = 0; k < map.kinds.size(); ++k)
+    gp << (k ? ", " : "") << k << ' ' << gnuplot_quote(map.kinds[k].colour);
+  gp << ")\nset cbrange [0:" << std::max<std::size_t>(map.kinds.size() - 1, 1) << "]\nunset colorbox\n"
+     << (Canvas::current().narrow  // a phone column has no room beside the grid: the key goes under it,
+                                   // centred on the canvas (centred under the grid, which the row labels push right, it
+                                   // was cut off)
+             ? "set key at screen 0.5, screen 0.01 center bottom vertical Left reverse samplen 2 spacing 1.5 box\n"
+               "set bmargin 9\n"
+             : "set key outside right top vertical Left reverse samplen 2 spacing 1.8 box\n")
+     << "set style fill solid 1.0 border rgb 'white'\n"
+     << "plot " << dat << " using 1:2:(0.5):(0.5):3 with boxxyerror fillcolor palette notitle";
+  if (map.cell_labels) gp << ", " << dat << " using 1:2:4:5 with labels textcolor rgb variable" << font << " notitle";
+  for (const CellKind& kind : map.kinds)
+    gp << ", keyentry with boxes fillcolor rgb " << gnuplot_quote(kind.colour) << " title " << gnuplot_quote(kind.key);
+  gp << "\n";
+  return gp.str();
+}
+
 std::string heatmap_commands(const Heatmap& map, const std::string& dat, int label_font) {
   const double rows = static_cast<double>(map.values.n_rows), cols = static_cast<double>(map.values.n_cols);
   const std::string font = " font '," + std::to_string(Canvas::current().font(label_font)) + "'";
   std::ostringstream gp;
   const bool narrow = Canvas::current().narrow;  // a phone column: the x labels slanted
-  gp << axis_labels(map.title, map.xlabel, map.ylabel) << "set size ratio " << number(rows / cols) << "\n"
+  gp << axis_labels(map.title, map.xlabel, map.ylabel, kGridTitleColumns) << "set size ratio " << number(rows / cols)
+     << "\n"
      << "set xrange [-0.5:" << number(cols - 0.5) << "]\nset yrange [" << number(rows - 0.5)
      << ":-0.5]\n"  // row 0 at the top
      << "set xtics " << tics(map.col_labels) << " nomirror"
@@ -683,24 +712,7 @@ std::string heatmap_commands(const Heatmap& map, const std::string& dat, int lab
                                  : std::string())
      << "\n"
      << "set ytics " << tics(map.row_labels) << " nomirror\n";
-  if (!map.kinds.empty()) {
-    gp << "set palette defined (";
-    for (std::size_t k = 0; k < map.kinds.size(); ++k)
-      gp << (k ? ", " : "") << k << ' ' << gnuplot_quote(map.kinds[k].colour);
-    gp << ")\nset cbrange [0:" << std::max<std::size_t>(map.kinds.size() - 1, 1) << "]\nunset colorbox\n"
-       << (Canvas::current().narrow  // a phone column has no room beside the grid: the key goes under it
-               ? "set key below vertical Left reverse samplen 2 spacing 1.5 box\n"
-               : "set key outside right top vertical Left reverse samplen 2 spacing 1.8 box\n")
-       << "set style fill solid 1.0 border rgb 'white'\n"
-       << "plot " << dat << " using 1:2:(0.5):(0.5):3 with boxxyerror fillcolor palette notitle";
-    if (map.cell_labels) gp << ", " << dat << " using 1:2:4:5 with labels textcolor rgb variable" << font << " notitle";
-    for (const CellKind& kind : map.kinds) {
-      gp << ", keyentry with boxes fillcolor rgb " << gnuplot_quote(kind.colour) << " title "
-         << gnuplot_quote(kind.key);
-    }
-    gp << "\n";
-    return gp.str();
-  }
+  if (!map.kinds.empty()) return gp.str() + kinds_plot(map, dat, font);
   gp << colour_scale(map) << "unset key\n"
      << "set object 1 rectangle from -0.5, -0.5 to " << number(cols - 0.5) << ", " << number(rows - 0.5)
      << " behind fillcolor rgb 'gray75' fillstyle solid noborder\n";
@@ -932,6 +944,14 @@ std::string graphviz_quote(const std::string& text) {
 }
 
 void Plotter::diagram(const std::string& name, const std::string& dot_source) {
+  // For a phone, the same graph laid out top to bottom (a graph attribute set last wins in DOT).
+  const std::size_t close = dot_source.rfind('}');
+  diagram(name, dot_source,
+          close == std::string::npos ? dot_source
+                                     : dot_source.substr(0, close) + "  rankdir=TB;\n" + dot_source.substr(close));
+}
+
+void Plotter::diagram(const std::string& name, const std::string& dot_source, const std::string& narrow_source) {
   if (!safe_name(name)) {
     throw std::invalid_argument("Plotter: diagram name '" + cli_safe(name) + "' may hold only A-Z a-z 0-9 _ . -");
   }
@@ -952,15 +972,10 @@ void Plotter::diagram(const std::string& name, const std::string& dot_source) {
     AtomicFile source(folder_ / (name + ".dot"));
     source.write(dot_source);
     source.close();
-    // The PNG; or for the book the SVG as drawn and, for a phone's column, laid out top to bottom
-    // (a graph attribute set last wins in DOT).
+    // The PNG; or for the book the SVG as drawn and the phone's drawing.
     std::vector<std::pair<std::string, std::string>> drawings;  // file, source
     if (svg_) {
-      const std::size_t close = dot_source.rfind('}');
-      const std::string narrow = close == std::string::npos
-                                     ? dot_source
-                                     : dot_source.substr(0, close) + "  rankdir=TB;\n" + dot_source.substr(close);
-      drawings = {{name + ".svg", dot_source}, {name + ".narrow.svg", narrow}};
+      drawings = {{name + ".svg", dot_source}, {name + ".narrow.svg", narrow_source}};
     } else {
       drawings = {{name + ".png", dot_source}};
     }
