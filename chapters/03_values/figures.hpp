@@ -17,8 +17,9 @@ namespace ch03 {
 /// The counting diagram (ch03_counting): E, X, every head's Wq, Wk, Wv (learned) and Q, K, V, A, H
 /// (computed, one row per token), Concat, Wo, Delta and Y = X + Delta, each with its shape in
 /// `example`, and the counts of `c` underneath. Amber boxes are learned, blue ones computed.
-/// `narrow`: the phone's layout (ch03_counting.narrow.svg), each head below the one before it and
-/// the long labels on several lines; the same boxes and numbers.
+/// Long labels are on several lines (one row of Q, K and V a line), so the heads side by side fit a
+/// desktop column; `narrow`: the phone's layout (ch03_counting.narrow.svg), each head below the one
+/// before it, with the same boxes and numbers.
 /// Source: the article, "How many tables and vectors are there?" (its diagram of
 /// 2 heads over 3 tokens); Vaswani et al. 2017, §3.2.2.
 std::string counting_diagram(const ExampleSublayer& example, const Counts& c, bool narrow = false);
