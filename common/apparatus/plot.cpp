@@ -757,16 +757,18 @@ bool cell_labels_fit(const Heatmap& map) {
 /// give each row less than a label's height (14 px): there the rows get that height.
 double grid_ratio(const Heatmap& map) {
   const double rows = static_cast<double>(map.values.n_rows), cols = static_cast<double>(map.values.n_cols);
-  if (!Canvas::current().narrow) return rows / cols;
+  if (!Canvas::current().narrow || rows >= cols) return rows / cols;
   return std::max(rows / cols, 14.0 * rows / phone_grid_width(map));
 }
 
 /// How the column labels are turned: as the figure asks; on a phone by 30 degrees, or upright when
-/// even slanted they would not fit side by side (about 9 px each at 12 px text).
+/// even slanted the labels shown (not empty) would not fit side by side (about 18 px each).
 std::string column_label_rotation(const Heatmap& map) {
   if (map.xtics_rotation != 0) return " rotate by " + std::to_string(map.xtics_rotation);
   if (!Canvas::current().narrow) return "";
-  const bool crowded = 9.0 * static_cast<double>(map.values.n_cols) * 2.0 > phone_grid_width(map);
+  const auto shown =
+      std::count_if(map.col_labels.begin(), map.col_labels.end(), [](const std::string& l) { return !l.empty(); });
+  const bool crowded = 9.0 * static_cast<double>(shown) * 2.0 > phone_grid_width(map);
   return crowded ? " rotate by 90 right" : " rotate by 30 right";
 }
 
@@ -796,14 +798,19 @@ std::string heatmap_commands(const Heatmap& map, const std::string& dat, int lab
        << gnuplot_quote(o.colour) << " lw 2" << (o.dashed ? " dt 2" : "") << "\n";
     keyed = keyed || !o.key.empty();
   }
-  if (keyed) gp << "set key below horizontal samplen 3 height 1.5\n";  // a line of space under the x label
+  // Under the x label, a line of space between. A phone's canvas has no room for the entries side by
+  // side (gnuplot then drops the whole key): one a line, centred on the canvas, with room reserved.
+  if (keyed && !Canvas::current().narrow) gp << "set key below horizontal samplen 3 height 1.5\n";
+  if (keyed && Canvas::current().narrow)
+    gp << "set key at screen 0.5, screen 0.01 center bottom vertical Left reverse samplen 1 spacing 1.5\nset bmargin "
+          "9\n";
   // In SVG each cell is its own rectangle (`pixels`), sharp at any zoom, not a scaled bitmap.
   gp << "plot " << dat << " using 1:2:3 with image" << (Canvas::current().svg ? " pixels" : "") << " notitle";
   if (labels) gp << ", " << dat << " using 1:2:4 with labels" << font << " notitle";
   for (const CellOutline& o : map.outlines) {
     if (o.key.empty()) continue;
     gp << ", keyentry with lines lw 2 lc rgb " << gnuplot_quote(o.colour) << (o.dashed ? " dt 2" : "") << " title "
-       << gnuplot_quote(o.key);
+       << gnuplot_quote(Canvas::current().wrap(o.key, 30));  // on a phone, lines of 30 characters
   }
   gp << "\n";
   return gp.str();
