@@ -3,7 +3,8 @@
 //   visible cue above it ("scrolls sideways"), rechecked when the window changes size;
 // - the table of contents stays at hand: in the right margin of a wide window (book.css), and on a
 //   narrow one as a "Contents" button fixed at the bottom right once the page's own table of
-//   contents has scrolled away.
+//   contents has scrolled away;
+// - a link to a line inside a folded block of output (a claim's printed line) opens the block.
 (function () {
   "use strict";
   const boxes = "div.MathJax_Display, div.fragment, pre.fragment, table.markdownTable, a.figure-open.diagram";
@@ -50,10 +51,26 @@
     update();
   }
 
+  // The folded blocks around the element a link points at (#printed_train_04) open, so the line shows.
+  function openTarget() {
+    const id = decodeURIComponent(window.location.hash.slice(1));
+    const target = id ? document.getElementById(id) : null;
+    if (!target) return;
+    let opened = false;
+    for (let d = target.closest("details"); d; d = d.parentElement.closest("details")) {
+      if (!d.open) d.open = opened = true;
+    }
+    if (opened) target.scrollIntoView();
+  }
+
   window.bookMarkScrolling = markScrolling;  // for the browser test, after it has waited for MathJax
 
   function start() {
     contentsAtHand();
+    openTarget();
+    window.addEventListener("hashchange", openTarget);
+    // An output block opened by the reader is measured again: it may need its scroll cue.
+    document.addEventListener("toggle", (e) => { if (e.target.matches("details.output-stage")) markScrolling(); }, true);
     markScrolling();
     // MathJax (loaded asynchronously) typesets after load: check again once its queue is empty,
     // and on every resize.

@@ -6,7 +6,9 @@
 # "N. title" underlined with "="), and at the first line starting with each SPLIT prefix (after the
 # previous part's start), for sections of the article that share one printed heading. Whatever comes
 # before the first part (the title, the data) joins part 1; the closing "plots: ..." line stays in
-# the last part. Each file is written under a temporary name, then renamed.
+# the last part. An output without numbered headings (chapter 05's step-through, printed in stages)
+# is divided by the SPLIT prefixes alone, from its first line on. Each file is written under a
+# temporary name, then renamed.
 get_filename_component(out_dir ${OUT} DIRECTORY)
 get_filename_component(stem ${OUT} NAME_WE)
 file(MAKE_DIRECTORY ${out_dir})
@@ -21,6 +23,9 @@ file(READ ${OUT} text)
 string(LENGTH "${text}" size)
 set(part 1)
 set(started FALSE)
+if(NOT text MATCHES "(^|\n)[0-9]+\\. [^\n]*\n=+\n")
+  set(started TRUE)
+endif()
 set(part_1 "")
 set(previous_line "")
 set(pending "")  # a candidate heading line, kept back until the next line says whether it is one

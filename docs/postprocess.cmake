@@ -10,6 +10,8 @@
 #    NAME.narrow.svg (drawn for a phone, copied in here) in a narrow window, inside a link that
 #    opens the figure full size.
 # 6. Loads book.js (the table of contents at hand, scroll cues on wide formulas and boxes).
+# 7. Gives each folding block of printed output (<details class="output-stage">, around one part of
+#    a captured output) the part's first line, its printed heading, as the title a reader clicks.
 # 4. Drops MathJax from the pages without a formula (Doxygen loads it on every page; most API pages
 #    have none), so they open without loading and starting it. The browser test fails on any TeX
 #    left untypeset, so a page that needed it cannot lose it unnoticed.
@@ -87,6 +89,8 @@ foreach(page IN LISTS pages)
   # Doxygen's class diagrams (inheritance, drawn without Graphviz).
   string(REGEX REPLACE "<img src=\"(class[^\"]+)\\.png\" alt=\"\"/>"
          "<img src=\"\\1.png\" alt=\"Inheritance diagram of this class\"/>" html "${html}")
+  string(REGEX REPLACE "(<details class=\"output-stage\"[^>]*>)[ \n]*<pre class=\"fragment\">([^\n<]+)"
+         "\\1<summary>\\2</summary><pre class=\"fragment\">\\2" html "${html}")
   get_filename_component(name ${page} NAME)
   if(name MATCHES "^ch[0-9][0-9]_")
     # The first line printing a claim gets its anchor; a later one links the same way.

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <sstream>
 
 #include "common/apparatus/model_files.hpp"
 #include "common/attention/attention.hpp"
@@ -220,6 +221,30 @@ BOOST_AUTO_TEST_CASE(save_then_load_gives_the_same_float_model) {
   BOOST_TEST(refusal("").find("truncated in group E") != std::string::npos, refusal(""));
   BOOST_CHECK_THROW(attn::load_model<float>((dir / "missing.txt").string()), std::runtime_error);
   std::filesystem::remove_all(dir);
+}
+
+BOOST_AUTO_TEST_CASE(read_model_reads_the_text_of_a_model_file) {
+  // A 1-layer model (vocab 3, context 2, width 1, 1 head of 1, no norm) written out by hand: six
+  // groups of the table, E 3 x 1, P 2 x 1, Wq, Wk, Wv, Wo 1 x 1, U 1 x 3.
+  const std::string text =
+      "attn-only-model 1\nvocab 3 context 2 width 1 heads 1 d_k 1 layers 1 final_norm 0\n"
+      "E 3 1\n0.5\n-1\n2\nP 2 1\n0.25\n0\nL1.Wq 1 1\n1\nL1.Wk 1 1\n-2\nL1.Wv 1 1\n3\nL1.Wo 1 1\n0.125\n"
+      "U 1 3\n1 2 3\n";
+  std::istringstream in(text);
+  const attn::AttnOnlyModel<double> m = attn::read_model<double>(in, "the page's model");
+  BOOST_TEST(m.E(2, 0) == 2.0);
+  BOOST_TEST(m.P(0, 0) == 0.25);
+  BOOST_TEST(m.layers[0].Wk(0, 0) == -2.0);
+  BOOST_TEST(m.layers[0].Wo(0, 0) == 0.125);
+  BOOST_TEST(m.U(0, 2) == 3.0);
+  // A text cut short is refused under the name given.
+  std::istringstream cut(text.substr(0, text.find("U 1 3")));
+  try {
+    attn::read_model<double>(cut, "the page's model");
+    BOOST_FAIL("a truncated text was read");
+  } catch (const std::runtime_error& e) {
+    BOOST_TEST(std::string(e.what()).find("the page's model: expected group U") == 0, e.what());
+  }
 }
 
 BOOST_AUTO_TEST_CASE(bad_shapes_and_tokens_throw) {

@@ -342,9 +342,10 @@ BOOST_AUTO_TEST_CASE(runs_prints_the_article_numbers_and_draws_its_plots) {
 BOOST_AUTO_TEST_CASE(diagrams_follow_the_example_shapes) {
   const ch03::ExampleSublayer e = ch03::example_sublayer({"the", "river", "bank"});
   const std::string counting = ch03::counting_diagram(e, ch03::count_objects(3, 2, 1));
-  for (const char* part : {"E: token embedding table, 4 x 4", "X 3 x 4", "Wq(1)\\n4 x 3", "Wv(2)\\n4 x 3",
-                           "q_the(1), q_river(1), q_bank(1)", "A(2) 3 x 3", "Concat(H(1) .. H(2)) 3 x 6", "Wo 6 x 4",
-                           "Delta = Concat Wo 3 x 4", "6 learned Q/K/V projection matrices", "18 computed vectors"}) {
+  for (const char* part :
+       {"E: token embedding table,\\n4 x 4", "X 3 x 4", "Wq(1)\\n4 x 3", "Wv(2)\\n4 x 3",
+        "q_the(1)\\nq_river(1)\\nq_bank(1)", "A(2) 3 x 3", "Concat(H(1) .. H(2))\\n3 x 6", "Wo 6 x 4",
+        "Delta = Concat Wo 3 x 4", "6 learned Q/K/V\\nprojection matrices", "18 computed vectors"}) {
     BOOST_TEST(counting.find(part) != std::string::npos, part);
   }
   const std::string head = ch03::full_head_diagram(e);
@@ -468,6 +469,45 @@ BOOST_AUTO_TEST_CASE(counting_diagram_draws_head_1_left_of_head_2) {
       BOOST_TEST_REQUIRE((x.count(order[i]) && x.count(order[i + 1])), order[i]);
       BOOST_TEST(x[order[i]] < x[order[i + 1]], order[i] << " is not left of " << order[i + 1]);
     }
+  }
+}
+
+// The phone's counting diagram: each head below the one before it, Wq, Wk, Wv still in order, and
+// narrow enough for a 380 px column at the book's 12 px text (its text is 14 pt: 380 px is 443 pt).
+BOOST_AUTO_TEST_CASE(counting_diagram_for_a_phone_stacks_the_heads) {
+  if (attn::test::run("command -v dot >/dev/null").code != 0) {
+    BOOST_TEST_MESSAGE("Graphviz's dot is not on PATH: layout not checked");
+    return;
+  }
+  const ch03::ExampleSublayer e = ch03::example_sublayer({"the", "river", "bank"});
+  const std::string narrow = ch03::counting_diagram(e, ch03::count_objects(3, 2, 1), true);
+  for (const char* part : {"X_2 [label=\"X 3 x 4 (the same input)\"", "H_1 -> X_2", "X_2 -> Wq_2", "Wv(2)\\n4 x 3"})
+    BOOST_TEST(narrow.find(part) != std::string::npos, part);
+  const std::filesystem::path file =
+      std::filesystem::temp_directory_path() / ("attn-ch03-narrow-" + std::to_string(::getpid()) + ".dot");
+  std::ofstream(file) << narrow;
+  const attn::test::Run laid = attn::test::run("dot -Tplain " + attn::test::quote(file.string()));
+  std::filesystem::remove(file);
+  BOOST_TEST_REQUIRE(laid.code == 0, laid.err);
+  std::map<std::string, std::pair<double, double>> at;  // "node NAME X Y ...", in inches, y upwards
+  double width = 0;
+  std::istringstream lines(laid.out);
+  for (std::string line; std::getline(lines, line);) {
+    std::istringstream words(line);
+    std::string kind, name;
+    double x = 0, y = 0;
+    if (line.rfind("graph ", 0) == 0)
+      words >> kind >> x >> width;
+    else if (words >> kind >> name >> x >> y && kind == "node")
+      at[name] = {x, y};
+  }
+  BOOST_TEST(width * 72 <= 443.0, "the phone's diagram is " << width * 72 << " pt wide");
+  BOOST_TEST_REQUIRE((at.count("H_1") && at.count("Wq_2")));
+  BOOST_TEST(at["Wq_2"].second < at["H_1"].second, "head 2 is not below head 1");
+  for (const char* head : {"_1", "_2"}) {
+    const std::string h = head;
+    BOOST_TEST(at["Wq" + h].first < at["Wk" + h].first, h);
+    BOOST_TEST(at["Wk" + h].first < at["Wv" + h].first, h);
   }
 }
 

@@ -17,9 +17,12 @@ namespace ch03 {
 /// The counting diagram (ch03_counting): E, X, every head's Wq, Wk, Wv (learned) and Q, K, V, A, H
 /// (computed, one row per token), Concat, Wo, Delta and Y = X + Delta, each with its shape in
 /// `example`, and the counts of `c` underneath. Amber boxes are learned, blue ones computed.
+/// Long labels are on several lines (one row of Q, K and V a line), so the heads side by side fit a
+/// desktop column; `narrow`: the phone's layout (ch03_counting.narrow.svg), each head below the one
+/// before it, with the same boxes and numbers.
 /// Source: the article, "How many tables and vectors are there?" (its diagram of
 /// 2 heads over 3 tokens); Vaswani et al. 2017, §3.2.2.
-std::string counting_diagram(const ExampleSublayer& example, const Counts& c);
+std::string counting_diagram(const ExampleSublayer& example, const Counts& c, bool narrow = false);
 
 /// One full head from its input to the output projection (ch03_full_head): X, Wq, Wk, Wv, Q, K, V,
 /// the scores S = Q K^T / sqrt(d_k), A = softmax(S), H = A V, head 1's block of Wo (d_v rows),

@@ -137,7 +137,8 @@ void draw_companions(attn::Plotter& plots, const Companions& companions) {
                 .categories = contexts,
                 .series = {"weight"},
                 .values = weights,
-                .yrange = std::make_pair(0.0, 1.1)});
+                .yrange = std::make_pair(0.0, 1.1),
+                .key = "off"});  // one series, named by the y axis (a key would sit on the value labels)
   }
   if (!companions.survey.empty()) draw_survey(plots, companions.survey);
 }

@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <fstream>
+#include <istream>
 #include <sstream>
 #include <stdexcept>
 
@@ -38,7 +39,12 @@ template <class T>
 AttnOnlyModel<T> load_model(const std::string& path) {
   std::ifstream in(path);
   if (!in) throw std::runtime_error("cannot read " + path);
-  const auto fail = [&](const std::string& what) { return std::runtime_error(path + ": " + what); };
+  return read_model<T>(in, path);
+}
+
+template <class T>
+AttnOnlyModel<T> read_model(std::istream& in, const std::string& name) {
+  const auto fail = [&](const std::string& what) { return std::runtime_error(name + ": " + what); };
   std::string magic, word;
   int version = 0;
   in >> magic >> version;
@@ -87,5 +93,7 @@ template void save_model(const AttnOnlyModel<float>&, const std::string&);
 template void save_model(const AttnOnlyModel<double>&, const std::string&);
 template AttnOnlyModel<float> load_model<float>(const std::string&);
 template AttnOnlyModel<double> load_model<double>(const std::string&);
+template AttnOnlyModel<float> read_model<float>(std::istream&, const std::string&);
+template AttnOnlyModel<double> read_model<double>(std::istream&, const std::string&);
 
 }  // namespace attn

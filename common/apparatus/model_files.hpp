@@ -5,6 +5,7 @@
 /// (common/apparatus/numbers.hpp) for every entry read back.
 #pragma once
 
+#include <istream>
 #include <string>
 
 #include "common/attention/attn_only.hpp"
@@ -22,5 +23,11 @@ void save_model(const AttnOnlyModel<T>& model, const std::string& path);
 /// number by the number rule (common/numbers.hpp) or lies beyond +-1e6, or a truncated file.
 template <class T>
 AttnOnlyModel<T> load_model(const std::string& path);
+
+/// Reads the text of a model file from `in`, as load_model() reads the file (the book's head view
+/// reads the saved model this way, from the page, where there is no file). `name` names the text in
+/// messages. Throws std::runtime_error naming it, for the same reasons as load_model().
+template <class T>
+AttnOnlyModel<T> read_model(std::istream& in, const std::string& name);
 
 }  // namespace attn

@@ -73,9 +73,17 @@ std::string data_label(const std::string& text) {
 /// Text of gnuplot's or another program's message, made safe to echo in one error line.
 std::string cli_safe(const std::string& text) { return printable(text, 200); }
 
-std::string axis_labels(const std::string& title, const std::string& xlabel, const std::string& ylabel) {
-  return "set title " + gnuplot_quote(Canvas::current().wrap(title)) + "\nset xlabel " + gnuplot_quote(xlabel) +
-         "\nset ylabel " + gnuplot_quote(ylabel) + "\n";
+/// On a phone, the widest title or x label a plot has room for, in characters of 12 px: gnuplot
+/// centres both over the plot's area, which the y label and tick labels push right of the canvas's
+/// middle, so a line as wide as the canvas is cut off at its right edge.
+constexpr int kPlotLabelColumns = 40;
+
+/// The title and the x label (each wrapped on a phone, the title at `title_columns`) and the y label.
+std::string axis_labels(const std::string& title, const std::string& xlabel, const std::string& ylabel,
+                        int title_columns = kPlotLabelColumns) {
+  const Canvas& canvas = Canvas::current();
+  return "set title " + gnuplot_quote(canvas.wrap(title, title_columns)) + "\nset xlabel " +
+         gnuplot_quote(canvas.wrap(xlabel, kPlotLabelColumns)) + "\nset ylabel " + gnuplot_quote(ylabel) + "\n";
 }
 
 std::string tics(const std::vector<std::string>& labels) {
@@ -240,9 +248,9 @@ std::string Canvas::terminal(int w, int h) const {
              : "set terminal pngcairo noenhanced" + size + " font 'DejaVu Sans,11'\nset output\n";
 }
 
-std::string Canvas::wrap(const std::string& text) const {
+std::string Canvas::wrap(const std::string& text, int columns) const {
   if (!narrow) return text;
-  const std::size_t limit = static_cast<std::size_t>(std::max(width / 7, 20));
+  const std::size_t limit = static_cast<std::size_t>(columns > 0 ? columns : std::max(width / 7, 20));
   std::string out, line;
   std::istringstream words(text);
   for (std::string word; words >> word;) {
@@ -397,6 +405,28 @@ std::string bar_chart_data(const BarChart& chart) {
   return data.str();
 }
 
+/// Where a chart's key goes: as the figure asks, except on a phone when it sits inside the plot and
+/// either its longest entry (7 px a character, beside a 60 px sample) would not fit the plot's
+/// width (about 270 px) or the plot is full of value labels (`labelled`) that it would cover: then
+/// under the plot.
+std::string phone_key(const std::string& key, const std::vector<std::string>& entries, bool labelled = false) {
+  if (!Canvas::current().narrow) return key;
+  for (const char* placed : {"below", "outside", "bmargin", "tmargin", "lmargin", "rmargin", "off", "at "})
+    if (key.find(placed) != std::string::npos) return key;
+  std::size_t widest = 0;
+  for (const std::string& e : entries) widest = std::max(widest, e.size());
+  return labelled || 7.0 * static_cast<double>(widest) + 60.0 > 270.0 ? "below Left reverse" : key;
+}
+
+/// Whether `labels`, side by side under a phone's plot (about 280 px, 7 px a character and a space
+/// between), would run into one another: then they are slanted.
+bool crowded_on_phone(const std::vector<std::string>& labels) {
+  if (!Canvas::current().narrow || labels.empty()) return false;
+  std::size_t widest = 0;
+  for (const std::string& l : labels) widest = std::max(widest, l.size());
+  return static_cast<double>(labels.size() * (widest + 1)) * 7.0 > 280.0;
+}
+
 std::string bar_chart_commands(const BarChart& chart, const std::string& dat, int label_font) {
   label_font = Canvas::current().font(label_font);
   const double lo = chart.values.is_empty() ? 0.0 : std::min(0.0, chart.values.min());
@@ -408,8 +438,9 @@ std::string bar_chart_commands(const BarChart& chart, const std::string& dat, in
   gp << axis_labels(chart.title, chart.xlabel, chart.ylabel)
      << "set style data histograms\nset style histogram clustered gap 1\n"
         "set style fill solid 0.85 border -1\nset boxwidth 0.9\nset grid ytics\n"
-     << "set key " << chart.key << "\nset yrange " << range(yr) << "\nset xtics " << tics(chart.categories)
-     << " nomirror\nset xzeroaxis\n"
+     << "set key " << phone_key(chart.key, chart.series, chart.value_labels && chart.series.size() > 1)
+     << "\nset yrange " << range(yr) << "\nset xtics " << tics(chart.categories) << " nomirror"
+     << (crowded_on_phone(chart.categories) ? " rotate by 30 right" : "") << "\nset xzeroaxis\n"
      << "plot ";
   for (std::size_t s = 0; s < chart.series.size(); ++s) {
     gp << (s ? ", " : "") << dat << " using " << s + 2 << " title " << gnuplot_quote(chart.series[s]);
@@ -497,9 +528,10 @@ std::string line_chart_data(const LineChart& chart) {
 /// The axes of a line chart: labels, key, log scales, ranges and the dashed x marks.
 std::string line_chart_axes(const LineChart& chart) {
   std::ostringstream gp;
-  gp << axis_labels(chart.title, chart.xlabel, chart.ylabel) << "set grid\nset key " << chart.key << "\n";
+  const std::string key = phone_key(chart.key, chart.series);
+  gp << axis_labels(chart.title, chart.xlabel, chart.ylabel) << "set grid\nset key " << key << "\n";
   // A legend below the plot gets a line of space between it and the x label (gnuplot packs them tight).
-  if (chart.key.rfind("below", 0) == 0) gp << "set key height 1.5\n";
+  if (key.rfind("below", 0) == 0) gp << "set key height 1.5\n";
   // Log axes label their decades as powers of ten, written as the article does (10⁻⁸, not
   // 0.000000010 or 10^-8); another base labels its powers as plain numbers (1, 2, 4, ...).
   const std::string base = chart.log_base == 10 ? "" : " " + std::to_string(chart.log_base);
@@ -669,38 +701,89 @@ std::string colour_scale(const Heatmap& map) {
   return gp.str();
 }
 
+/// On a phone, the widest title a heat map's grid has room for, in characters of 12 px: gnuplot
+/// centres the title over the grid, which the row labels push right of the canvas's middle.
+constexpr int kGridTitleColumns = 36;
+
+/// The plot of a heat map of cell kinds (map.kinds): one colour per kind and a key naming them, and
+/// each cell's label in `font` (empty: no labels).
+std::string kinds_plot(const Heatmap& map, const std::string& dat, const std::string& font) {
+  std::ostringstream gp;
+  gp << "set palette defined (";
+  for (std::size_t k = 0; k < map.kinds.size(); ++k)
+    gp << (k ? ", " : "") << k << ' ' << gnuplot_quote(map.kinds[k].colour);
+  gp << ")\nset cbrange [0:" << std::max<std::size_t>(map.kinds.size() - 1, 1) << "]\nunset colorbox\n"
+     << (Canvas::current().narrow  // a phone column has no room beside the grid: the key goes under it,
+                                   // centred on the canvas (centred under the grid, which the row labels push right, it
+                                   // was cut off)
+             ? "set key at screen 0.5, screen 0.01 center bottom vertical Left reverse samplen 2 spacing 1.5 box\n"
+               "set bmargin 9\n"
+             : "set key outside right top vertical Left reverse samplen 2 spacing 1.8 box\n")
+     << "set style fill solid 1.0 border rgb 'white'\n"
+     << "plot " << dat << " using 1:2:(0.5):(0.5):3 with boxxyerror fillcolor palette notitle";
+  if (!font.empty()) gp << ", " << dat << " using 1:2:4:5 with labels textcolor rgb variable" << font << " notitle";
+  for (const CellKind& kind : map.kinds)
+    gp << ", keyentry with boxes fillcolor rgb " << gnuplot_quote(kind.colour) << " title " << gnuplot_quote(kind.key);
+  gp << "\n";
+  return gp.str();
+}
+
+/// The width a phone's canvas (380 px) leaves a heat map's grid: less the row labels (7 px a
+/// character of the longest), the y label and the colour scale (95 px).
+double phone_grid_width(const Heatmap& map) {
+  std::size_t row_label = 0;
+  for (const std::string& l : map.row_labels) row_label = std::max(row_label, l.size());
+  return std::max(380.0 - 7.0 * static_cast<double>(row_label) - 95.0, 100.0);
+}
+
+/// Whether each cell of `map` has room for its label on the canvas being drawn. On a phone a cell
+/// is the smaller of its share of the grid's width and of about 260 px of height (a panel is about
+/// 380 px tall), and a label needs about 6.5 px a character at 10-11 px. A desktop's canvas has
+/// room (its figures were drawn for it).
+bool cell_labels_fit(const Heatmap& map) {
+  if (!Canvas::current().narrow) return true;
+  std::size_t cell_label = map.kinds.empty() ? map.nan_label.size() : 0;
+  for (const CellKind& k : map.kinds) cell_label = std::max(cell_label, k.label.size());
+  if (map.kinds.empty()) {
+    const arma::vec finite = map.values.elem(arma::find_finite(map.values));
+    for (const double x : finite) cell_label = std::max(cell_label, format_number(x, map.precision).size());
+  }
+  const double width = phone_grid_width(map) / static_cast<double>(map.values.n_cols);
+  const double height = 260.0 / static_cast<double>(map.values.n_rows);
+  return std::min(width, height) >= 6.5 * static_cast<double>(cell_label) + 4.0;
+}
+
+/// The grid's height over its width: square cells, except on a phone where a wide, flat grid would
+/// give each row less than a label's height (14 px): there the rows get that height.
+double grid_ratio(const Heatmap& map) {
+  const double rows = static_cast<double>(map.values.n_rows), cols = static_cast<double>(map.values.n_cols);
+  if (!Canvas::current().narrow || rows >= cols) return rows / cols;
+  return std::max(rows / cols, 14.0 * rows / phone_grid_width(map));
+}
+
+/// How the column labels are turned: as the figure asks; on a phone by 30 degrees, or upright when
+/// even slanted the labels shown (not empty) would not fit side by side (about 18 px each).
+std::string column_label_rotation(const Heatmap& map) {
+  if (map.xtics_rotation != 0) return " rotate by " + std::to_string(map.xtics_rotation);
+  if (!Canvas::current().narrow) return "";
+  const auto shown =
+      std::count_if(map.col_labels.begin(), map.col_labels.end(), [](const std::string& l) { return !l.empty(); });
+  const bool crowded = 9.0 * static_cast<double>(shown) * 2.0 > phone_grid_width(map);
+  return crowded ? " rotate by 90 right" : " rotate by 30 right";
+}
+
 std::string heatmap_commands(const Heatmap& map, const std::string& dat, int label_font) {
   const double rows = static_cast<double>(map.values.n_rows), cols = static_cast<double>(map.values.n_cols);
   const std::string font = " font '," + std::to_string(Canvas::current().font(label_font)) + "'";
+  const bool labels = map.cell_labels && cell_labels_fit(map);  // the colours alone where they do not fit
   std::ostringstream gp;
-  const bool narrow = Canvas::current().narrow;  // a phone column: the x labels slanted
-  gp << axis_labels(map.title, map.xlabel, map.ylabel) << "set size ratio " << number(rows / cols) << "\n"
+  gp << axis_labels(map.title, map.xlabel, map.ylabel, kGridTitleColumns) << "set size ratio "
+     << number(grid_ratio(map)) << "\n"
      << "set xrange [-0.5:" << number(cols - 0.5) << "]\nset yrange [" << number(rows - 0.5)
      << ":-0.5]\n"  // row 0 at the top
-     << "set xtics " << tics(map.col_labels) << " nomirror"
-     << (map.xtics_rotation != 0 ? " rotate by " + std::to_string(map.xtics_rotation)
-         : narrow                ? std::string(" rotate by 30 right")
-                                 : std::string())
-     << "\n"
+     << "set xtics " << tics(map.col_labels) << " nomirror" << column_label_rotation(map) << "\n"
      << "set ytics " << tics(map.row_labels) << " nomirror\n";
-  if (!map.kinds.empty()) {
-    gp << "set palette defined (";
-    for (std::size_t k = 0; k < map.kinds.size(); ++k)
-      gp << (k ? ", " : "") << k << ' ' << gnuplot_quote(map.kinds[k].colour);
-    gp << ")\nset cbrange [0:" << std::max<std::size_t>(map.kinds.size() - 1, 1) << "]\nunset colorbox\n"
-       << (Canvas::current().narrow  // a phone column has no room beside the grid: the key goes under it
-               ? "set key below vertical Left reverse samplen 2 spacing 1.5 box\n"
-               : "set key outside right top vertical Left reverse samplen 2 spacing 1.8 box\n")
-       << "set style fill solid 1.0 border rgb 'white'\n"
-       << "plot " << dat << " using 1:2:(0.5):(0.5):3 with boxxyerror fillcolor palette notitle";
-    if (map.cell_labels) gp << ", " << dat << " using 1:2:4:5 with labels textcolor rgb variable" << font << " notitle";
-    for (const CellKind& kind : map.kinds) {
-      gp << ", keyentry with boxes fillcolor rgb " << gnuplot_quote(kind.colour) << " title "
-         << gnuplot_quote(kind.key);
-    }
-    gp << "\n";
-    return gp.str();
-  }
+  if (!map.kinds.empty()) return gp.str() + kinds_plot(map, dat, labels ? font : std::string());
   gp << colour_scale(map) << "unset key\n"
      << "set object 1 rectangle from -0.5, -0.5 to " << number(cols - 0.5) << ", " << number(rows - 0.5)
      << " behind fillcolor rgb 'gray75' fillstyle solid noborder\n";
@@ -715,14 +798,19 @@ std::string heatmap_commands(const Heatmap& map, const std::string& dat, int lab
        << gnuplot_quote(o.colour) << " lw 2" << (o.dashed ? " dt 2" : "") << "\n";
     keyed = keyed || !o.key.empty();
   }
-  if (keyed) gp << "set key below horizontal samplen 3 height 1.5\n";  // a line of space under the x label
+  // Under the x label, a line of space between. A phone's canvas has no room for the entries side by
+  // side (gnuplot then drops the whole key): one a line, centred on the canvas, with room reserved.
+  if (keyed && !Canvas::current().narrow) gp << "set key below horizontal samplen 3 height 1.5\n";
+  if (keyed && Canvas::current().narrow)
+    gp << "set key at screen 0.5, screen 0.01 center bottom vertical Left reverse samplen 1 spacing 1.5\nset bmargin "
+          "9\n";
   // In SVG each cell is its own rectangle (`pixels`), sharp at any zoom, not a scaled bitmap.
   gp << "plot " << dat << " using 1:2:3 with image" << (Canvas::current().svg ? " pixels" : "") << " notitle";
-  if (map.cell_labels) gp << ", " << dat << " using 1:2:4 with labels" << font << " notitle";
+  if (labels) gp << ", " << dat << " using 1:2:4 with labels" << font << " notitle";
   for (const CellOutline& o : map.outlines) {
     if (o.key.empty()) continue;
     gp << ", keyentry with lines lw 2 lc rgb " << gnuplot_quote(o.colour) << (o.dashed ? " dt 2" : "") << " title "
-       << gnuplot_quote(o.key);
+       << gnuplot_quote(Canvas::current().wrap(o.key, 30));  // on a phone, lines of 30 characters
   }
   gp << "\n";
   return gp.str();
@@ -932,6 +1020,14 @@ std::string graphviz_quote(const std::string& text) {
 }
 
 void Plotter::diagram(const std::string& name, const std::string& dot_source) {
+  // For a phone, the same graph laid out top to bottom (a graph attribute set last wins in DOT).
+  const std::size_t close = dot_source.rfind('}');
+  diagram(name, dot_source,
+          close == std::string::npos ? dot_source
+                                     : dot_source.substr(0, close) + "  rankdir=TB;\n" + dot_source.substr(close));
+}
+
+void Plotter::diagram(const std::string& name, const std::string& dot_source, const std::string& narrow_source) {
   if (!safe_name(name)) {
     throw std::invalid_argument("Plotter: diagram name '" + cli_safe(name) + "' may hold only A-Z a-z 0-9 _ . -");
   }
@@ -952,15 +1048,10 @@ void Plotter::diagram(const std::string& name, const std::string& dot_source) {
     AtomicFile source(folder_ / (name + ".dot"));
     source.write(dot_source);
     source.close();
-    // The PNG; or for the book the SVG as drawn and, for a phone's column, laid out top to bottom
-    // (a graph attribute set last wins in DOT).
+    // The PNG; or for the book the SVG as drawn and the phone's drawing.
     std::vector<std::pair<std::string, std::string>> drawings;  // file, source
     if (svg_) {
-      const std::size_t close = dot_source.rfind('}');
-      const std::string narrow = close == std::string::npos
-                                     ? dot_source
-                                     : dot_source.substr(0, close) + "  rankdir=TB;\n" + dot_source.substr(close);
-      drawings = {{name + ".svg", dot_source}, {name + ".narrow.svg", narrow}};
+      drawings = {{name + ".svg", dot_source}, {name + ".narrow.svg", narrow_source}};
     } else {
       drawings = {{name + ".png", dot_source}};
     }

@@ -242,9 +242,10 @@ struct Canvas {
   std::string terminal(int w, int h) const;
   /// A font size for text drawn at `points` on the PNG; in SVG never under 11 px.
   int font(int points) const { return svg ? std::max(points, 11) : points; }
-  /// `text` broken into lines (gnuplot's \\n) of at most about `width` / 7 characters on a narrow
-  /// canvas, at spaces; unchanged otherwise. For titles, which gnuplot never wraps.
-  std::string wrap(const std::string& text) const;
+  /// `text` broken into lines (gnuplot's \\n) of at most about `width` / 7 characters (or
+  /// `columns`, when given) on a narrow canvas, at spaces; unchanged otherwise. For titles and key
+  /// entries, which gnuplot never wraps.
+  std::string wrap(const std::string& text, int columns = 0) const;
   /// The canvas of the drawing in progress (Plotter::draw sets it); the PNG canvas outside one.
   static const Canvas& current();
 };
@@ -304,6 +305,9 @@ class Plotter {
   /// the caller's generated text: user text must reach it only through graphviz_quote().
   /// Throws std::invalid_argument for a NAME outside [A-Za-z0-9_.-].
   void diagram(const std::string& name, const std::string& dot_source);
+  /// The same, with the phone's drawing (`NAME.narrow.svg`) from its own source: a diagram that is
+  /// already top to bottom gets a narrower layout of its own (wrapped labels, stacked groups).
+  void diagram(const std::string& name, const std::string& dot_source, const std::string& narrow_source);
   /// Draws an ArrowChart (see bars() for what is written and thrown).
   void arrows(const ArrowChart& chart);
 

@@ -3,7 +3,7 @@
 // controls, draws what the module returns and passes the reader's input back to it.
 //
 // A page holds <div class="live-widget" data-widget="NAME"></div> after the static output it brings
-// to life, and loads this file. Each interaction's time (module call plus drawing) is kept in
+// to life, and loads this file; each widget starts when it comes near the window (start() below). Each interaction's time (module call plus drawing) is kept in
 // window.attnLive.timings and on the widget as data-last-ms; the browser test reads both.
 (function () {
   "use strict";
@@ -536,6 +536,143 @@
     update("load");
   };
 
+  // ---- chapter 09: the head view ------------------------------------------------------------------
+  // The model ch09_real_heads trained and saved (exported into html/live/ch09_model.js), read by
+  // attn::read_model and run by the readable forward pass on the reader's sentence (ch09_heads):
+  // every head of every layer as a small heat map, and for the character under the pointer (or the
+  // one tapped) each head's weights over the characters it can read, the size of what each of them
+  // contributes, ||a_ij v_j W_O||, and the size of the head's whole write there.
+  function loadScript(src) {
+    return new Promise((resolve) => {
+      const tag = document.createElement("script");
+      tag.src = src;
+      tag.onload = () => resolve(true);
+      tag.onerror = () => resolve(false);
+      document.head.appendChild(tag);
+    });
+  }
+  const ch09Sentences = ["the cat sat. the cat sat.", "the river bank", "qxv jrpb kwz. qxv jrpb kwz.", "she paid her money into the bank"];
+  // A head's n x n block of a flat array from ch09_heads (k = l heads + h), row i.
+  const ch09Row = (values, n, k, i) => values.subarray(k * n * n + i * n, k * n * n + i * n + n);
+  function ch09Map(r, k, pick) {
+    const n = r.n, canvas = h("canvas", { class: "live-map-cells", width: String(n), height: String(n) });
+    // One pixel per weight (the CSS scales it up, unsmoothed): white to blue, grey where masked.
+    const g = canvas.getContext("2d"), image = g.createImageData(n, n), px = image.data;
+    for (let i = 0; i < n; ++i) {
+      const row = ch09Row(r.weights, n, k, i);
+      for (let j = 0; j < n; ++j) {
+        const a = Math.min(1, row[j]), o = 4 * (i * n + j);
+        px.set(j > i ? [228, 228, 228, 255] : [255 - a * 224, 255 - a * 136, 255 - a * 75, 255], o);
+      }
+    }
+    g.putImageData(image, 0, 0);
+    const mark = h("div", { class: "live-map-row" });
+    const box = h("div", { class: "live-map", "data-head": r.names[k] }, canvas, mark);
+    const at = (ev) => Math.max(0, Math.min(n - 1, Math.floor(((ev.clientY - box.getBoundingClientRect().top) / box.clientHeight) * n)));
+    box.addEventListener("pointermove", (ev) => { if (ev.pointerType === "mouse") pick(at(ev), false); });
+    box.addEventListener("click", (ev) => pick(at(ev), true));
+    return { node: h("figure", { class: "live-map-figure" }, h("figcaption", { text: r.names[k] }), box), mark };
+  }
+  builders["ch09-heads"] = async function (root, M) {
+    if (!(await loadScript(base + "ch09_model.js")) || !window.attnLiveData || !window.attnLiveData.ch09)
+      throw new Error("the chapter 09 model (live/ch09_model.js) did not load");
+    const data = window.attnLiveData.ch09;
+    let info = null;
+    timed(root, "load model", () => { info = M.ch09_load(data.model, data.characters); });
+    if (info.error) throw new Error(info.error);
+    const input = h("input", { type: "text", value: ch09Sentences[0], maxlength: String(info.context), "aria-label": "sentence", spellcheck: "false" });
+    const presets = h("div", { class: "live-buttons" }, ...ch09Sentences.map((t) => h("button", { type: "button", "data-sentence": t, text: t,
+      on: { click: () => { input.value = t; update("sentence"); } } })));
+    const chars = h("div", { class: "live-chars", role: "group", "aria-label": "the sentence's characters: hover or tap one" });
+    const status = h("p", { class: "live-note", "data-field": "position" });
+    const maps = h("div", { class: "live-maps" });
+    const detail = h("div", { class: "live-heads", "aria-live": "polite" });
+    const result = h("div", { class: "live-result" });
+    root.append(h("p", { class: "live-title", text: "Live: every head of the model trained here, on your sentence (chapter 09's saved model, in your browser)" }),
+      h("p", { class: "live-note", text: `${info.layers} layers of ${info.heads} heads (d_k = ${info.d_k}), width ${info.width}, ` +
+        `${info.parameters} parameters: the model this page's output came from, run by the library's readable forward pass.` }),
+      h("label", { class: "live-control" }, h("span", { text: `Sentence (1 to ${info.context} characters)` }), input), presets,
+      result, h("p", { class: "live-note", text: "Hover over a character, or tap it, to see where every head reads from it:" }),
+      chars, status, detail,
+      h("p", { class: "live-note", text: "All positions at once: each head's weights, rows reading, columns read (grey: masked). Hover or tap a row." }),
+      maps);
+    let r = null, pinned = 0, shown = -1, marks = [];
+    // One character per cell, as wide as the column allows for the sentence (11 to 18 px; a long
+    // sentence scrolls sideways).
+    const cellWidth = (n) => Math.max(11, Math.min(18, Math.floor((chars.clientWidth || 600) / Math.max(n, 1))));
+    function pick(i, pin) {
+      if (pin) pinned = i;
+      if (i !== shown) timed(root, pin ? "tap" : "hover", () => show(i));
+    }
+    function show(i) {
+      shown = i;
+      const n = r.n;
+      chars.querySelectorAll("button").forEach((b, j) => b.setAttribute("aria-pressed", String(j === i)));
+      marks.forEach((m) => { m.style.top = `${(100 * i) / n}%`; m.style.height = `${100 / n}%`; });
+      status.textContent = `Reading at '${r.labels[i]}'@${i} (position ${i} of ${n - 1}): blue is each head's weight on a character, ` +
+        "orange the size of what that character contributes through the head, on one scale for all heads.";
+      const cw = cellWidth(n);
+      let most = 0;  // the largest contribution at this position, over every head: one scale for all
+      for (let k = 0; k < r.names.length; ++k) most = Math.max(most, ...ch09Row(r.contributions, n, k, i));
+      const rows = r.names.map((name, k) => {
+        const w = ch09Row(r.weights, n, k, i), c = ch09Row(r.contributions, n, k, i);
+        const weightCells = [], sizeCells = [];
+        for (let j = 0; j < n; ++j) {
+          const masked = j > i;
+          const tip = masked ? `${r.labels[j]}@${j}: masked (later than ${i})`
+            : `${r.labels[j]}@${j}: weight ${w[j].toFixed(3)}, contribution ${c[j].toFixed(3)}`;
+          weightCells.push(h("span", { class: "live-cell" + (masked ? " masked" : ""), title: tip, "data-w": String(w[j]), "data-c": String(c[j]),
+            style: `width:${cw}px;` + (masked ? "" : `background:rgba(31,119,180,${w[j].toFixed(3)});color:${w[j] > 0.55 ? "#fff" : "#111"}`),
+            text: r.labels[j] }));
+          sizeCells.push(h("span", { class: "live-size", title: tip,
+            style: `width:${cw}px;` + (masked ? "" : `background:rgba(230,85,13,${(most > 0 ? c[j] / most : 0).toFixed(3)})`) }));
+        }
+        const order = Array.from(w.subarray(0, i + 1), (v, j) => [v, j]).sort((a, b) => b[0] - a[0]);
+        const top = order.slice(0, 3).map(([v, j]) => `'${r.labels[j]}'@${j} (${v.toFixed(2)})`).join("  ");
+        const big = Array.from(c.subarray(0, i + 1), (v, j) => [v, j]).sort((a, b) => b[0] - a[0])[0];
+        const write = r.writes[k * n + i];
+        return h("div", { class: "live-head", "data-head": name },
+          h("div", { class: "live-head-text" }, h("strong", { text: name }),
+            h("span", { "data-field": "top", text: top }),
+            h("span", { "data-field": "top-contribution", text: `largest contribution '${r.labels[big[1]]}'@${big[1]} (${big[0].toFixed(2)})` }),
+            h("span", { "data-field": "write", "data-value": String(write), text: `write size ${write.toFixed(2)}` })),
+          h("div", { class: "live-strips" }, h("div", { class: "live-strip" }, ...weightCells), h("div", { class: "live-strip" }, ...sizeCells)));
+      });
+      detail.replaceChildren(...rows);
+    }
+    let current = null;  // the sentence drawn (a change event on leaving the box, same text: nothing to do)
+    function update(interaction) {
+      if (input.value === current) return;
+      current = input.value;
+      timed(root, interaction, () => {
+        presets.querySelectorAll("button").forEach((b) => b.setAttribute("aria-pressed", String(b.dataset.sentence === input.value)));
+        const next = M.ch09_heads(input.value);
+        result.replaceChildren();
+        if (next.error) { result.append(errorLine(next.error)); return; }
+        r = next;
+        pinned = r.n - 1;
+        const cw = cellWidth(r.n);
+        chars.replaceChildren(...r.labels.map((label, j) => h("button", { type: "button", "data-pos": String(j), text: label, style: `width:${cw}px`,
+          on: { pointerover: (ev) => { if (ev.pointerType === "mouse") pick(j, false); }, click: () => pick(j, true) } })));
+        const drawn = r.names.map((_, k) => ch09Map(r, k, pick));
+        marks = drawn.map((d) => d.mark);
+        maps.replaceChildren(...drawn.map((d) => d.node));
+        show(pinned);
+      });
+    }
+    chars.addEventListener("pointerleave", (ev) => { if (ev.pointerType === "mouse" && r && shown !== pinned) pick(pinned, false); });
+    maps.addEventListener("pointerleave", (ev) => { if (ev.pointerType === "mouse" && r && shown !== pinned) pick(pinned, false); });
+    chars.addEventListener("keydown", (ev) => {
+      if (!r || !["ArrowLeft", "ArrowRight", "Home", "End"].includes(ev.key)) return;
+      ev.preventDefault();
+      const i = ev.key === "Home" ? 0 : ev.key === "End" ? r.n - 1 : Math.max(0, Math.min(r.n - 1, shown + (ev.key === "ArrowLeft" ? -1 : 1)));
+      pick(i, true);
+      chars.querySelectorAll("button")[i].focus();
+    });
+    input.addEventListener("change", () => update("sentence"));
+    update("load");
+  };
+
   // ---- start -----------------------------------------------------------------------------------
   function loadModule() {
     return new Promise((resolve) => {
@@ -549,22 +686,54 @@
       document.head.appendChild(tag);
     });
   }
-  function start() {
-    const roots = document.querySelectorAll(".live-widget[data-widget]");
-    if (roots.length === 0) return;
-    live.ready = loadModule().then((M) => {
-      for (const root of roots) {
-        const build = builders[root.dataset.widget];
-        if (!M || !build) {
-          root.append(h("p", { class: "live-note", text: "This build of the book has no live version of this widget; the printed output above is the chapter's." }));
-          root.dataset.state = "left-out";
-          continue;
-        }
-        build(root, M);
+  // Builds one widget; a widget that cannot start says so in its place, above which the printed
+  // output stays.
+  async function begin(root, M) {
+    const build = builders[root.dataset.widget];
+    let why = "This build of the book has no live version of this widget; the printed output above is the chapter's.";
+    if (M && build) {
+      root.dataset.state = "starting";  // the widget's frame first, so a drawing measures its room
+      try {
+        await build(root, M);  // a widget with data of its own (chapter 09's model) loads it first
         root.dataset.state = "ready";
+        return;
+      } catch (e) {
+        console.error(`live widget ${root.dataset.widget}: ${e.message}`);
+        why = `This widget could not start (${e.message}); the printed output above is the chapter's.`;
       }
-      document.documentElement.dataset.liveReady = "1";
-    });
+    }
+    root.replaceChildren(h("p", { class: "live-note", text: why }));
+    root.dataset.state = "left-out";
+  }
+  // Each widget starts when it comes near the window (the WebAssembly, 0.75 MB, is loaded for the
+  // first), so a page opens as fast as one without widgets. Once every widget of the page has
+  // started, the page says so (data-live-ready="1" on <html>; live.ready resolves).
+  function start() {
+    const roots = [...document.querySelectorAll(".live-widget[data-widget]")];
+    if (roots.length === 0) return;
+    let module = null;
+    let done = null;
+    const all = new Promise((resolve) => { done = resolve; });
+    let left = roots.length;
+    const started = new Set();
+    const go = (root) => {
+      if (started.has(root)) return;
+      started.add(root);
+      if (near) near.unobserve(root);
+      module = module || loadModule();
+      module.then((M) => begin(root, M)).then(() => {
+        if (--left > 0) return;
+        document.documentElement.dataset.liveReady = "1";
+        done();
+      });
+    };
+    live.ready = all;
+    live.startAll = () => roots.forEach(go);  // every widget now, wherever it is (for screenshots)
+    const near = "IntersectionObserver" in window ? new IntersectionObserver((entries) => {
+      for (const e of entries) if (e.isIntersecting) go(e.target);
+    }, { rootMargin: "800px 0px" }) : null;
+    if (near) roots.forEach((root) => near.observe(root));
+    else roots.forEach(go);
   }
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
   else start();

@@ -1,9 +1,11 @@
 // The book's live widgets in a real browser: copies the generated html/ into a fresh temporary
 // folder, serves it on 127.0.0.1 and, in Debian's Chromium through playwright-core, at 1280 px and at
 // 400 px, drives every interaction of every widget as a reader would (clicks, typing, the keyboard
-// on sliders). After each one it compares the numbers the widget shows with what the chapter
-// program prints for the same settings (the program is run here, e.g. ch01_mixing --scale 5
-// --sentence "the river bank" --no-plots).
+// on sliders; hovering at 1280 px and tapping on a touch screen at 400 px where a widget reads the
+// pointer). After each one it compares the numbers the widget shows with what the chapter program
+// prints for the same settings (the program is run here, e.g. ch01_mixing --scale 5 --sentence
+// "the river bank" --no-plots; chapter 09's head view against ch09_real_heads --load on the model in
+// the build folder, BIN/ch09_model, the one the book exported).
 //
 // Usage: node check_widgets.mjs --html DIR --bin DIR [--chromium PATH] [--screenshots DIR]
 //   --bin: the build folder holding chapters/NN_topic/chNN_topic.
@@ -38,7 +40,7 @@ if (!source || !fs.existsSync(path.join(source, "index.html")) || !bin) {
 const execFileAsync = promisify(execFile);
 const work = fs.mkdtempSync(path.join(os.tmpdir(), "attn-widgets-run-"));
 // Runs a chapter program (asynchronously, so both widths' tabs can wait on their programs at once).
-async function program(chapter, flags) {
+async function runProgram(chapter, flags) {
   const exe = path.join(bin, "chapters", chapter, "ch" + chapter);
   try {
     const { stdout } = await execFileAsync(exe, [...flags, "--no-plots"], { cwd: work, encoding: "utf8" });
@@ -46,6 +48,13 @@ async function program(chapter, flags) {
   } catch (e) {
     return { out: e.stdout ?? "", err: e.stderr ?? "", code: e.code ?? 1 };
   }
+}
+// The same run asked for twice (by the two widths) is run once: {out, err, code}.
+const runs = new Map();
+function program(chapter, flags) {
+  const key = JSON.stringify([chapter, flags]);
+  if (!runs.has(key)) runs.set(key, runProgram(chapter, flags));
+  return runs.get(key);
 }
 // The vector printed after "label:" inside the block that starts with `heading` ("[0.07, 0.16]").
 function printedVector(text, heading, label) {
@@ -72,9 +81,11 @@ const server = http.createServer((req, res) => {
     res.end();
     return;
   }
+  // Cacheable, as a static host would serve it: a tab going from page to page loads MathJax and the
+  // WebAssembly once.
   const body = fs.readFileSync(file);
   res.writeHead(200, { "Content-Type": types[path.extname(file)] ?? "application/octet-stream",
-                       "Content-Length": body.length });
+                       "Content-Length": body.length, "Cache-Control": "max-age=600" });
   res.end(body);
 });
 await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -94,18 +105,32 @@ const browser = await chromium.launch({
          "--disable-component-update", "--disable-sync"],
 });
 
-// Opens `page` at `width`, waits for its widgets, and returns the tab with its problem list.
-async function open(pageName, width) {
-  const context = await browser.newContext({ viewport: { width, height: 900 } });
+// One tab per width (a touch screen at 400 px), kept from page to page as a reader follows the
+// links: a new tab costs a new renderer process. tab.problems holds what the page shown reported.
+async function openTab(width) {
+  const context = await browser.newContext({ viewport: { width, height: 900 }, hasTouch: width === 400 });
   const page = await context.newPage();
-  const problems = [];
-  page.on("console", (m) => { if (m.type() === "error") problems.push(`console error: ${m.text()}`); });
-  page.on("pageerror", (e) => problems.push(`uncaught exception: ${e.message}`));
-  page.on("requestfailed", (r) => problems.push(`request failed: ${r.url()}`));
-  page.on("response", (r) => { if (r.status() >= 400) problems.push(`HTTP ${r.status()}: ${r.url()}`); });
-  await page.goto(base + pageName, { waitUntil: "load" });
-  await page.waitForFunction(() => document.documentElement.dataset.liveReady === "1", null, { timeout: 30000 });
-  return { page, context, problems };
+  const tab = { page, context, problems: [] };
+  page.on("console", (m) => { if (m.type() === "error") tab.problems.push(`console error: ${m.text()}`); });
+  page.on("pageerror", (e) => tab.problems.push(`uncaught exception: ${e.message}`));
+  // A request the tab cancels by going on to the next page is aborted, not broken.
+  page.on("requestfailed", (r) => {
+    if (r.failure()?.errorText !== "net::ERR_ABORTED") tab.problems.push(`request failed: ${r.url()}`);
+  });
+  page.on("response", (r) => { if (r.status() >= 400) tab.problems.push(`HTTP ${r.status()}: ${r.url()}`); });
+  return tab;
+}
+// Shows `pageName` in the tab.
+async function open(tab, pageName) {
+  tab.problems = [];
+  await tab.page.goto(base + pageName, { waitUntil: "load" });
+}
+// A widget starts when it comes near the window, as a reader scrolls to it: scrolls there and waits.
+async function reach(page, widget) {
+  const root = page.locator(`.live-widget[data-widget="${widget}"]`);
+  await root.scrollIntoViewIfNeeded();
+  await page.waitForFunction((name) => ["ready", "left-out"].includes(
+    document.querySelector(`.live-widget[data-widget="${name}"]`).dataset.state), widget, { timeout: 30000 });
 }
 
 // The layout of one widget: its smallest text and whether it fits its column.
@@ -451,38 +476,168 @@ async function checkCh05(page, width) {
   await compare("sentence");
 }
 
-const pages = [["ch01_mixing.html", "ch01-scale", checkCh01], ["ch02_swap_query.html", "ch02-matching", checkCh02],
-               ["ch03_values.html", "ch03-roles", checkCh03],
-               ["ch04_scaling.html", "ch04-explorer", checkCh04Explorer],
-               ["ch04_scaling.html", "ch04-sharpness", checkCh04Sharpness], ["ch05_training.html", "ch05-steps", checkCh05],
-               ["ch06_masking.html", "ch06-causal", checkCh06]];
-const started = Date.now();
-// The two widths run side by side, each in its own browser context, page after page.
-async function visitAll(width) {
-  for (const [pageName, widget, drive] of pages) {
-    const where = `${pageName} ${widget} @${width}`;
-    let tab;
-    try {
-      tab = await open(pageName, width);
-      const before = await layout(tab.page, widget);
-      check(before.state === "ready", where, `widget state ${before.state} (not started)`);
-      if (before.state === "ready") await drive(tab.page, width);
-      const after = await layout(tab.page, widget);
-      check(after.smallest >= 11, where, `text drawn at ${after.smallest.toFixed(1)} px ("${after.where}"), under 11 px`);
-      check(after.fits, where, "the widget is wider than its column");
-      check(after.pageFits, where, "the page is wider than the window");
-      if (screenshots) {
-        fs.mkdirSync(screenshots, { recursive: true });
-        await tab.page.locator(`.live-widget[data-widget="${widget}"]`).screenshot(
-          { path: path.join(screenshots, `${widget}-${width}.png`) });
+// ---- chapter 09: the head view --------------------------------------------------------------------
+// The model the book exported is the one the build folder holds (ch09_model, the ch09_train fixture's);
+// ch09_real_heads --load reads it and prints, for the sentence, each head's three largest weights at
+// the last character (section 2), the starkest case where a weight and a contribution disagree,
+// with both numbers to 3 decimals (section 3), and each head's write size at the last character.
+// Both runs start at once, before the pages are visited, and both widths share them.
+const ch09Sentences = { load: "the cat sat. the cat sat.", typed: "the money bank" };
+const ch09Runs = Object.fromEntries(Object.entries(ch09Sentences).map(([k, sentence]) =>
+  [k, program("09_real_heads", ["--load", path.join(bin, "ch09_model"), "--sentence", sentence])]));
+function ch09Printed(out) {
+  const section2 = out.slice(out.indexOf("2. The head view"), out.indexOf("3. What each head contributes"));
+  const entry = /'(.+?)'@(\d+) \(([\d.]+)\)/g;
+  const top = {};
+  for (const line of section2.split("\n")) {
+    const m = line.match(/^\s+(L\d+\.H\d+)\s+'/);
+    if (m) top[m[1]] = [...line.matchAll(entry)].map((e) => ({ label: e[1], at: Number(e[2]), weight: Number(e[3]) }));
+  }
+  const stark = out.match(/the starkest, (L\d+\.H\d+) reading at position (\d+)/);
+  const starkRows = stark ? [...out.slice(stark.index).matchAll(/^\s+'.+?'@(\d+)\s+([\d.]+)\s+([\d.]+)$/gm)].slice(0, 2)
+    .map((m) => ({ at: Number(m[1]), weight: Number(m[2]), contribution: Number(m[3]) })) : [];
+  const decoded = out.slice(out.indexOf("What each head writes, decoded"));
+  const write = {};
+  for (const m of decoded.matchAll(/^\s+(L\d+\.H\d+)\s+'.+?'@\d+ \([\d.]+\)\s+([\d.]+)\s/gm)) write[m[1]] = Number(m[2]);
+  return { top, write, stark: stark ? { head: stark[1], at: Number(stark[2]), rows: starkRows } : null };
+}
+async function checkCh09(page, width) {
+  const where = `ch09_real_heads.html ch09-heads @${width}`;
+  const root = page.locator('.live-widget[data-widget="ch09-heads"]');
+  // Reading the model (once, when the widget first comes into view) is reported beside the interactions.
+  for (const t of await page.evaluate(() => window.attnLive.timings.filter((t) => t.interaction === "load model")))
+    timings.push({ width, widget: t.widget, interaction: t.interaction, ms: t.ms });
+  const shownAt = async () => Number(await root.locator('.live-chars button[aria-pressed="true"]').getAttribute("data-pos"));
+  // Each head's weights and contribution sizes at the shown character, read from its cells.
+  const cells = async (head) => root.locator(`.live-head[data-head="${head}"] .live-cell`).evaluateAll((all) =>
+    all.map((c) => ({ w: Number(c.dataset.w), c: Number(c.dataset.c) })));
+  // A printed number to `places` decimals against the full one the widget holds.
+  const near = (shown, printed, places) => Math.abs(shown - printed) <= 0.5 * 10 ** -places + 1e-6;
+  // Chooses character i as a reader would: hovering it with a mouse, tapping it on a phone.
+  const choose = async (i) => {
+    const button = root.locator(`.live-chars button[data-pos="${i}"]`);
+    if (width === 400) await button.tap();
+    else await button.hover();
+    await lastTiming(page, width, "ch09-heads", width === 400 ? "tap" : "hover");
+  };
+  async function compare(sentence, printed, interaction) {
+    const label = `${interaction} (--sentence "${sentence}")`;
+    const n = await root.locator(".live-chars button").count();
+    check(n === sentence.length, where, `${label}: ${n} characters shown for a sentence of ${sentence.length}`);
+    check(await shownAt() === n - 1, where, `${label}: the last character is not the one shown`);
+    const heads = await root.locator(".live-head").evaluateAll((all) => all.map((e) => e.dataset.head));
+    check(heads.length === 8 && Object.keys(printed.top).every((k) => heads.includes(k)), where,
+          `${label}: heads shown ${heads.join(" ")}, the program prints ${Object.keys(printed.top).join(" ")}`);
+    for (const [head, top] of Object.entries(printed.top)) {
+      const row = await cells(head);
+      for (const [rank, e] of top.entries()) {
+        check(row[e.at] !== undefined && near(row[e.at].w, e.weight, 2), where,
+              `${label}: ${head}'s weight on '${e.label}'@${e.at} is ${row[e.at]?.w}, ch09_real_heads prints ${e.weight.toFixed(2)}`);
+        // The shown ranking names the same sources, wherever the printed weights tell them apart.
+        const text = (await root.locator(`.live-head[data-head="${head}"] [data-field="top"]`).textContent()) ?? "";
+        const ranked = [...text.matchAll(/'(.+?)'@(\d+) \(([\d.]+)\)/g)];
+        const tied = top.some((o, k) => k !== rank && o.weight === e.weight);
+        check(tied || Number(ranked[rank]?.[2]) === e.at, where,
+              `${label}: ${head} ranks "${text}", ch09_real_heads ranks ${top.map((o) => `'${o.label}'@${o.at}`).join(" ")}`);
       }
-      for (const p of tab.problems) check(false, where, p);
-    } catch (e) {
-      check(false, where, `error: ${e.message.split("\n")[0]}`);
-    } finally {
-      if (tab) await tab.context.close();
+      const write = Number(await root.locator(`.live-head[data-head="${head}"] [data-field="write"]`).getAttribute("data-value"));
+      check(printed.write[head] !== undefined && near(write, printed.write[head], 2), where,
+            `${label}: ${head}'s write size ${write}, ch09_real_heads prints ${printed.write[head]}`);
+    }
+    // The starkest disagreement, at its own position: weights and contributions to 3 decimals.
+    check(printed.stark !== null && printed.stark.rows.length === 2, where, `${label}: no weight/contribution case printed`);
+    if (!printed.stark) return;
+    await choose(printed.stark.at);
+    check(await shownAt() === printed.stark.at, where, `${label}: choosing character ${printed.stark.at} shows ${await shownAt()}`);
+    const row = await cells(printed.stark.head);
+    for (const e of printed.stark.rows) {
+      check(near(row[e.at].w, e.weight, 3) && near(row[e.at].c, e.contribution, 3), where,
+            `${label}: ${printed.stark.head} at ${printed.stark.at} shows weight ${row[e.at].w}, contribution ${row[e.at].c} ` +
+            `on ${e.at}; ch09_real_heads prints ${e.weight}, ${e.contribution}`);
     }
   }
+  const loaded = await ch09Runs.load, typed = await ch09Runs.typed;
+  check(loaded.code === 0 && typed.code === 0, where, `ch09_real_heads --load failed: ${loaded.err}${typed.err}`);
+  await compare(ch09Sentences.load, ch09Printed(loaded.out), "load");
+  if (width === 1280) {
+    // Leaving the characters shows the one chosen last (hovering chooses nothing for good).
+    await root.locator(".live-title").hover();
+    await lastTiming(page, width, "ch09-heads", "hover away");
+    check(await shownAt() === ch09Sentences.load.length - 1, where, `moving away shows character ${await shownAt()}, not the last`);
+  }
+  // The keyboard walks the characters.
+  await root.locator('.live-chars button[data-pos="3"]').click();
+  await page.keyboard.press("ArrowRight");
+  await lastTiming(page, width, "ch09-heads", "arrow key");
+  check(await shownAt() === 4, where, `ArrowRight from character 3 shows ${await shownAt()}`);
+  // A row of a heat map chooses its character: the middle of L2.H3's map is row floor(n / 2).
+  const map = root.locator('.live-map[data-head="L2.H3"]');
+  await map.scrollIntoViewIfNeeded();
+  const box = await map.boundingBox();
+  const n = ch09Sentences.load.length, middle = Math.floor(n / 2);
+  if (width === 400) await map.tap({ position: { x: box.width / 2, y: box.height * (middle + 0.5) / n } });
+  else await map.click({ position: { x: box.width / 2, y: box.height * (middle + 0.5) / n } });
+  await lastTiming(page, width, "ch09-heads", "heat map row");
+  check(await shownAt() === middle, where, `a tap on row ${middle} of a heat map shows character ${await shownAt()}`);
+  // A typed sentence, then a preset.
+  const input = root.locator('input[type="text"]');
+  await input.fill(ch09Sentences.typed);
+  await input.dispatchEvent("change");
+  await lastTiming(page, width, "ch09-heads", "typed sentence");
+  await compare(ch09Sentences.typed, ch09Printed(typed.out), "typed sentence");
+  await root.locator('button[data-sentence="the river bank"]').click();
+  await lastTiming(page, width, "ch09-heads", "sentence");
+  const shown = (await root.locator(".live-chars button").allTextContents()).join("");
+  check(shown === "the_river_bank", where, `the preset "the river bank" shows the characters ${shown}`);
+  // A sentence the model cannot read: refused in the page, as the program refuses it.
+  await input.fill("caf\u00e9 au lait");
+  await input.dispatchEvent("change");
+  const refusal = await program("09_real_heads", ["--sentence", "caf\u00e9 au lait"]);
+  const error = (await root.locator(".live-error").textContent()) ?? "";
+  check(refusal.code === 2 && /printable ASCII/.test(error) && /printable ASCII/.test(refusal.err), where,
+        `an accented sentence: the page says "${error}", the program (exit ${refusal.code}) "${refusal.err.trim()}"`);
+}
+
+// Each page once, its widgets in order.
+const pages = [["ch01_mixing.html", [["ch01-scale", checkCh01]]], ["ch02_swap_query.html", [["ch02-matching", checkCh02]]],
+               ["ch03_values.html", [["ch03-roles", checkCh03]]],
+               ["ch04_scaling.html", [["ch04-explorer", checkCh04Explorer], ["ch04-sharpness", checkCh04Sharpness]]],
+               ["ch05_training.html", [["ch05-steps", checkCh05]]], ["ch06_masking.html", [["ch06-causal", checkCh06]]],
+               ["ch09_real_heads.html", [["ch09-heads", checkCh09]]]];
+const started = Date.now();
+// The two widths run side by side, each in its own tab, page after page.
+async function visitAll(width) {
+  const tab = await openTab(width);
+  for (const [pageName, widgets] of pages) {
+    try {
+      await open(tab, pageName);
+    } catch (e) {
+      check(false, `${pageName} @${width}`, `did not load: ${e.message.split("\n")[0]}`);
+      continue;
+    }
+    for (const [widget, drive] of widgets) {
+      const where = `${pageName} ${widget} @${width}`;
+      try {
+        await reach(tab.page, widget);
+        const before = await layout(tab.page, widget);
+        check(before.state === "ready", where, `widget state ${before.state} (not started)`);
+        if (before.state === "ready") await drive(tab.page, width);
+        const after = await layout(tab.page, widget);
+        check(after.smallest >= 11, where, `text drawn at ${after.smallest.toFixed(1)} px ("${after.where}"), under 11 px`);
+        check(after.fits, where, "the widget is wider than its column");
+        check(after.pageFits, where, "the page is wider than the window");
+        if (screenshots) {
+          fs.mkdirSync(screenshots, { recursive: true });
+          await tab.page.locator(`.live-widget[data-widget="${widget}"]`).screenshot(
+            { path: path.join(screenshots, `${widget}-${width}.png`) });
+        }
+      } catch (e) {
+        check(false, where, `error: ${e.message.split("\n")[0]}`);
+      }
+    }
+    for (const p of tab.problems) check(false, `${pageName} @${width}`, p);
+  }
+  await tab.context.close();
 }
 await Promise.all([visitAll(1280), visitAll(400)]);
 await browser.close();
