@@ -408,9 +408,12 @@ std::string bar_chart_data(const BarChart& chart) {
 /// Where a chart's key goes: as the figure asks, except on a phone when it sits inside the plot and
 /// either its longest entry (7 px a character, beside a 60 px sample) would not fit the plot's
 /// width (about 270 px) or the plot is full of value labels (`labelled`) that it would cover: then
-/// under the plot.
+/// under the plot. A key under the plot on a phone is one entry a line, each sample before its text
+/// (right-aligned text pushed its samples past a phone canvas's right edge).
 std::string phone_key(const std::string& key, const std::vector<std::string>& entries, bool labelled = false) {
   if (!Canvas::current().narrow) return key;
+  if (key.find("below") != std::string::npos && key.find("reverse") == std::string::npos)
+    return key + " vertical Left reverse";
   for (const char* placed : {"below", "outside", "bmargin", "tmargin", "lmargin", "rmargin", "off", "at "})
     if (key.find(placed) != std::string::npos) return key;
   std::size_t widest = 0;
@@ -603,7 +606,7 @@ void Plotter::arrows(const ArrowChart& chart) {
     std::ostringstream gp;
     gp << axis_labels(chart.title, chart.xlabel, chart.ylabel) << (chart.equal_scale ? "set size ratio -1\n" : "")
        << "set grid\nset xrange " << range(chart.xrange) << "\nset yrange " << range(chart.yrange) << "\n"
-       << (chart.x_axis ? "set xzeroaxis linetype -1\n" : "") << "set key " << chart.key << "\nplot ";
+       << (chart.x_axis ? "set xzeroaxis linetype -1\n" : "") << "set key " << phone_key(chart.key, {}) << "\nplot ";
     for (std::size_t i = 0; i < chart.arrows.size(); ++i) {
       const Arrow& a = chart.arrows[i];
       gp << (i ? ", " : "") << dats[0] << " every ::" << i << "::" << i << " using 1:2:3:4 with vectors "
@@ -962,7 +965,7 @@ std::string vector_figure_commands(const VectorFigure& f, const std::vector<std:
   const std::string r = range(vector_range(f));
   std::ostringstream gp;
   gp << "set xlabel " << gnuplot_quote(f.axes[0]) << "\nset ylabel " << gnuplot_quote(f.axes[1]) << "\nset xrange " << r
-     << "\nset yrange " << r << "\nset grid\nset key " << f.key << "\n";
+     << "\nset yrange " << r << "\nset grid\nset key " << phone_key(f.key, {}) << "\n";
   if (f.axes.size() == 2) {
     gp << "set title " << gnuplot_quote(Canvas::current().wrap(f.title))
        << "\nset size ratio -1\nset xzeroaxis\nset yzeroaxis\nplot " << vector_elements(f, dats) << "\n";
