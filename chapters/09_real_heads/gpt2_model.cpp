@@ -231,7 +231,8 @@ Pass resume(const Weights& w, const Pass& clean, arma::uword layer, const Hooks&
   Pass pass{clean.tokens, std::vector<LayerTrace>(clean.layers.begin(), clean.layers.begin() + layer), {}, {}};
   pass.layers.resize(w.config.layers);
   run_blocks(w, layer < w.config.layers ? clean.layers[layer].resid_pre : clean.resid_final, layer, hooks, pass);
-  const arma::mat final_rows = pass.resid_final.rows(logit_rows);                                // k x d
+  if (logit_rows.is_empty()) return pass;                          // the caller reads the streams only
+  const arma::mat final_rows = pass.resid_final.rows(logit_rows);  // k x d
   pass.logits = layer_norm(final_rows, w.ln_f_gain, w.ln_f_bias, w.config.epsilon) * w.wte.t();  // k x vocab
   return pass;
 }

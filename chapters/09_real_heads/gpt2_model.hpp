@@ -152,9 +152,9 @@ Pass forward(const Weights& weights, const std::vector<arma::uword>& tokens, con
 /// The pass `clean` again from block `layer` on (0 .. layers; `layers` resumes at the final norm),
 /// applying `hooks`: blocks before `layer` are copied from `clean`, which the hooks cannot have
 /// changed, so only the blocks an intervention reaches are computed. The logits are those of the
-/// positions in `logit_rows` (k x vocab, in that order): the unembedding is most of a short pass's
-/// work. Throws std::invalid_argument for a layer past `layers`, a `clean` of another model's shape
-/// or a row outside the sequence. Source: as forward().
+/// positions in `logit_rows` (k x vocab, in that order; none, 0 x 0, when it is empty): the
+/// unembedding is most of a short pass's work. Throws std::invalid_argument for a layer past `layers`, a `clean` of
+/// another model's shape or a row outside the sequence. Source: as forward().
 Pass resume(const Weights& weights, const Pass& clean, arma::uword layer, const Hooks& hooks,
             const arma::uvec& logit_rows);
 
