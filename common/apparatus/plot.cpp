@@ -736,7 +736,10 @@ std::string kinds_plot(const Heatmap& map, const std::string& dat, const std::st
 double phone_grid_width(const Heatmap& map) {
   std::size_t row_label = 0;
   for (const std::string& l : map.row_labels) row_label = std::max(row_label, l.size());
-  return std::max(380.0 - 7.0 * static_cast<double>(row_label) - 95.0, 100.0);
+  const double by_width = std::max(380.0 - 7.0 * static_cast<double>(row_label) - 95.0, 100.0);
+  // A grid taller than wide is as wide as about 260 px of height allow (square cells).
+  const double by_height = 260.0 * static_cast<double>(map.values.n_cols) / static_cast<double>(map.values.n_rows);
+  return std::min(by_width, by_height);
 }
 
 /// Whether each cell of `map` has room for its label on the canvas being drawn. On a phone a cell
@@ -819,11 +822,35 @@ std::string heatmap_commands(const Heatmap& map, const std::string& dat, int lab
   return gp.str();
 }
 
+namespace {
+
+/// A wide, short grid of numbers (at least 11 columns, twice as many as rows) drawn for a phone:
+/// transposed, one column a row, where its columns would crowd a 380 px canvas (with more than 12
+/// rows, every other row labelled, as a phone's canvas gives each about 10 px); none otherwise.
+std::optional<Heatmap> phone_layout(const Heatmap& map) {
+  if (!map.kinds.empty() || !map.outlines.empty() || map.values.n_cols <= 10 ||
+      map.values.n_cols < 2 * map.values.n_rows)
+    return std::nullopt;
+  Heatmap tall = map;
+  tall.values = map.values.t();
+  std::swap(tall.col_labels, tall.row_labels);
+  std::swap(tall.xlabel, tall.ylabel);
+  if (tall.row_labels.size() > 12)
+    for (std::size_t r = 1; r < tall.row_labels.size(); r += 2) tall.row_labels[r].clear();
+  return tall;
+}
+
+}  // namespace
+
 void Plotter::heatmap(const Heatmap& map) {
   check_heatmap(map);
   if (!enabled_) return;
-  draw(map.name, {heatmap_data(map)},
-       [&](const std::vector<std::string>& dats) { return heatmap_commands(map, dats[0]); });
+  const std::optional<Heatmap> tall = phone_layout(map);  // its data in a second file
+  std::vector<std::string> data{heatmap_data(map)};
+  if (tall) data.push_back(heatmap_data(*tall));
+  draw(map.name, data, [&](const std::vector<std::string>& dats) {
+    return tall && Canvas::current().narrow ? heatmap_commands(*tall, dats[1]) : heatmap_commands(map, dats[0]);
+  });
 }
 
 void Plotter::figure(const std::string& name, const std::string& title, const std::vector<std::string>& data,
