@@ -430,13 +430,51 @@ bool crowded_on_phone(const std::vector<std::string>& labels) {
   return static_cast<double>(labels.size() * (widest + 1)) * 7.0 > 280.0;
 }
 
+/// Whether a bar chart's value labels, side by side at the font's width (6.5 px a character), would
+/// run into one another on a phone (about 280 px of plot for every bar and each cluster's gap): then
+/// they stand upright.
+bool upright_values(const BarChart& chart) {
+  if (!Canvas::current().narrow || !chart.value_labels || chart.categories.empty()) return false;
+  const double bars = static_cast<double>(chart.categories.size() * (chart.series.size() + 1));
+  return 6.5 * static_cast<double>(chart.precision + 3) > 280.0 / bars;
+}
+
+/// The plots that print each bar's value: above a bar that rises, below one that falls (upright on
+/// a phone where they would overlap); a value that rounds to zero prints "0.0", not "-0.0".
+std::string value_label_plots(const BarChart& chart, const std::string& dat, std::pair<double, double> yr,
+                              int label_font) {
+  const double n_series = static_cast<double>(chart.series.size());
+  const std::string gap = number(0.045 * (yr.second - yr.first));
+  const std::string zero = format_plain(0.5 * std::pow(10.0, -chart.precision));
+  // Upright labels rise from above a rising bar and hang below a falling one: one plot for each.
+  const std::vector<std::pair<std::string, std::string>> sides =
+      upright_values(chart)
+          ? std::vector<std::pair<std::string, std::string>>{{">=", " rotate by 90 left"}, {"<", " rotate by 90 right"}}
+          : std::vector<std::pair<std::string, std::string>>{{"", ""}};
+  std::ostringstream gp;
+  for (std::size_t s = 0; s < chart.series.size(); ++s) {
+    const double offset = (static_cast<double>(s) - (n_series - 1) / 2) / (n_series + 1);
+    const std::string v = "$" + std::to_string(s + 2);
+    for (const auto& [test, turn] : sides) {
+      const std::string y = "(" + v + " < 0 ? " + v + " - " + gap + " : " + v + " + " + gap + ")";
+      gp << ", " << dat << " using ($0 + " << number(offset)
+         << "):" << (test.empty() ? y : "(" + v + " " + test + " 0 ? " + y + " : 1/0)") << ":(sprintf('%."
+         << chart.precision << "f', abs(" << v << ") < " << zero << " ? 0.0 : " << v << ")) with labels" << turn
+         << " font '," << label_font << "' notitle";
+    }
+  }
+  return gp.str();
+}
+
 std::string bar_chart_commands(const BarChart& chart, const std::string& dat, int label_font) {
   label_font = Canvas::current().font(label_font);
   const double lo = chart.values.is_empty() ? 0.0 : std::min(0.0, chart.values.min());
   const double hi = chart.values.is_empty() ? 1.0 : std::max(0.0, chart.values.max());
-  // Bars start at 0: room below is added only for negative bars (and their labels).
-  const auto yr = chart.yrange.value_or(std::make_pair(lo < 0.0 ? lo - 0.12 * (hi - lo) : 0.0, hi + 0.15 * (hi - lo)));
-  const double n_series = static_cast<double>(chart.series.size());
+  // Bars start at 0: room below is added only for negative bars (and their labels); upright labels
+  // need about twice the room.
+  const double room = upright_values(chart) ? 0.3 : 0.15;
+  const auto yr =
+      chart.yrange.value_or(std::make_pair(lo < 0.0 ? lo - 0.8 * room * (hi - lo) : 0.0, hi + room * (hi - lo)));
   std::ostringstream gp;
   gp << axis_labels(chart.title, chart.xlabel, chart.ylabel)
      << "set style data histograms\nset style histogram clustered gap 1\n"
@@ -448,19 +486,7 @@ std::string bar_chart_commands(const BarChart& chart, const std::string& dat, in
   for (std::size_t s = 0; s < chart.series.size(); ++s) {
     gp << (s ? ", " : "") << dat << " using " << s + 2 << " title " << gnuplot_quote(chart.series[s]);
   }
-  if (chart.value_labels) {
-    // Above a bar that rises, below one that falls; a value that rounds to zero prints "0.0", not "-0.0".
-    const std::string gap = number(0.045 * (yr.second - yr.first));
-    const std::string zero = format_plain(0.5 * std::pow(10.0, -chart.precision));
-    for (std::size_t s = 0; s < chart.series.size(); ++s) {
-      const double offset = (static_cast<double>(s) - (n_series - 1) / 2) / (n_series + 1);
-      std::string v = "$";
-      v += std::to_string(s + 2);
-      gp << ", " << dat << " using ($0 + " << number(offset) << "):(" << v << " < 0 ? " << v << " - " << gap << " : "
-         << v << " + " << gap << "):(sprintf('%." << chart.precision << "f', abs(" << v << ") < " << zero
-         << " ? 0.0 : " << v << ")) with labels font '," << label_font << "' notitle";
-    }
-  }
+  if (chart.value_labels) gp << value_label_plots(chart, dat, yr, label_font);
   return gp.str() + "\n";
 }
 
