@@ -12,7 +12,7 @@
 
 namespace {
 
-constexpr int kPrecision = 2;  // as chapter 04 prints the explorer
+constexpr int kExplorerDecimals = 2;  // as chapter 04 prints the explorer
 
 /// The explorer at (angle, |a|, |b|): {a, b, shadow (2 numbers each), the printed lines
 /// (a_line, projection_line, dot_line, shadow_line, cosine_line, side), and the chapter's
@@ -27,12 +27,12 @@ live::val shadow(double angle, double length, double b_length) {
     out.set("shadow", live::numbers(s.shadow));
     out.set("projection", s.projection);
     out.set("dot", s.dot);
-    out.set("a_text", attn::format_vector(s.a, kPrecision));
+    out.set("a_text", attn::format_vector(s.a, kExplorerDecimals));
     out.set("projection_line", e.projection.check.evidence);
     out.set("dot_line", e.dot.check.evidence);
-    out.set("shadow_text", attn::format_vector(s.shadow, kPrecision));
+    out.set("shadow_text", attn::format_vector(s.shadow, kExplorerDecimals));
     out.set("cosine_text",
-            s.cosine ? attn::format_number(*s.cosine, kPrecision) : std::string("undefined (a is the zero vector)"));
+            s.cosine ? attn::format_number(*s.cosine, kExplorerDecimals) : std::string("undefined (a is the zero vector)"));
     out.set("side", std::string(s.side == ch04::Side::positive   ? "positive"
                                 : s.side == ch04::Side::negative ? "negative"
                                                                  : "zero"));

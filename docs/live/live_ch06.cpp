@@ -8,7 +8,7 @@
 
 namespace {
 
-constexpr int kPrecision = 2;  // as chapter 06 prints its tables
+constexpr int kTableDecimals = 2;  // as chapter 06 prints its tables
 
 /// The five-word table bidirectional (causal false) or through the causal mask (causal true:
 /// softmax(log A + mask), which ch06 shows equals keeping j <= i and renormalizing).
@@ -22,11 +22,11 @@ live::val tired_cat(bool causal) {
     out.set("rows", live::rows(A));
     live::val texts = live::val::array();
     for (arma::uword r = 0; r < A.n_rows; ++r) {
-      texts.call<void>("push", attn::format_vector(arma::rowvec(A.row(r)), kPrecision));
+      texts.call<void>("push", attn::format_vector(arma::rowvec(A.row(r)), kTableDecimals));
     }
     out.set("texts", texts);
     const arma::rowvec sums = arma::sum(A, 1).t();
-    out.set("row_sums", attn::format_vector(sums, kPrecision));
+    out.set("row_sums", attn::format_vector(sums, kTableDecimals));
     return out;
   });
 }
