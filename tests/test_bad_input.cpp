@@ -125,6 +125,7 @@ BOOST_AUTO_TEST_CASE(every_bad_input_is_one_line_and_exit_2) {
       {"ch09_real_heads", "--compare 'the [river bank' 'a bank'", "brackets must enclose"},  // a stray bracket
       {"ch09_real_heads", "--compare 'the [river] bank' 'the money bank'", "has no 'river'"},  // span not in B
       {"ch09_real_heads", "--compare \"$(printf 'x%.0s' $(seq 130))\" x", "1 to 128 characters"},  // too long
+      {"ch09_real_heads", "--compare --load /tmp/attn-bad-ch09", "'--load' looks like a flag"},  // flag as sentence
       {"ch01_mixing", "--scale 1e308", "between -1000 and 1000"},                // huge finite number
       {"ch04_scaling", "--scores 1e308,1e308", "between -1e+06 and 1e+06"},      // huge finite scores
       {"ch04_scaling", "--scores '1,,2'", "empty entry"},                        // empty list entry
@@ -771,7 +772,7 @@ BOOST_AUTO_TEST_CASE(outputs_that_are_not_regular_files_are_refused_up_front) {
 
 BOOST_AUTO_TEST_CASE(flags_a_mode_ignores_are_refused) {
   for (const char* flag : {"--save /tmp/attn-x", "--load /tmp/attn-x", "--cached /tmp/attn-x", "--sentence hello",
-                           "--corpus /tmp", "--steps 5", "--repeat-share 0.5"}) {
+                           "--position 0", "--corpus /tmp", "--steps 5", "--repeat-share 0.5"}) {
     check_refused(cat(ch09(), " --bench 2 ", flag), "ch09_real_heads", "does not apply");
   }
 }
@@ -855,6 +856,23 @@ BOOST_AUTO_TEST_CASE(a_saved_model_is_read_safely_and_checked_field_by_field) {
   }
   forge_set(dir / "overflow", {{"run.txt", run}, {"model.txt", model}});
   check_refused(cat(ch09(), " --no-plots --load ", d, "/overflow"), "ch09_real_heads", "model.txt' holds weights");
+  // Every weight 300: every reading of bank is one vector, so no centred cosine exists; the report
+  // says so where it printed NaN.
+  std::istringstream lines(files.at("model.txt"));
+  std::string flat;
+  for (std::string line; std::getline(lines, line);) {
+    if (!line.empty() && (std::isdigit(static_cast<unsigned char>(line[0])) || line[0] == '-')) {
+      const auto count = std::count(line.begin(), line.end(), ' ') + 1;
+      line.clear();
+      for (long i = 0; i < count; ++i) line += i ? " 300" : "300";
+    }
+    flat += line + "\n";
+  }
+  forge_set(dir / "flat", {{"run.txt", run}, {"model.txt", flat}});
+  const attn::test::Run same = attn::test::run(cat(ch09(), " --no-plots --load ", d, "/flat"));
+  BOOST_TEST(same.code == 0, same.err);
+  BOOST_TEST(same.out.find("nan") == std::string::npos);
+  BOOST_TEST(same.out.find("nothing is left once centred there") != std::string::npos);
 }
 
 BOOST_AUTO_TEST_CASE(a_set_interrupted_between_renames_is_whole_or_refused) {

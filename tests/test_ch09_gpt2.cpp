@@ -432,6 +432,21 @@ BOOST_AUTO_TEST_CASE(other_dtype_and_non_finite_weight) {
   check_message(load_error(d), "tensor 'wpe.weight' has a NaN or infinite entry");
 }
 
+BOOST_AUTO_TEST_CASE(n_layer_beyond_the_blocks_is_refused_before_allocating) {
+  // 10^12 empty blocks would be terabytes: the count is checked against the header first
+  const fs::path d = copy_of_reference("layers");
+  json config = json::parse(std::ifstream(d / "config.json"));
+  config["n_layer"] = 1000000000000ULL;
+  std::ofstream(d / "config.json") << config.dump();
+  check_message(load_error(d),
+                "config.json: n_layer is 1000000000000, but model.safetensors holds tensors for 2 layers");
+  // an entry named for block 999999 counts once, not as 999999 blocks
+  edit_header(d / "model.safetensors", [](json& header) { header["h.999999.attn.bias"] = header["h.0.attn.bias"]; });
+  config["n_layer"] = 999999;
+  std::ofstream(d / "config.json") << config.dump();
+  check_message(load_error(d), "n_layer is 999999, but model.safetensors holds tensors for 3 layers");
+}
+
 BOOST_AUTO_TEST_CASE(truncated_file_says_where) {
   const fs::path d = copy_of_reference("truncated");
   const fs::path model = d / "model.safetensors";

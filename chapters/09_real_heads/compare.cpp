@@ -333,10 +333,12 @@ Claim claim_bank_controls(const BankStudy& b) {
               attn::format_number(kSenseLevel, 2) + ")";
   }
   const bool seen = b.letters >= kLettersSeen;  // NaN (a reading without direction) is not seen
+  const std::string moved = std::isfinite(b.letters)
+                                ? "1 - cos = " + attn::format_number(b.letters, 3) + (seen ? " >= " : " < ")
+                                : "an amount that cannot be measured (nothing is left once centred), not 1 - cos >= ";
   return {"real_05", "bank's reading separates its two senses no more than letter controls do",
           "the sense pair is further apart than its letter controls " + layers +
-              "; the controls move the reading after the last layer by 1 - cos = " + attn::format_number(b.letters, 3) +
-              (seen ? " >= " : " < ") + attn::format_number(kLettersSeen, 2),
+              "; the controls move the reading after the last layer by " + moved + attn::format_number(kLettersSeen, 2),
           seen && !sense_shows};
 }
 // [claim_bank]

@@ -17,6 +17,15 @@ MarkedPair compare_flag(const std::vector<std::string>& values, const std::set<s
     if (typed.count(flag))
       throw FlagError(std::string("--compare reads its own two sentences; --") + flag + " does not apply to it");
   }
+  // program_options hands --compare the token after it even when that is a flag ("--compare --load
+  // DIR" reads "--load" and "DIR" as the sentences): a sentence that starts with "--" is refused
+  for (const std::string& v : values) {
+    if (v.starts_with("--")) {
+      throw FlagError("--compare: " + attn::quoted(v) +
+                      " looks like a flag, not a sentence; give the two sentences right after --compare: "
+                      "--compare \"the river [bank]\" \"the money [bank]\"");
+    }
+  }
   if (values.size() != 2) {
     throw FlagError("--compare needs two sentences, A and B, got " + std::to_string(values.size()) +
                     ": --compare \"the river [bank]\" \"the money [bank]\"");

@@ -29,8 +29,9 @@ using CompareFlag = std::optional<MarkedPair>;
 
 /// --compare's two values in the marker syntax of mark_pair(), for this chapter's model (its
 /// context of TrainOptions{}.shape.context characters, loaded or trained); `typed` holds the flags
-/// given. Throws FlagError for other than two values, an unusable sentence (mark_pair()'s reason),
-/// or a flag given beside it that the mode would ignore: --sentence, --position, --bench.
+/// given. Throws FlagError for other than two values, a value that starts with "--" (a flag typed
+/// where a sentence should be), an unusable sentence (mark_pair()'s reason), or a flag given beside
+/// it that the mode would ignore: --sentence, --position, --bench.
 MarkedPair compare_flag(const std::vector<std::string>& values, const std::set<std::string>& typed);
 
 /// The --compare mode: the model from `folders` (loaded, or trained with `options` on the corpus in

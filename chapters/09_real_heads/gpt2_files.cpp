@@ -2,6 +2,7 @@
 /// \brief Reading GPT-2's Hugging Face files (see gpt2_files.hpp); JSON through nlohmann-json.
 #include "gpt2_files.hpp"
 
+#include <algorithm>
 #include <array>
 #include <bit>
 #include <cctype>
@@ -9,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <stdexcept>
 #include <string>
 
@@ -132,6 +134,20 @@ void read_tensor(std::ifstream& in, const std::string& path, std::uint64_t at, a
   slot = arma::conv_to<arma::mat>::from(columns.t());
 }
 
+/// How many blocks the header holds tensors for: the distinct l of names h.<l>.<...> (at most six
+/// digits, as is_block_entry reads them). Bounded by the header's size, whatever the numbers say.
+arma::uword blocks_held(const SafetensorsHeader& header) {
+  std::set<std::string> blocks;
+  for (const auto& [name, entry] : header.tensors) {
+    const std::size_t dot = name.find('.', 2);
+    if (!name.starts_with("h.") || dot == std::string::npos || dot == 2 || dot > 8) continue;
+    const std::string digits = name.substr(2, dot - 2);
+    if (std::all_of(digits.begin(), digits.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); }))
+      blocks.insert(digits);
+  }
+  return blocks.size();
+}
+
 }  // namespace
 
 SafetensorsHeader read_safetensors_header(const std::string& path) {
@@ -209,6 +225,10 @@ Config read_config(const std::string& dir, const SafetensorsHeader& header) {
     validate(config);
   } catch (const std::invalid_argument& e) {
     fail(path, e.what());
+  }
+  if (const arma::uword held = blocks_held(header); config.layers > held) {
+    fail(path, "n_layer is " + std::to_string(config.layers) + ", but model.safetensors holds tensors for " +
+                   std::to_string(held) + " layers");
   }
   return config;
 }

@@ -55,6 +55,8 @@ SafetensorsHeader read_safetensors_header(const std::string& path);
 /// The sizes from config.json in `dir` (n_embd, n_head, n_layer, n_positions, vocab_size,
 /// layer_norm_epsilon), or, with no config.json, from the tensors' shapes with heads = width / 64
 /// (every GPT-2 size has 64-wide heads). Layers are then the blocks h.0, h.1, ... present.
+/// An n_layer beyond the blocks the header holds tensors for is refused here, before any weight is
+/// allocated (n_layer 10^12 would ask for terabytes).
 Config read_config(const std::string& dir, const SafetensorsHeader& header);
 
 /// The weights in safetensors file `path` (whose header is `header`), checked against `config` as

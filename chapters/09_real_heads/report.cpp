@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 
+#include <cmath>
 #include <sstream>
 
 #include "common/apparatus/print.hpp"
@@ -349,11 +350,16 @@ void print_bank(std::ostream& out, const Report& r) {
     header.push_back("controls");
   }
   attn::Table t(header);
+  bool vanished = false;  // a centred cosine is NaN where nothing is left once centred
+  const auto cell = [&](double x) {
+    vanished = vanished || !std::isfinite(x);
+    return std::isfinite(x) ? format_number(x, kPrecision) : std::string("-");
+  };
   const auto add = [&](const std::string& name, const arma::rowvec& sense, const arma::rowvec& control) {
     std::vector<std::string> cells{name};
     for (arma::uword k = 1; k < sense.n_elem; ++k) {
-      cells.push_back(format_number(sense(k), kPrecision));
-      cells.push_back(format_number(control(k), kPrecision));
+      cells.push_back(cell(sense(k)));
+      cells.push_back(cell(control(k)));
     }
     t.add(cells);
   };
@@ -368,6 +374,7 @@ void print_bank(std::ostream& out, const Report& r) {
   }
   t.add(apart);
   t.print(out);
+  if (vanished) out << "  -: nothing is left once centred there (the readings of bank are one vector)\n";
   print_bank_reads(out, r);
   print_wrapped(out, fmt::format("The claim holds when the controls move the reading after the last layer "
                                  "(mean 1 - cos >= {:.2f}) and at no layer is the sense pair further apart than its "

@@ -39,7 +39,7 @@ void check_modes(const std::set<std::string>& typed, bool loading) {
   if (!given("bench")) return;
   if (given("plots")) throw FlagError("--bench draws no plots, so --plots has nothing to write");
   // One rule for a mode: a flag it would ignore is refused, not silently dropped.
-  for (const char* flag : {"save", "load", "cached", "sentence", "corpus", "steps", "repeat-share"}) {
+  for (const char* flag : {"save", "load", "cached", "sentence", "position", "corpus", "steps", "repeat-share"}) {
     if (given(flag))
       throw FlagError(std::string("--bench times training steps on random tokens; --") + flag +
                       " does not apply to it");
