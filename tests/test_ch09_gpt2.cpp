@@ -98,6 +98,19 @@ void edit_header(const fs::path& path, Edit edit) {
   std::ofstream(path, std::ios::binary | std::ios::trunc) << out << text << bytes.substr(8 + length);
 }
 
+/// Writes `value` over the first weight of tensor `name` in the safetensors file at `path`.
+void set_first_weight(const fs::path& path, const std::string& name, float value) {
+  std::uint64_t begin = 0;
+  std::size_t header_size = 0;
+  edit_header(path, [&](json& header) {
+    begin = header[name]["data_offsets"][0].get<std::uint64_t>();
+    header_size = header.dump().size();
+  });
+  std::fstream file(path, std::ios::binary | std::ios::in | std::ios::out);
+  file.seekp(static_cast<std::streamoff>(8 + header_size + begin));
+  file.write(reinterpret_cast<const char*>(&value), sizeof value);  // little-endian, as the format
+}
+
 /// The message load_gpt2(dir) fails with ("" if it loads).
 std::string load_error(const fs::path& dir) {
   try {
@@ -365,10 +378,18 @@ BOOST_AUTO_TEST_CASE(program_refuses_bad_folders_in_one_line) {
   fs::remove(folder / "model.safetensors");
   fs::create_directory(folder / "model.safetensors");
   refused(attn::test::quote(folder.string()), 2, "model.safetensors' is a folder, not a file");
-  // a file that is there but broken is a runtime failure naming the file
+  // a file that is there but unusable is refused as --load refuses one, naming the file
   const fs::path shapes = copy_of_reference("program-shape");
   edit_header(shapes / "model.safetensors", [](json& header) { header["h.0.attn.c_attn.weight"]["shape"] = {72, 24}; });
-  refused(attn::test::quote(shapes.string()), 1, "model.safetensors: tensor 'h.0.attn.c_attn.weight' is [72, 24]");
+  refused(attn::test::quote(shapes.string()), 2, "model.safetensors: tensor 'h.0.attn.c_attn.weight' is [72, 24]");
+  // a finite weight no trained GPT-2 holds would overflow the pass into NaN: refused at load
+  const fs::path huge = copy_of_reference("huge-weight");
+  set_first_weight(huge / "model.safetensors", "wte.weight", 3.4e38f);
+  refused(attn::test::quote(huge.string()), 2, "tensor 'wte.weight' holds a weight of size 3.4e+38");
+  // a text file beyond the checked reader's limit
+  const fs::path padded = copy_of_reference("padded-merges");
+  std::ofstream(padded / "merges.txt", std::ios::app) << std::string(std::size_t{17} << 20, ' ');
+  refused(attn::test::quote(padded.string()), 2, "merges.txt");
   // flags the mode would ignore, and a position past the sentence's tokens
   refused(good + " --steps 5", 2, "--steps does not apply");
   refused(good + " --plots /tmp/x", 2, "--gpt2 draws no plots");
@@ -480,7 +501,7 @@ BOOST_AUTO_TEST_CASE(bad_vocabulary_and_merges) {
   std::ofstream(d / "vocab.json") << "{\"a\": 0}";
   check_message(load_error(d), "vocab.json: has 1 tokens, but the model's embedding has 268 rows");
   fs::remove(d / "vocab.json");
-  check_message(load_error(d), "vocab.json: no such file");
+  check_message(load_error(d), "vocab.json': No such file or directory");
   check_message(load_error(d / "nowhere"), "is not a folder");
 }
 

@@ -2,6 +2,7 @@
 /// \brief Reading GPT-2's Hugging Face files (see gpt2_files.hpp); JSON through nlohmann-json.
 #include "gpt2_files.hpp"
 
+#include <fmt/format.h>
 #include <algorithm>
 #include <array>
 #include <bit>
@@ -11,9 +12,11 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 
+#include "common/apparatus/files.hpp"
 #include "common/attention/checks.hpp"
 
 namespace ch09::gpt2 {
@@ -41,10 +44,23 @@ std::ifstream open_file(const std::string& path) {
   return in;
 }
 
+/// The largest vocab.json, merges.txt or config.json read (16 MiB; GPT-2's are about 1 MB, 0.5 MB
+/// and 1 kB): a mistaken or padded file is refused, not read into memory.
+constexpr std::size_t kMaxTextFileBytes = std::size_t{16} << 20;
+
+/// A text file of the checkpoint, through the programs' checked reader (a regular file, at most
+/// kMaxTextFileBytes; the system's reason otherwise), as the runtime_error this reader throws.
 std::string read_text(const std::string& path) {
-  std::ifstream in = open_file(path);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  try {
+    return attn::read_input_file(path, kMaxTextFileBytes);
+  } catch (const attn::InputFileError& e) {
+    throw std::runtime_error(e.what());
+  }
 }
+
+/// The largest weight a GPT-2 checkpoint may hold: trained GPT-2 weights are a few units at most,
+/// and weights this size cannot overflow a pass in double precision.
+constexpr double kMaxWeight = 1e4;
 
 /// The JSON in `text`, or a failure naming `path` and the byte where parsing stopped.
 json parse_json(const std::string& path, const std::string& text, const std::string& what) {
@@ -267,6 +283,11 @@ Weights read_weights(const std::string& path, const SafetensorsHeader& header, c
     }
     read_tensor(in, path, header.data_start + t.begin, p.rows, p.cols, *p.slot);
     if (!p.slot->is_finite()) fail(path, "tensor " + attn::quoted(p.name) + " has a NaN or infinite entry");
+    if (!p.slot->is_empty() && arma::abs(*p.slot).max() > kMaxWeight) {
+      fail(path,
+           fmt::format("tensor {} holds a weight of size {:.3g}, beyond any trained GPT-2's (at most {:g} is read)",
+                       attn::quoted(p.name), arma::abs(*p.slot).max(), kMaxWeight));
+    }
   }
   return w;
 }
@@ -284,7 +305,7 @@ std::map<std::string, arma::uword> read_vocab(const std::string& path) {
 }
 
 std::vector<std::pair<std::string, std::string>> read_merges(const std::string& path) {
-  std::ifstream in = open_file(path);
+  std::istringstream in(read_text(path));
   std::vector<std::pair<std::string, std::string>> merges;
   std::string line;
   for (std::size_t number = 1; std::getline(in, line); ++number) {

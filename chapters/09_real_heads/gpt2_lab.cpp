@@ -73,7 +73,7 @@ Probes make_probes(const Gpt2& model, const std::string& held_text, std::uint64_
     }
     if (window.size() >= start.size() + 8) p.held.push_back(std::move(window));
   }
-  if (p.held.empty()) throw std::runtime_error("the held-out text gives no window of 8 tokens the tokenizer reads");
+  if (p.held.empty()) throw NoHeldOutWindow("its held-out text gives no window of 8 tokens the vocabulary reads");
   attn::Random rng(seed);
   p.repeat_length = std::min<arma::uword>(20, (c.context - start.size()) / 2);
   for (int k = 0; k < 8; ++k) {

@@ -21,6 +21,7 @@
 #include <armadillo>
 #include <functional>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -51,10 +52,16 @@ struct Probes {
   arma::uword repeat_length = 0;                  ///< L
 };
 
+/// Held-out text the vocabulary cannot cut a window of 8 tokens from (every part holds a byte it
+/// has no token for), so no mean ablation or held-out loss can be measured on it.
+struct NoHeldOutWindow : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
 /// Up to 8 windows of min(32, context) tokens cut from `held_text` at evenly spaced lines (a part
 /// the tokenizer refuses is skipped), and 8 sequences of L = min(20, (context - 1) / 2) random
 /// tokens repeated, drawn with `seed`; <|endoftext|> first when the vocabulary has it, as GPT-2 saw
-/// documents begin. Throws std::runtime_error if no window of 8 tokens can be made.
+/// documents begin. Throws NoHeldOutWindow if no window of 8 tokens can be made.
 Probes make_probes(const Gpt2& model, const std::string& held_text, std::uint64_t seed = 9);
 
 /// Mean next-token loss of `logits` (k x vocab) against `targets` (k ids), nats per token.
@@ -182,7 +189,8 @@ struct Lab {
 /// Runs every section on `sentence` (decoded at token `position`, the last when absent), the
 /// probes from `held_text`, telling `progress` what it starts (a line, for a long run on GPT-2
 /// small; may be empty). Throws std::invalid_argument for a sentence the tokenizer refuses or
-/// longer than the context, or a position past its tokens (naming the token count).
+/// longer than the context, or a position past its tokens (naming the token count), and
+/// NoHeldOutWindow as make_probes().
 Lab run_lab(const Gpt2& model, const std::string& sentence, std::optional<arma::uword> position,
             const std::string& held_text, const std::function<void(const std::string&)>& progress = {});
 

@@ -49,7 +49,7 @@ gpt2::Gpt2 load(const std::string& dir) {
   try {
     return gpt2::load_gpt2(dir);
   } catch (const std::runtime_error& e) {
-    throw std::runtime_error(std::string("--gpt2: ") + e.what());  // a broken file: names it
+    throw FlagError(std::string("--gpt2: ") + e.what());  // an unusable input file, as --load's: names it
   }
 }
 
@@ -75,8 +75,14 @@ int run_gpt2(std::ostream& out, std::ostream& progress, const Gpt2Request& reque
   const gpt2::Gpt2 model = load(request.dir);
   check_sentence(model, request);
   const Corpus corpus = corpus_for(request.corpus);
-  const gpt2::Lab lab = gpt2::run_lab(model, request.sentence, request.position, corpus.held_text,
-                                      [&](const std::string& what) { progress << "gpt2: " << what << "...\n"; });
+  const auto lab = [&] {
+    try {
+      return gpt2::run_lab(model, request.sentence, request.position, corpus.held_text,
+                           [&](const std::string& what) { progress << "gpt2: " << what << "...\n"; });
+    } catch (const gpt2::NoHeldOutWindow& e) {
+      throw FlagError("--corpus " + attn::quoted_path(request.corpus.value_or(kFortuneFolder)) + ": " + e.what());
+    }
+  }();
   print_gpt2(out, request.dir, lab);
   return 0;
 }

@@ -31,8 +31,8 @@ live::val shadow(double angle, double length, double b_length) {
     out.set("projection_line", e.projection.check.evidence);
     out.set("dot_line", e.dot.check.evidence);
     out.set("shadow_text", attn::format_vector(s.shadow, kExplorerDecimals));
-    out.set("cosine_text",
-            s.cosine ? attn::format_number(*s.cosine, kExplorerDecimals) : std::string("undefined (a is the zero vector)"));
+    out.set("cosine_text", s.cosine ? attn::format_number(*s.cosine, kExplorerDecimals)
+                                    : std::string("undefined (a is the zero vector)"));
     out.set("side", std::string(s.side == ch04::Side::positive   ? "positive"
                                 : s.side == ch04::Side::negative ? "negative"
                                                                  : "zero"));
