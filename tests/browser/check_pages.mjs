@@ -23,10 +23,9 @@
 // With --screenshots, also saves a full-page screenshot of each book page at both widths.
 // Exit code 0 when every check passed, 1 otherwise (each failure is printed on its own line).
 import fs from "node:fs";
-import http from "node:http";
-import os from "node:os";
 import path from "node:path";
 import { chromium } from "playwright-core";
+import { serveBook } from "./serve_book.mjs";
 
 const args = process.argv.slice(2);
 const option = (name, fallback) => {
@@ -46,35 +45,10 @@ if (!fs.existsSync(executablePath)) {
   process.exit(2);
 }
 
-// A copy in another folder, so no page can lean on where the build left it.
-const root = fs.mkdtempSync(path.join(os.tmpdir(), "attn-book-"));
-fs.cpSync(source, root, { recursive: true });
+// A copy in another folder, so no page can lean on where the build left it (serve_book.mjs).
+const served = await serveBook(source, "attn-book-");
+const { root, base } = served;
 const sourceAbsolute = path.resolve(source);
-
-const types = { ".html": "text/html; charset=utf-8", ".css": "text/css", ".js": "text/javascript",
-                ".png": "image/png", ".svg": "image/svg+xml", ".woff": "font/woff", ".otf": "font/otf" };
-const server = http.createServer((req, res) => {
-  const url = new URL(req.url, "http://127.0.0.1");
-  if (url.pathname === "/favicon.ico") {  // asked for by the browser itself, not by a page
-    res.writeHead(204);
-    res.end();
-    return;
-  }
-  const file = path.join(root, decodeURIComponent(url.pathname));
-  if (!file.startsWith(root) || !fs.existsSync(file) || !fs.statSync(file).isFile()) {
-    res.writeHead(404);
-    res.end("not found");
-    return;
-  }
-  // Cacheable, as a static host would serve it: MathJax loads once per browser context.
-  // One write with its length: a streamed, chunked reply costs a delayed-ACK wait per file.
-  const body = fs.readFileSync(file);
-  res.writeHead(200, { "Content-Type": types[path.extname(file)] ?? "application/octet-stream",
-                       "Content-Length": body.length, "Cache-Control": "max-age=600" });
-  res.end(body);
-});
-await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
-const base = `http://127.0.0.1:${server.address().port}/`;
 
 // The book's reading order is its previous/next chain; every other page is the API reference.
 const bookPage = (name) => /^(index|claims|bad_input|ch\d\d_[a-z0-9_]+)\.html$/.test(name);
@@ -419,8 +393,7 @@ const unreached = Object.keys(book).filter((p) => !order.includes(p));
 if (!only) check(unreached.length === 0, "reading order", `not reached by following Next from the main page: ${unreached.join(", ")}`);
 
 await browser.close();
-server.close();
-fs.rmSync(root, { recursive: true, force: true });
+served.close();
 const seconds = ((Date.now() - start) / 1000).toFixed(1);
 for (const f of failures) console.log(`FAIL ${f}`);
 console.log(`check_pages: ${Object.keys(book).length} book pages at 1280 and 400 px, ` +

@@ -16,11 +16,11 @@
 // the page from the input event to the end of drawing. Exit code 0 when every check passed.
 import { execFile } from "node:child_process";
 import fs from "node:fs";
-import http from "node:http";
 import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { chromium } from "playwright-core";
+import { serveBook } from "./serve_book.mjs";
 
 const args = process.argv.slice(2);
 const option = (name, fallback) => {
@@ -69,27 +69,8 @@ function printedRows(text, after, words) {
 }
 
 // ---- the server -------------------------------------------------------------------------------------
-const root = fs.mkdtempSync(path.join(os.tmpdir(), "attn-widgets-"));
-fs.cpSync(source, root, { recursive: true });
-const types = { ".html": "text/html; charset=utf-8", ".css": "text/css", ".js": "text/javascript",
-                ".png": "image/png", ".svg": "image/svg+xml" };
-const server = http.createServer((req, res) => {
-  const url = new URL(req.url, "http://127.0.0.1");
-  const file = path.join(root, decodeURIComponent(url.pathname));
-  if (url.pathname === "/favicon.ico" || !file.startsWith(root) || !fs.existsSync(file) || !fs.statSync(file).isFile()) {
-    res.writeHead(url.pathname === "/favicon.ico" ? 204 : 404);
-    res.end();
-    return;
-  }
-  // Cacheable, as a static host would serve it: a tab going from page to page loads MathJax and the
-  // WebAssembly once.
-  const body = fs.readFileSync(file);
-  res.writeHead(200, { "Content-Type": types[path.extname(file)] ?? "application/octet-stream",
-                       "Content-Length": body.length, "Cache-Control": "max-age=600" });
-  res.end(body);
-});
-await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
-const base = `http://127.0.0.1:${server.address().port}/`;
+const served = await serveBook(source, "attn-widgets-");
+const { base } = served;
 
 const failures = [];
 let checks = 0;
@@ -641,8 +622,7 @@ async function visitAll(width) {
 }
 await Promise.all([visitAll(1280), visitAll(400)]);
 await browser.close();
-server.close();
-fs.rmSync(root, { recursive: true, force: true });
+served.close();
 fs.rmSync(work, { recursive: true, force: true });
 
 // Each interaction's time in the page (reported, not a gate).
