@@ -37,7 +37,9 @@ for line in "${chapters[@]}"; do
   if [[ $name == ch09_real_heads && -f build/release/ch09_model/run.txt ]]; then
     words=("$exe" --load build/release/ch09_model)
   fi
-  printf '\n######## %s %s ########\n' "$name" "${words[*]:1}"
+  heading=$name
+  ((${#words[@]} > 1)) && heading+=" ${words[*]:1}"  # the program, then its flags if any
+  printf '\n######## %s ########\n' "$heading"
   start=$(date +%s%N)
   set +e
   "$exe" "${words[@]:1}" "$@" | tee "build/release/$name.tour.txt"
