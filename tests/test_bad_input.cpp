@@ -68,6 +68,8 @@ BOOST_AUTO_TEST_CASE(every_bad_input_is_one_line_and_exit_2) {
   std::ofstream(cat(bad_dir, "-tiny/E.txt")) << "+0.5 1e-400\n";  // '+' is fine; 1e-400 rounds to 0
   std::filesystem::create_directories("/tmp/attn-bad-ch09");
   std::ofstream("/tmp/attn-bad-ch09/run.txt") << "garbage\n";  // not a run ch09_real_heads saved
+  std::filesystem::create_directories("/tmp/attn-bad-ch09-old");
+  std::ofstream("/tmp/attn-bad-ch09-old/run.txt") << "ch09-run 1\nsteps 4000\n";  // the earlier format
 
   const std::vector<Case> cases{
       // clang-format off
@@ -117,6 +119,7 @@ BOOST_AUTO_TEST_CASE(every_bad_input_is_one_line_and_exit_2) {
       {"ch09_real_heads", "--corpus /tmp/attn-bad-ch09", "too little text"},    // a folder without fortunes
       {"ch09_real_heads", "--load /tmp/attn-bad-params", "run.txt"},             // not a saved model
       {"ch09_real_heads", "--load /tmp/attn-bad-ch09", "not a run saved"},       // a garbage run.txt
+      {"ch09_real_heads", "--load /tmp/attn-bad-ch09-old", "earlier version"},   // run.txt of the earlier format
       {"ch09_real_heads", "--load /tmp/attn-bad-ch09 --steps 5", "only apply to training"},  // flag outside its mode
       {"ch09_real_heads", "--save /sys", "is in /sys"},                          // a system folder, before training
       {"ch09_real_heads", "--cached ''", "non-empty path"},                      // empty folder name
@@ -785,7 +788,7 @@ BOOST_AUTO_TEST_CASE(a_saved_model_is_read_safely_and_checked_field_by_field) {
   fs::create_directories(dir / "fifo-run");
   ::mkfifo((dir / "fifo-run" / "run.txt").c_str(), 0644);
   fs::create_directories(dir / "fifo-model");
-  std::ofstream(dir / "fifo-model" / "run.txt") << "ch09-run 1\n";
+  std::ofstream(dir / "fifo-model" / "run.txt") << "ch09-run 2\n";
   ::mkfifo((dir / "fifo-model" / "model.txt").c_str(), 0644);
   const std::string d = dir.string();
   check_refused(cat(ch09(), " --no-plots --load ", d, "/fifo-run"), "ch09_real_heads", "FIFO");

@@ -42,19 +42,13 @@ int run_compare(const MarkedPair& pair, const ModelFolders& folders, const std::
   attn::Plotter plots(settings);
   const Corpus corpus = corpus_for(corpus_folder);
   const Vocabulary vocab(corpus.train_text);
-  std::optional<Run> loaded;
-  if (folders.load) {
-    try {
-      loaded = load_run(*folders.load, vocab);
-    } catch (const std::exception& e) {
-      throw FlagError(folders.flag + ": " + e.what());
-    }
-  }
-  check_save(folders);
-  print_start(std::cout, folders.load);
+  std::string stale;  // why a --cached folder's run is not read back
+  const std::optional<Run> loaded = saved_run(folders, vocab, options, stale);
+  if (!loaded) check_save(folders);
+  print_start(std::cout, loaded ? folders.load : std::nullopt, stale);
   const Run run = loaded ? *loaded : train_or_explain(corpus, vocab, options, std::cerr);
   if (is_quick(run.options)) print_quick_note(std::cout);
-  if (folders.save) save_run(run, *folders.save);
+  if (folders.save && !loaded) save_run(run, *folders.save);
   Comparison c;
   try {
     c = compare(run.model, vocab, pair, corpus.held_text);

@@ -91,6 +91,28 @@ std::vector<Finding> findings(const std::vector<Ablation>& ablations, const Abla
   return out;
 }
 
+char copy_target(const std::string& sentence) {
+  const std::size_t cut = sentence.rfind(". ");
+  if (cut == std::string::npos) return '\0';
+  const std::string repeat = sentence.substr(cut + 2);
+  if (repeat.empty() || repeat.size() >= cut || sentence.compare(0, repeat.size(), repeat) != 0) return '\0';
+  return sentence[repeat.size()];
+}
+
+PatchPair pick_patch_pair(const Model& model, const Vocabulary& vocab, const std::vector<std::string>& candidates) {
+  if (candidates.size() < 2) throw std::invalid_argument("pick_patch_pair: needs at least two candidates");
+  std::vector<std::string> copied;
+  for (const std::string& s : candidates) {
+    const Trace t = trace(model, vocab.encode(s));
+    const char target = copy_target(s);
+    if (target != '\0' && vocab.label(t.logits.row(t.logits.n_rows - 1).index_max()) == std::string(1, target))
+      copied.push_back(s);
+  }
+  PatchPair out{candidates[0], candidates[1], copied.size(), candidates.size()};
+  if (copied.size() >= 2) out.a = copied[0], out.b = copied[1];
+  return out;
+}
+
 // [patching]
 PatchingSection patching(const Model& model, const Vocabulary& vocab, const std::string& a, const std::string& b) {
   if (a.size() != b.size() || a.empty() || a.size() > model.shape.context)

@@ -59,6 +59,23 @@ struct PatchRow {
   std::string top;   ///< the likeliest next character after the patch
 };
 
+/// The two sentences of the patching example, picked from candidates by a rule.
+struct PatchPair {
+  std::string a;              ///< the clean sentence: the first candidate the model copies
+  std::string b;              ///< the sentence patched from: the next candidate the model copies
+  arma::uword copied = 0;     ///< candidates whose repeat the model copies
+  arma::uword candidates = 0; ///< candidates tried
+};
+
+/// The character a sentence "P. Q" asks to copy: the one after Q's earlier occurrence at the
+/// start of P ("the cat sat. the cat s" -> 'a'); '\0' when the sentence has no such repeat. Throws nothing.
+char copy_target(const std::string& sentence);
+
+/// Picks the patching pair by a rule: A is the first of `candidates` (all of one length, 1 to the
+/// context) whose last character the model predicts to be its copy_target(), B the next such one;
+/// when fewer than two are copied, the first two candidates.
+PatchPair pick_patch_pair(const Model& model, const Vocabulary& vocab, const std::vector<std::string>& candidates);
+
 /// Activation patching between two sentences of the same length.
 struct PatchingSection {
   std::string a;            ///< the clean sentence

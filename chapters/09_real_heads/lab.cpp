@@ -48,6 +48,33 @@ void validate(const TrainOptions& o) {
     throw std::invalid_argument("the learning rate must be in (0, 1]");
 }
 
+#ifndef CH09_RECIPE
+#define CH09_RECIPE "unknown"
+#endif
+
+std::string training_recipe() { return CH09_RECIPE; }
+
+std::string run_mismatch(const Run& run, const TrainOptions& o) {
+  const TrainOptions& r = run.options;
+  std::vector<std::string> differ;
+  const auto differs = [&](bool same, const std::string& what, const std::string& saved, const std::string& wanted) {
+    if (!same) differ.push_back(what + " " + saved + ", not " + wanted);
+  };
+  const auto number = [](double v) { return attn::format_plain(v); };
+  differs(run.recipe == training_recipe(), "recipe", run.recipe, training_recipe());
+  differs(r.steps == o.steps, "steps", std::to_string(r.steps), std::to_string(o.steps));
+  differs(r.batch == o.batch, "batch", std::to_string(r.batch), std::to_string(o.batch));
+  differs(r.lr == o.lr, "lr", number(r.lr), number(o.lr));
+  differs(r.seed == o.seed, "seed", std::to_string(r.seed), std::to_string(o.seed));
+  differs(r.windows.repeat_share == o.windows.repeat_share, "repeat share", number(r.windows.repeat_share),
+          number(o.windows.repeat_share));
+  differs(r.eval_every == o.eval_every, "evaluation interval", std::to_string(r.eval_every),
+          std::to_string(o.eval_every));
+  std::string text;
+  for (const std::string& d : differ) text += (text.empty() ? "" : ", ") + d;
+  return text;
+}
+
 Divergence::Divergence(arma::uword at, double value)
     : std::runtime_error("training diverged at step " + std::to_string(at) + " (batch loss " +
                          (std::isfinite(value) ? std::to_string(value) : std::string("not finite")) + ")"),
@@ -81,7 +108,7 @@ Run train(const Corpus& corpus, const Vocabulary& vocab, TrainOptions o,
   o.shape.vocab = vocab.size();
   validate(o);
   attn::Random rng(o.seed);
-  Run run{o, vocab.characters(), attn::init_model<Real>(o.shape, rng), {}, 0.0};
+  Run run{o, training_recipe(), vocab.characters(), attn::init_model<Real>(o.shape, rng), {}, 0.0};
   const arma::urowvec text = vocab.encode(corpus.train_text);
   const arma::umat held = held_out_windows(vocab.encode(corpus.held_text), 32, o.shape.context);
   const double limit = 2.0 * std::log(static_cast<double>(o.shape.vocab));
@@ -276,8 +303,9 @@ void save_run(const Run& run, const std::string& dir) {
   std::ostringstream out;
   out.precision(17);
   const TrainOptions& o = run.options;
-  out << "ch09-run 1\nsteps " << o.steps << "\nbatch " << o.batch << "\nlr " << o.lr << "\nseed " << o.seed
-      << "\nrepeat_share " << o.windows.repeat_share << "\neval_every " << o.eval_every << "\nseconds " << run.seconds
+  out << "ch09-run 2\nrecipe " << run.recipe << "\nsteps " << o.steps << "\nbatch " << o.batch << "\nlr " << o.lr
+      << "\nseed " << o.seed << "\nrepeat_share " << o.windows.repeat_share << "\neval_every " << o.eval_every
+      << "\nseconds " << run.seconds
       << "\ncharacters " << hex(run.characters) << "\ncurve " << run.curve.size() << '\n';
   for (const CurvePoint& p : run.curve) out << p.step << ' ' << p.train << ' ' << p.held_out << '\n';
   // One set: model.txt and run.txt in full under temporary names, a manifest of their checksums
@@ -299,13 +327,17 @@ Run load_run(const std::string& dir, const Vocabulary& vocab) {
     throw std::runtime_error("cannot read " + attn::printable(path.string(), 200) + " (" + attn::os_reason(ENOENT) +
                              ": no model is saved there; train and save one first with --save)");
   }
-  if (attn::read_input_file(path, kMaxRunFileBytes).rfind("ch09-run 1\n", 0) != 0)
+  const std::string header = attn::read_input_file(path, kMaxRunFileBytes);
+  if (header.rfind("ch09-run 1\n", 0) == 0)
+    throw EarlierRun(attn::quoted_path(path) + ": saved by an earlier version of this chapter; train again");
+  if (header.rfind("ch09-run 2\n", 0) != 0)
     throw std::runtime_error(attn::quoted_path(path) + ": not a run saved by ch09_real_heads");
   std::map<std::string, std::string> files = attn::read_file_set(dir, run_files(), kMaxRunFileBytes, true);
   RunFile in(files["run.txt"], path);
   Run run;
   TrainOptions& o = run.options;
   in.field("ch09-run");
+  run.recipe = in.field("recipe");
   o.steps = static_cast<arma::uword>(in.whole("steps", 1, 1000000));
   o.batch = static_cast<arma::uword>(in.whole("batch", 1, 4096));
   o.lr = in.real("lr", 0, 1);

@@ -33,9 +33,8 @@ struct TrainOptions {
   arma::uword steps = 4000;                               ///< Adam steps
   arma::uword batch = 32;                                 ///< windows per step
   double lr = 3e-3;                                       ///< Adam learning rate
-  std::uint64_t seed =
-      1;  ///< seeds the initial weights and the training windows (seed 0 forms the circuit later, after 6000 steps)
-  arma::uword eval_every = 250;  ///< steps between held-out evaluations
+  std::uint64_t seed = 1;                                 ///< seeds the initial weights and the training windows
+  arma::uword eval_every = 250;                           ///< steps between held-out evaluations
 };
 
 /// The same options with the short settings of `--quick` (the tour and the no-gnuplot test; throws nothing):
@@ -54,9 +53,15 @@ struct CurvePoint {
   double held_out = 0.0;  ///< held-out loss on plain text (nats/char)
 };
 
+/// The recipe of this program's training: a checksum of the sources that decide what training
+/// computes, set by the build. Two runs with the same recipe and options give the same model on
+/// the same kernels. Throws nothing.
+std::string training_recipe();
+
 /// A trained (or loaded) model and what is known about its training.
 struct Run {
   TrainOptions options;           ///< how it was trained
+  std::string recipe;             ///< training_recipe() of the program that trained it
   std::string characters;         ///< the vocabulary's characters (checked against the corpus on load)
   Model model;                    ///< parameters after the last step
   std::vector<CurvePoint> curve;  ///< at step 0, every eval_every steps and at the end
@@ -115,6 +120,16 @@ std::vector<std::string> run_files();
 /// load_run() refuses a pair torn otherwise. Throws attn::IoError (exit 1) naming the file and the
 /// system's reason.
 void save_run(const Run& run, const std::string& dir);
+
+/// What makes a saved `run` differ from what this program would train with `options` ("" when it
+/// is the same recipe with the same settings), e.g. "seed 1, not 2". Throws nothing.
+std::string run_mismatch(const Run& run, const TrainOptions& options);
+
+/// Thrown by load_run() for a run.txt an earlier version of this chapter saved (another format).
+class EarlierRun : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
 
 /// Reads a run written by save_run(): both files regular and at most 32 MiB (a FIFO or device is
 /// refused, never waited on), matching the manifest; every field of run.txt in range (steps,

@@ -44,18 +44,15 @@ void declare_flags(po::options_description& o) {
   o.add_options()
       ("steps", po::value<long long>()->value_name("N"), "Adam steps (default 4000, about 1-3 minutes; 300 with --quick)")
       ("seed", po::value<long long>()->value_name("N")->default_value(1), "seeds the weights and the training windows")
-      ("repeat-share", po::value<double>()->value_name("P")->default_value(1.0),
-       "share of training windows that hold a snippet followed by itself (0 = plain text)")
+      ("repeat-share", po::value<double>()->value_name("P")->default_value(1.0), "share of training windows that hold a snippet followed by itself (0 = plain text)")
       ("lr", po::value<double>()->value_name("RATE")->default_value(3e-3, "0.003"), "Adam learning rate, in (0, 1]")
       ("sentence", po::value<std::string>()->value_name("TEXT")->default_value(ch09::kDefaultSentence),
        "the text of the head view (1 to 128 printable characters)")
       ("position", po::value<long long>()->value_name("I"), "decode each head's write at character I (from 0; default: the last; --gpt2: token I)")
       ("save", po::value<std::string>()->value_name("DIR"), "save the trained model into DIR")
       ("load", po::value<std::string>()->value_name("DIR"), "inspect the model saved in DIR instead of training")
-      ("cached", po::value<std::string>()->value_name("DIR"),
-       "load the model saved in DIR if there is one, else train and save it there (the book uses this)")
-      ("corpus", po::value<std::string>()->value_name("DIR")->default_value(ch09::kFortuneFolder),
-       "the folder of fortune files")
+      ("cached", po::value<std::string>()->value_name("DIR"), "load the model saved in DIR if this program trained it with these settings, else train and save it there (the tour, the book and the tests use this)")
+      ("corpus", po::value<std::string>()->value_name("DIR")->default_value(ch09::kFortuneFolder), "the folder of fortune files")
       ("quick", "a short run (300 steps of 16 windows, seconds) for the tour: too short for the claims")
       ("bench", po::value<long long>()->value_name("N"), "time N training steps of the full model and stop")
       ("compare", po::value<std::vector<std::string>>()->multitoken()->value_name("A B"), ch09::kCompareHelp)
@@ -82,7 +79,7 @@ Flags read_flags(const po::variables_map& vm) {
   if (typed.count("gpt2")) f.gpt2 = ch09::Gpt2Request{folder("gpt2")->string(), f.sentence, f.position, f.corpus};
   if (typed.count("bench")) f.bench = static_cast<arma::uword>(attn::cli::integer(vm, "bench", 1, 10000));
   if (typed.count("compare")) f.compare = ch09::compare_flag(vm["compare"].as<std::vector<std::string>>(), typed);
-  ch09::check_modes(typed, f.folders.load.has_value());
+  ch09::check_modes(typed, f.folders.load.has_value() && !f.folders.cached);
   f.plots = attn::cli::plot_settings(vm);
   return f;
 }
@@ -95,19 +92,20 @@ int run(const Flags& flags) {
   attn::Plotter plots(flags.plots);
   const ch09::Corpus corpus = ch09::corpus_for(flags.corpus);
   const ch09::Vocabulary vocab(corpus.train_text);
-  std::optional<ch09::Loaded> loaded = ch09::load_given(flags.folders, corpus, vocab, flags.sentence, flags.position);
-  ch09::check_save(flags.folders);
-  ch09::print_start(std::cout, flags.folders.load);
+  std::string stale;  // why a --cached folder's run is not read back
+  auto loaded = ch09::load_given(flags.folders, corpus, vocab, flags.sentence, flags.position, flags.train, stale);
+  if (!loaded) ch09::check_save(flags.folders);
+  ch09::print_start(std::cout, loaded ? flags.folders.load : std::nullopt, stale);
   const ch09::Run run = loaded ? loaded->run : ch09::train_or_explain(corpus, vocab, flags.train, std::cerr);
   if (flags.quick) ch09::print_quick_note(std::cout);
-  if (flags.folders.save) ch09::save_run(run, *flags.folders.save);
+  if (flags.folders.save && !loaded) ch09::save_run(run, *flags.folders.save);
   ch09::print_data(std::cout, corpus, vocab, run);
   const ch09::Report report =
       loaded ? loaded->report : ch09::make_report(corpus, vocab, run, flags.sentence, flags.position);
   ch09::print_report(std::cout, report, run);
   ch09::draw_report(plots, report, run);
   plots.report(std::cout);
-  ch09::print_wall_time(std::cout, run, flags.folders.load.has_value());
+  ch09::print_wall_time(std::cout, run, loaded.has_value());
   return 0;
 }
 

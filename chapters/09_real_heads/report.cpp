@@ -52,22 +52,32 @@ void print_claim(std::ostream& out, const Claim& c, bool quick) {
   print_wrapped(out, c.statement + ": " + c.numbers, verdict + "   [" + c.tag + "]");
 }
 
-void print_start(std::ostream& out, const std::optional<std::string>& loaded) {
+void print_start(std::ostream& out, const std::optional<std::string>& loaded, const std::string& stale) {
   out << "Chapter 09 - Watch real heads: a small transformer trained on real English text\n\n";
+  if (!stale.empty()) {
+    print_wrapped(out, "The run saved in the --cached folder is not this program's (" + stale +
+                           "): training again, to save it there.");
+  }
   if (loaded)
     out << "Loaded the model saved in " << *loaded << ".\n";
   else
     out << "Training (progress on stderr)...\n";
+  out.flush();  // before training's progress on stderr, so a terminal shows the two in order
 }
 
-void print_progress(std::ostream& out, const Progress& p) {
-  out << "  step " << p.step << "/" << p.steps << ": loss " << format_number(p.loss, 3) << ", "
-      << format_number(p.elapsed, 0) << " s elapsed, about " << format_number(p.left, 0) << " s left\n";
+void print_progress(std::ostream& out, const Progress& p, bool one_line) {
+  const std::string text = fmt::format("  step {}/{}: loss {}, {} s elapsed, about {} s left", p.step, p.steps,
+                                       format_number(p.loss, 3), format_number(p.elapsed, 0), format_number(p.left, 0));
+  // On a terminal one line is rewritten in place (padded over a longer previous text); elsewhere
+  // (a log, a pipe) every report is a line of its own.
+  if (!one_line) return void(out << text << "\n");
+  out << "\r" << fmt::format("{:<60}", text) << (p.step == p.steps ? "\n" : "") << std::flush;
 }
 
 void print_quick_note(std::ostream& out) {
   out << "(a --quick run: the induction head needs the full run, about 1-3 min; from the repository,\n"
-         " `ch09_real_heads --save build/release/ch09_model` keeps it where the tour and the book look)\n";
+         " `build/release/chapters/09_real_heads/ch09_real_heads --cached build/release/ch09_model`\n"
+         " trains it once where the tour, the book and the tests look for it)\n";
 }
 
 void print_wall_time(std::ostream& out, const Run& run, bool loaded) {
@@ -256,12 +266,19 @@ void print_agreement(std::ostream& out, const std::vector<Finding>& found) {
          "    here is only the constant it adds\n";
 }
 
-void print_patching(std::ostream& out, const PatchingSection& p) {
+void print_patching(std::ostream& out, const PatchPair& pair, const PatchingSection& p) {
   fmt::print(out,
              "\n  Activation patching: run A = \"{}\", put in one piece of a run on\n"
              "  B = \"{}\", and watch A's prediction at its last character\n"
              "  (clean: '{}' {:.2f}, '{}' {:.2f}).\n",
              p.a, p.b, p.predicted_a, p.clean_p_a, p.predicted_b, p.clean_p_b);
+  print_wrapped(out, pair.copied >= 2
+                         ? fmt::format("A and B are the first two of {} sentences \"the cat s?t. the cat s\" whose "
+                                       "repeat this model copies ({} of the {} copied).",
+                                       pair.candidates, pair.copied, pair.candidates)
+                         : fmt::format("This model copies {} of the {} sentences \"the cat s?t. the cat s\": A and B "
+                                       "are the first two, and B's prediction need not be a copy.",
+                                       pair.copied, pair.candidates));
   attn::Table t({"patched from B", "p('" + p.predicted_a + "')", "p('" + p.predicted_b + "')", "top"});
   for (const PatchRow& row : p.rows)
     t.add({row.what, format_number(row.p_a, 3), format_number(row.p_b, 3), "'" + row.top + "'"});
@@ -303,7 +320,7 @@ void print_ablations(std::ostream& out, const Report& r) {
   print_mean_ablation(out, r);
   print_findings(out, r.findings);
   print_agreement(out, r.findings);
-  print_patching(out, r.patch);
+  print_patching(out, r.patch_pair, r.patch);
   print_claim(out, r.claims[6], r.quick);
   print_circuit(out, r);
 }

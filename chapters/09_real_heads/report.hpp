@@ -19,12 +19,14 @@ namespace ch09 {
 /// "(does NOT hold)": the claims are about the full run.
 void print_claim(std::ostream& out, const Claim& claim, bool quick = false);
 
-/// The chapter's title line, then "Loaded the model saved in DIR." when `loaded` names the folder
-/// read, else the line said before training starts.
-void print_start(std::ostream& out, const std::optional<std::string>& loaded);
+/// The chapter's title line, then why a --cached run is trained again (`stale`, when not empty),
+/// then "Loaded the model saved in DIR." when `loaded` names the folder read, else the line said
+/// before training starts.
+void print_start(std::ostream& out, const std::optional<std::string>& loaded, const std::string& stale = "");
 
-/// One progress line of training (the program sends it to stderr).
-void print_progress(std::ostream& out, const Progress& progress);
+/// One progress report of training (the program sends it to stderr): a line of its own, or with
+/// `one_line` (a terminal) the same line rewritten, ended at the last step.
+void print_progress(std::ostream& out, const Progress& progress, bool one_line = false);
 
 /// The note after a --quick run: too short for the induction head, and how to train the full run.
 void print_quick_note(std::ostream& out);

@@ -2,7 +2,10 @@
 /// \brief The program's session (see session.hpp).
 #include "session.hpp"
 
+#include <unistd.h>
+
 #include <filesystem>
+#include <iostream>
 
 #include "common/apparatus/files.hpp"
 #include "common/apparatus/print.hpp"
@@ -57,7 +60,9 @@ ModelFolders model_folders(const std::optional<std::filesystem::path>& save,
   if (!cached) return m;
   if (load || save) throw FlagError("--cached both loads and saves; give it without --load and --save");
   std::error_code ec;
-  (std::filesystem::exists(*cached / "run.txt", ec) ? m.load : m.save) = cached->string();
+  if (std::filesystem::exists(*cached / "run.txt", ec)) m.load = cached->string();
+  m.save = cached->string();  // used when the folder holds no run of this recipe and these settings
+  m.cached = true;
   m.flag = m.save_flag = "--cached";
   return m;
 }
@@ -65,7 +70,8 @@ ModelFolders model_folders(const std::optional<std::filesystem::path>& save,
 Run train_or_explain(const Corpus& corpus, const Vocabulary& vocab, const TrainOptions& options,
                      std::ostream& progress) {
   try {
-    return train(corpus, vocab, options, [&](const Progress& p) { print_progress(progress, p); });
+    const bool one_line = &progress == &std::cerr && ::isatty(STDERR_FILENO) == 1;
+    return train(corpus, vocab, options, [&](const Progress& p) { print_progress(progress, p, one_line); });
   } catch (const Divergence& d) {
     throw std::runtime_error(std::string(d.what()) + "; try a smaller --lr (now " + attn::format_number(options.lr, 4) +
                              "); claims skipped");
@@ -81,15 +87,32 @@ Corpus corpus_for(const std::optional<std::string>& folder) {
   }
 }
 
-std::optional<Loaded> load_given(const ModelFolders& folders, const Corpus& corpus, const Vocabulary& vocab,
-                                 const std::string& sentence, std::optional<arma::uword> position) {
+std::optional<Run> saved_run(const ModelFolders& folders, const Vocabulary& vocab, const TrainOptions& wanted,
+                             std::string& stale) {
   if (!folders.load) return std::nullopt;
-  std::optional<Loaded> out;
+  std::optional<Run> run;
   try {
-    out.emplace(Loaded{load_run(*folders.load, vocab), {}});
+    run = load_run(*folders.load, vocab);
+  } catch (const EarlierRun& e) {
+    if (!folders.cached) throw FlagError(folders.flag + ": " + e.what());
+    stale = "an earlier version of this chapter saved it";
+    return std::nullopt;
   } catch (const std::exception& e) {
     throw FlagError(folders.flag + ": " + e.what());
   }
+  if (folders.cached) {
+    stale = run_mismatch(*run, wanted);
+    if (!stale.empty()) return std::nullopt;
+  }
+  return run;
+}
+
+std::optional<Loaded> load_given(const ModelFolders& folders, const Corpus& corpus, const Vocabulary& vocab,
+                                 const std::string& sentence, std::optional<arma::uword> position,
+                                 const TrainOptions& wanted, std::string& stale) {
+  std::optional<Run> run = saved_run(folders, vocab, wanted, stale);
+  if (!run) return std::nullopt;
+  std::optional<Loaded> out(Loaded{std::move(*run), {}});
   try {
     out->report = make_report(corpus, vocab, out->run, sentence, position);
   } catch (const std::invalid_argument& e) {

@@ -43,15 +43,18 @@ std::function<Result(const Arg&)> usage_errors(Result (*body)(const Arg&)) {
 std::string checked_sentence(const std::string& sentence, arma::uword context);
 
 /// Refuses flag combinations a mode would ignore (--gpt2 takes only --sentence, --position, --corpus
-/// and --no-plots; --bench no input or output); `typed` holds the flags given on the command line
-/// (not defaults), `loading` whether a saved model is read (--load, or --cached with a run in it).
+/// and --no-plots; --bench no input or output; --load no training flags, which --cached takes as the
+/// settings its model must have been trained with); `typed` holds the flags given on the command
+/// line (not defaults), `loading` whether --load reads a saved model.
 void check_modes(const std::set<std::string>& typed, bool loading);
 
 /// Where the model is read from and saved to, from --save, --load and --cached (which loads DIR if
-/// it holds a run, else trains and saves there); `flag` names the folder in error messages.
+/// it holds a run of this program's recipe and settings, else trains and saves there); `flag` names
+/// the folder in error messages.
 struct ModelFolders {
   std::optional<std::string> save;   ///< the folder the trained run is saved into
   std::optional<std::string> load;   ///< the folder a run is read from instead of training
+  bool cached = false;               ///< --cached: load only a run trained as `TrainOptions` ask
   std::string flag = "--load";       ///< "--load" or "--cached"
   std::string save_flag = "--save";  ///< "--save" or "--cached"
 };
@@ -70,17 +73,24 @@ Run train_or_explain(const Corpus& corpus, const Vocabulary& vocab, const TrainO
 /// Debian's folder (kFortuneFolder).
 Corpus corpus_for(const std::optional<std::string>& folder);
 
+/// The run saved in folders.load, or nothing when no folder is read. Refuses, naming the flag, a
+/// folder load_run() refuses. With --cached, a run of another recipe or other settings than
+/// `wanted` (or of an earlier format) is not read: nothing is returned and `stale` says why, so the
+/// caller trains again and saves into folders.save.
+std::optional<Run> saved_run(const ModelFolders& folders, const Vocabulary& vocab, const TrainOptions& wanted,
+                             std::string& stale);
+
 /// A saved run read back, with its report.
 struct Loaded {
   Run run;        ///< the saved run
   Report report;  ///< make_report() on its model
 };
 
-/// The run saved in folders.load and its report on `sentence` (writes decoded at `position`), or nothing when no folder
-/// is read. Refuses a folder load_run() refuses, and weights that load_run() accepted one by one but that overflow the
-/// scores together, naming the file.
+/// saved_run() and its report on `sentence` (writes decoded at `position`). Also refuses weights that load_run()
+/// accepted one by one but that overflow the scores together, naming the file.
 std::optional<Loaded> load_given(const ModelFolders& folders, const Corpus& corpus, const Vocabulary& vocab,
-                                 const std::string& sentence, std::optional<arma::uword> position);
+                                 const std::string& sentence, std::optional<arma::uword> position,
+                                 const TrainOptions& wanted, std::string& stale);
 
 /// Refuses a --save (or --cached) folder that cannot be written, before minutes of training.
 void check_save(const ModelFolders& folders);

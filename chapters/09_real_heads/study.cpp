@@ -21,7 +21,8 @@ Report make_report(const Corpus& corpus, const Vocabulary& vocab, const Run& run
   r.names = head_names(r.roles);
   r.compare = compare_ablations(model, probes);
   r.findings = findings(r.ablations, r.compare, r.names);
-  r.patch = patching(model, vocab, kPatchClean, kPatchSource);
+  r.patch_pair = pick_patch_pair(model, vocab, kPatchCandidates);
+  r.patch = patching(model, vocab, r.patch_pair.a, r.patch_pair.b);
   r.circuit = circuit(model, vocab, probes, r.roles);
   r.claims = {claim_beats_bigram(r.baselines),
               claim_previous_token_head(r.roles),

@@ -22,10 +22,11 @@ namespace ch09 {
 /// previous-token and the induction heads have something to do.
 inline const std::string kDefaultSentence = "the cat sat. the cat sat.";
 
-/// The patching example: A's repeat predicts 'a' (sat), B's predicts 'i' (sit); the same length.
-inline const std::string kPatchClean = "the cat sat. the cat s";
-/// The sentence patched from (see kPatchClean).
-inline const std::string kPatchSource = "the cat sit. the cat s";
+/// The patching candidates: one frame, one vowel changed, so a model that copies predicts a
+/// different vowel at the end of each. pick_patch_pair() takes A and B from them by a rule.
+inline const std::vector<std::string> kPatchCandidates = {"the cat sat. the cat s", "the cat sit. the cat s",
+                                                          "the cat sot. the cat s", "the cat set. the cat s",
+                                                          "the cat sut. the cat s"};
 
 /// Everything the program shows, computed once (sections 1-7 and the claims).
 struct Report {
@@ -38,7 +39,8 @@ struct Report {
   std::vector<Ablation> ablations;  ///< section 5
   AblationCompare compare;          ///< section 5: zero against mean ablation
   std::vector<Finding> findings;    ///< section 5: what the ablations show that a table hides
-  PatchingSection patch;            ///< section 5: activation patching from kPatchSource into kPatchClean
+  PatchPair patch_pair;             ///< section 5: the two sentences of the patching example, by its rule
+  PatchingSection patch;            ///< section 5: activation patching from patch_pair.b into patch_pair.a
   CircuitSection circuit;           ///< section 5: the induction circuit, its compositions and the patch that breaks it
   BankStudy bank;                   ///< section 6: matched sentences, centred on held-out text
   std::vector<std::string> names;   ///< section 7
