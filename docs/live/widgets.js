@@ -45,10 +45,20 @@
   // The width a drawing can take inside the widget, so its text is drawn at its CSS size.
   const drawWidth = (node, most) => Math.max(260, Math.min(most, node.clientWidth || most));
 
+  // A box of a widget that scrolls sideways (.live-scroll, a wide table) says so above it.
+  function markScrolling(root) {
+    for (const box of root.querySelectorAll(".live-scroll")) {
+      const over = box.scrollWidth > box.clientWidth + 1;
+      const cue = box.previousElementSibling?.matches(".live-scroll-cue") ? box.previousElementSibling : null;
+      if (over && !cue) box.before(h("div", { class: "live-scroll-cue", text: "\u21c6 scrolls sideways" }));
+      else if (!over && cue) cue.remove();
+    }
+  }
   // Runs one interaction, timing the module call and the drawing together.
   function timed(root, interaction, fn) {
     const t0 = performance.now();
     fn();
+    markScrolling(root);
     const ms = performance.now() - t0;
     live.timings.push({ widget: root.dataset.widget, interaction, ms });
     root.dataset.lastMs = ms.toFixed(2);
@@ -742,6 +752,8 @@
       root.dataset.state = "starting";  // the widget's frame first, so a drawing measures its room
       try {
         await build(root, M);  // a widget with data of its own (chapter 09's model) loads it first
+        root.addEventListener("toggle", () => markScrolling(root), true);
+        window.addEventListener("resize", () => markScrolling(root));
         root.dataset.state = "ready";
         return;
       } catch (e) {

@@ -165,6 +165,78 @@ function inspect(isBook) {
     }
     out.sections[anchor.id] = { title: h.textContent.trim(), output, plots };
   }
+  // Prose first: each printed-output block as shown (lines not folded, inside no closed details),
+  // and the height of output and code against the page's.
+  const shownBox = (b) => b.getClientRects().length > 0 && getComputedStyle(b).visibility !== "hidden";
+  out.outputs = [...document.querySelectorAll("div.contents pre.fragment")].map((pre) => {
+    const lines = [...pre.querySelectorAll(":scope > span.ol")];
+    const visible = lines.length ? lines.filter((l) => l.getClientRects().length > 0).length
+                                 : pre.textContent.replace(/\n$/, "").split("\n").length;
+    return { shown: shownBox(pre), visible, total: Number(pre.dataset.lines ?? visible), scrollWidth: pre.scrollWidth,
+             clientWidth: pre.clientWidth, folded: pre.classList.contains("folding"),
+             toggle: pre.nextElementSibling?.matches("button.fold-toggle") ?? false,
+             text: pre.textContent, start: pre.textContent.slice(0, 50) };
+  });
+  out.codeHeight = [...document.querySelectorAll("div.contents pre.fragment, div.contents div.fragment, div.contents button.fold-toggle")]
+    .filter(shownBox).reduce((sum, b) => sum + b.getBoundingClientRect().height, 0);
+  // The reading column: characters per line of the prose paragraphs of three lines or more.
+  out.lineLengths = [];
+  for (const p of document.querySelectorAll("div.contents div.textblock > p")) {
+    const text = p.textContent.replace(/\s+/g, " ").trim();
+    const lineHeight = parseFloat(getComputedStyle(p).lineHeight);
+    const lines = Math.round(p.getBoundingClientRect().height / lineHeight);
+    if (lines >= 3 && !p.querySelector(".MathJax, img")) out.lineLengths.push(text.length / (lines - 0.5));
+  }
+  // Doxygen's frame (menus, footer) on a book page, and the book's own bar.
+  out.frame = [...document.querySelectorAll("#main-nav, address.footer, #MSearchBox")].filter(shownBox).map((e) => e.id || e.className);
+  out.apiLink = [...document.querySelectorAll("nav.book-bar a")].find((a) => /API reference/.test(a.textContent))?.getAttribute("href") ?? null;
+  out.firstLink = (() => {
+    const a = document.querySelector("div.contents a[href]");
+    return a ? { href: a.getAttribute("href"), text: a.textContent.trim() } : null;
+  })();
+  // Tap targets: the book's navigation, buttons, folds and boxes (not links inside a sentence).
+  out.targets = [...document.querySelectorAll("nav.book-bar a, nav.book-bar input, div.book-nav a, div.toc a, div.contents button, div.contents summary")]
+    .filter(shownBox).map((e) => {
+      const r = e.getBoundingClientRect();
+      return { what: `${e.tagName.toLowerCase()} "${e.textContent.trim().slice(0, 30)}"`, width: r.width, height: r.height };
+    });
+  // Anything fixed or sticky (the table of contents in a wide window) and the text it would cover.
+  out.fixedOverText = [];
+  const fixed = [...document.querySelectorAll("body *")].filter((e) => ["fixed", "sticky"].includes(getComputedStyle(e).position) &&
+    shownBox(e) && !e.closest("dialog:not([open])"));
+  const texts = [...document.querySelectorAll("div.contents p, div.contents li, div.contents pre, div.contents td, div.contents h1, div.contents h2, div.contents div.caption, div.contents img")]
+    .filter((t) => !fixed.some((f) => f.contains(t)));
+  for (const y of [0, 0.5, 1]) {
+    window.scrollTo(0, y * (document.documentElement.scrollHeight - window.innerHeight));
+    for (const f of fixed) {
+      const a = f.getBoundingClientRect();
+      for (const t of texts) {
+        const b = t.getBoundingClientRect();
+        if (b.width > 0 && a.left < b.right - 1 && b.left < a.right - 1 && a.top < b.bottom - 1 && b.top < a.bottom - 1) {
+          out.fixedOverText.push(`${f.tagName.toLowerCase()}.${f.className} over "${t.textContent.trim().slice(0, 30)}"`);
+          break;
+        }
+      }
+    }
+  }
+  window.scrollTo(0, 0);
+  // The claims ledger's test names: each line a name breaks into must end at an underscore.
+  out.badBreaks = [];
+  for (const code of document.querySelectorAll("div.claims table.markdownTable td:last-child code")) {
+    const lines = [];
+    let top = null;
+    for (const node of [...code.childNodes].filter((n) => n.nodeType === Node.TEXT_NODE)) {
+      for (let k = 0; k < node.length; ++k) {
+        const range = document.createRange();
+        range.setStart(node, k);
+        range.setEnd(node, k + 1);
+        const t = Math.round(range.getBoundingClientRect().top);
+        if (top === null || Math.abs(t - top) > 3) { lines.push(""); top = t; }
+        lines[lines.length - 1] += node.data[k];
+      }
+    }
+    if (lines.slice(0, -1).some((l) => !l.endsWith("_"))) out.badBreaks.push(lines.join(" | "));
+  }
   // The main page's map: article section -> chapter section.
   out.map = [...document.querySelectorAll("div.section-map td a.el")]
     .filter((a) => a.getAttribute("href").includes("#"))
@@ -204,6 +276,71 @@ async function smallestFigureText() {
   return out;
 }
 
+// Every text of every figure drawing shown, measured where it is drawn: the drawing is put inline
+// (hidden, at the size the page shows it) and each text's box must lie inside the drawing, and no two
+// texts may overlap by more than a quarter of the smaller. Runs inside the page.
+async function figureTextBounds() {
+  const problems = [];
+  const seen = new Set();
+  for (const img of document.querySelectorAll("img.figure")) {
+    const src = img.currentSrc;
+    if (seen.has(src)) continue;
+    seen.add(src);
+    const shown = img.getBoundingClientRect();
+    const holder = document.createElement("div");
+    holder.style.cssText = `position:absolute;left:0;top:0;width:${shown.width}px;visibility:hidden;pointer-events:none`;
+    const svg = new DOMParser().parseFromString(await (await fetch(src)).text(), "image/svg+xml").documentElement;
+    svg.setAttribute("width", String(shown.width));
+    svg.setAttribute("height", String(shown.height));
+    holder.appendChild(document.importNode(svg, true));
+    document.body.appendChild(holder);
+    const frame = holder.firstChild.getBoundingClientRect();
+    const boxes = [...holder.querySelectorAll("text")].filter((t) => t.textContent.trim() !== "")
+      .map((t) => ({ text: t.textContent.trim(), r: t.getBoundingClientRect() })).filter((b) => b.r.width > 0);
+    const name = src.split("/").pop();
+    for (const b of boxes) {
+      if (b.r.left < frame.left - 1 || b.r.right > frame.right + 1 || b.r.top < frame.top - 1 || b.r.bottom > frame.bottom + 1)
+        problems.push(`${name}: text "${b.text.slice(0, 30)}" is cut at the drawing's edge`);
+    }
+    for (let i = 0; i < boxes.length; ++i) {
+      for (let j = i + 1; j < boxes.length; ++j) {
+        const a = boxes[i].r, b = boxes[j].r;
+        const w = Math.min(a.right, b.right) - Math.max(a.left, b.left), h = Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top);
+        if (w > 0 && h > 0 && w * h > 0.25 * Math.min(a.width * a.height, b.width * b.height))
+          problems.push(`${name}: texts "${boxes[i].text.slice(0, 20)}" and "${boxes[j].text.slice(0, 20)}" overlap`);
+      }
+    }
+    holder.remove();
+  }
+  return problems;
+}
+
+// Every folding block unfolded by its button shows every printed line, with the text the page was
+// built with (the raw page's <pre>), then folds again. Runs inside the page.
+async function unfoldEverything() {
+  const raw = new DOMParser().parseFromString(await (await fetch(location.href)).text(), "text/html");
+  const built = [...raw.querySelectorAll("div.contents pre.fragment")].map((p) => p.textContent);
+  const live = [...document.querySelectorAll("div.contents pre.fragment")];
+  const problems = [];
+  if (built.length !== live.length) problems.push(`${live.length} output blocks shown, ${built.length} built`);
+  live.forEach((pre, k) => {
+    if (pre.textContent !== built[k]) problems.push(`output block ${k + 1} ("${pre.textContent.slice(0, 30)}") differs from the printed text`);
+    const button = pre.nextElementSibling;
+    if (!pre.classList.contains("folding")) return;
+    if (!button || !button.matches("button.fold-toggle")) { problems.push(`folded block ${k + 1} has no button to show it whole`); return; }
+    const details = pre.closest("details");
+    const wasOpen = details ? details.open : true;
+    if (details) details.open = true;
+    button.click();
+    const hidden = [...pre.querySelectorAll(":scope > span.ol")].filter((l) => l.getClientRects().length === 0).length;
+    if (hidden > 0) problems.push(`output block ${k + 1}: ${hidden} lines still hidden after "${button.textContent}"`);
+    button.click();
+    if (details) details.open = wasOpen;
+  });
+  return problems;
+}
+
+const readingColumns = [];  // characters a line of each book page's reading column at 1280 px
 const figureText = [];  // every figure drawing measured: width, page, file, smallest text in px
 const overflowCounts = [];  // per page and width: formulas and boxes that scroll (each with its cue)
 const tapped = new Set();  // the widths at which a figure was opened by a click
@@ -271,7 +408,9 @@ async function visit(tab, name, width) {
         check(top.top < 600, where, "the first previous/next bar is not at the top");
         check(bottom.top > r.pageHeight - 1200, where, "the last previous/next bar is not at the bottom");
         for (const n of [top, bottom]) {
-          check(n.prev !== null && allPages.includes(n.prev.split("#")[0]), where, `previous link missing or broken: ${n.prev}`);
+          // The main page starts the book: it leads on only.
+          if (name !== "index.html")
+            check(n.prev !== null && allPages.includes(n.prev.split("#")[0]), where, `previous link missing or broken: ${n.prev}`);
           check(n.next !== null && allPages.includes(n.next.split("#")[0]), where, `next link missing or broken: ${n.next}`);
         }
       }
@@ -282,6 +421,37 @@ async function visit(tab, name, width) {
           check(b.scrollWidth <= b.clientWidth + 1, where, `printed output wider than its column: "${b.text}"`);
       }
       if (width === 1280) book[name] = r;
+      // Prose first: no output block shows more than 25 lines; one folded has its button; at 400 px
+      // none scrolls sideways (its long lines wrap).
+      for (const o of r.outputs.filter((o) => o.shown)) {
+        check(o.visible <= 25, where, `an output block shows ${o.visible} lines (over 25): "${o.start}"`);
+        check(!o.folded || o.toggle, where, `a folded output block has no button to show it whole: "${o.start}"`);
+        if (width === 400)
+          check(o.scrollWidth <= o.clientWidth + 1, where, `an output block scrolls sideways (${o.scrollWidth} px in ${o.clientWidth}): "${o.start}"`);
+      }
+      for (const p of await page.evaluate(unfoldEverything)) check(false, where, p);
+      if (width === 1280 && /^ch\d\d_/.test(name)) {
+        check(r.codeHeight <= 0.3 * r.pageHeight, where,
+              `output and code take ${(100 * r.codeHeight / r.pageHeight).toFixed(0)}% of the page's ${r.pageHeight} px (over 30%)`);
+        if (name.startsWith("ch09_")) check(r.pageHeight <= 16000, where, `the page is ${r.pageHeight} px high (over 16,000)`);
+      }
+      if (width === 1280 && r.lineLengths.length >= 3) {
+        const sorted = [...r.lineLengths].sort((a, b) => a - b);
+        const median = sorted[Math.floor(sorted.length / 2)];
+        check(median >= 60 && median <= 80, where, `the reading column holds ${median.toFixed(0)} characters a line (not 60-80)`);
+        readingColumns.push(median);
+      }
+      check(r.frame.length === 0, where, `Doxygen's frame shows on a book page: ${r.frame.join(", ")}`);
+      check(r.apiLink !== null && allPages.includes(r.apiLink), where, `no link to the API reference in the book's bar (${r.apiLink})`);
+      if (name === "index.html")
+        check(r.firstLink !== null && r.firstLink.href.startsWith("ch01_") && /^Next/.test(r.firstLink.text), where,
+              `the main page's first link is "${r.firstLink?.text}" (${r.firstLink?.href}), not the way on to chapter 01`);
+      if (width === 400) {
+        for (const t of r.targets) check(t.height >= 32 - 0.5, where, `tap target ${t.what} is ${t.width.toFixed(0)}x${t.height.toFixed(0)} px (under 32)`);
+        for (const b of r.badBreaks) check(false, where, `a test name breaks inside a word: ${b}`);
+      }
+      for (const f of r.fixedOverText) check(false, where, `something fixed covers the text: ${f}`);
+      for (const p of await page.evaluate(figureTextBounds)) check(false, where, p);
       // Figures: the smallest text of the drawing shown at this width, in CSS px.
       const sizes = await page.evaluate(smallestFigureText);
       for (const f of r.figures) {
@@ -303,10 +473,20 @@ async function visit(tab, name, width) {
         tapped.add(width);
         const other = await page.context().newPage();  // this tab stays on the page for its screenshot
         await other.goto(base + name, { waitUntil: "load", timeout: 30000 });
-        const [response] = await Promise.all([other.waitForNavigation({ timeout: 15000 }), other.click("a.figure-open")]);
-        check(response !== null && response.ok() && /image\/svg\+xml/.test(response.headers()["content-type"] ?? ""),
-              where, `a tap on the first figure did not open it (${other.url()})`);
-        check(other.url().endsWith(r.figures[0].link), where, `a tap on the first figure opened ${other.url()}`);
+        const before = other.url();
+        await other.click("a.figure-open");
+        await other.waitForSelector("dialog.figure-view[open] img", { timeout: 10000 }).catch(() => null);
+        await other.waitForFunction(() => document.querySelector("dialog.figure-view[open] img")?.complete, null, { timeout: 10000 }).catch(() => null);
+        const opened = await other.evaluate(() => {
+          const img = document.querySelector("dialog.figure-view[open] img");
+          const shown = document.querySelector("a.figure-open img").getBoundingClientRect().width;
+          return img ? { loaded: img.complete && img.naturalWidth > 0, width: img.getBoundingClientRect().width, shown } : null;
+        });
+        check(other.url() === before, where, `a tap on the first figure left the page for ${other.url()}`);
+        check(opened !== null && opened.loaded && opened.width > opened.shown * 1.2, where,
+              `a tap on the first figure did not open it enlarged in place (${JSON.stringify(opened)})`);
+        await other.keyboard.press("Escape");
+        check(await other.evaluate(() => !document.querySelector("dialog.figure-view[open]")), where, "Escape did not close the enlarged figure");
         await other.close();
       }
     }
@@ -338,6 +518,48 @@ await visitAll(pages.filter(bookPage).flatMap((p) => [[p, 1280], [p, 400]]));
 const linked = new Set(Object.values(book).flatMap((r) => r.pageLinks));
 const apiPages = pages.filter((p) => !bookPage(p) && (only || args.includes("--all-api") || linked.has(p)));
 await visitAll(apiPages.flatMap((p) => (apiPhone ? [[p, 1280], [p, 400]] : [[p, 1280]])));
+
+// The search box (book.js, the index built at docs time): each query finds the chapter sections
+// about it among its first results, at both widths; a malformed URL hash throws nothing.
+const searches = [["causal mask", ["ch06_masking.html#ch06_causal"], 3],
+                  ["sqrt", ["ch04_scaling.html#ch04_sqrt"], 5],
+                  ["softmax", ["ch04_scaling.html#ch04_sharp", "ch07_linear_memory.html#ch07_linear"], 6]];
+if (!only || only.split(",").includes("ch01_mixing.html")) {
+  for (const width of [1280, 400]) {
+    const context = await browser.newContext({ viewport: { width, height: 900 } });
+    const tab = await openTab(context);
+    const where = `search @${width}px`;
+    try {
+      await tab.page.goto(base + "ch01_mixing.html", { waitUntil: "load", timeout: 30000 });
+      const box = tab.page.locator("nav.book-bar input[type=search]");
+      for (const [query, expected, within] of searches) {
+        await box.fill(query);
+        await tab.page.waitForFunction((q) => document.querySelector("p.search-count")?.textContent.includes(q), query, { timeout: 15000 });
+        const hits = await tab.page.locator("a.search-hit").evaluateAll((all) => all.map((a) => a.getAttribute("href")));
+        for (const e of expected)
+          check(hits.slice(0, within).includes(e), where, `"${query}" does not find ${e} among its first ${within} results (${hits.slice(0, within).join(", ")})`);
+        const shown = await tab.page.locator("div.search-results").evaluate((d) => {
+          const r = d.getBoundingClientRect();
+          return r.left >= 0 && r.right <= window.innerWidth + 1;
+        });
+        check(shown, where, `the results of "${query}" reach outside the window`);
+      }
+      // Following a result lands on its section.
+      await tab.page.locator("a.search-hit").first().click();
+      await tab.page.waitForLoadState("load");
+      check(/#ch\d\d_/.test(tab.page.url()), where, `following the first result of "softmax" led to ${tab.page.url()}`);
+      const problems = (tab.problems["ch01_mixing.html"] ??= []);
+      const broken = "ch01_mixing.html#%E0%A4%A";
+      await tab.page.goto(base + broken, { waitUntil: "load", timeout: 30000 });
+      await tab.page.waitForTimeout(200);
+      check(problems.length === 0, `${broken} @${width}px`, problems.join("; "));
+      problems.reported = problems.length;
+    } catch (e) {
+      check(false, where, `failed: ${e.message.split("\n")[0]}`);
+    }
+    await context.close();
+  }
+}
 
 // A problem that arrived after its page was checked still fails the run.
 for (const tab of tabs) {
@@ -384,6 +606,8 @@ for (const width of [1280, 400]) {
   if (measured.length === 0) continue;
   const least = measured.reduce((a, b) => (b.px < a.px ? b : a));
   const counts = overflowCounts.filter((c) => c.width === width);
+  if (width === 1280 && readingColumns.length > 0)
+    console.log(`reading column @1280px: ${Math.min(...readingColumns).toFixed(0)} to ${Math.max(...readingColumns).toFixed(0)} characters a line`);
   console.log(`figures @${width}px: ${measured.length} drawings, smallest text ${least.px.toFixed(1)} px (${least.src} on ${least.page}); ` +
               `scrolling with a cue: ${counts.reduce((n, c) => n + c.formulas, 0)} formulas, ${counts.reduce((n, c) => n + c.boxes, 0)} boxes`);
 }
