@@ -5,7 +5,7 @@
 //   above it ("scrolls sideways"), rechecked when the window changes size; printed output never
 //   scrolls on a phone: its lines wrap under a hanging indent (book.css);
 // - a figure opens enlarged in place (a dialog over the page), not as the raw drawing;
-// - the search box in the book's bar searches the prose, section titles and claims (search/, built
+// - the search box in the book's bar searches the prose, section titles and claims (booksearch/, built
 //   at docs time by docs/search/build_index.mjs);
 // - a link to a line inside a folded block of output (a claim's printed line) opens the block.
 (function () {
@@ -13,13 +13,16 @@
   const boxes = "div.MathJax_Display, div.fragment, pre.fragment, table.markdownTable, a.figure-open.diagram";
 
   // ---- prose first: printed output folded to the lines the prose discusses ------------------------
-  // A block shows: its printed heading (the first line and its underline), the lines a preceding
-  // <div class="shows" data-show="REGEX"> names (the lines the prose around it discusses), or, with
-  // no such marker, the lines carrying a claim tag ([mix_01]); a block of at most `whole` lines
-  // shows whole. At most `most` lines show; the others fold behind a marker, and a button under the
-  // block shows every line. Lines are wrapped in spans whose text is the printed text, so the
-  // block's text is unchanged, folded or not.
-  const whole = 12, most = 25;
+  // A block shows: its printed headings (the first line, each "N. title" line and its underline),
+  // the lines a preceding <div class="shows" data-show="REGEX"> names (the lines the prose around
+  // it discusses), or, with no such marker, the lines carrying a claim tag ([mix_01]), the numbers
+  // the prose states, or else its first `lead` lines; with each shown line, the lines that frame it
+  // (the nearest line above it at each smaller indent: the sentence or table it belongs to). A
+  // block of at most `whole` lines shows whole. At most `most` lines show; the others fold behind a
+  // marker, and a button under the block shows every line. Lines are wrapped in spans whose text is
+  // the printed text, so the block's text is unchanged, folded or not.
+  const whole = 12, lead = 10, most = 25;
+  const indent = (t) => t.search(/\S/);
   function foldOutputs() {
     for (const pre of document.querySelectorAll("div.contents pre.fragment")) {
       if (pre.dataset.lines) continue;
@@ -29,14 +32,30 @@
       const texts = markup.map((m) => { const t = document.createElement("span"); t.innerHTML = m; return t.textContent; });
       const n = markup.length;
       const show = new Array(n).fill(false);
-      show[0] = true;
-      if (n > 1 && /^\s*[=-]{3,}\s*$/.test(texts[1])) show[1] = true;
       const spec = marker?.dataset.show ?? "";
       if (spec === "all" || (!spec && n <= whole)) show.fill(true);
       else {
-        let pattern = null;
-        try { pattern = spec ? new RegExp(spec) : /\[[a-z]+_\d+\]/; } catch (e) { pattern = /\[[a-z]+_\d+\]/; }
-        texts.forEach((t, k) => { if (pattern.test(t)) show[k] = true; });
+        let pattern = /\[[a-z]+_\d+\]/;
+        try { if (spec) pattern = new RegExp(spec); } catch (e) { /* the claim tags */ }
+        const picked = [];
+        texts.forEach((t, k) => { if (pattern.test(t)) picked.push(k); });
+        if (picked.length === 0) for (let k = 0; k < Math.min(lead, n); ++k) picked.push(k);
+        for (const k of picked) {
+          show[k] = true;
+          // The lines that frame it: the nearest above at each smaller indent, up to a heading.
+          let depth = indent(texts[k]);
+          for (let j = k - 1; j >= 0 && depth > 0; --j) {
+            const d = indent(texts[j]);
+            if (d >= 0 && d < depth && !/^\s*[=-]{3,}\s*$/.test(texts[j])) { show[j] = true; depth = d; }
+          }
+        }
+        // Headings first, so the cap below keeps them.
+        texts.forEach((t, k) => {
+          if (k === 0 || /^\d+\. /.test(t)) {
+            show[k] = true;
+            if (k + 1 < n && /^\s*[=-]{3,}\s*$/.test(texts[k + 1])) show[k + 1] = true;
+          }
+        });
       }
       for (let k = 0, shown = 0; k < n; ++k) if (show[k] && ++shown > most) show[k] = false;
       pre.dataset.lines = String(n);
@@ -66,6 +85,36 @@
       for (const gap of pre.querySelectorAll("span.fold-gap")) gap.addEventListener("click", () => button.click());
       label();
       pre.after(button);
+    }
+  }
+  // Code (a \snippet) longer than `codeWhole` lines shows its first `codeLead` (the signature and
+  // the first steps); the rest folds the same way, one click away.
+  const codeWhole = 12, codeLead = 8;
+  function foldCode() {
+    for (const box of document.querySelectorAll("div.contents div.fragment")) {
+      if (box.dataset.lines) continue;
+      const lines = [...box.querySelectorAll(":scope > div.line")];
+      box.dataset.lines = String(lines.length);
+      if (lines.length <= codeWhole) continue;
+      lines.slice(codeLead).forEach((l) => l.classList.add("folded"));
+      const gap = document.createElement("div");
+      gap.className = "fold-gap";
+      gap.dataset.n = String(lines.length - codeLead);
+      gap.setAttribute("aria-hidden", "true");
+      lines[codeLead].before(gap);
+      box.classList.add("folding");
+      const button = document.createElement("button");
+      button.type = "button";
+      button.className = "fold-toggle";
+      const label = () => {
+        const open = box.classList.contains("unfolded");
+        button.textContent = open ? `Fold to the first ${codeLead} lines` : `Show all ${lines.length} lines of code`;
+        button.setAttribute("aria-expanded", String(open));
+      };
+      button.addEventListener("click", () => { box.classList.toggle("unfolded"); label(); markScrolling(); });
+      gap.addEventListener("click", () => button.click());
+      label();
+      box.after(button);
     }
   }
   const unfold = (pre) => {
@@ -146,8 +195,8 @@
   }
 
   // ---- search -----------------------------------------------------------------------------------
-  // The index (search/index.js) and MiniSearch (search/minisearch.js) load when the box is first
-  // used; results list the chapter sections and claims, best first, each with a line of its text.
+  // The index (booksearch/index.js) and MiniSearch (booksearch/minisearch.js) load when the box is
+  // first used; results list the chapter sections and claims, best first, each with a line of text.
   let searchReady = null;
   const loadScript = (src) => new Promise((resolve) => {
     const tag = document.createElement("script");
@@ -158,7 +207,7 @@
   });
   function loadSearch() {
     searchReady ??= (async () => {
-      if (!(await loadScript("search/minisearch.js")) || !(await loadScript("search/index.js"))) return null;
+      if (!(await loadScript("booksearch/minisearch.js")) || !(await loadScript("booksearch/index.js"))) return null;
       const data = window.bookSearchIndex;
       if (!window.MiniSearch || !data) return null;
       return window.MiniSearch.loadJS(data.index, data.options);
@@ -276,6 +325,7 @@
 
   function start() {
     foldOutputs();
+    foldCode();
     breakTestNames();
     const bar = document.querySelector("nav.book-bar");
     if (bar) searchBox(bar);

@@ -2,7 +2,7 @@
 // the chapters, the claims ledger, the bad-input page), cuts each into its sections at the headings
 // Doxygen anchors, and indexes each section's title and prose (formulas by their TeX words, so
 // "sqrt" finds \sqrt{d_k}; code and printed output left out) and each claims row with MiniSearch
-// (pinned by docs/search/package-lock.json, installed by npm ci). Writes html/search/: the
+// (pinned by docs/search/package-lock.json, installed by npm ci). Writes html/booksearch/: the
 // library's browser build and the index as a script (window.bookSearchIndex), so the search works
 // served over HTTP or opened from the folder.
 //
@@ -80,7 +80,7 @@ for (const name of fs.readdirSync(html).filter(bookPage).sort()) {
 
 const index = new MiniSearch(options);
 index.addAll(documents);
-const out = path.join(html, "search");
+const out = path.join(html, "booksearch");  // beside Doxygen's own search/, for the API
 fs.mkdirSync(out, { recursive: true });
 // The browser build (the package's exports name only its modules): beside this script, as npm ci left it.
 const here = path.dirname(fileURLToPath(import.meta.url));

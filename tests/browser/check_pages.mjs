@@ -277,11 +277,33 @@ async function smallestFigureText() {
 }
 
 // Every text of every figure drawing shown, measured where it is drawn: the drawing is put inline
-// (hidden, at the size the page shows it) and each text's box must lie inside the drawing, and no two
-// texts may overlap by more than a quarter of the smaller. Runs inside the page.
+// (hidden, at the size the page shows it) and each text's box (turned with the text: a slanted
+// label is a slanted box) must lie inside the drawing, and no two texts' boxes may overlap once
+// each is shrunk about its centre to its ink (a fifth off its width, a third off its height: a
+// line's box holds its leading), so touching letters are no collision. Runs inside the page.
 async function figureTextBounds() {
   const problems = [];
   const seen = new Set();
+  // The four corners of a text's box on the screen, shrunk by `shrink` about its centre.
+  const corners = (t, shrink) => {
+    const b = t.getBBox(), m = t.getScreenCTM();
+    const cx = b.x + b.width / 2, cy = b.y + b.height / 2, w = (b.width / 2) * (1 - shrink), h = (b.height / 2) * (1 - 1.8 * shrink);
+    return [[cx - w, cy - h], [cx + w, cy - h], [cx + w, cy + h], [cx - w, cy + h]]
+      .map(([x, y]) => [m.a * x + m.c * y + m.e, m.b * x + m.d * y + m.f]);
+  };
+  // Two convex quadrilaterals overlap unless an edge's normal separates them.
+  const overlap = (p, q) => {
+    for (const poly of [p, q]) {
+      for (let i = 0; i < 4; ++i) {
+        const [x1, y1] = poly[i], [x2, y2] = poly[(i + 1) % 4];
+        const nx = y2 - y1, ny = x1 - x2;
+        const project = (r) => r.map(([x, y]) => x * nx + y * ny);
+        const a = project(p), b = project(q);
+        if (Math.max(...a) <= Math.min(...b) || Math.max(...b) <= Math.min(...a)) return false;
+      }
+    }
+    return true;
+  };
   for (const img of document.querySelectorAll("img.figure")) {
     const src = img.currentSrc;
     if (seen.has(src)) continue;
@@ -295,19 +317,18 @@ async function figureTextBounds() {
     holder.appendChild(document.importNode(svg, true));
     document.body.appendChild(holder);
     const frame = holder.firstChild.getBoundingClientRect();
-    const boxes = [...holder.querySelectorAll("text")].filter((t) => t.textContent.trim() !== "")
-      .map((t) => ({ text: t.textContent.trim(), r: t.getBoundingClientRect() })).filter((b) => b.r.width > 0);
+    const texts = [...holder.querySelectorAll("text")].filter((t) => t.textContent.trim() !== "" && t.getBBox().width > 0)
+      .map((t) => ({ text: t.textContent.trim(), whole: corners(t, 0), core: corners(t, 0.2) }));
     const name = src.split("/").pop();
-    for (const b of boxes) {
-      if (b.r.left < frame.left - 1 || b.r.right > frame.right + 1 || b.r.top < frame.top - 1 || b.r.bottom > frame.bottom + 1)
-        problems.push(`${name}: text "${b.text.slice(0, 30)}" is cut at the drawing's edge`);
+    for (const t of texts) {
+      const xs = t.whole.map((c) => c[0]), ys = t.whole.map((c) => c[1]);
+      if (Math.min(...xs) < frame.left - 1 || Math.max(...xs) > frame.right + 1 || Math.min(...ys) < frame.top - 1 || Math.max(...ys) > frame.bottom + 1)
+        problems.push(`${name}: text "${t.text.slice(0, 30)}" is cut at the drawing's edge`);
     }
-    for (let i = 0; i < boxes.length; ++i) {
-      for (let j = i + 1; j < boxes.length; ++j) {
-        const a = boxes[i].r, b = boxes[j].r;
-        const w = Math.min(a.right, b.right) - Math.max(a.left, b.left), h = Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top);
-        if (w > 0 && h > 0 && w * h > 0.25 * Math.min(a.width * a.height, b.width * b.height))
-          problems.push(`${name}: texts "${boxes[i].text.slice(0, 20)}" and "${boxes[j].text.slice(0, 20)}" overlap`);
+    for (let i = 0; i < texts.length; ++i) {
+      for (let j = i + 1; j < texts.length; ++j) {
+        if (overlap(texts[i].core, texts[j].core))
+          problems.push(`${name}: texts "${texts[i].text.slice(0, 20)}" and "${texts[j].text.slice(0, 20)}" overlap`);
       }
     }
     holder.remove();
@@ -405,7 +426,7 @@ async function visit(tab, name, width) {
       check(r.navs.length >= 2, where, `${r.navs.length} previous/next bar(s), want one at the top and one at the bottom`);
       if (r.navs.length >= 2) {
         const [top, bottom] = [r.navs[0], r.navs[r.navs.length - 1]];
-        check(top.top < 600, where, "the first previous/next bar is not at the top");
+        check(top.top < 700, where, "the first previous/next bar is not at the top");
         check(bottom.top > r.pageHeight - 1200, where, "the last previous/next bar is not at the bottom");
         for (const n of [top, bottom]) {
           // The main page starts the book: it leads on only.
@@ -452,6 +473,30 @@ async function visit(tab, name, width) {
       }
       for (const f of r.fixedOverText) check(false, where, `something fixed covers the text: ${f}`);
       for (const p of await page.evaluate(figureTextBounds)) check(false, where, p);
+      // Chapter 08: the previous-token figure quotes the score the program prints (the table's
+      // largest previous-token score, to its three decimals), and its caption states no other number.
+      if (name === "ch08_induction.html" && width === 1280) {
+        const quoted = await page.evaluate(async () => {
+          const printed = [...document.querySelectorAll("pre.fragment")].map((p) => p.textContent).join("\n");
+          const table = printed.slice(printed.indexOf("previous-token score  induction score"));
+          const scores = [];
+          for (const line of table.split("\n").slice(2)) {  // the header and its rule, then the rows
+            const m = /^\s+L\d+\.H\d+\s+(\d+\.\d+)\s+\d+\.\d+\s+\d+\.\d+\s*$/.exec(line);
+            if (!m) break;
+            scores.push(m[1]);
+          }
+          const best = scores.reduce((a, b) => (Number(b) > Number(a) ? b : a), "0");
+          const img = document.querySelector("img.figure[src='ch08_previous_token_pattern.svg']");
+          const svg = img ? await (await fetch(img.getAttribute("src"))).text() : "";
+          const title = /(?:best score|previous-token score) (\d+\.\d+)/.exec(svg)?.[1] ?? null;
+          const caption = img?.closest("div.image")?.querySelector("div.caption")?.textContent ?? "";
+          return { best, title, captionNumbers: caption.match(/\d+\.\d+/g) ?? [], count: scores.length };
+        });
+        check(quoted.count > 0 && quoted.title === quoted.best, where,
+              `the previous-token figure says ${quoted.title}, the printed table's best score is ${quoted.best}`);
+        check(quoted.captionNumbers.every((x) => x === quoted.best), where,
+              `the previous-token caption states ${quoted.captionNumbers.join(", ")}; the program prints ${quoted.best}`);
+      }
       // Figures: the smallest text of the drawing shown at this width, in CSS px.
       const sizes = await page.evaluate(smallestFigureText);
       for (const f of r.figures) {
