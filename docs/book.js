@@ -21,7 +21,7 @@
   // block of at most `whole` lines shows whole. At most `most` lines show; the others fold behind a
   // marker, and a button under the block shows every line. Lines are wrapped in spans whose text is
   // the printed text, so the block's text is unchanged, folded or not.
-  const whole = 12, lead = 10, most = 25;
+  const whole = 12, lead = 6, most = 25;
   const indent = (t) => t.search(/\S/);
   function foldOutputs() {
     for (const pre of document.querySelectorAll("div.contents pre.fragment")) {
@@ -43,10 +43,15 @@
         for (const k of picked) {
           show[k] = true;
           // The lines that frame it: the nearest above at each smaller indent, up to a heading.
+          // A line continuing a sentence (a claim wraps onto two or three) shows with it.
           let depth = indent(texts[k]);
           for (let j = k - 1; j >= 0 && depth > 0; --j) {
             const d = indent(texts[j]);
-            if (d >= 0 && d < depth && !/^\s*[=-]{3,}\s*$/.test(texts[j])) { show[j] = true; depth = d; }
+            if (d >= 0 && d < depth && !/^\s*[=-]{3,}\s*$/.test(texts[j])) {
+              if (depth === indent(texts[k]) && k - j <= 3) for (let m = j; m < k; ++m) show[m] = true;
+              show[j] = true;
+              depth = d;
+            }
           }
         }
         // Headings first, so the cap below keeps them.
@@ -88,8 +93,8 @@
     }
   }
   // Code (a \snippet) longer than `codeWhole` lines shows its first `codeLead` (the signature and
-  // the first steps); the rest folds the same way, one click away.
-  const codeWhole = 12, codeLead = 8;
+  // the first step); the rest folds the same way, one click away.
+  const codeWhole = 8, codeLead = 4;
   function foldCode() {
     for (const box of document.querySelectorAll("div.contents div.fragment")) {
       if (box.dataset.lines) continue;
@@ -323,7 +328,16 @@
     }
   }
 
+  // The page's previous/next bar comes first, then its table of contents (Doxygen puts the table
+  // at the top of the text).
+  function navFirst() {
+    const toc = document.querySelector("div.contents div.toc");
+    const nav = document.querySelector("div.contents div.book-nav");
+    if (toc && nav && toc.compareDocumentPosition(nav) & Node.DOCUMENT_POSITION_FOLLOWING) nav.after(toc);
+  }
+
   function start() {
+    navFirst();
     foldOutputs();
     foldCode();
     breakTestNames();

@@ -1074,10 +1074,13 @@ std::string vector_figure_commands(const VectorFigure& f, const std::vector<std:
        << " rotate parallel offset 2, 0\n";
     // Room on the left for the vertical axis's label (and on a phone, on the right for the receding
     // one's), which the panel's edge would cut.
-    if (n > 1 && seen.empty() && !end_on) gp << "set lmargin 9\n" << (canvas.narrow ? "set rmargin 7\n" : "");
+    if ((n > 1 || canvas.narrow) && seen.empty() && !end_on)
+      gp << "set lmargin 9\n" << (canvas.narrow ? "set rmargin 10\n" : "");
     else gp << "unset lmargin\nunset rmargin\n";
     const std::string panel = seen.empty() ? where : where + "\n(" + seen + ")";
-    gp << "set title " << gnuplot_quote(canvas.wrap(n > 1 ? panel : f.title + " (" + where + ")")) << "\nset view "
+    // One view's title spans the plot, which the margins above narrow on a phone.
+    gp << "set title " << gnuplot_quote(n > 1 ? canvas.wrap(panel) : canvas.wrap(f.title + " (" + where + ")", canvas.narrow ? 44 : 0))
+       << "\nset view "
        << number(90.0 - view.elevation) << ", " << number(view.azimuth) << ", 1.12, 1.2\n";
     gp << "splot " << vector_elements(f, dats) << "\n";
   }

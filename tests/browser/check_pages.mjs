@@ -76,6 +76,12 @@ const browser = await chromium.launch({
 function inspect(isBook) {
   const out = {};
   const contents = document.querySelector("div.contents");
+  // Whether a closed <details> hides `e` (Chromium may still lay its contents out).
+  const folded = (e) => {
+    for (let d = e.closest("details"); d; d = d.parentElement?.closest("details") ?? null)
+      if (!d.open && !d.querySelector(":scope > summary")?.contains(e)) return true;
+    return false;
+  };
   out.contentWidth = contents ? contents.clientWidth : 0;
   out.pageWidth = document.documentElement.scrollWidth;
   out.windowWidth = window.innerWidth;
@@ -105,7 +111,8 @@ function inspect(isBook) {
     caption: img.closest("div.image")?.querySelector("div.caption")?.textContent.trim() ?? "",
     width: img.getBoundingClientRect().width,
   }));
-  out.figures = [...document.querySelectorAll("img.figure")].map((img) => {
+  // The figures shown (one folded in an aside is measured when it is opened).
+  out.figures = [...document.querySelectorAll("img.figure")].filter((img) => !folded(img)).map((img) => {
     const link = img.closest("a.figure-open");
     return { src: img.currentSrc.split("/").pop(), width: img.getBoundingClientRect().width,
              link: link ? link.getAttribute("href") : null };
@@ -113,7 +120,7 @@ function inspect(isBook) {
   // Formulas and boxes wider than their column: each must carry the scroll cue.
   if (window.bookMarkScrolling) window.bookMarkScrolling();
   out.overflowing = [...document.querySelectorAll("div.MathJax_Display, div.fragment, pre.fragment, a.figure-open")]
-    .filter((b) => b.scrollWidth > b.clientWidth + 1)
+    .filter((b) => !folded(b) && b.scrollWidth > b.clientWidth + 1)
     .map((b) => {
       let cue = b.previousElementSibling;
       if (cue && cue.matches("div.codefile")) cue = cue.previousElementSibling;
@@ -142,7 +149,7 @@ function inspect(isBook) {
   }));
   out.pageHeight = document.documentElement.scrollHeight;
   // Every code or output box either fits its column or scrolls sideways.
-  out.boxes = [...document.querySelectorAll("div.fragment, pre.fragment")].map((b) => {
+  out.boxes = [...document.querySelectorAll("div.fragment, pre.fragment")].filter((b) => !folded(b)).map((b) => {
     const style = getComputedStyle(b);
     return { output: b.tagName === "PRE", scrollWidth: b.scrollWidth, clientWidth: b.clientWidth,
              scrolls: ["auto", "scroll"].includes(style.overflowX),
@@ -167,7 +174,7 @@ function inspect(isBook) {
   }
   // Prose first: each printed-output block as shown (lines not folded, inside no closed details),
   // and the height of output and code against the page's.
-  const shownBox = (b) => b.getClientRects().length > 0 && getComputedStyle(b).visibility !== "hidden";
+  const shownBox = (b) => !folded(b) && b.getClientRects().length > 0 && getComputedStyle(b).visibility !== "hidden";
   out.outputs = [...document.querySelectorAll("div.contents pre.fragment")].map((pre) => {
     const lines = [...pre.querySelectorAll(":scope > span.ol")];
     const visible = lines.length ? lines.filter((l) => l.getClientRects().length > 0).length
@@ -251,7 +258,7 @@ async function smallestFigureText() {
   for (const img of document.querySelectorAll("img.figure")) {
     const src = img.currentSrc;
     const key = src.split("/").pop();
-    if (out[key]) continue;
+    if (out[key] || img.closest("details:not([open])")) continue;
     const svg = new DOMParser().parseFromString(await (await fetch(src)).text(), "image/svg+xml").documentElement;
     const box = (svg.getAttribute("viewBox") ?? "").trim().split(/[\s,]+/).map(Number);
     const viewWidth = box.length === 4 ? box[2] : parseFloat(svg.getAttribute("width"));
@@ -306,9 +313,9 @@ async function figureTextBounds() {
   };
   for (const img of document.querySelectorAll("img.figure")) {
     const src = img.currentSrc;
-    if (seen.has(src)) continue;
-    seen.add(src);
     const shown = img.getBoundingClientRect();
+    if (seen.has(src) || img.closest("details:not([open])")) continue;
+    seen.add(src);
     const holder = document.createElement("div");
     holder.style.cssText = `position:absolute;left:0;top:0;width:${shown.width}px;visibility:hidden;pointer-events:none`;
     const svg = new DOMParser().parseFromString(await (await fetch(src)).text(), "image/svg+xml").documentElement;
