@@ -18,9 +18,10 @@
   // it discusses), or, with no such marker, the lines carrying a claim tag ([mix_01]), the numbers
   // the prose states, or else its first `lead` lines; with each shown line, the lines that frame it
   // (the nearest line above it at each smaller indent: the sentence or table it belongs to). A
-  // block of at most `whole` lines shows whole. At most `most` lines show; the others fold behind a
-  // marker, and a button under the block shows every line. Lines are wrapped in spans whose text is
-  // the printed text, so the block's text is unchanged, folded or not.
+  // block of at most `whole` lines shows whole. At most `most` lines show; each run of the others
+  // folds behind a button in its place ("⋯ 9 lines folded"), which shows every line (a button at
+  // the end folds them again). Lines are wrapped in spans whose text is the printed text, so the
+  // block's text is unchanged, folded or not.
   const whole = 12, lead = 6, most = 25;
   const indent = (t) => t.search(/\S/);
   function foldOutputs() {
@@ -62,36 +63,43 @@
           }
         });
       }
+      // A single folded line costs as much room as its marker: it shows.
+      for (let k = 1; k + 1 < n; ++k) if (!show[k] && show[k - 1] && show[k + 1]) show[k] = true;
       for (let k = 0, shown = 0; k < n; ++k) if (show[k] && ++shown > most) show[k] = false;
       pre.dataset.lines = String(n);
       pre.classList.add("lines");
+      const hidden = show.filter((x) => !x).length;
       let html = "";
       for (let k = 0; k < n; ++k) {
         if (!show[k] && (k === 0 || show[k - 1])) {
           let run = 0;
           while (k + run < n && !show[k + run]) ++run;
-          html += `<span class="fold-gap" data-n="${run}" aria-hidden="true"></span>`;
+          html += foldButton("fold-gap", run, `Show all ${n} printed lines (${hidden} folded)`);
         }
         html += `<span class="ol${show[k] ? "" : " folded"}">${markup[k]}\n</span>`;
       }
+      if (hidden > 0) html += foldButton("fold-back", 0, `Fold to the ${n - hidden} lines discussed`);
       pre.innerHTML = html;
-      const hidden = show.filter((s) => !s).length;
-      if (hidden === 0) continue;
-      pre.classList.add("folding");
-      const button = document.createElement("button");
-      button.type = "button";
-      button.className = "fold-toggle";
-      const label = () => {
-        const open = pre.classList.contains("unfolded");
-        button.textContent = open ? `Fold to the ${n - hidden} lines discussed` : `Show all ${n} printed lines (${hidden} folded)`;
-        button.setAttribute("aria-expanded", String(open));
-      };
-      button.addEventListener("click", () => { pre.classList.toggle("unfolded"); label(); markScrolling(); });
-      for (const gap of pre.querySelectorAll("span.fold-gap")) gap.addEventListener("click", () => button.click());
-      label();
-      pre.after(button);
+      if (hidden > 0) pre.classList.add("folding");
     }
   }
+  // A button inside a folded block: its words are drawn by CSS from data-label (and read from its
+  // aria-label), so the block's text stays the printed text.
+  const foldButton = (kind, run, label) => {
+    const words = kind === "fold-gap" ? `\u22ef ${run} line${run === 1 ? "" : "s"} folded \u2014 show all` : label;
+    return `<button type="button" class="${kind}" data-n="${run}" data-label="${words}" aria-label="${label}"></button>`;
+  };
+  const toggleFold = (box) => { box.classList.toggle("unfolded"); markScrolling(); };
+  document.addEventListener("click", (e) => {
+    const b = e.target.closest("button.fold-gap, button.fold-back");
+    if (!b) return;
+    const box = b.closest(".folding");
+    const wasOpen = box.classList.contains("unfolded");
+    toggleFold(box);
+    // Folding again keeps the block's top in view.
+    if (wasOpen && box.getBoundingClientRect().top < 0) box.scrollIntoView();
+  });
+
   // Code (a \snippet) longer than `codeWhole` lines shows its first `codeLead` (the signature and
   // the first step); the rest folds the same way, one click away.
   const codeWhole = 8, codeLead = 4;
@@ -103,27 +111,15 @@
       if (lines.length <= codeWhole) continue;
       lines.slice(codeLead).forEach((l) => l.classList.add("folded"));
       const gap = document.createElement("div");
-      gap.className = "fold-gap";
-      gap.dataset.n = String(lines.length - codeLead);
-      gap.setAttribute("aria-hidden", "true");
-      lines[codeLead].before(gap);
+      gap.innerHTML = foldButton("fold-gap", lines.length - codeLead, `Show all ${lines.length} lines of code`) +
+                      foldButton("fold-back", 0, `Fold to the first ${codeLead} lines`);
+      lines[codeLead].before(gap.firstChild);
+      box.appendChild(gap.firstChild);
       box.classList.add("folding");
-      const button = document.createElement("button");
-      button.type = "button";
-      button.className = "fold-toggle";
-      const label = () => {
-        const open = box.classList.contains("unfolded");
-        button.textContent = open ? `Fold to the first ${codeLead} lines` : `Show all ${lines.length} lines of code`;
-        button.setAttribute("aria-expanded", String(open));
-      };
-      button.addEventListener("click", () => { box.classList.toggle("unfolded"); label(); markScrolling(); });
-      gap.addEventListener("click", () => button.click());
-      label();
-      box.after(button);
     }
   }
-  const unfold = (pre) => {
-    if (pre.classList.contains("folding") && !pre.classList.contains("unfolded")) pre.nextElementSibling?.click();
+  const unfold = (box) => {
+    if (box.classList.contains("folding") && !box.classList.contains("unfolded")) toggleFold(box);
   };
 
   function markScrolling() {

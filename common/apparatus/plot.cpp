@@ -1081,7 +1081,8 @@ std::string vector_figure_commands(const VectorFigure& f, const std::vector<std:
     // One view's title spans the plot, which the margins above narrow on a phone.
     gp << "set title " << gnuplot_quote(n > 1 ? canvas.wrap(panel) : canvas.wrap(f.title + " (" + where + ")", canvas.narrow ? 44 : 0))
        << "\nset view "
-       << number(90.0 - view.elevation) << ", " << number(view.azimuth) << ", 1.12, 1.2\n";
+       << number(90.0 - view.elevation) << ", " << number(view.azimuth)
+       << (canvas.narrow ? ", 0.95, 1.1\n" : ", 1.12, 1.2\n");  // a phone's panel keeps room for the labels
     gp << "splot " << vector_elements(f, dats) << "\n";
   }
   if (n > 1) gp << "unset multiplot\n";

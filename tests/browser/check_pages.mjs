@@ -181,10 +181,10 @@ function inspect(isBook) {
                                  : pre.textContent.replace(/\n$/, "").split("\n").length;
     return { shown: shownBox(pre), visible, total: Number(pre.dataset.lines ?? visible), scrollWidth: pre.scrollWidth,
              clientWidth: pre.clientWidth, folded: pre.classList.contains("folding"),
-             toggle: pre.nextElementSibling?.matches("button.fold-toggle") ?? false,
+             toggle: pre.querySelector("button.fold-gap") !== null,
              text: pre.textContent, start: pre.textContent.slice(0, 50) };
   });
-  out.codeHeight = [...document.querySelectorAll("div.contents pre.fragment, div.contents div.fragment, div.contents button.fold-toggle")]
+  out.codeHeight = [...document.querySelectorAll("div.contents pre.fragment, div.contents div.fragment")]
     .filter(shownBox).reduce((sum, b) => sum + b.getBoundingClientRect().height, 0);
   // The reading column: characters per line of the prose paragraphs of three lines or more.
   out.lineLengths = [];
@@ -343,8 +343,9 @@ async function figureTextBounds() {
   return problems;
 }
 
-// Every folding block unfolded by its button shows every printed line, with the text the page was
-// built with (the raw page's <pre>), then folds again. Runs inside the page.
+// Every output block has the text the page was built with (the raw page's <pre>); one that folds,
+// opened by a button in a folded run, shows every printed line, and folds again by the button at
+// its end. Runs inside the page.
 async function unfoldEverything() {
   const raw = new DOMParser().parseFromString(await (await fetch(location.href)).text(), "text/html");
   const built = [...raw.querySelectorAll("div.contents pre.fragment")].map((p) => p.textContent);
@@ -353,16 +354,18 @@ async function unfoldEverything() {
   if (built.length !== live.length) problems.push(`${live.length} output blocks shown, ${built.length} built`);
   live.forEach((pre, k) => {
     if (pre.textContent !== built[k]) problems.push(`output block ${k + 1} ("${pre.textContent.slice(0, 30)}") differs from the printed text`);
-    const button = pre.nextElementSibling;
     if (!pre.classList.contains("folding")) return;
-    if (!button || !button.matches("button.fold-toggle")) { problems.push(`folded block ${k + 1} has no button to show it whole`); return; }
+    const gap = pre.querySelector("button.fold-gap");
+    if (!gap) { problems.push(`folded block ${k + 1} has no button to show it whole`); return; }
     const details = pre.closest("details");
     const wasOpen = details ? details.open : true;
     if (details) details.open = true;
-    button.click();
+    gap.click();
     const hidden = [...pre.querySelectorAll(":scope > span.ol")].filter((l) => l.getClientRects().length === 0).length;
-    if (hidden > 0) problems.push(`output block ${k + 1}: ${hidden} lines still hidden after "${button.textContent}"`);
-    button.click();
+    if (hidden > 0) problems.push(`output block ${k + 1}: ${hidden} lines still hidden after "${gap.getAttribute("aria-label")}"`);
+    const back = pre.querySelector("button.fold-back");
+    if (!back || back.getClientRects().length === 0) problems.push(`output block ${k + 1}: no button to fold it again`);
+    else back.click();
     if (details) details.open = wasOpen;
   });
   return problems;
