@@ -833,6 +833,10 @@ std::string heatmap_commands(const Heatmap& map, const std::string& dat, int lab
      << "set object 1 rectangle from -0.5, -0.5 to " << number(cols - 0.5) << ", " << number(rows - 0.5)
      << " behind fillcolor rgb 'gray75' fillstyle solid noborder\n";
   if (!map.colorbox) gp << "unset colorbox\n";
+  // A tall, narrow grid (a few columns, many rows: chapter 05's parameters on a phone) would get its
+  // colour bar on top of its last column: it stands clear, at the grid's own scale.
+  if (map.colorbox && grid_ratio(map) >= 3.0)
+    gp << "set colorbox user origin graph 1.25, graph 0 size graph 0.12, graph 1\n";
   if (!map.cblabel.empty()) gp << "set cblabel " << gnuplot_quote(map.cblabel) << "\n";
   bool keyed = false;
   for (std::size_t k = 0; k < map.outlines.size(); ++k) {

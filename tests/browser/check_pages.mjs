@@ -244,6 +244,8 @@ function inspect(isBook) {
     }
     if (lines.slice(0, -1).some((l) => !l.endsWith("_"))) out.badBreaks.push(lines.join(" | "));
   }
+  for (const t of document.querySelectorAll("div.claims table.markdownTable"))
+    if (t.scrollWidth > t.clientWidth + 1) out.badBreaks.push(`the ledger is ${t.scrollWidth} px wide in ${t.clientWidth}`);
   // The main page's map: article section -> chapter section.
   out.map = [...document.querySelectorAll("div.section-map td a.el")]
     .filter((a) => a.getAttribute("href").includes("#"))
@@ -605,6 +607,7 @@ if (!only || only.split(",").includes("ch01_mixing.html")) {
       check(/#ch\d\d_/.test(tab.page.url()), where, `following the first result of "softmax" led to ${tab.page.url()}`);
       const problems = (tab.problems["ch01_mixing.html"] ??= []);
       const broken = "ch01_mixing.html#%E0%A4%A";
+      await tab.page.goto("about:blank");  // a fresh load: the hash is read as the page starts
       await tab.page.goto(base + broken, { waitUntil: "load", timeout: 30000 });
       await tab.page.waitForTimeout(200);
       check(problems.length === 0, `${broken} @${width}px`, problems.join("; "));
