@@ -76,7 +76,8 @@
           while (k + run < n && !show[k + run]) ++run;
           html += foldButton("fold-gap", run, `Show all ${n} printed lines (${hidden} folded)`);
         }
-        html += `<span class="ol${show[k] ? "" : " folded"}">${markup[k]}\n</span>`;
+        const rule = /^\s*[=-]{3,}\s*$/.test(texts[k]) ? " rule" : "";  // an underline: cut, never wrapped
+        html += `<span class="ol${rule}${show[k] ? "" : " folded"}">${markup[k]}\n</span>`;
       }
       if (hidden > 0) html += foldButton("fold-back", 0, `Fold to the ${n - hidden} lines discussed`);
       pre.innerHTML = html;

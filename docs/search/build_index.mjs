@@ -58,7 +58,8 @@ for (const name of fs.readdirSync(html).filter(bookPage).sort()) {
       (row, id, cells) => {
         const cellTexts = [...cells.matchAll(/<td[^>]*>([\s\S]*?)<\/td>/g)].map((m) => words(m[1]));
         documents.push({ id: `claims.html#${id}`, page: `claims.html#${id}`, pageTitle,
-                         title: `Claim ${words(cells.split("</td>")[0])}`, text: cellTexts.join(" · ") });
+                         title: `Claim ${decode(cells.split("</td>")[0].replace(/<[^>]*>/g, "")).trim()}`,
+                         text: cellTexts.join(" · ") });
         return " ";
       });
   }
