@@ -350,7 +350,11 @@
     // and on every resize.
     let tries = 0;
     const afterMath = () => {
-      if (window.MathJax && window.MathJax.Hub && window.MathJax.Hub.Queue) window.MathJax.Hub.Queue(markScrolling);
+      if (window.MathJax && window.MathJax.Hub && window.MathJax.Hub.Queue) {
+      window.MathJax.Hub.Queue(markScrolling);
+      // Typesetting moved the text: back to the URL's target (MathJax's own is off, mathjax-config.js).
+      window.MathJax.Hub.Queue(() => { const t = hashTarget(); if (t) t.scrollIntoView(); });
+    }
       else if (++tries < 50) setTimeout(afterMath, 200);
     };
     if (document.querySelector("script[src$='MathJax.js']")) afterMath();
