@@ -1080,12 +1080,13 @@ std::string vector_figure_commands(const VectorFigure& f, const std::vector<std:
     // one's), which the panel's edge would cut.
     if ((n > 1 || canvas.narrow) && seen.empty() && !end_on)
       gp << "set lmargin 9\n" << (canvas.narrow ? "set rmargin 10\n" : "");
-    else gp << "unset lmargin\nunset rmargin\n";
+    else
+      gp << "unset lmargin\nunset rmargin\n";
     const std::string panel = seen.empty() ? where : where + "\n(" + seen + ")";
     // One view's title spans the plot, which the margins above narrow on a phone.
-    gp << "set title " << gnuplot_quote(n > 1 ? canvas.wrap(panel) : canvas.wrap(f.title + " (" + where + ")", canvas.narrow ? 44 : 0))
-       << "\nset view "
-       << number(90.0 - view.elevation) << ", " << number(view.azimuth)
+    gp << "set title "
+       << gnuplot_quote(n > 1 ? canvas.wrap(panel) : canvas.wrap(f.title + " (" + where + ")", canvas.narrow ? 44 : 0))
+       << "\nset view " << number(90.0 - view.elevation) << ", " << number(view.azimuth)
        << (canvas.narrow ? ", 0.95, 1.1\n" : ", 1.12, 1.2\n");  // a phone's panel keeps room for the labels
     gp << "splot " << vector_elements(f, dats) << "\n";
   }
