@@ -1031,6 +1031,18 @@ std::vector<std::string> vector_figure_data(const VectorFigure& f) {
   return data;
 }
 
+namespace {
+
+/// Side by side, a receding axis has a third of the width: a tic every third of the range [lo, hi]
+/// at most, on a round step (1, 2 or 5 times a power of ten), so its labels keep apart.
+std::string panel_tics(std::pair<double, double> r) {
+  const double raw = (r.second - r.first) / 3.0, unit = std::pow(10.0, std::floor(std::log10(raw)));
+  const double step = raw <= 2 * unit ? 2 * unit : raw <= 5 * unit ? 5 * unit : 10 * unit;
+  return "set xtics " + number(step) + "\nset ytics " + number(step) + "\nset ztics " + number(step) + "\n";
+}
+
+}  // namespace
+
 std::string vector_figure_commands(const VectorFigure& f, const std::vector<std::string>& dats) {
   const std::string r = range(vector_range(f));
   std::ostringstream gp;
@@ -1044,14 +1056,7 @@ std::string vector_figure_commands(const VectorFigure& f, const std::vector<std:
   gp << "set zrange " << r << "\nset ticslevel 0\nset xyplane at 0\n";
   const std::size_t n = f.views.size();
   const Canvas& canvas = Canvas::current();
-  // Side by side, a receding axis has a third of the width: a tic every third of the range at
-  // most, on a round step, so its labels keep apart.
-  if (n > 1) {
-    const auto [lo, hi] = vector_range(f);
-    const double raw = (hi - lo) / 3.0, unit = std::pow(10.0, std::floor(std::log10(raw)));
-    const double step = raw <= 2 * unit ? 2 * unit : raw <= 5 * unit ? 5 * unit : 10 * unit;
-    gp << "set xtics " << number(step) << "\nset ytics " << number(step) << "\nset ztics " << number(step) << "\n";
-  }
+  if (n > 1) gp << panel_tics(vector_range(f));
   const int panels = static_cast<int>(n);
   // Side-by-side panels need a wider canvas than one figure's 960 x 600 on the PNG; the book's
   // desktop canvas keeps its width and gives each panel a third of it, and a phone stacks them.
