@@ -1,5 +1,5 @@
 # Runs after Doxygen on the generated book. -DMATHJAX=<Debian's libjs-mathjax> -DHTML=<html/>
-#   -DPLOTS=<the plot folder> -DBOOKJS=<docs/book.js>
+#   -DPLOTS=<the plot folder> -DBOOKJS=<docs/book.js> -DAPI_PAGE=<the API reference's first page>
 # 1. Copies the part of MathJax 2 the pages use into html/mathjax: the loader, TeX input with the
 #    AMS extensions, HTML-CSS output with its TeX font data and the TeX web fonts (woff).
 # 2. Gives every plot its caption as alt text (Doxygen 1.9 leaves alt empty), and every class
@@ -9,7 +9,8 @@
 # 5. Shows each figure (NAME.svg, drawn for a desktop column) as a picture that switches to
 #    NAME.narrow.svg (drawn for a phone, copied in here) in a narrow window, inside a link that
 #    opens the figure full size.
-# 6. Loads book.js (the table of contents at hand, scroll cues on wide formulas and boxes).
+# 6. Loads book.js (output folded to the lines the prose discusses, scroll cues, figures enlarged in
+#    place, the search box) and marks the book's pages (body.book-page) under the book's bar.
 # 7. Gives each folding block of printed output (<details class="output-stage">, around one part of
 #    a captured output) the part's first line, its printed heading, as the title a reader clicks.
 # 4. Drops MathJax from the pages without a formula (Doxygen loads it on every page; most API pages
@@ -92,6 +93,18 @@ foreach(page IN LISTS pages)
   string(REGEX REPLACE "(<details class=\"output-stage\"[^>]*>)[ \n]*<pre class=\"fragment\">([^\n<]+)"
          "\\1<summary>\\2</summary><pre class=\"fragment\">\\2" html "${html}")
   get_filename_component(name ${page} NAME)
+  # The book's pages read as an article (book.css: body.book-page), under the book's own bar: the
+  # contents, the claims, the API reference one link away, and the search (book.js adds its box).
+  if(name MATCHES "^(index|claims|bad_input|ch[0-9][0-9]_[a-z0-9_]+)\\.html$" AND NOT html MATCHES "class=\"book-page\"")
+    string(REPLACE "<body>" "<body class=\"book-page\">" html "${html}")
+    set(contents "<a href=\"index.html\">Contents</a> ")
+    if(name STREQUAL "index.html")
+      set(contents "")  # the main page is the contents
+    endif()
+    string(REPLACE "</div><!-- top -->"
+           "</div><!-- top -->\n<nav class=\"book-bar\" aria-label=\"The book\">${contents}<a href=\"claims.html\">Claims</a> <a href=\"${API_PAGE}\">API reference</a></nav>"
+           html "${html}")
+  endif()
   if(name MATCHES "^ch[0-9][0-9]_")
     # The first line printing a claim gets its anchor; a later one links the same way.
     string(REGEX MATCHALL "[^>]\\[[a-z]+_[0-9]+\\]" tags "${html}")

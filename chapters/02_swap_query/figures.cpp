@@ -217,7 +217,7 @@ std::string query_map_diagram(const WidthExample& w) {
       << "  " << node("x_bank", "x_bank\n1 x " + d, false) << "  " << node("x_river", "x_river\n1 x " + d, false)
       << "  }\n"
       << node("Wq",
-              "Wq\n" + d + " x " + dk + "\nrank " + with_commas(w.rank) + ": ignores " + with_commas(w.nullity) +
+              "Wq\n" + d + " x " + dk + "\nrank " + with_commas(w.rank) + ": ignores\n" + with_commas(w.nullity) +
                   " input directions",
               true)
       << node("Wk", "Wk\n" + d + " x " + dk, true)
@@ -225,7 +225,7 @@ std::string query_map_diagram(const WidthExample& w) {
       << ";\n    style=dashed;\n"
       << "  " << node("q_bank", "q_bank = x_bank Wq\n1 x " + dk, false) << "  "
       << node("k_river", "k_river = x_river Wk\n1 x " + dk, false) << "  }\n"
-      << node("score", "score = q_bank . k_river / sqrt(" + dk + ")\n1 number", false)
+      << node("score", "score =\nq_bank . k_river\n/ sqrt(" + dk + ")\n1 number", false)
       << "  x_bank -> Wq -> q_bank -> score;\n  x_river -> Wk -> k_river -> score;\n}\n";
   return dot.str();
 }

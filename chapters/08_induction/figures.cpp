@@ -95,7 +95,8 @@ void draw_ablation(attn::Plotter& plots, const Findings& f) {
               .ylabel = "cross-entropy (nats)",
               .categories = ablated,
               .series = {"first occurrence", "repeat"},
-              .values = effect});
+              .values = effect,
+              .key = "below"});  // inside, the legend would sit on the first bars' value labels
 }
 
 }  // namespace
@@ -106,8 +107,8 @@ void draw_figures(attn::Plotter& plots, const Findings& f) {
   draw_pattern(plots, f, f.top_induction, "Top induction score:", "ch08_induction_pattern");
   const double best_previous = f.scores.previous_token(f.top_previous.layer, f.top_previous.head);
   draw_pattern(plots, f, f.top_previous,
-               best_previous < 0.3 ? "No previous-token head (best score " + format_number(best_previous, 2) + "):"
-                                   : "Top previous-token score " + format_number(best_previous, 2) + ":",
+               best_previous < 0.3 ? "No previous-token head (best score " + format_number(best_previous, 3) + "):"
+                                   : "Top previous-token score " + format_number(best_previous, 3) + ":",
                "ch08_previous_token_pattern");
   draw_pattern(plots, f, f.summary.key_first_layer, "Most needed first-layer head:", "ch08_key_first_layer_pattern");
   draw_ablation(plots, f);

@@ -106,8 +106,8 @@ void draw_roles(attn::Plotter& plots, const Report& r) {
               .ylabel = "mean attention weight",
               .categories = all_head_names(L, H),
               .series = {"previous-token", "induction, random letters", "induction, text", "duplicate-token"},
-              .values = values,
-              .yrange = std::make_pair(0.0, 1.0)});
+              .values = values,  // the y range leaves room for the upright value labels
+              .key = "below"});  // inside, the legend would sit on a tall bar's label
 }
 
 void draw_ablations(attn::Plotter& plots, const Report& r) {

@@ -249,7 +249,8 @@ std::string Canvas::terminal(int w, int h) const {
 }
 
 std::string Canvas::wrap(const std::string& text, int columns) const {
-  if (!narrow) return text;
+  // A desktop canvas wraps only a title too long for its width (12 px text is about 7 px a character).
+  if (!narrow && (columns > 0 || text.size() <= static_cast<std::size_t>(width / 7))) return text;
   const std::size_t limit = static_cast<std::size_t>(columns > 0 ? columns : std::max(width / 7, 20));
   std::string out, line;
   std::istringstream words(text);
@@ -431,16 +432,19 @@ bool crowded_on_phone(const std::vector<std::string>& labels) {
 }
 
 /// Whether a bar chart's value labels, side by side at the font's width (6.5 px a character), would
-/// run into one another on a phone (about 280 px of plot for every bar and each cluster's gap): then
-/// they stand upright.
+/// run into one another (about 280 px of plot on a phone, 85% of the canvas on a desktop, for every
+/// bar and each cluster's gap): then they stand upright.
 bool upright_values(const BarChart& chart) {
-  if (!Canvas::current().narrow || !chart.value_labels || chart.categories.empty()) return false;
+  if (!chart.value_labels || chart.categories.empty()) return false;
+  const Canvas& canvas = Canvas::current();
+  const double plot = canvas.narrow ? 280.0 : 0.85 * static_cast<double>(canvas.width);
   const double bars = static_cast<double>(chart.categories.size() * (chart.series.size() + 1));
-  return 6.5 * static_cast<double>(chart.precision + 3) > 280.0 / bars;
+  return 6.5 * static_cast<double>(chart.precision + 3) > plot / bars;
 }
 
-/// The plots that print each bar's value: above a bar that rises, below one that falls (upright on
-/// a phone where they would overlap); a value that rounds to zero prints "0.0", not "-0.0".
+/// The plots that print each bar's value: above a bar that rises, below one that falls (upright
+/// where they would overlap, none where even upright they would); a value that rounds to zero
+/// prints "0.0", not "-0.0".
 std::string value_label_plots(const BarChart& chart, const std::string& dat, std::pair<double, double> yr,
                               int label_font) {
   const double n_series = static_cast<double>(chart.series.size());
@@ -451,6 +455,11 @@ std::string value_label_plots(const BarChart& chart, const std::string& dat, std
       upright_values(chart)
           ? std::vector<std::pair<std::string, std::string>>{{">=", " rotate by 90 left"}, {"<", " rotate by 90 right"}}
           : std::vector<std::pair<std::string, std::string>>{{"", ""}};
+  // Bars narrower than a line of text cannot carry a label even upright: the printed output and
+  // the axis give the values then.
+  const Canvas& canvas = Canvas::current();
+  const double plot = canvas.narrow ? 280.0 : 0.85 * static_cast<double>(canvas.width);
+  if (plot / static_cast<double>(chart.categories.size() * (chart.series.size() + 1)) < 13.0) return "";
   std::ostringstream gp;
   for (std::size_t s = 0; s < chart.series.size(); ++s) {
     const double offset = (static_cast<double>(s) - (n_series - 1) / 2) / (n_series + 1);
@@ -583,11 +592,15 @@ std::string line_chart_axes(const LineChart& chart) {
     gp << (chart.log_base == 10 ? "set ytics " + decade_tics(yr.first, yr.second) + "\n" : "set format y '%g'\n");
   }
   if (chart.yrange) gp << "set yrange " << range(*chart.yrange) << "\n";
+  // Each mark's label a line below the previous one's, so marks close together (c = 1/2 and c = 1
+  // on a phone's narrow axis) keep their labels apart.
+  double label_at = 0.96;
   for (const auto& [x, label] : chart.x_marks) {
     gp << "set arrow from " << number(x) << ", graph 0 to " << number(x)
        << ", graph 1 nohead dashtype 2 linecolor rgb 'gray40'\n"
-       << "set label " << gnuplot_quote(label) << " at " << number(x)
-       << ", graph 0.96 offset 0.4, 0 textcolor rgb 'gray30'\n";
+       << "set label " << gnuplot_quote(label) << " at " << number(x) << ", graph " << number(label_at)
+       << " offset 0.4, 0 textcolor rgb 'gray30'\n";
+    label_at -= 0.07;
   }
   return gp.str();
 }
@@ -820,6 +833,10 @@ std::string heatmap_commands(const Heatmap& map, const std::string& dat, int lab
      << "set object 1 rectangle from -0.5, -0.5 to " << number(cols - 0.5) << ", " << number(rows - 0.5)
      << " behind fillcolor rgb 'gray75' fillstyle solid noborder\n";
   if (!map.colorbox) gp << "unset colorbox\n";
+  // A tall, narrow grid (a few columns, many rows: chapter 05's parameters on a phone) would get its
+  // colour bar on top of its last column: it stands clear, at the grid's own scale.
+  if (map.colorbox && grid_ratio(map) >= 3.0)
+    gp << "set colorbox user origin graph 1.25, graph 0 size graph 0.12, graph 1\n";
   if (!map.cblabel.empty()) gp << "set cblabel " << gnuplot_quote(map.cblabel) << "\n";
   bool keyed = false;
   for (std::size_t k = 0; k < map.outlines.size(); ++k) {
@@ -1014,6 +1031,18 @@ std::vector<std::string> vector_figure_data(const VectorFigure& f) {
   return data;
 }
 
+namespace {
+
+/// Side by side, a receding axis has a third of the width: a tic every third of the range [lo, hi]
+/// at most, on a round step (1, 2 or 5 times a power of ten), so its labels keep apart.
+std::string panel_tics(std::pair<double, double> r) {
+  const double raw = (r.second - r.first) / 3.0, unit = std::pow(10.0, std::floor(std::log10(raw)));
+  const double step = raw <= 2 * unit ? 2 * unit : raw <= 5 * unit ? 5 * unit : 10 * unit;
+  return "set xtics " + number(step) + "\nset ytics " + number(step) + "\nset ztics " + number(step) + "\n";
+}
+
+}  // namespace
+
 std::string vector_figure_commands(const VectorFigure& f, const std::vector<std::string>& dats) {
   const std::string r = range(vector_range(f));
   std::ostringstream gp;
@@ -1027,6 +1056,7 @@ std::string vector_figure_commands(const VectorFigure& f, const std::vector<std:
   gp << "set zrange " << r << "\nset ticslevel 0\nset xyplane at 0\n";
   const std::size_t n = f.views.size();
   const Canvas& canvas = Canvas::current();
+  if (n > 1) gp << panel_tics(vector_range(f));
   const int panels = static_cast<int>(n);
   // Side-by-side panels need a wider canvas than one figure's 960 x 600 on the PNG; the book's
   // desktop canvas keeps its width and gives each panel a third of it, and a phone stacks them.
@@ -1042,9 +1072,27 @@ std::string vector_figure_commands(const VectorFigure& f, const std::vector<std:
     const std::string where = "azimuth " + format_plain(view.azimuth) + ", elevation " + format_plain(view.elevation);
     // Seen from straight above or below, the vertical axis is a point: its label would float by the frame.
     const bool end_on = std::abs(view.elevation) == 90.0;
-    gp << "set zlabel " << gnuplot_quote(end_on ? std::string() : f.axes[2]) << " rotate parallel offset 2, 0\n";
-    gp << "set title " << gnuplot_quote(canvas.wrap(n > 1 ? where : f.title + " (" + where + ")")) << "\nset view "
-       << number(90.0 - view.elevation) << ", " << number(view.azimuth) << ", 1.12, 1.2\n";
+    // Straight from above or from the side, gnuplot sets an axis label beside the wrong axis (or on
+    // another label): the panel's title names the two axes seen instead.
+    std::string seen;
+    if (view.elevation == 90.0 && view.azimuth == 0.0) seen = f.axes[0] + " across, " + f.axes[1] + " up";
+    if (view.elevation == 0.0 && view.azimuth == 90.0) seen = f.axes[1] + " across, " + f.axes[2] + " up";
+    gp << "set xlabel " << gnuplot_quote(seen.empty() ? f.axes[0] : std::string()) << "\nset ylabel "
+       << gnuplot_quote(seen.empty() ? f.axes[1] : std::string()) << "\n";
+    gp << "set zlabel " << gnuplot_quote(end_on || !seen.empty() ? std::string() : f.axes[2])
+       << " rotate parallel offset 2, 0\n";
+    // Room on the left for the vertical axis's label (and on a phone, on the right for the receding
+    // one's), which the panel's edge would cut.
+    if ((n > 1 || canvas.narrow) && seen.empty() && !end_on)
+      gp << "set lmargin 9\n" << (canvas.narrow ? "set rmargin 10\n" : "");
+    else
+      gp << "unset lmargin\nunset rmargin\n";
+    const std::string panel = seen.empty() ? where : where + "\n(" + seen + ")";
+    // One view's title spans the plot, which the margins above narrow on a phone.
+    gp << "set title "
+       << gnuplot_quote(n > 1 ? canvas.wrap(panel) : canvas.wrap(f.title + " (" + where + ")", canvas.narrow ? 44 : 0))
+       << "\nset view " << number(90.0 - view.elevation) << ", " << number(view.azimuth)
+       << (canvas.narrow ? ", 0.95, 1.1\n" : ", 1.12, 1.2\n");  // a phone's panel keeps room for the labels
     gp << "splot " << vector_elements(f, dats) << "\n";
   }
   if (n > 1) gp << "unset multiplot\n";

@@ -243,8 +243,8 @@ struct Canvas {
   /// A font size for text drawn at `points` on the PNG; in SVG never under 11 px.
   int font(int points) const { return svg ? std::max(points, 11) : points; }
   /// `text` broken into lines (gnuplot's \\n) of at most about `width` / 7 characters (or
-  /// `columns`, when given) on a narrow canvas, at spaces; unchanged otherwise. For titles and key
-  /// entries, which gnuplot never wraps.
+  /// `columns`, when given) on a narrow canvas, at spaces; on a wide one only a title longer than
+  /// that (no `columns`), else unchanged. For titles and key entries, which gnuplot never wraps.
   std::string wrap(const std::string& text, int columns = 0) const;
   /// The canvas of the drawing in progress (Plotter::draw sets it); the PNG canvas outside one.
   static const Canvas& current();

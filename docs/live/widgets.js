@@ -45,10 +45,20 @@
   // The width a drawing can take inside the widget, so its text is drawn at its CSS size.
   const drawWidth = (node, most) => Math.max(260, Math.min(most, node.clientWidth || most));
 
+  // A box of a widget that scrolls sideways (.live-scroll, a wide table) says so above it.
+  function markScrolling(root) {
+    for (const box of root.querySelectorAll(".live-scroll")) {
+      const over = box.scrollWidth > box.clientWidth + 1;
+      const cue = box.previousElementSibling?.matches(".live-scroll-cue") ? box.previousElementSibling : null;
+      if (over && !cue) box.before(h("div", { class: "live-scroll-cue", text: "\u21c6 scrolls sideways" }));
+      else if (!over && cue) cue.remove();
+    }
+  }
   // Runs one interaction, timing the module call and the drawing together.
   function timed(root, interaction, fn) {
     const t0 = performance.now();
     fn();
+    markScrolling(root);
     const ms = performance.now() - t0;
     live.timings.push({ widget: root.dataset.widget, interaction, ms });
     root.dataset.lastMs = ms.toFixed(2);
@@ -60,8 +70,20 @@
     return h("div", { class: "live-line" }, h("span", { class: "live-label", text: label }),
       h("code", { "data-field": field, text }));
   }
+  // The lesson's error names the reader's input as the chapter program does on a terminal, each
+  // byte outside printable ASCII escaped (\xc3\xaf) and a backslash doubled; on the page, where it
+  // is text, a run of escaped bytes that is valid UTF-8 reads as its characters again ("rïver")
+  // and a doubled backslash as one.
+  function readable(message) {
+    const utf8 = new TextDecoder("utf-8", { fatal: true });
+    return message.replace(/(?:\\x[89a-f][0-9a-f])+|\\\\/g, (run) => {
+      if (run === "\\\\") return "\\";
+      const bytes = Uint8Array.from(run.match(/[0-9a-f]{2}/g), (b) => parseInt(b, 16));
+      try { return utf8.decode(bytes); } catch (e) { return run; }
+    });
+  }
   function errorLine(message) {
-    return h("p", { class: "live-error", role: "alert", text: message });
+    return h("p", { class: "live-error", role: "alert", text: readable(message) });
   }
 
   // Horizontal bars for a distribution over words: values in [0, 1] (or signed, then centred).
@@ -447,6 +469,9 @@
       markPreset(name);
     }
     const wq = () => ch02Inputs.map((_, r) => ch02Axes.map((_, c) => Number(cells[r * 3 + c].value)));
+    // A cell left empty or holding no number (a number box reports either as "") is refused by
+    // name, never read as 0.
+    const badCell = () => cells.find((cell) => cell.value.trim() === "" || !Number.isFinite(Number(cell.value)));
     let last = null;
     function draw() {
       const svg = matchingSpace(holder, last, view);
@@ -458,10 +483,20 @@
       timed(root, interaction, () => {
         sentenceButtons.forEach((b) => b.setAttribute("aria-pressed", String(b.dataset.sentence === sentence)));
         result.replaceChildren();
+        cells.forEach((cell) => cell.removeAttribute("aria-invalid"));
+        const bad = badCell();
+        if (bad) {
+          bad.setAttribute("aria-invalid", "true");
+          const [row, column] = [ch02Inputs[Number(bad.dataset.r)], ch02Axes[Number(bad.dataset.c)]];
+          result.append(errorLine(`Wq's ${row} -> ${column} coefficient is ${bad.value.trim() === "" ? "empty or not a number" : `"${bad.value}", not a number`}: ` +
+            "every coefficient must be a number (0 for none)."));
+          holder.replaceChildren();
+          last = null;
+          return;
+        }
         const values = wq();
-        if (values.flat().some((v) => !Number.isFinite(v))) { result.append(errorLine("Every Wq coefficient must be a number.")); return; }
         const r = M.ch02_match(sentence, values);
-        if (r.error) { result.append(errorLine(r.error)); return; }
+        if (r.error) { result.append(errorLine(r.error)); holder.replaceChildren(); last = null; return; }
         last = r;
         draw();
         const table = h("table", { class: "live-table" },
@@ -599,7 +634,17 @@
     let r = null, pinned = 0, shown = -1, marks = [];
     // One character per cell, as wide as the column allows for the sentence (11 to 18 px; a long
     // sentence scrolls sideways).
-    const cellWidth = (n) => Math.max(11, Math.min(18, Math.floor((chars.clientWidth || 600) / Math.max(n, 1))));
+    const cellWidth = (n) => Math.max(32, Math.min(36, Math.floor((chars.clientWidth || 600) / Math.max(n, 1))));
+    // The strips scroll to the reading position i (its cell at the right edge when the strip is
+    // wider than the column), so a phone opens on the weighted cells.
+    const reveal = (i) => {
+      const cw = cellWidth(r.n);
+      for (const strip of [chars, ...detail.querySelectorAll(".live-strips")]) {
+        const left = i * cw, right = left + cw;
+        if (right > strip.scrollLeft + strip.clientWidth) strip.scrollLeft = right - strip.clientWidth;
+        else if (left < strip.scrollLeft) strip.scrollLeft = left;
+      }
+    };
     function pick(i, pin) {
       if (pin) pinned = i;
       if (i !== shown) timed(root, pin ? "tap" : "hover", () => show(i));
@@ -639,6 +684,7 @@
           h("div", { class: "live-strips" }, h("div", { class: "live-strip" }, ...weightCells), h("div", { class: "live-strip" }, ...sizeCells)));
       });
       detail.replaceChildren(...rows);
+      reveal(i);
     }
     let current = null;  // the sentence drawn (a change event on leaving the box, same text: nothing to do)
     function update(interaction) {
@@ -648,7 +694,18 @@
         presets.querySelectorAll("button").forEach((b) => b.setAttribute("aria-pressed", String(b.dataset.sentence === input.value)));
         const next = M.ch09_heads(input.value);
         result.replaceChildren();
-        if (next.error) { result.append(errorLine(next.error)); return; }
+        if (next.error) {
+          // Nothing of the previous sentence stays under the error.
+          r = null;
+          shown = -1;
+          marks = [];
+          chars.replaceChildren();
+          status.textContent = "";
+          detail.replaceChildren();
+          maps.replaceChildren();
+          result.append(errorLine(next.error));
+          return;
+        }
         r = next;
         pinned = r.n - 1;
         const cw = cellWidth(r.n);
@@ -695,6 +752,8 @@
       root.dataset.state = "starting";  // the widget's frame first, so a drawing measures its room
       try {
         await build(root, M);  // a widget with data of its own (chapter 09's model) loads it first
+        root.addEventListener("toggle", () => markScrolling(root), true);
+        window.addEventListener("resize", () => markScrolling(root));
         root.dataset.state = "ready";
         return;
       } catch (e) {

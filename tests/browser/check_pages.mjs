@@ -76,6 +76,12 @@ const browser = await chromium.launch({
 function inspect(isBook) {
   const out = {};
   const contents = document.querySelector("div.contents");
+  // Whether a closed <details> hides `e` (Chromium may still lay its contents out).
+  const folded = (e) => {
+    for (let d = e.closest("details"); d; d = d.parentElement?.closest("details") ?? null)
+      if (!d.open && !d.querySelector(":scope > summary")?.contains(e)) return true;
+    return false;
+  };
   out.contentWidth = contents ? contents.clientWidth : 0;
   out.pageWidth = document.documentElement.scrollWidth;
   out.windowWidth = window.innerWidth;
@@ -105,7 +111,8 @@ function inspect(isBook) {
     caption: img.closest("div.image")?.querySelector("div.caption")?.textContent.trim() ?? "",
     width: img.getBoundingClientRect().width,
   }));
-  out.figures = [...document.querySelectorAll("img.figure")].map((img) => {
+  // The figures shown (one folded in an aside is measured when it is opened).
+  out.figures = [...document.querySelectorAll("img.figure")].filter((img) => !folded(img)).map((img) => {
     const link = img.closest("a.figure-open");
     return { src: img.currentSrc.split("/").pop(), width: img.getBoundingClientRect().width,
              link: link ? link.getAttribute("href") : null };
@@ -113,7 +120,7 @@ function inspect(isBook) {
   // Formulas and boxes wider than their column: each must carry the scroll cue.
   if (window.bookMarkScrolling) window.bookMarkScrolling();
   out.overflowing = [...document.querySelectorAll("div.MathJax_Display, div.fragment, pre.fragment, a.figure-open")]
-    .filter((b) => b.scrollWidth > b.clientWidth + 1)
+    .filter((b) => !folded(b) && b.scrollWidth > b.clientWidth + 1)
     .map((b) => {
       let cue = b.previousElementSibling;
       if (cue && cue.matches("div.codefile")) cue = cue.previousElementSibling;
@@ -142,7 +149,7 @@ function inspect(isBook) {
   }));
   out.pageHeight = document.documentElement.scrollHeight;
   // Every code or output box either fits its column or scrolls sideways.
-  out.boxes = [...document.querySelectorAll("div.fragment, pre.fragment")].map((b) => {
+  out.boxes = [...document.querySelectorAll("div.fragment, pre.fragment")].filter((b) => !folded(b)).map((b) => {
     const style = getComputedStyle(b);
     return { output: b.tagName === "PRE", scrollWidth: b.scrollWidth, clientWidth: b.clientWidth,
              scrolls: ["auto", "scroll"].includes(style.overflowX),
@@ -165,6 +172,80 @@ function inspect(isBook) {
     }
     out.sections[anchor.id] = { title: h.textContent.trim(), output, plots };
   }
+  // Prose first: each printed-output block as shown (lines not folded, inside no closed details),
+  // and the height of output and code against the page's.
+  const shownBox = (b) => !folded(b) && b.getClientRects().length > 0 && getComputedStyle(b).visibility !== "hidden";
+  out.outputs = [...document.querySelectorAll("div.contents pre.fragment")].map((pre) => {
+    const lines = [...pre.querySelectorAll(":scope > span.ol")];
+    const visible = lines.length ? lines.filter((l) => l.getClientRects().length > 0).length
+                                 : pre.textContent.replace(/\n$/, "").split("\n").length;
+    return { shown: shownBox(pre), visible, total: Number(pre.dataset.lines ?? visible), scrollWidth: pre.scrollWidth,
+             clientWidth: pre.clientWidth, folded: pre.classList.contains("folding"),
+             toggle: pre.querySelector("button.fold-gap") !== null,
+             text: pre.textContent, start: pre.textContent.slice(0, 50) };
+  });
+  out.codeHeight = [...document.querySelectorAll("div.contents pre.fragment, div.contents div.fragment")]
+    .filter(shownBox).reduce((sum, b) => sum + b.getBoundingClientRect().height, 0);
+  // The reading column: characters per line of the prose paragraphs of three lines or more.
+  out.lineLengths = [];
+  for (const p of document.querySelectorAll("div.contents div.textblock > p")) {
+    const text = p.textContent.replace(/\s+/g, " ").trim();
+    const lineHeight = parseFloat(getComputedStyle(p).lineHeight);
+    const lines = Math.round(p.getBoundingClientRect().height / lineHeight);
+    if (lines >= 3 && !p.querySelector(".MathJax, img")) out.lineLengths.push(text.length / (lines - 0.5));
+  }
+  // Doxygen's frame (menus, footer) on a book page, and the book's own bar.
+  out.frame = [...document.querySelectorAll("#main-nav, address.footer, #MSearchBox")].filter(shownBox).map((e) => e.id || e.className);
+  out.apiLink = [...document.querySelectorAll("nav.book-bar a")].find((a) => /API reference/.test(a.textContent))?.getAttribute("href") ?? null;
+  out.firstLink = (() => {
+    const a = document.querySelector("div.contents a[href]");
+    return a ? { href: a.getAttribute("href"), text: a.textContent.trim() } : null;
+  })();
+  // Tap targets: the book's navigation, buttons, folds and boxes (not links inside a sentence).
+  out.targets = [...document.querySelectorAll("nav.book-bar a, nav.book-bar input, div.book-nav a, div.toc a, div.contents button, div.contents summary")]
+    .filter(shownBox).map((e) => {
+      const r = e.getBoundingClientRect();
+      return { what: `${e.tagName.toLowerCase()} "${e.textContent.trim().slice(0, 30)}"`, width: r.width, height: r.height };
+    });
+  // Anything fixed or sticky (the table of contents in a wide window) and the text it would cover.
+  out.fixedOverText = [];
+  const fixed = [...document.querySelectorAll("body *")].filter((e) => ["fixed", "sticky"].includes(getComputedStyle(e).position) &&
+    shownBox(e) && !e.closest("dialog:not([open])"));
+  const texts = [...document.querySelectorAll("div.contents p, div.contents li, div.contents pre, div.contents td, div.contents h1, div.contents h2, div.contents div.caption, div.contents img")]
+    .filter((t) => !fixed.some((f) => f.contains(t)));
+  for (const y of [0, 0.5, 1]) {
+    window.scrollTo(0, y * (document.documentElement.scrollHeight - window.innerHeight));
+    for (const f of fixed) {
+      const a = f.getBoundingClientRect();
+      for (const t of texts) {
+        const b = t.getBoundingClientRect();
+        if (b.width > 0 && a.left < b.right - 1 && b.left < a.right - 1 && a.top < b.bottom - 1 && b.top < a.bottom - 1) {
+          out.fixedOverText.push(`${f.tagName.toLowerCase()}.${f.className} over "${t.textContent.trim().slice(0, 30)}"`);
+          break;
+        }
+      }
+    }
+  }
+  window.scrollTo(0, 0);
+  // The claims ledger's test names: each line a name breaks into must end at an underscore.
+  out.badBreaks = [];
+  for (const code of document.querySelectorAll("div.claims table.markdownTable td:last-child code")) {
+    const lines = [];
+    let top = null;
+    for (const node of [...code.childNodes].filter((n) => n.nodeType === Node.TEXT_NODE)) {
+      for (let k = 0; k < node.length; ++k) {
+        const range = document.createRange();
+        range.setStart(node, k);
+        range.setEnd(node, k + 1);
+        const t = Math.round(range.getBoundingClientRect().top);
+        if (top === null || Math.abs(t - top) > 3) { lines.push(""); top = t; }
+        lines[lines.length - 1] += node.data[k];
+      }
+    }
+    if (lines.slice(0, -1).some((l) => !l.endsWith("_"))) out.badBreaks.push(lines.join(" | "));
+  }
+  for (const t of document.querySelectorAll("div.claims table.markdownTable"))
+    if (t.scrollWidth > t.clientWidth + 1) out.badBreaks.push(`the ledger is ${t.scrollWidth} px wide in ${t.clientWidth}`);
   // The main page's map: article section -> chapter section.
   out.map = [...document.querySelectorAll("div.section-map td a.el")]
     .filter((a) => a.getAttribute("href").includes("#"))
@@ -179,7 +260,7 @@ async function smallestFigureText() {
   for (const img of document.querySelectorAll("img.figure")) {
     const src = img.currentSrc;
     const key = src.split("/").pop();
-    if (out[key]) continue;
+    if (out[key] || img.closest("details:not([open])")) continue;
     const svg = new DOMParser().parseFromString(await (await fetch(src)).text(), "image/svg+xml").documentElement;
     const box = (svg.getAttribute("viewBox") ?? "").trim().split(/[\s,]+/).map(Number);
     const viewWidth = box.length === 4 ? box[2] : parseFloat(svg.getAttribute("width"));
@@ -204,6 +285,95 @@ async function smallestFigureText() {
   return out;
 }
 
+// Every text of every figure drawing shown, measured where it is drawn: the drawing is put inline
+// (hidden, at the size the page shows it) and each text's box (turned with the text: a slanted
+// label is a slanted box) must lie inside the drawing, and no two texts' boxes may overlap once
+// each is shrunk about its centre to its ink (a fifth off its width, a third off its height: a
+// line's box holds its leading), so touching letters are no collision. Runs inside the page.
+async function figureTextBounds() {
+  const problems = [];
+  const seen = new Set();
+  // The four corners of a text's box on the screen, shrunk by `shrink` about its centre.
+  const corners = (t, shrink) => {
+    const b = t.getBBox(), m = t.getScreenCTM();
+    const cx = b.x + b.width / 2, cy = b.y + b.height / 2, w = (b.width / 2) * (1 - shrink), h = (b.height / 2) * (1 - 1.8 * shrink);
+    return [[cx - w, cy - h], [cx + w, cy - h], [cx + w, cy + h], [cx - w, cy + h]]
+      .map(([x, y]) => [m.a * x + m.c * y + m.e, m.b * x + m.d * y + m.f]);
+  };
+  // Two convex quadrilaterals overlap unless an edge's normal separates them.
+  const overlap = (p, q) => {
+    for (const poly of [p, q]) {
+      for (let i = 0; i < 4; ++i) {
+        const [x1, y1] = poly[i], [x2, y2] = poly[(i + 1) % 4];
+        const nx = y2 - y1, ny = x1 - x2;
+        const project = (r) => r.map(([x, y]) => x * nx + y * ny);
+        const a = project(p), b = project(q);
+        if (Math.max(...a) <= Math.min(...b) || Math.max(...b) <= Math.min(...a)) return false;
+      }
+    }
+    return true;
+  };
+  for (const img of document.querySelectorAll("img.figure")) {
+    const src = img.currentSrc;
+    const shown = img.getBoundingClientRect();
+    if (seen.has(src) || img.closest("details:not([open])")) continue;
+    seen.add(src);
+    const holder = document.createElement("div");
+    holder.style.cssText = `position:absolute;left:0;top:0;width:${shown.width}px;visibility:hidden;pointer-events:none`;
+    const svg = new DOMParser().parseFromString(await (await fetch(src)).text(), "image/svg+xml").documentElement;
+    svg.setAttribute("width", String(shown.width));
+    svg.setAttribute("height", String(shown.height));
+    holder.appendChild(document.importNode(svg, true));
+    document.body.appendChild(holder);
+    const frame = holder.firstChild.getBoundingClientRect();
+    const texts = [...holder.querySelectorAll("text")].filter((t) => t.textContent.trim() !== "" && t.getBBox().width > 0)
+      .map((t) => ({ text: t.textContent.trim(), whole: corners(t, 0), core: corners(t, 0.2) }));
+    const name = src.split("/").pop();
+    for (const t of texts) {
+      const xs = t.whole.map((c) => c[0]), ys = t.whole.map((c) => c[1]);
+      if (Math.min(...xs) < frame.left - 1 || Math.max(...xs) > frame.right + 1 || Math.min(...ys) < frame.top - 1 || Math.max(...ys) > frame.bottom + 1)
+        problems.push(`${name}: text "${t.text.slice(0, 30)}" is cut at the drawing's edge`);
+    }
+    for (let i = 0; i < texts.length; ++i) {
+      for (let j = i + 1; j < texts.length; ++j) {
+        if (overlap(texts[i].core, texts[j].core))
+          problems.push(`${name}: texts "${texts[i].text.slice(0, 20)}" and "${texts[j].text.slice(0, 20)}" overlap`);
+      }
+    }
+    holder.remove();
+  }
+  return problems;
+}
+
+// Every output block has the text the page was built with (the raw page's <pre>); one that folds,
+// opened by a button in a folded run, shows every printed line, and folds again by the button at
+// its end. Runs inside the page.
+async function unfoldEverything() {
+  const raw = new DOMParser().parseFromString(await (await fetch(location.href)).text(), "text/html");
+  const built = [...raw.querySelectorAll("div.contents pre.fragment")].map((p) => p.textContent);
+  const live = [...document.querySelectorAll("div.contents pre.fragment")];
+  const problems = [];
+  if (built.length !== live.length) problems.push(`${live.length} output blocks shown, ${built.length} built`);
+  live.forEach((pre, k) => {
+    if (pre.textContent !== built[k]) problems.push(`output block ${k + 1} ("${pre.textContent.slice(0, 30)}") differs from the printed text`);
+    if (!pre.classList.contains("folding")) return;
+    const gap = pre.querySelector("button.fold-gap");
+    if (!gap) { problems.push(`folded block ${k + 1} has no button to show it whole`); return; }
+    const details = pre.closest("details");
+    const wasOpen = details ? details.open : true;
+    if (details) details.open = true;
+    gap.click();
+    const hidden = [...pre.querySelectorAll(":scope > span.ol")].filter((l) => l.getClientRects().length === 0).length;
+    if (hidden > 0) problems.push(`output block ${k + 1}: ${hidden} lines still hidden after "${gap.getAttribute("aria-label")}"`);
+    const back = pre.querySelector("button.fold-back");
+    if (!back || back.getClientRects().length === 0) problems.push(`output block ${k + 1}: no button to fold it again`);
+    else back.click();
+    if (details) details.open = wasOpen;
+  });
+  return problems;
+}
+
+const readingColumns = [];  // characters a line of each book page's reading column at 1280 px
 const figureText = [];  // every figure drawing measured: width, page, file, smallest text in px
 const overflowCounts = [];  // per page and width: formulas and boxes that scroll (each with its cue)
 const tapped = new Set();  // the widths at which a figure was opened by a click
@@ -268,10 +438,12 @@ async function visit(tab, name, width) {
       check(r.navs.length >= 2, where, `${r.navs.length} previous/next bar(s), want one at the top and one at the bottom`);
       if (r.navs.length >= 2) {
         const [top, bottom] = [r.navs[0], r.navs[r.navs.length - 1]];
-        check(top.top < 600, where, "the first previous/next bar is not at the top");
+        check(top.top < 700, where, "the first previous/next bar is not at the top");
         check(bottom.top > r.pageHeight - 1200, where, "the last previous/next bar is not at the bottom");
         for (const n of [top, bottom]) {
-          check(n.prev !== null && allPages.includes(n.prev.split("#")[0]), where, `previous link missing or broken: ${n.prev}`);
+          // The main page starts the book: it leads on only.
+          if (name !== "index.html")
+            check(n.prev !== null && allPages.includes(n.prev.split("#")[0]), where, `previous link missing or broken: ${n.prev}`);
           check(n.next !== null && allPages.includes(n.next.split("#")[0]), where, `next link missing or broken: ${n.next}`);
         }
       }
@@ -282,6 +454,61 @@ async function visit(tab, name, width) {
           check(b.scrollWidth <= b.clientWidth + 1, where, `printed output wider than its column: "${b.text}"`);
       }
       if (width === 1280) book[name] = r;
+      // Prose first: no output block shows more than 25 lines; one folded has its button; at 400 px
+      // none scrolls sideways (its long lines wrap).
+      for (const o of r.outputs.filter((o) => o.shown)) {
+        check(o.visible <= 25, where, `an output block shows ${o.visible} lines (over 25): "${o.start}"`);
+        check(!o.folded || o.toggle, where, `a folded output block has no button to show it whole: "${o.start}"`);
+        if (width === 400)
+          check(o.scrollWidth <= o.clientWidth + 1, where, `an output block scrolls sideways (${o.scrollWidth} px in ${o.clientWidth}): "${o.start}"`);
+      }
+      for (const p of await page.evaluate(unfoldEverything)) check(false, where, p);
+      if (width === 1280 && /^ch\d\d_/.test(name)) {
+        check(r.codeHeight <= 0.3 * r.pageHeight, where,
+              `output and code take ${(100 * r.codeHeight / r.pageHeight).toFixed(0)}% of the page's ${r.pageHeight} px (over 30%)`);
+        if (name.startsWith("ch09_")) check(r.pageHeight <= 16000, where, `the page is ${r.pageHeight} px high (over 16,000)`);
+      }
+      if (width === 1280 && r.lineLengths.length >= 3) {
+        const sorted = [...r.lineLengths].sort((a, b) => a - b);
+        const median = sorted[Math.floor(sorted.length / 2)];
+        check(median >= 60 && median <= 80, where, `the reading column holds ${median.toFixed(0)} characters a line (not 60-80)`);
+        readingColumns.push(median);
+      }
+      check(r.frame.length === 0, where, `Doxygen's frame shows on a book page: ${r.frame.join(", ")}`);
+      check(r.apiLink !== null && allPages.includes(r.apiLink), where, `no link to the API reference in the book's bar (${r.apiLink})`);
+      if (name === "index.html")
+        check(r.firstLink !== null && r.firstLink.href.startsWith("ch01_") && /^Next/.test(r.firstLink.text), where,
+              `the main page's first link is "${r.firstLink?.text}" (${r.firstLink?.href}), not the way on to chapter 01`);
+      if (width === 400) {
+        for (const t of r.targets) check(t.height >= 32 - 0.5, where, `tap target ${t.what} is ${t.width.toFixed(0)}x${t.height.toFixed(0)} px (under 32)`);
+        for (const b of r.badBreaks) check(false, where, `a test name breaks inside a word: ${b}`);
+      }
+      for (const f of r.fixedOverText) check(false, where, `something fixed covers the text: ${f}`);
+      for (const p of await page.evaluate(figureTextBounds)) check(false, where, p);
+      // Chapter 08: the previous-token figure quotes the score the program prints (the table's
+      // largest previous-token score, to its three decimals), and its caption states no other number.
+      if (name === "ch08_induction.html" && width === 1280) {
+        const quoted = await page.evaluate(async () => {
+          const printed = [...document.querySelectorAll("pre.fragment")].map((p) => p.textContent).join("\n");
+          const table = printed.slice(printed.indexOf("previous-token score  induction score"));
+          const scores = [];
+          for (const line of table.split("\n").slice(2)) {  // the header and its rule, then the rows
+            const m = /^\s+L\d+\.H\d+\s+(\d+\.\d+)\s+\d+\.\d+\s+\d+\.\d+\s*$/.exec(line);
+            if (!m) break;
+            scores.push(m[1]);
+          }
+          const best = scores.reduce((a, b) => (Number(b) > Number(a) ? b : a), "0");
+          const img = document.querySelector("img.figure[src='ch08_previous_token_pattern.svg']");
+          const svg = img ? await (await fetch(img.getAttribute("src"))).text() : "";
+          const title = /(?:best score|previous-token score) (\d+\.\d+)/.exec(svg)?.[1] ?? null;
+          const caption = img?.closest("div.image")?.querySelector("div.caption")?.textContent ?? "";
+          return { best, title, captionNumbers: caption.match(/\d+\.\d+/g) ?? [], count: scores.length };
+        });
+        check(quoted.count > 0 && quoted.title === quoted.best, where,
+              `the previous-token figure says ${quoted.title}, the printed table's best score is ${quoted.best}`);
+        check(quoted.captionNumbers.every((x) => x === quoted.best), where,
+              `the previous-token caption states ${quoted.captionNumbers.join(", ")}; the program prints ${quoted.best}`);
+      }
       // Figures: the smallest text of the drawing shown at this width, in CSS px.
       const sizes = await page.evaluate(smallestFigureText);
       for (const f of r.figures) {
@@ -303,10 +530,20 @@ async function visit(tab, name, width) {
         tapped.add(width);
         const other = await page.context().newPage();  // this tab stays on the page for its screenshot
         await other.goto(base + name, { waitUntil: "load", timeout: 30000 });
-        const [response] = await Promise.all([other.waitForNavigation({ timeout: 15000 }), other.click("a.figure-open")]);
-        check(response !== null && response.ok() && /image\/svg\+xml/.test(response.headers()["content-type"] ?? ""),
-              where, `a tap on the first figure did not open it (${other.url()})`);
-        check(other.url().endsWith(r.figures[0].link), where, `a tap on the first figure opened ${other.url()}`);
+        const before = other.url();
+        await other.click("a.figure-open");
+        await other.waitForSelector("dialog.figure-view[open] img", { timeout: 10000 }).catch(() => null);
+        await other.waitForFunction(() => document.querySelector("dialog.figure-view[open] img")?.complete, null, { timeout: 10000 }).catch(() => null);
+        const opened = await other.evaluate(() => {
+          const img = document.querySelector("dialog.figure-view[open] img");
+          const shown = document.querySelector("a.figure-open img").getBoundingClientRect().width;
+          return img ? { loaded: img.complete && img.naturalWidth > 0, width: img.getBoundingClientRect().width, shown } : null;
+        });
+        check(other.url() === before, where, `a tap on the first figure left the page for ${other.url()}`);
+        check(opened !== null && opened.loaded && opened.width > opened.shown * 1.2, where,
+              `a tap on the first figure did not open it enlarged in place (${JSON.stringify(opened)})`);
+        await other.keyboard.press("Escape");
+        check(await other.evaluate(() => !document.querySelector("dialog.figure-view[open]")), where, "Escape did not close the enlarged figure");
         await other.close();
       }
     }
@@ -338,6 +575,49 @@ await visitAll(pages.filter(bookPage).flatMap((p) => [[p, 1280], [p, 400]]));
 const linked = new Set(Object.values(book).flatMap((r) => r.pageLinks));
 const apiPages = pages.filter((p) => !bookPage(p) && (only || args.includes("--all-api") || linked.has(p)));
 await visitAll(apiPages.flatMap((p) => (apiPhone ? [[p, 1280], [p, 400]] : [[p, 1280]])));
+
+// The search box (book.js, the index built at docs time): each query finds the chapter sections
+// about it among its first results, at both widths; a malformed URL hash throws nothing.
+const searches = [["causal mask", ["ch06_masking.html#ch06_causal"], 3],
+                  ["sqrt", ["ch04_scaling.html#ch04_sqrt"], 5],
+                  ["softmax", ["ch04_scaling.html#ch04_sharp", "ch07_linear_memory.html#ch07_linear"], 6]];
+if (!only || only.split(",").includes("ch01_mixing.html")) {
+  for (const width of [1280, 400]) {
+    const context = await browser.newContext({ viewport: { width, height: 900 } });
+    const tab = await openTab(context);
+    const where = `search @${width}px`;
+    try {
+      await tab.page.goto(base + "ch01_mixing.html", { waitUntil: "load", timeout: 30000 });
+      const box = tab.page.locator("nav.book-bar input[type=search]");
+      for (const [query, expected, within] of searches) {
+        await box.fill(query);
+        await tab.page.waitForFunction((q) => document.querySelector("p.search-count")?.textContent.includes(q), query, { timeout: 15000 });
+        const hits = await tab.page.locator("a.search-hit").evaluateAll((all) => all.map((a) => a.getAttribute("href")));
+        for (const e of expected)
+          check(hits.slice(0, within).includes(e), where, `"${query}" does not find ${e} among its first ${within} results (${hits.slice(0, within).join(", ")})`);
+        const shown = await tab.page.locator("div.search-results").evaluate((d) => {
+          const r = d.getBoundingClientRect();
+          return r.left >= 0 && r.right <= window.innerWidth + 1;
+        });
+        check(shown, where, `the results of "${query}" reach outside the window`);
+      }
+      // Following a result lands on its section.
+      await tab.page.locator("a.search-hit").first().click();
+      await tab.page.waitForLoadState("load");
+      check(/#ch\d\d_/.test(tab.page.url()), where, `following the first result of "softmax" led to ${tab.page.url()}`);
+      const problems = (tab.problems["ch01_mixing.html"] ??= []);
+      const broken = "ch01_mixing.html#%E0%A4%A";
+      await tab.page.goto("about:blank");  // a fresh load: the hash is read as the page starts
+      await tab.page.goto(base + broken, { waitUntil: "load", timeout: 30000 });
+      await tab.page.waitForTimeout(200);
+      check(problems.length === 0, `${broken} @${width}px`, problems.join("; "));
+      problems.reported = problems.length;
+    } catch (e) {
+      check(false, where, `failed: ${e.message.split("\n")[0]}`);
+    }
+    await context.close();
+  }
+}
 
 // A problem that arrived after its page was checked still fails the run.
 for (const tab of tabs) {
@@ -384,6 +664,8 @@ for (const width of [1280, 400]) {
   if (measured.length === 0) continue;
   const least = measured.reduce((a, b) => (b.px < a.px ? b : a));
   const counts = overflowCounts.filter((c) => c.width === width);
+  if (width === 1280 && readingColumns.length > 0)
+    console.log(`reading column @1280px: ${Math.min(...readingColumns).toFixed(0)} to ${Math.max(...readingColumns).toFixed(0)} characters a line`);
   console.log(`figures @${width}px: ${measured.length} drawings, smallest text ${least.px.toFixed(1)} px (${least.src} on ${least.page}); ` +
               `scrolling with a cue: ${counts.reduce((n, c) => n + c.formulas, 0)} formulas, ${counts.reduce((n, c) => n + c.boxes, 0)} boxes`);
 }

@@ -131,7 +131,19 @@ async function layout(page, widget) {
     }
     const column = root.parentElement.getBoundingClientRect();
     const box = root.getBoundingClientRect();
-    return { state: root.dataset.state, smallest, where, fits: box.right <= column.right + 1 && box.left >= column.left - 1,
+    // A table fits the widget, or sits in a box that scrolls with its cue shown.
+    const cutTables = [...root.querySelectorAll("table")].filter((t) => t.getClientRects().length > 0).filter((t) => {
+      const scroller = t.closest(".live-scroll");
+      const over = t.getBoundingClientRect().right > root.getBoundingClientRect().right + 1 ||
+                   (scroller && scroller.scrollWidth > scroller.clientWidth + 1);
+      const cue = scroller && scroller.previousElementSibling?.matches(".live-scroll-cue");
+      return over && !cue;
+    }).map((t) => `"${t.textContent.trim().slice(0, 40)}"`);
+    const smallTargets = [...root.querySelectorAll("button, summary, input, select")].filter((e) => e.getClientRects().length > 0)
+      .map((e) => ({ e, r: e.getBoundingClientRect() }))
+      .filter(({ e, r }) => r.height < 32 - 0.5 || (e.matches("button") && r.width < 32 - 0.5))
+      .map(({ e, r }) => `${e.tagName.toLowerCase()} "${(e.textContent || e.getAttribute("aria-label") || "").trim().slice(0, 20)}" ${Math.round(r.width)}x${Math.round(r.height)}`);
+    return { state: root.dataset.state, smallest, where, cutTables, smallTargets, fits: box.right <= column.right + 1 && box.left >= column.left - 1,
              pageFits: document.documentElement.scrollWidth <= window.innerWidth + 1 };
   }, widget);
 }
@@ -196,6 +208,12 @@ async function checkCh01(page, width) {
   const shownError = (await root.locator(".live-error").textContent()) ?? "";
   check(refusal.code !== 0 && shownError.length > 0 && refusal.err.includes(shownError), where,
         `unknown word: shows "${shownError}", the program says "${refusal.err.trim()}"`);
+  // A word outside the vocabulary with a non-ASCII letter: named as the reader typed it, not as
+  // escaped bytes (the program, writing to a terminal, escapes them: r\xc3\xafver).
+  await input.fill("the r\u00efver bank");
+  await input.dispatchEvent("change");
+  const accented = (await root.locator(".live-error").textContent()) ?? "";
+  check(accented.includes("r\u00efver") && !accented.includes("\\x"), where, `a non-ASCII word: shows "${accented}"`);
   await input.fill("the river bank");
   await input.dispatchEvent("change");
 }
@@ -387,6 +405,18 @@ async function checkCh02(page, width) {
   }
   state.flags = [`--wq=${wq.join("; ")}`];
   await compare("coefficients");
+  // An emptied coefficient is refused by name, never read as 0; the old table does not stay.
+  const emptied = root.locator('input[data-r="1"][data-c="0"]');
+  const kept = await emptied.inputValue();
+  await emptied.fill("");
+  await emptied.press("Tab");
+  const refusal = (await root.locator(".live-error").textContent().catch(() => "")) ?? "";
+  check(/water -> finance/.test(refusal) && /not a number/.test(refusal), where, `an empty Wq cell: the widget says "${refusal}"`);
+  check(await root.locator("tr[data-row]").count() === 0 && await root.locator(".live-drag svg").count() === 0, where,
+        "an empty Wq cell leaves the previous results shown under the error");
+  await emptied.fill(kept);
+  await emptied.press("Tab");
+  await compare("coefficient restored");
   // The 3-d view turns when dragged.
   const svg = root.locator(".live-drag svg");
   await svg.scrollIntoViewIfNeeded();
@@ -537,6 +567,22 @@ async function checkCh09(page, width) {
             `on ${e.at}; ch09_real_heads prints ${e.weight}, ${e.contribution}`);
     }
   }
+  // The head view opens at the reading position (the last character): its button and every
+  // head's cell there are inside the visible part of their strips, on a phone too; each character
+  // is a tap target of 32 px at least.
+  const opening = await root.evaluate((r) => {
+    const at = r.querySelector('.live-chars button[aria-pressed="true"]');
+    const inView = (cell, strip) => {
+      const a = cell.getBoundingClientRect(), b = strip.getBoundingClientRect();
+      return a.left >= b.left - 1 && a.right <= b.right + 1;
+    };
+    const i = Number(at.dataset.pos);
+    const heads = [...r.querySelectorAll(".live-head")];
+    return { button: inView(at, r.querySelector(".live-chars")), size: [at.getBoundingClientRect().width, at.getBoundingClientRect().height],
+             cells: heads.every((h) => inView(h.querySelectorAll(".live-strip:first-child .live-cell")[i], h.querySelector(".live-strips"))) };
+  });
+  check(opening.button && opening.cells, where, `the head view does not open at the reading position (${JSON.stringify(opening)})`);
+  check(opening.size[0] >= 32 - 0.5 && opening.size[1] >= 32 - 0.5, where, `a character button is ${opening.size.map(Math.round).join("x")} px (under 32)`);
   const loaded = await ch09Runs.load, typed = await ch09Runs.typed;
   check(loaded.code === 0 && typed.code === 0, where, `ch09_real_heads --load failed: ${loaded.err}${typed.err}`);
   await compare(ch09Sentences.load, ch09Printed(loaded.out), "load");
@@ -577,6 +623,12 @@ async function checkCh09(page, width) {
   const error = (await root.locator(".live-error").textContent()) ?? "";
   check(refusal.code === 2 && /printable ASCII/.test(error) && /printable ASCII/.test(refusal.err), where,
         `an accented sentence: the page says "${error}", the program (exit ${refusal.code}) "${refusal.err.trim()}"`);
+  // Nothing of the previous sentence stays under the error.
+  const left = await root.evaluate((r) => r.querySelectorAll(".live-chars button, .live-head, .live-map").length +
+    (r.querySelector('[data-field="position"]').textContent.trim() ? 1 : 0));
+  check(left === 0, where, `an accented sentence leaves ${left} parts of the previous sentence's results under the error`);
+  await root.locator('button[data-sentence="the river bank"]').click();
+  check(await root.locator(".live-chars button").count() === "the river bank".length, where, "a preset after an error shows no characters");
 }
 
 // Each page once, its widgets in order.
@@ -606,6 +658,8 @@ async function visitAll(width) {
         const after = await layout(tab.page, widget);
         check(after.smallest >= 11, where, `text drawn at ${after.smallest.toFixed(1)} px ("${after.where}"), under 11 px`);
         check(after.fits, where, "the widget is wider than its column");
+        for (const t of after.cutTables) check(false, where, `a table is cut with no cue: ${t}`);
+        if (width === 400) for (const t of after.smallTargets) check(false, where, `tap target ${t} (under 32 px)`);
         check(after.pageFits, where, "the page is wider than the window");
         if (screenshots) {
           fs.mkdirSync(screenshots, { recursive: true });
