@@ -169,8 +169,11 @@ BOOST_AUTO_TEST_CASE(claim_real_07_the_induction_head_reads_the_previous_token_h
   const ch09::Report& r = fixture_report();
   BOOST_TEST(claim("real_07").holds, claim("real_07").numbers);
   const ch09::CircuitSection& c = r.circuit;
-  BOOST_TEST(ch09::head_name(0, c.k_composition.index_max()) == c.previous);
+  BOOST_TEST(ch09::head_name(0, c.previous_head) == c.previous);
   BOOST_TEST(c.patched_repeat - c.clean_repeat > (c.first - c.clean_repeat) / 2);
+  // the K-composition's rank is printed, not judged: the rank the numbers give
+  const arma::uword rank = 1 + arma::accu(c.k_composition > c.k_composition(c.previous_head));
+  BOOST_TEST(claim("real_07").numbers.find("ranks " + std::to_string(rank) + " of 4") != std::string::npos);
   // The K-composition by an independent route: the key-side product written out from the weights.
   const ch09::Model& m = fixture_run().model;
   const arma::uword ind = r.roles.induction_random.row(1).index_max(), dk = m.shape.d_k;
@@ -184,12 +187,8 @@ BOOST_AUTO_TEST_CASE(claim_real_07_the_induction_head_reads_the_previous_token_h
     const double k = arma::norm(qk * ov.t(), "fro") / (arma::norm(qk, "fro") * arma::norm(ov, "fro"));
     BOOST_TEST(c.k_composition(h) == k, boost::test_tools::tolerance(1e-9));
   }
-  // Where it must fail: the same numbers with the previous-token head another head, or a patch
-  // that costs the repeats less than half the advantage.
+  // Where it must fail: a patch that costs the repeats less than half the advantage.
   ch09::CircuitSection other = c;
-  other.previous = ch09::head_name(0, (c.k_composition.index_max() + 1) % m.shape.heads);
-  BOOST_TEST(!ch09::claim_circuit(other).holds);
-  other = c;
   other.patched_repeat = c.clean_repeat + (c.first - c.clean_repeat) / 4;
   BOOST_TEST(!ch09::claim_circuit(other).holds);
 }

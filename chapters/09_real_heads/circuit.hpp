@@ -21,6 +21,7 @@ namespace ch09 {
 struct CircuitSection {
   std::string induction;         ///< the second-layer head with the top induction score
   std::string previous;          ///< the first-layer head with the top previous-token score
+  arma::uword previous_head = 0; ///< its index within the first layer
   arma::rowvec k_composition;    ///< 1 x heads: K-composition of the induction head with each first-layer head
   arma::rowvec q_composition;    ///< 1 x heads: Q-composition, for comparison
   arma::rowvec v_composition;    ///< 1 x heads: V-composition, for comparison
@@ -37,9 +38,9 @@ struct CircuitSection {
 /// previous-token head's output with its output on the same windows shuffled.
 CircuitSection circuit(const Model& model, const Vocabulary& vocab, const Probes& probes, const Roles& roles);
 
-/// real_07: the induction head's keys read the previous-token head (the largest K-composition among
-/// first-layer heads), and patching that head's output from shuffled windows raises the repeat
-/// loss by more than half the in-context advantage.
+/// real_07: patching the previous-token head's output from shuffled windows raises the repeat loss
+/// by more than half the in-context advantage; the rank of its K-composition with the induction head
+/// among first-layer heads is printed beside, not judged.
 Claim claim_circuit(const CircuitSection& c);
 
 }  // namespace ch09
