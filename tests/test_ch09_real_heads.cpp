@@ -44,7 +44,8 @@ const ch09::Vocabulary& vocab() {
 /// The run the fixture saved (or, for scripts/robustness.py, the folder the environment variable
 /// CH09_MODEL names), and the program's report on it, computed once.
 const ch09::Run& fixture_run() {
-  static const ch09::Run run = ch09::load_run(std::getenv("CH09_MODEL") ? std::getenv("CH09_MODEL") : CH09_MODEL, vocab());
+  static const ch09::Run run =
+      ch09::load_run(std::getenv("CH09_MODEL") ? std::getenv("CH09_MODEL") : CH09_MODEL, vocab());
   return run;
 }
 
@@ -276,8 +277,8 @@ BOOST_AUTO_TEST_CASE(the_patching_pair_asks_for_the_vowel_of_the_earlier_copy) {
   BOOST_TEST(ch09::copy_target("the cat sat. the cat s") == 'a');
   BOOST_TEST(ch09::copy_target("the cat sut. the cat s") == 'u');
   BOOST_TEST(ch09::copy_target("no repeat here") == '\0');
-  BOOST_TEST(ch09::copy_target("abc. abc") == '\0');   // nothing follows the earlier copy
-  BOOST_TEST(ch09::copy_target("abc. abd") == '\0');   // not a repeat
+  BOOST_TEST(ch09::copy_target("abc. abc") == '\0');  // nothing follows the earlier copy
+  BOOST_TEST(ch09::copy_target("abc. abd") == '\0');  // not a repeat
   for (const std::string& s : ch09::kPatchCandidates) BOOST_TEST(s.size() == ch09::kPatchCandidates[0].size());
 }
 

@@ -184,9 +184,10 @@ BOOST_AUTO_TEST_CASE(no_chapter_page_prints_a_claim_that_does_not_hold) {
     const std::string text = read(e.path());
     for (const std::string verdict : {"does NOT hold", "(does not hold here)", "not judged"}) {
       const std::size_t at = text.find(verdict);
-      BOOST_TEST(at == std::string::npos, e.path().filename().string()
-                                              << " prints \"" << verdict << "\": "
-                                              << text.substr(at == std::string::npos ? 0 : text.rfind('\n', at) + 1, 300));
+      BOOST_TEST(at == std::string::npos,
+                 e.path().filename().string()
+                     << " prints \"" << verdict
+                     << "\": " << text.substr(at == std::string::npos ? 0 : text.rfind('\n', at) + 1, 300));
     }
   }
   BOOST_TEST(parts >= 9u);

@@ -19,18 +19,18 @@ namespace ch09 {
 
 /// The induction circuit, read off the weights and tested by patching.
 struct CircuitSection {
-  std::string induction;         ///< the second-layer head with the top induction score
-  std::string previous;          ///< the first-layer head with the top previous-token score
-  arma::uword previous_head = 0; ///< its index within the first layer
-  arma::rowvec k_composition;    ///< 1 x heads: K-composition of the induction head with each first-layer head
-  arma::rowvec q_composition;    ///< 1 x heads: Q-composition, for comparison
-  arma::rowvec v_composition;    ///< 1 x heads: V-composition, for comparison
-  double random_baseline = 0.0;  ///< the K-composition of random matrices of the same shapes (mean of 20)
-  double qk_diagonal = 0.0;      ///< share of the 26 letters whose own key through the previous head wins its query row
-  double ov_diagonal = 0.0;      ///< share of the 26 letters the OV circuit copies (own logit highest)
-  double clean_repeat = 0.0;     ///< random-repeat loss, clean
-  double patched_repeat = 0.0;   ///< the same with the previous-token head's output taken from shuffled windows
-  double first = 0.0;            ///< the first-copy loss (clean), for the in-context advantage
+  std::string induction;          ///< the second-layer head with the top induction score
+  std::string previous;           ///< the first-layer head with the top previous-token score
+  arma::uword previous_head = 0;  ///< its index within the first layer
+  arma::rowvec k_composition;     ///< 1 x heads: K-composition of the induction head with each first-layer head
+  arma::rowvec q_composition;     ///< 1 x heads: Q-composition, for comparison
+  arma::rowvec v_composition;     ///< 1 x heads: V-composition, for comparison
+  double random_baseline = 0.0;   ///< the K-composition of random matrices of the same shapes (mean of 20)
+  double qk_diagonal = 0.0;     ///< share of the 26 letters whose own key through the previous head wins its query row
+  double ov_diagonal = 0.0;     ///< share of the 26 letters the OV circuit copies (own logit highest)
+  double clean_repeat = 0.0;    ///< random-repeat loss, clean
+  double patched_repeat = 0.0;  ///< the same with the previous-token head's output taken from shuffled windows
+  double first = 0.0;           ///< the first-copy loss (clean), for the in-context advantage
 };
 
 /// The circuit of the induction head: QK and OV circuits through the embedding and unembedding,

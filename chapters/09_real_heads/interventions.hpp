@@ -61,10 +61,10 @@ struct PatchRow {
 
 /// The two sentences of the patching example, picked from candidates by a rule.
 struct PatchPair {
-  std::string a;              ///< the clean sentence: the first candidate the model copies
-  std::string b;              ///< the sentence patched from: the next candidate the model copies
-  arma::uword copied = 0;     ///< candidates whose repeat the model copies
-  arma::uword candidates = 0; ///< candidates tried
+  std::string a;               ///< the clean sentence: the first candidate the model copies
+  std::string b;               ///< the sentence patched from: the next candidate the model copies
+  arma::uword copied = 0;      ///< candidates whose repeat the model copies
+  arma::uword candidates = 0;  ///< candidates tried
 };
 
 /// The character a sentence "P. Q" asks to copy: the one after Q's earlier occurrence at the

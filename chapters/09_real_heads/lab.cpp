@@ -294,6 +294,15 @@ void require_chapter_shape(const attn::AttnOnlyShape& s, arma::uword vocab, cons
                            ") is not this chapter's (" + describe(e) + ")");
 }
 
+/// Refuses a run.txt of another format: an earlier version's (EarlierRun) or not a saved run at all.
+void check_run_format(const fs::path& path) {
+  const std::string text = attn::read_input_file(path, kMaxRunFileBytes);
+  if (text.rfind("ch09-run 1\n", 0) == 0)
+    throw EarlierRun(attn::quoted_path(path) + ": saved by an earlier version of this chapter; train again");
+  if (text.rfind("ch09-run 2\n", 0) != 0)
+    throw std::runtime_error(attn::quoted_path(path) + ": not a run saved by ch09_real_heads");
+}
+
 }  // namespace
 
 std::vector<std::string> run_files() { return {"run.txt", "model.txt"}; }
@@ -305,8 +314,8 @@ void save_run(const Run& run, const std::string& dir) {
   const TrainOptions& o = run.options;
   out << "ch09-run 2\nrecipe " << run.recipe << "\nsteps " << o.steps << "\nbatch " << o.batch << "\nlr " << o.lr
       << "\nseed " << o.seed << "\nrepeat_share " << o.windows.repeat_share << "\neval_every " << o.eval_every
-      << "\nseconds " << run.seconds
-      << "\ncharacters " << hex(run.characters) << "\ncurve " << run.curve.size() << '\n';
+      << "\nseconds " << run.seconds << "\ncharacters " << hex(run.characters) << "\ncurve " << run.curve.size()
+      << '\n';
   for (const CurvePoint& p : run.curve) out << p.step << ' ' << p.train << ' ' << p.held_out << '\n';
   // One set: model.txt and run.txt in full under temporary names, a manifest of their checksums
   // renamed first, then the two files; --load refuses a pair that does not match the manifest.
@@ -327,11 +336,7 @@ Run load_run(const std::string& dir, const Vocabulary& vocab) {
     throw std::runtime_error("cannot read " + attn::printable(path.string(), 200) + " (" + attn::os_reason(ENOENT) +
                              ": no model is saved there; train and save one first with --save)");
   }
-  const std::string header = attn::read_input_file(path, kMaxRunFileBytes);
-  if (header.rfind("ch09-run 1\n", 0) == 0)
-    throw EarlierRun(attn::quoted_path(path) + ": saved by an earlier version of this chapter; train again");
-  if (header.rfind("ch09-run 2\n", 0) != 0)
-    throw std::runtime_error(attn::quoted_path(path) + ": not a run saved by ch09_real_heads");
+  check_run_format(path);
   std::map<std::string, std::string> files = attn::read_file_set(dir, run_files(), kMaxRunFileBytes, true);
   RunFile in(files["run.txt"], path);
   Run run;
