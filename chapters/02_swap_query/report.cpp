@@ -105,6 +105,38 @@ void print_producing_a_query(std::ostream& out, const TeachingSection& teaching)
   t.print(out);
 }
 
+namespace {
+
+/// A rank-deficient query map and two maps reading different input directions (section 3's end).
+void print_reading_directions(std::ostream& out, const ReadingDirections& r) {
+  const std::vector<std::string>& axes = attn::toy_embeddings().axes();
+  fmt::print(out,
+             "\n  A map of lower rank: section 4's water Wq ({}) has rank {} of d_k = {}. Every query it\n"
+             "  can produce is a multiple of {}; the query {} lies {}\n"
+             "  from all of them, so no input makes this Wq ask for finance.\n",
+             attn::shape(r.Wq), r.rank_q, r.Wq.n_cols, format_vector(arma::vec(r.reachable.col(0)), 2),
+             format_vector(r.target, 2), format_number(r.target_distance, 4));
+  fmt::print(out,
+             "  Wq and Wk read different input directions (rank {} and {}; the share of each input axis\n"
+             "  that a map reads, 1 read, 0 ignored):\n",
+             r.rank_q, r.rank_k);
+  std::vector<std::string> header{"map"};
+  header.insert(header.end(), axes.begin(), axes.end());
+  attn::Table table(header);
+  for (arma::uword i = 0; i < 2; ++i) {
+    std::vector<std::string> cells{i == 0 ? "Wq (water)" : "Wk (fixed)"};
+    for (arma::uword c = 0; c < r.read_share.n_cols; ++c) cells.push_back(format_number(r.read_share(i, c), 2));
+    table.add(cells);
+  }
+  table.print(out, "    ");
+  fmt::print(out,
+             "  Adding {} to an input moves its key by {}\n"
+             "  and its query by {}: the key sees water, this query does not.\n",
+             format_vector(r.nudge, 0), format_vector(r.key_change, 2), format_vector(r.query_change, 2));
+}
+
+}  // namespace
+
 void print_null_space(std::ostream& out, const SmallNullSpace& small, const WidthExample& w) {
   attn::print_heading(out, "3. What the query map reads and ignores (column form: M = Wq^T, q^T = M x^T)");
   // The article's order: query/key space at a model's width first, then what a small map loses.
@@ -138,6 +170,7 @@ void print_null_space(std::ostream& out, const SmallNullSpace& small, const Widt
              "  third coordinate (which feeds both sums). Other heads, keys, values and the residual stream\n"
              "  still see it.\n",
              format_vector(small.far_query, 0));
+  print_reading_directions(out, small.reading);
 }
 
 void print_matching(std::ostream& out, const QueryChoice& query, const MatchingSection& m, bool article_sentences) {
