@@ -3,6 +3,9 @@
 /// hand-written backward pass against central differences, parameter files, and the program.
 #include <boost/test/unit_test.hpp>
 
+#include <cmath>
+#include <optional>
+
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -243,7 +246,46 @@ BOOST_AUTO_TEST_CASE(claim_bias_02_the_two_classes_get_different_patterns_for_so
                          "absdiff", 1e-12));
   const attn::test::Run r = attn::test::run(std::string(CHAPTER_EXE) + " --no-plots");
   BOOST_TEST(r.out.find(claim.evidence + "   [bias_02]") != std::string::npos);
-  BOOST_TEST(r.out.find("Seed 10, the article's contrast (water near 0, finance near 1):") != std::string::npos);
+  BOOST_TEST(r.out.find("Seed 10 (water near 0, finance near 1):") != std::string::npos);
+}
+
+// Section 6 shows the article's case first, from the seed a printed rule picks, then the reader's
+// seed, then the rate. The rule and the rate are derived here from the survey's raw rows (bank's
+// weights and predictions), without the program's pattern functions.
+BOOST_AUTO_TEST_CASE(biased_dataset_shows_the_rule_picked_case_first_then_its_rate) {
+  const std::vector<ch05::BiasedRun> runs = ch05::survey_biased_seeds(ch05::TrainSettings{}, 0, 20);
+  std::optional<std::uint64_t> first;
+  std::size_t count = 0;
+  for (const ch05::BiasedRun& run : runs) {
+    bool fits = true, water_low = true, water_high = true, finance_low = true, finance_high = true;
+    for (const ch05::BiasedRow& row : run.rows) {
+      fits = fits && row.prediction == row.label;
+      bool& low = row.label == 0 ? water_low : finance_low;
+      bool& high = row.label == 0 ? water_high : finance_high;
+      low = low && row.attention < 0.1;
+      high = high && row.attention > 0.9;
+    }
+    if (fits && ((water_low && finance_high) || (water_high && finance_low))) {
+      if (!first) first = run.seed;
+      ++count;
+    }
+  }
+  const attn::test::Run r = attn::test::run(std::string(CHAPTER_EXE) + " --no-plots");
+  BOOST_TEST_REQUIRE(r.code == 0, r.err);
+  const std::string rate = attn::test::cat("How rare the article's case is here: ", count, " of 20 seeds (",
+                                           std::lround(100.0 * static_cast<double>(count) / 20.0), "%).");
+  BOOST_TEST(r.out.find(rate) != std::string::npos, rate);
+  const std::size_t rule = r.out.find("The article's case, picked by a rule: the first of seeds 0-19");
+  const std::size_t yours = r.out.find("Your seed (0), the same data and settings:");
+  BOOST_TEST_REQUIRE(yours != std::string::npos);
+  if (first) {
+    BOOST_TEST_REQUIRE(rule != std::string::npos);
+    BOOST_TEST(rule < yours);
+    BOOST_TEST(r.out.find(attn::test::cat("Seed ", *first, " (")) > rule);
+    BOOST_TEST(r.out.find(attn::test::cat("Seed ", *first, " (")) < yours);
+  } else {
+    BOOST_TEST(r.out.find("None of seeds 0-19 fits all six") != std::string::npos);
+  }
 }
 
 BOOST_AUTO_TEST_CASE(claim_feat_01_recovers_features_and_interventions_behave) {
