@@ -584,13 +584,16 @@ BOOST_AUTO_TEST_CASE(walkthrough_headings_say_what_is_followed) {
   const std::string model = " one head, two learned coordinates (c1, c2, no hand-given meaning),\n";
   // clang-format off
   const std::vector<std::pair<std::string, std::vector<std::string>>> runs{
-      {"", {"Step-through of update 1:" + model}},
-      {" --follow 21", {"Step-through of update 21:" + model,
+      {"", {"Step-through of update 1:" + model, ", seed 0. Completed updates: 0.\n"}},
+      // The header counts the updates completed before the first one followed: 20 before update 21.
+      {" --follow 21", {"Step-through of update 21:" + model, ", seed 0. Completed updates: 20.\n",
                         "\nUpdates 1 to 20 first, one line each, alternating the two examples\n",
                         "\nUpdate 21: \"the river bank\", with the parameters after 20 updates\n"}},
       {" --follow 1,2", {"Step-through of updates 1 and 2:" + model,
                          "with the parameters after 1 update\n", "  Parameters: the shared ones after 1 update (the"}},
-      {" --follow 2", {"Step-through of update 2:" + model, "\nUpdate 1 first, in one line, alternating"}},
+      {" --follow 2", {"Step-through of update 2:" + model, "\nUpdate 1 first, in one line, alternating",
+                       ". Completed updates: 1.\n"}},
+      {" --updates 21 --follow 22", {". Completed updates: 21.\n", "with the parameters after 21 updates\n"}},
       {" --follow 1,2,21", {"Step-through of updates 1, 2 and 21:\n" + model.substr(1),
                             "\nContinuing for 18 more updates, alternating"}},
       {" --follow 1,2,3,4,5,40", {"Step-through of 6 updates, from 1 to 40:\n"}},

@@ -383,8 +383,10 @@ void print_walk(std::ostream& out, const Walk& walk, const std::function<void()>
   const std::string what = "Step-through of " + followed_updates(walk.followed) + ":";
   const std::string model = "one head, two learned coordinates (c1, c2, no hand-given meaning),";
   out << what << (what.size() + 1 + model.size() <= 100 ? " " : "\n") << model << '\n'
-      << "two classes, SGD with learning rate " << attn::format_number(s.lr, 2) << ", seed " << s.seed
-      << ". Completed updates: 0.\n";
+      << "two classes, SGD with learning rate " << attn::format_number(s.lr, 2) << ", seed "
+      << s.seed
+      // the updates completed before the first one followed stage by stage (0 at the start)
+      << ". Completed updates: " << (walk.followed.empty() ? 0 : walk.followed.front().number - 1) << ".\n";
   std::size_t q = 0;
   for (const WalkUpdate& u : walk.followed) {
     std::vector<QuickUpdate> run;
