@@ -180,7 +180,7 @@ std::string full_head_diagram(const ExampleSublayer& e) {
 
 std::string communication_diagram(const attn::HeadPass& pass, const std::vector<std::string>& words, bool narrow) {
   const arma::uword n = pass.A.n_rows, i = n - 1;  // the receiving position: the last word
-  const std::string receiver = words[i];
+  const std::string& receiver = words[i];
   std::ostringstream dot;
   dot << opening("communication", "Positions as people exchanging messages" + std::string(narrow ? "\n" : " ") + "(\"" +
                                       attn::join_words(words) + "\",\n" + receiver +
