@@ -11,6 +11,7 @@
 #include "common/apparatus/plot.hpp"
 #include "common/apparatus/print.hpp"
 #include "common/attention/toy.hpp"
+#include "figures.hpp"
 #include "mixing.hpp"
 #include "support.hpp"
 
@@ -208,6 +209,33 @@ BOOST_AUTO_TEST_CASE(sweep_rows_are_distributions) {
   BOOST_TEST(W(2, 2) > W(1, 2));  // sharper at x10 than x1
 }
 
+// The opening picture: bank's vector [0.5, 0.5] in the (finance, water) plane, each update drawn
+// from its tip, ending at the article's residual previews (finance, water) = (0.71, 1.02) and (1.02, 0.71).
+BOOST_AUTO_TEST_CASE(opening_picture_adds_each_update_to_the_same_bank_vector) {
+  const attn::ArrowChart c = ch01::updates_chart(forward(), attn::toy_embeddings().axes());
+  BOOST_TEST(c.xlabel == "finance");
+  BOOST_TEST(c.ylabel == "water");
+  BOOST_TEST_REQUIRE(c.arrows.size() == 5u);
+  BOOST_TEST(c.arrows[0].x0 == 0.0);
+  BOOST_TEST(c.arrows[0].x1 == 0.5);
+  BOOST_TEST(c.arrows[0].y1 == 0.5);
+  const double ends[2][2] = {{0.71, 1.02}, {1.02, 0.71}};
+  for (int s = 0; s < 2; ++s) {
+    const attn::Arrow& update = c.arrows[1 + 2 * s];
+    const attn::Arrow& result = c.arrows[2 + 2 * s];
+    BOOST_TEST(update.x0 == 0.5);  // drawn from bank's tip
+    BOOST_TEST(update.y0 == 0.5);
+    BOOST_TEST(std::abs(update.x1 - ends[s][0]) <= 0.005);
+    BOOST_TEST(std::abs(update.y1 - ends[s][1]) <= 0.005);
+    BOOST_TEST(result.x0 == 0.0);  // the sum, from the origin
+    BOOST_TEST(result.x1 == update.x1);
+    BOOST_TEST(result.y1 == update.y1);
+  }
+  // Both results fit the drawn square.
+  BOOST_TEST(c.xrange.second >= 1.02);
+  BOOST_TEST(c.yrange.second >= 1.02);
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 BOOST_AUTO_TEST_SUITE(program)
@@ -220,7 +248,7 @@ BOOST_AUTO_TEST_CASE(runs_prints_the_article_numbers_and_draws_three_plots) {
   attn::test::check_contains(r.out, {"[0.26, 0.31, 0.43]", "[0.21, 0.52, 0.34, 0.41]", "[0.52, 0.21, 0.34, 0.41]",
                                      "[0.71, 1.02, 1.14, 0.61]", "[0.20, 0.54, 1.18]", "[0.10, 0.27, 0.59]"});
   BOOST_TEST(!attn::test::has_nan_word(r.out));
-  attn::test::check_plots(dir, {"ch01_bank_weights", "ch01_mixtures", "ch01_scale_sweep"});
+  attn::test::check_plots(dir, {"ch01_updates", "ch01_bank_weights", "ch01_mixtures", "ch01_scale_sweep"});
 }
 
 BOOST_AUTO_TEST_CASE(flags_change_the_experiment) {

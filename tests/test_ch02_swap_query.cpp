@@ -438,6 +438,24 @@ BOOST_AUTO_TEST_CASE(match_last_with_a_narrow_custom_projection) {
   // clang-format on
 }
 
+// The water preset's Wq has one non-zero entry (structure row, water column): by hand its rank is 1,
+// every query it produces lies on the water axis, pure finance [1, 0, 0] is at distance 1 from that
+// axis, it reads only the structure input axis, while the fixed Wk (an identity on the first three
+// axes) has rank 3 and reads finance, water and structure but not generic; more water moves the
+// key by [0, 1, 0] and the query not at all.
+BOOST_AUTO_TEST_CASE(a_rank_deficient_query_map_and_different_read_directions) {
+  const ch02::ReadingDirections r = ch02::reading_directions();
+  BOOST_TEST(r.rank_q == 1u);
+  BOOST_TEST(r.rank_k == 3u);
+  BOOST_TEST_REQUIRE(r.reachable.n_cols == 1u);
+  BOOST_TEST(arma::abs(arma::vec(r.reachable.col(0)) - arma::vec{0.0, 1.0, 0.0}).max() < 1e-12);
+  BOOST_TEST(r.target_distance == 1.0, boost::test_tools::tolerance(1e-12));
+  const arma::mat expected_share{{0, 0, 1, 0}, {1, 1, 1, 0}};
+  BOOST_TEST(arma::abs(r.read_share - expected_share).max() < 1e-12);
+  BOOST_TEST(arma::abs(r.key_change - arma::rowvec{0.0, 1.0, 0.0}).max() == 0.0);
+  BOOST_TEST(arma::abs(r.query_change).max() == 0.0);
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 BOOST_AUTO_TEST_SUITE(program)

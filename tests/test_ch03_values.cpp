@@ -332,10 +332,10 @@ BOOST_AUTO_TEST_CASE(runs_prints_the_article_numbers_and_draws_its_plots) {
                                      "= 1.732, but", "/ sqrt(3) = 0.000   [val_05]"});
   BOOST_TEST(r.out.find("does not hold") == std::string::npos);
   // The two diagrams: source and PNG together, or (without Graphviz) neither, and a line saying so.
-  for (const char* name : {"ch03_counting", "ch03_full_head"}) {
+  for (const char* name : {"ch03_counting", "ch03_full_head", "ch03_communication"}) {
     const bool drawn = attn::is_valid_png(dir / (std::string(name) + ".png"));
     BOOST_TEST(drawn == std::filesystem::exists(dir / (std::string(name) + ".dot")), name);
-    BOOST_TEST((drawn || r.out.find("diagrams: 2 skipped") != std::string::npos), name);
+    BOOST_TEST((drawn || r.out.find("diagrams: 3 skipped") != std::string::npos), name);
   }
 }
 
@@ -343,14 +343,55 @@ BOOST_AUTO_TEST_CASE(diagrams_follow_the_example_shapes) {
   const ch03::ExampleSublayer e = ch03::example_sublayer({"the", "river", "bank"});
   const std::string counting = ch03::counting_diagram(e, ch03::count_objects(3, 2, 1));
   for (const char* part :
-       {"E: token embedding table,\\n4 x 4", "X 3 x 4", "Wq(1)\\n4 x 3", "Wv(2)\\n4 x 3",
-        "q_the(1)\\nq_river(1)\\nq_bank(1)", "A(2) 3 x 3", "Concat(H(1) .. H(2))\\n3 x 6", "Wo 6 x 4",
-        "Delta = Concat Wo 3 x 4", "6 learned Q/K/V\\nprojection matrices", "18 computed vectors"}) {
+       {"E: token embedding table,\\n4 x 4", "X 3 x 4", "Wq(1)\\n4 x 3", "Wv(2)\\n4 x 3", "<TD>q_the(1)</TD>",
+        "<TD>q_river(1)</TD>", "<TD BGCOLOR=\"#ffd92f\"><B>q_bank(1)</B>", "<TD BGCOLOR=\"#ffd92f\"><B>v_bank(2)</B>",
+        "A(2) 3 x 3", "yellow: bank's 2 q,\\n2 k and 2 v", "Y -> FFN", "FFN -> next", "next block: its own",
+        "Concat(H(1) .. H(2))\\n3 x 6", "Wo 6 x 4", "Delta = Concat Wo 3 x 4", "6 learned Q/K/V\\nprojection matrices",
+        "18 computed vectors"}) {
     BOOST_TEST(counting.find(part) != std::string::npos, part);
   }
   const std::string head = ch03::full_head_diagram(e);
-  for (const char* part : {"S = Q K^T / sqrt(d_k)\\n3 x 3", "Wo, head 1's rows\\n3 x 4", "H = A V\\n3 x 3"}) {
+  for (const char* part : {"S = Q K^T / sqrt(d_k)\\n3 x 3", "Wo, head 1's rows\\n3 x 4", "H = A V\\n3 x 3",
+                           "pre-norm block: U = norm(X)", "X -> U", "U -> Wq", "U -> Wv"}) {
     BOOST_TEST(head.find(part) != std::string::npos, part);
+  }
+  BOOST_TEST(head.find("X -> Wq") == std::string::npos);  // the projections read U, not X
+  // Only the receiving token's rows are highlighted: one q, k and v per head.
+  std::size_t highlighted = 0;
+  for (std::size_t at = counting.find("BGCOLOR"); at != std::string::npos; at = counting.find("BGCOLOR", at + 1))
+    ++highlighted;
+  BOOST_TEST(highlighted == 6u);
+}
+
+// The communication figure: tower's swap-query weights on the edges of panel 1, each value and the
+// mixture in panel 2 (the article's numbers: weights [0.2483, 0.5035, 0.2483], raw values the rows of
+// X2, h = [0.2483, 0.5035]), and one MLP per position in panel 3, with no edge between positions.
+BOOST_AUTO_TEST_CASE(communication_figure_carries_the_computed_weights_and_messages) {
+  const std::vector<ch03::Combination> combos = ch03::three_roles();
+  const std::string dot = ch03::communication_diagram(ch03::combination(combos, ch03::Choice::swap, ch03::Choice::raw),
+                                                      {"the", "Eiffel", "tower"});
+  for (const char* part : {"the\\nk_the\\na = 0.25", "Eiffel\\nk_Eiffel\\na = 0.50", "tower\\nk_tower\\na = 0.25",
+                           "Eiffel\\nv = [0.00, 1.00]\\nsends 0.50 v", "tower\\nv = [1.00, 0.00]\\nsends 0.25 v",
+                           "h = A V = [0.25, 0.50]", "s1_0 -> r1", "s2_2 -> r2", "s3_0 -> m3_0", "s3_2 -> m3_2"}) {
+    BOOST_TEST(dot.find(part) != std::string::npos, part);
+  }
+  for (const char* cross : {"s3_0 -> m3_1", "s3_1 -> m3_0", "-> r3"}) BOOST_TEST(dot.find(cross) == std::string::npos);
+  if (attn::test::run("command -v dot >/dev/null").code != 0) return;
+  for (const bool narrow : {false, true}) {
+    const std::filesystem::path file =
+        std::filesystem::temp_directory_path() / ("attn-ch03-comm-" + std::to_string(::getpid()) + ".dot");
+    std::ofstream(file) << ch03::communication_diagram(ch03::combination(combos, ch03::Choice::swap, ch03::Choice::raw),
+                                                       {"the", "Eiffel", "tower"}, narrow);
+    const attn::test::Run laid = attn::test::run("dot -Tplain " + attn::test::quote(file.string()));
+    std::filesystem::remove(file);
+    BOOST_TEST_REQUIRE(laid.code == 0, laid.err);
+    if (narrow) {  // a phone's 380 px column at 12 px text: 443 pt of 14 pt text
+      std::istringstream words(laid.out);
+      std::string kind;
+      double scale = 0, width = 0;
+      words >> kind >> scale >> width;
+      BOOST_TEST(width * 72 <= 443.0, "the phone's communication figure is " << width * 72 << " pt wide");
+    }
   }
 }
 

@@ -3,6 +3,9 @@
 /// hand-written backward pass against central differences, parameter files, and the program.
 #include <boost/test/unit_test.hpp>
 
+#include <cmath>
+#include <optional>
+
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -243,7 +246,46 @@ BOOST_AUTO_TEST_CASE(claim_bias_02_the_two_classes_get_different_patterns_for_so
                          "absdiff", 1e-12));
   const attn::test::Run r = attn::test::run(std::string(CHAPTER_EXE) + " --no-plots");
   BOOST_TEST(r.out.find(claim.evidence + "   [bias_02]") != std::string::npos);
-  BOOST_TEST(r.out.find("Seed 10, the article's contrast (water near 0, finance near 1):") != std::string::npos);
+  BOOST_TEST(r.out.find("Seed 10 (water near 0, finance near 1):") != std::string::npos);
+}
+
+// Section 6 shows the article's case first, from the seed a printed rule picks, then the reader's
+// seed, then the rate. The rule and the rate are derived here from the survey's raw rows (bank's
+// weights and predictions), without the program's pattern functions.
+BOOST_AUTO_TEST_CASE(biased_dataset_shows_the_rule_picked_case_first_then_its_rate) {
+  const std::vector<ch05::BiasedRun> runs = ch05::survey_biased_seeds(ch05::TrainSettings{}, 0, 20);
+  std::optional<std::uint64_t> first;
+  std::size_t count = 0;
+  for (const ch05::BiasedRun& run : runs) {
+    bool fits = true, water_low = true, water_high = true, finance_low = true, finance_high = true;
+    for (const ch05::BiasedRow& row : run.rows) {
+      fits = fits && row.prediction == row.label;
+      bool& low = row.label == 0 ? water_low : finance_low;
+      bool& high = row.label == 0 ? water_high : finance_high;
+      low = low && row.attention < 0.1;
+      high = high && row.attention > 0.9;
+    }
+    if (fits && ((water_low && finance_high) || (water_high && finance_low))) {
+      if (!first) first = run.seed;
+      ++count;
+    }
+  }
+  const attn::test::Run r = attn::test::run(std::string(CHAPTER_EXE) + " --no-plots");
+  BOOST_TEST_REQUIRE(r.code == 0, r.err);
+  const std::string rate = attn::test::cat("How rare the article's case is here: ", count, " of 20 seeds (",
+                                           std::lround(100.0 * static_cast<double>(count) / 20.0), "%).");
+  BOOST_TEST(r.out.find(rate) != std::string::npos, rate);
+  const std::size_t rule = r.out.find("The article's case, picked by a rule: the first of seeds 0-19");
+  const std::size_t yours = r.out.find("Your seed (0), the same data and settings:");
+  BOOST_TEST_REQUIRE(yours != std::string::npos);
+  if (first) {
+    BOOST_TEST_REQUIRE(rule != std::string::npos);
+    BOOST_TEST(rule < yours);
+    BOOST_TEST(r.out.find(attn::test::cat("Seed ", *first, " (")) > rule);
+    BOOST_TEST(r.out.find(attn::test::cat("Seed ", *first, " (")) < yours);
+  } else {
+    BOOST_TEST(r.out.find("None of seeds 0-19 fits all six") != std::string::npos);
+  }
 }
 
 BOOST_AUTO_TEST_CASE(claim_feat_01_recovers_features_and_interventions_behave) {
@@ -542,13 +584,16 @@ BOOST_AUTO_TEST_CASE(walkthrough_headings_say_what_is_followed) {
   const std::string model = " one head, two learned coordinates (c1, c2, no hand-given meaning),\n";
   // clang-format off
   const std::vector<std::pair<std::string, std::vector<std::string>>> runs{
-      {"", {"Step-through of update 1:" + model}},
-      {" --follow 21", {"Step-through of update 21:" + model,
+      {"", {"Step-through of update 1:" + model, ", seed 0. Completed updates: 0.\n"}},
+      // The header counts the updates completed before the first one followed: 20 before update 21.
+      {" --follow 21", {"Step-through of update 21:" + model, ", seed 0. Completed updates: 20.\n",
                         "\nUpdates 1 to 20 first, one line each, alternating the two examples\n",
                         "\nUpdate 21: \"the river bank\", with the parameters after 20 updates\n"}},
       {" --follow 1,2", {"Step-through of updates 1 and 2:" + model,
                          "with the parameters after 1 update\n", "  Parameters: the shared ones after 1 update (the"}},
-      {" --follow 2", {"Step-through of update 2:" + model, "\nUpdate 1 first, in one line, alternating"}},
+      {" --follow 2", {"Step-through of update 2:" + model, "\nUpdate 1 first, in one line, alternating",
+                       ". Completed updates: 1.\n"}},
+      {" --updates 21 --follow 22", {". Completed updates: 21.\n", "with the parameters after 21 updates\n"}},
       {" --follow 1,2,21", {"Step-through of updates 1, 2 and 21:\n" + model.substr(1),
                             "\nContinuing for 18 more updates, alternating"}},
       {" --follow 1,2,3,4,5,40", {"Step-through of 6 updates, from 1 to 40:\n"}},

@@ -2,6 +2,7 @@
 /// \brief Chapter 01's figures (see figures.hpp).
 #include "figures.hpp"
 
+#include <algorithm>
 #include <armadillo>
 #include <utility>
 
@@ -33,6 +34,41 @@ attn::BarChart mixtures_chart(const ForwardPassSection& f, const std::vector<std
           .values = arma::join_rows(arma::vec(f.river.X.row(f.river.receiver).t()), arma::vec(f.river.mixture().t()),
                                     arma::vec(f.money.mixture().t())),
           .yrange = std::make_pair(0.0, 1.0)};
+}
+
+attn::ArrowChart updates_chart(const ForwardPassSection& f, const std::vector<std::string>& axes) {
+  const arma::rowvec x = f.river.X.row(f.river.receiver);  // bank's looked-up vector, 1 x d
+  const std::string& bank = f.river.words[f.river.receiver];
+  std::vector<attn::Arrow> arrows{{.x1 = x(0),
+                                   .y1 = x(1),
+                                   .colour = attn::word_colour(bank),
+                                   .label = bank + "'s looked-up vector (both sentences)"}};
+  for (const SentencePass* s : {&f.river, &f.money}) {
+    const arma::rowvec y = s->residual();  // x + mixture
+    const std::string& clue = s->words[1];
+    arrows.push_back({.x0 = x(0),
+                      .y0 = x(1),
+                      .x1 = y(0),
+                      .y1 = y(1),
+                      .colour = attn::word_colour(clue),
+                      .label = "+ update in \"" + attn::join_words(s->words) + "\""});
+    arrows.push_back({.x1 = y(0),
+                      .y1 = y(1),
+                      .colour = attn::word_colour(clue),
+                      .label = "= " + bank + " after the update (" + clue + ")",
+                      .dashed = true,
+                      .width = 1});
+  }
+  const double reach = 1.15 * std::max(arma::max(f.river.residual().head(2)), arma::max(f.money.residual().head(2)));
+  return {.name = "ch01_updates",
+          .title = "One looked-up bank vector, two sentences' updates added to it",
+          .xlabel = axes.at(0),
+          .ylabel = axes.at(1),
+          .arrows = arrows,
+          .xrange = {0.0, reach},
+          .yrange = {0.0, reach},
+          .x_axis = false,
+          .key = "below vertical Left reverse"};
 }
 
 attn::LineChart scale_sweep_chart(const Experiment& e) {

@@ -20,6 +20,14 @@ attn::BarChart bank_weights_chart(const ForwardPassSection& f);
 /// Source: the article, "One forward pass, no training".
 attn::BarChart mixtures_chart(const ForwardPassSection& f, const std::vector<std::string>& axes);
 
+/// The article's opening picture (ch01_updates), drawn from section 1's numbers: bank's looked-up
+/// vector, the same in both sentences, and each sentence's update (its mixture, through an identity
+/// output projection) added head to tail, in the plane of the table's first two `axes` (finance,
+/// water). The residual stream is the looked-up vector plus the updates added to it; the two results
+/// differ only in these two coordinates (the mixtures' other coordinates are equal).
+/// Source: the article's untitled opening ("Two sentences start with the same bank vector").
+attn::ArrowChart updates_chart(const ForwardPassSection& f, const std::vector<std::string>& axes);
+
 /// The weights the reader's last word receives as the multiplier sweeps 0.05 .. 10 on a log axis
 /// (ch01_scale_sweep), one line per source word in that word's colour, marks at x0.1, x1 and x5,
 /// and at the reader's multiplier when it is another value inside the sweep.

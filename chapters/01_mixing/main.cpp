@@ -72,6 +72,7 @@ int run(const Flags& flags) {
   if (flags.experiment) ch01::print_experiment(std::cout, yours, table.axes());
 
   fmt::print(std::cout, "\n");
+  plots.arrows(ch01::updates_chart(forward, table.axes()));
   plots.bars(ch01::bank_weights_chart(forward));
   plots.bars(ch01::mixtures_chart(forward, table.axes()));
   plots.lines(ch01::scale_sweep_chart(yours));

@@ -36,30 +36,35 @@ void print_match(std::ostream& out, const MatchTable& t) {
   table.print(out, "    ");
 }
 
-/// The receiver's query as the article derives it: "q_bank = 0.8 x [0.00, 3.75, 0.00] = [0.00, 3.00, 0.00]",
-/// one term per input coordinate that is non-zero and meets a non-zero row of Wq (query_terms).
-void print_derivation(std::ostream& out, const MatchTable& t, const arma::mat& Wq) {
+}  // namespace
+
+std::string query_derivation(const MatchTable& t, const arma::mat& Wq) {
   const std::string who = t.words[t.receiver];
   const std::string result = row(t.Q, t.receiver, 2);
   std::vector<std::string> parts;
   for (const QueryTerm& term : query_terms(t.X.row(t.receiver), Wq))
     parts.push_back(fmt::format("{} x {}", attn::format_plain(term.x), format_vector(term.row, 2)));
-  if (parts.empty()) {
-    fmt::print(out, "    q_{0} = x_{0} Wq = {1} (every row of Wq that x_{0} reads is zero)\n", who, result);
-    return;
-  }
-  std::string line = fmt::format("    q_{} = ", who);
+  if (parts.empty())
+    return fmt::format("    q_{0} = x_{0} Wq = {1} (every row of Wq that x_{0} reads is zero)\n", who, result);
+  std::string text, line = fmt::format("    q_{} = ", who);
   const std::size_t indent = line.size() - 2;  // continuation lines start "+ " under the first term
   for (std::size_t i = 0; i < parts.size(); ++i) {
     if (i > 0 && line.size() + parts[i].size() + 3 > kLineWidth) {
-      fmt::print(out, "{}\n", line);
+      text += line + "\n";
       line = fmt::format("{:{}}+ {}", "", indent, parts[i]);
     } else {
       line += (i ? " + " : "") + parts[i];
     }
   }
-  fmt::print(out, "{} = {}\n", line, result);
+  return text + line + " = " + result + "\n";
 }
+
+std::string receiver_input(const MatchTable& t) {
+  return fmt::format("    x_{} = {} (its input: the same whatever Wq)\n", t.words[t.receiver],
+                     format_vector(arma::rowvec(t.X.row(t.receiver)), 2));
+}
+
+namespace {
 
 /// The three claims about the article's first table on one line: "keys [qk_05], scores [qk_06], ...".
 void print_table_claims(std::ostream& out, const MatchTable& t) {
@@ -105,6 +110,38 @@ void print_producing_a_query(std::ostream& out, const TeachingSection& teaching)
   t.print(out);
 }
 
+namespace {
+
+/// A rank-deficient query map and two maps reading different input directions (section 3's end).
+void print_reading_directions(std::ostream& out, const ReadingDirections& r) {
+  const std::vector<std::string>& axes = attn::toy_embeddings().axes();
+  fmt::print(out,
+             "\n  A map of lower rank: section 4's water Wq ({}) has rank {} of d_k = {}. Every query it\n"
+             "  can produce is a multiple of {}; the query {} lies {}\n"
+             "  from all of them, so no input makes this Wq ask for finance.\n",
+             attn::shape(r.Wq), r.rank_q, r.Wq.n_cols, format_vector(arma::vec(r.reachable.col(0)), 2),
+             format_vector(r.target, 2), format_number(r.target_distance, 4));
+  fmt::print(out,
+             "  Wq and Wk read different input directions (rank {} and {}; the share of each input axis\n"
+             "  that a map reads, 1 read, 0 ignored):\n",
+             r.rank_q, r.rank_k);
+  std::vector<std::string> header{"map"};
+  header.insert(header.end(), axes.begin(), axes.end());
+  attn::Table table(header);
+  for (arma::uword i = 0; i < 2; ++i) {
+    std::vector<std::string> cells{i == 0 ? "Wq (water)" : "Wk (fixed)"};
+    for (arma::uword c = 0; c < r.read_share.n_cols; ++c) cells.push_back(format_number(r.read_share(i, c), 2));
+    table.add(cells);
+  }
+  table.print(out, "    ");
+  fmt::print(out,
+             "  Adding {} to an input moves its key by {}\n"
+             "  and its query by {}: the key sees water, this query does not.\n",
+             format_vector(r.nudge, 0), format_vector(r.key_change, 2), format_vector(r.query_change, 2));
+}
+
+}  // namespace
+
 void print_null_space(std::ostream& out, const SmallNullSpace& small, const WidthExample& w) {
   attn::print_heading(out, "3. What the query map reads and ignores (column form: M = Wq^T, q^T = M x^T)");
   // The article's order: query/key space at a model's width first, then what a small map loses.
@@ -138,6 +175,7 @@ void print_null_space(std::ostream& out, const SmallNullSpace& small, const Widt
              "  third coordinate (which feeds both sums). Other heads, keys, values and the residual stream\n"
              "  still see it.\n",
              format_vector(small.far_query, 0));
+  print_reading_directions(out, small.reading);
 }
 
 void print_matching(std::ostream& out, const QueryChoice& query, const MatchingSection& m, bool article_sentences) {
@@ -158,7 +196,7 @@ void print_matching(std::ostream& out, const QueryChoice& query, const MatchingS
     } else {
       fmt::print(out, "{}\n", query.evidence);
     }
-    print_derivation(out, t, m.Wq);
+    fmt::print(out, "{}{}", receiver_input(t), query_derivation(t, m.Wq));
     print_match(out, t);
     if (claims) print_table_claims(out, t);
     if (k > 0) attn::print_claim(out, claim_query_same_in_both(m));
@@ -176,7 +214,7 @@ void print_combined_criteria(std::ostream& out, const CombinedQuery& c) {
              "  A score adds one share per coordinate pair: s_ij = (q_i1 k_j1 + q_i2 k_j2 + q_i3 k_j3) / sqrt(3).\n"
              "  Wq = find water + find structure (section 4's presets added), so {} asks along two axes:\n",
              who);
-  print_derivation(out, t, combined_wq());
+  fmt::print(out, "{}", query_derivation(t, combined_wq()));
   fmt::print(out, "  \"{}\", each pair's share q_{},r k_j,r / sqrt(3):\n", attn::join_words(t.words), who);
   attn::Table table({"token", "its key x Wk", "finance", "water", "structure", "score", "weight"});
   for (arma::uword j = 0; j < t.words.size(); ++j) {

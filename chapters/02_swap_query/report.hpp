@@ -31,6 +31,15 @@ void print_null_space(std::ostream& out, const SmallNullSpace& small, const Widt
 /// the article's sentences (`article_sentences`).
 void print_matching(std::ostream& out, const QueryChoice& query, const MatchingSection& m, bool article_sentences);
 
+/// The receiver's query as the article derives it, as printed (4-space indent, one line a row, long
+/// sums wrapped before column 96): "    q_bank = 0.8 x [0.00, 3.75, 0.00] = [0.00, 3.00, 0.00]\n",
+/// one term per input coordinate that is non-zero and meets a non-zero row of Wq (query_terms).
+/// Shared with the book's matching widget. Wq: 4 x 3.
+std::string query_derivation(const MatchTable& t, const arma::mat& Wq);
+
+/// The receiver's input line, as printed: "    x_bank = [0.50, 0.50, 0.80, 0.20] (its input: ...)\n".
+std::string receiver_input(const MatchTable& t);
+
 /// Section 5, first part, "One query can combine several matching criteria": each coordinate
 /// pair's share of every score (qk_09) and the split into the two presets' scores.
 void print_combined_criteria(std::ostream& out, const CombinedQuery& c);

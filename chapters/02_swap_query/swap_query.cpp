@@ -273,8 +273,33 @@ MatchingSection matching_widget(const arma::mat& Wq, const std::optional<std::ve
 
 namespace ch02 {
 
+// [reading_directions]
+ReadingDirections reading_directions() {
+  ReadingDirections r{.Wq = preset_wq(Preset::water), .Wk = fixed_wk()};  // d x d_k each
+  r.rank_q = arma::rank(r.Wq);
+  r.rank_k = arma::rank(r.Wk);
+  r.reachable = arma::orth(arma::mat(r.Wq.t()));          // d_k x rank: the column space of M = Wq^T
+  for (arma::uword c = 0; c < r.reachable.n_cols; ++c) {  // LAPACK's sign is arbitrary: largest entry positive
+    if (r.reachable(arma::abs(r.reachable.col(c)).index_max(), c) < 0) r.reachable.col(c) *= -1.0;
+  }
+  r.target = {1.0, 0.0, 0.0};
+  const arma::rowvec closest = (r.target * r.reachable) * r.reachable.t();  // 1 x d_k, its projection
+  r.target_distance = arma::norm(r.target - closest);
+  // The input directions a map reads: the row space of M = W^T, spanned by W's columns (d x rank).
+  r.read_share.set_size(2, r.Wq.n_rows);
+  for (arma::uword i = 0; i < 2; ++i) {
+    const arma::mat P = arma::orth(i == 0 ? r.Wq : r.Wk);     // d x rank, orthonormal columns
+    r.read_share.row(i) = arma::sum(arma::square(P), 1).t();  // |P^T e_r|^2 for each axis r
+  }
+  r.nudge = {0.0, 1.0, 0.0, 0.0};
+  r.query_change = r.nudge * r.Wq;
+  r.key_change = r.nudge * r.Wk;
+  return r;
+}
+// [reading_directions]
+
 SmallNullSpace small_null_space() {
-  SmallNullSpace s{.M = small_query_map()};
+  SmallNullSpace s{.M = small_query_map(), .reading = reading_directions()};
   s.ns = null_space(s.M);
   s.n = {1.0, 1.0, -1.0};
   s.e = {1.0, 2.0, 3.0};

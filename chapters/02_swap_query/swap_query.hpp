@@ -213,13 +213,36 @@ struct TeachingSection {
 /// and "Producing a query".
 TeachingSection teaching_section();
 
+/// What a query map and a key map read and reach, in column form (M = W^T): the article's remarks
+/// that a map of rank below d_k reaches only a subspace of the matching space, and that Wq and Wk
+/// can read different input directions, measured on the matching widget's water preset and fixed Wk.
+struct ReadingDirections {
+  arma::mat Wq{};                ///< d x d_k (4 x 3): preset_wq(Preset::water)
+  arma::mat Wk{};                ///< d x d_k (4 x 3): fixed_wk()
+  arma::uword rank_q = 0;        ///< rank of Wq: the dimension of the queries it can produce
+  arma::uword rank_k = 0;        ///< rank of Wk
+  arma::mat reachable{};         ///< d_k x rank_q: orthonormal basis of the queries Wq can produce
+  arma::rowvec target{};         ///< 1 x d_k: a query to aim for, [1, 0, 0] (pure finance)
+  double target_distance = 0.0;  ///< its distance from every query Wq can produce
+  arma::mat read_share{};        ///< 2 x d: per input axis r, |P e_r|^2 with P the projection onto the
+                                 ///< input directions Wq (row 0) or Wk (row 1) reads; 1 read, 0 ignored
+  arma::rowvec nudge{};          ///< 1 x d: [0, 1, 0, 0], more water added to an input
+  arma::rowvec query_change{};   ///< 1 x d_k: nudge Wq, how the query moves
+  arma::rowvec key_change{};     ///< 1 x d_k: nudge Wk, how the key moves
+};
+/// Computes the above. Throws nothing beyond std::bad_alloc (Armadillo's SVD on 4 x 3 matrices).
+/// Source: the article, "What is query/key space, and how does it relate to subspaces?" ("a smaller
+/// subspace if the map's rank is below 128"; "the input directions read by Wq and Wk can also differ").
+ReadingDirections reading_directions();
+
 /// Section 3's small example: the 3-d -> 2-d map, its null space, and the article's n and e.
 struct SmallNullSpace {
-  arma::mat M{};          ///< 2 x 3: small_query_map()
-  NullSpace ns{};         ///< null_space(M)
-  arma::vec n{};          ///< 3 x 1: the article's n = (1, 1, -1)
-  arma::vec e{};          ///< 3 x 1: the article's e = (1, 2, 3)
-  arma::vec far_query{};  ///< 2 x 1: M (e + 2.5 n), the same query as M e
+  arma::mat M{};                ///< 2 x 3: small_query_map()
+  NullSpace ns{};               ///< null_space(M)
+  arma::vec n{};                ///< 3 x 1: the article's n = (1, 1, -1)
+  arma::vec e{};                ///< 3 x 1: the article's e = (1, 2, 3)
+  arma::vec far_query{};        ///< 2 x 1: M (e + 2.5 n), the same query as M e
+  ReadingDirections reading{};  ///< a rank-deficient query map, and Wq and Wk reading different directions
 };
 /// M, its null space and the article's n and e.
 /// Source: the article, "What information does the query map lose?".

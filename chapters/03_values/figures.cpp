@@ -9,6 +9,7 @@
 
 #include "common/apparatus/panels.hpp"
 #include "common/apparatus/plot.hpp"
+#include "common/apparatus/print.hpp"
 #include "common/attention/toy.hpp"
 
 namespace ch03 {
@@ -24,11 +25,40 @@ std::string node(const std::string& id, const std::string& label, bool learned) 
          "\"];\n";
 }
 
-/// "q_the(1)\nq_river(1)\nq_bank(1)": one vector per token row of a head's matrix, one a line.
-std::string rows_of(const std::string& letter, const std::vector<std::string>& words, std::size_t head) {
+constexpr const char* kFollowed = "#ffd92f";  // yellow: the receiving token's rows, to follow across heads
+
+/// Text for a Graphviz HTML-like label: &, < and > as entities.
+std::string html_text(const std::string& text) {
+  std::string out;
+  for (const char c : text) {
+    if (c == '&')
+      out += "&amp;";
+    else if (c == '<')
+      out += "&lt;";
+    else if (c == '>')
+      out += "&gt;";
+    else
+      out += c;
+  }
+  return out;
+}
+
+/// A computed matrix's node whose label lists one vector per token row ("q_the(1)", ..), the
+/// receiving (last) token's row highlighted, so a reader can follow bank's rows across the heads.
+std::string rows_node(const std::string& id, const std::string& title, const std::string& letter,
+                      const std::vector<std::string>& words, std::size_t head) {
   std::ostringstream out;
-  for (std::size_t t = 0; t < words.size(); ++t)
-    out << (t ? "\n" : "") << letter << '_' << words[t] << '(' << head << ')';
+  out << "  " << id << " [fillcolor=\"" << kComputed
+      << "\", label=<<TABLE BORDER=\"0\" CELLBORDER=\"0\" CELLSPACING=\"0\" CELLPADDING=\"1\"><TR><TD>"
+      << html_text(title) << "</TD></TR>";
+  for (std::size_t t = 0; t < words.size(); ++t) {
+    const std::string row = html_text(letter + "_" + words[t] + "(" + std::to_string(head) + ")");
+    if (t + 1 == words.size())
+      out << "<TR><TD BGCOLOR=\"" << kFollowed << "\"><B>" << row << "</B></TD></TR>";
+    else
+      out << "<TR><TD>" << row << "</TD></TR>";
+  }
+  out << "</TABLE>>];\n";
   return out.str();
 }
 
@@ -53,9 +83,9 @@ std::string head_cluster(const ExampleSublayer& e, std::size_t k, const std::str
       << node("Wq" + s, "Wq(" + h + ")\n" + attn::shape(w.Wq), true)
       << node("Wk" + s, "Wk(" + h + ")\n" + attn::shape(w.Wk), true)
       << node("Wv" + s, "Wv(" + h + ")\n" + attn::shape(w.Wv), true)
-      << node("Q" + s, "Q(" + h + ") " + attn::shape(p.Q) + "\n" + rows_of("q", e.words, k + 1), false)
-      << node("K" + s, "K(" + h + ") " + attn::shape(p.K) + "\n" + rows_of("k", e.words, k + 1), false)
-      << node("V" + s, "V(" + h + ") " + attn::shape(p.V) + "\n" + rows_of("v", e.words, k + 1), false)
+      << rows_node("Q" + s, "Q(" + h + ") " + attn::shape(p.Q), "q", e.words, k + 1)
+      << rows_node("K" + s, "K(" + h + ") " + attn::shape(p.K), "k", e.words, k + 1)
+      << rows_node("V" + s, "V(" + h + ") " + attn::shape(p.V), "v", e.words, k + 1)
       << node("A" + s, "A(" + h + ") " + attn::shape(p.A) + "\nsoftmax(Q K^T\n/ sqrt(d_k))", false)
       << node("H" + s, "H(" + h + ") " + attn::shape(p.H) + "\nA V", false) << "    { rank=same; Wq" << s << "; Wk" << s
       << "; Wv" << s << "; }\n    { rank=same; Q" << s << "; K" << s << "; V" << s << "; }\n"
@@ -108,11 +138,17 @@ std::string counting_diagram(const ExampleSublayer& e, const Counts& c, bool nar
               std::to_string(c.qkv_projections_per_block) + " learned Q/K/V\nprojection matrices,\n" +
                   std::to_string(c.qkv_matrices_per_block) + " computed Q/K/V matrices,\n" +
                   std::to_string(c.qkv_vectors_per_block) + " computed vectors: each\ntoken has " +
-                  std::to_string(c.queries_per_token) + " queries,\nkeys and values",
+                  std::to_string(c.queries_per_token) + " queries,\nkeys and values\n(yellow: " + e.words.back() +
+                  "'s " + std::to_string(c.queries_per_token) + " q,\n" + std::to_string(c.queries_per_token) +
+                  " k and " + std::to_string(c.queries_per_token) + " v)",
               false)
       << "  counts [shape=note, fillcolor=white];\n"
+      // Beyond this sublayer, named but not computed here: the feed-forward update and the next block.
+      << "  FFN [label=\"feed-forward update,\neach position alone\n(not computed here)\", style=\"rounded,dashed\"];\n"
+      << "  next [label=\"next block: its own\nWq, Wk, Wv and Wo,\nreading the updated rows\", "
+         "style=\"rounded,dashed\"];\n"
       << "  Concat -> Delta;\n  Wo -> Delta;\n  Delta -> Y;\n  X -> Y [label=\"residual\", style=dashed];\n"
-      << "  Y -> counts [style=invis];\n}\n";
+      << "  Y -> FFN;\n  FFN -> next;\n  next -> counts [style=invis];\n}\n";
   return dot.str();
 }
 
@@ -124,9 +160,10 @@ std::string full_head_diagram(const ExampleSublayer& e) {
   dot << opening("full_head", "One head, from its input\nto the output projection\n(head 1 on \"" +
                                   attn::join_words(e.words) + "\")\namber: learned;\nblue: computed on each pass")
       << node("X", "X " + attn::shape(e.X) + "\none row per token", false)
+      << node("U", "U " + attn::shape(e.X) + ": the head's input\npre-norm block: U = norm(X)\nthis toy: U = X", false)
       << node("Wq", "Wq " + attn::shape(w.Wq), true) << node("Wk", "Wk " + attn::shape(w.Wk), true)
-      << node("Wv", "Wv " + attn::shape(w.Wv), true) << node("Q", "Q = X Wq\n" + attn::shape(p.Q), false)
-      << node("K", "K = X Wk\n" + attn::shape(p.K), false) << node("V", "V = X Wv\n" + attn::shape(p.V), false)
+      << node("Wv", "Wv " + attn::shape(w.Wv), true) << node("Q", "Q = U Wq\n" + attn::shape(p.Q), false)
+      << node("K", "K = U Wk\n" + attn::shape(p.K), false) << node("V", "V = U Wv\n" + attn::shape(p.V), false)
       << node("S", "S = Q K^T / sqrt(d_k)\n" + attn::shape(p.scores) + " scores", false)
       << node("A", "A = softmax(S), row by row\n" + attn::shape(p.A) + " weights", false)
       << node("H", "H = A V\n" + attn::shape(p.H) + " mixtures", false)
@@ -134,9 +171,61 @@ std::string full_head_diagram(const ExampleSublayer& e) {
       << node("Delta", "H Wo (head 1's part of Delta)\n" + attn::shape(arma::mat(p.H * Wo1)), false)
       << node("Y", "Y = X + Delta\n(Delta: every head's part)\n" + attn::shape(e.pass.Y), false)
       << "  { rank=same; Wq; Wk; Wv; }\n  { rank=same; Q; K; V; }\n"
-      << "  X -> Wq;\n  X -> Wk;\n  X -> Wv;\n  Wq -> Q;\n  Wk -> K;\n  Wv -> V;\n  Q -> S;\n  K -> S;\n"
+      << "  X -> U [label=\"normalised read\"];\n  U -> Wq;\n  U -> Wk;\n  U -> Wv;\n  Wq -> Q;\n  Wk -> K;\n  Wv -> "
+         "V;\n  Q -> S;\n  K -> S;\n"
       << "  S -> A;\n  A -> H;\n  V -> H;\n  H -> Delta;\n  Wo -> Delta;\n  Delta -> Y;\n"
       << "  X -> Y [label=\"residual\", style=dashed];\n}\n";
+  return dot.str();
+}
+
+std::string communication_diagram(const attn::HeadPass& pass, const std::vector<std::string>& words, bool narrow) {
+  const arma::uword n = pass.A.n_rows, i = n - 1;  // the receiving position: the last word
+  const std::string& receiver = words[i];
+  std::ostringstream dot;
+  dot << opening("communication", "Positions as people exchanging messages" + std::string(narrow ? "\n" : " ") + "(\"" +
+                                      attn::join_words(words) + "\",\n" + receiver +
+                                      " receiving; every number computed)")
+      << "  node [fillcolor=\"" << kComputed << "\"];\n  mclimit=0.01;\n"
+      << (narrow ? "  nodesep=0.15;\n" : "");
+  const char* titles[3] = {"1. Query meets keys:\nthe weights", "2. Values carry\nthe messages",
+                           "3. The MLP: each position\nalone (next article)"};
+  for (int panel = 0; panel < 3; ++panel) {
+    const std::string p = std::to_string(panel + 1);
+    dot << "  subgraph cluster_" << p << " {\n    label=" << attn::graphviz_quote(titles[panel])
+        << ";\n    style=dashed;\n";
+    std::string row;  // the sources left to right, in sentence order
+    for (arma::uword j = 0; j < n; ++j) {
+      const std::string id = "s" + p + "_" + std::to_string(j), weight = attn::format_number(pass.A(i, j), 2);
+      std::string label = words[j];
+      if (panel == 0) label += "\nk_" + words[j] + "\na = " + weight;
+      if (panel == 1) {  // a phone's column: the value on a line of its own
+        label += std::string(narrow ? "\nv =\n" : "\nv = ") + attn::format_vector(arma::rowvec(pass.V.row(j)), 2) +
+                 "\nsends " + weight + " v";
+      }
+      dot << "    " << id << " [label=" << attn::graphviz_quote(label) << "];\n";
+      row += (j ? " -> " : "") + id;
+      if (panel == 2) {
+        dot << "    m3_" << j << " [label=\"MLP\", fillcolor=\"" << kLearned << "\"];\n    " << id << " -> m3_" << j
+            << ";\n";
+      }
+    }
+    dot << "    { rank=same; " << row << " [style=invis]; }\n";
+    if (panel < 2) {
+      const std::string r = "r" + p;
+      const std::string label =
+          panel == 0 ? receiver + "'s query\nq_" + receiver
+                     : receiver + " receives\nh = A V = " + attn::format_vector(arma::rowvec(pass.H.row(i)), 2);
+      dot << "    " << r << " [label=" << attn::graphviz_quote(label) << "];\n";
+      for (arma::uword j = 0; j < n; ++j) {  // each edge as thick as its weight is large
+        dot << "    s" << p << "_" << j << " -> " << r
+            << " [penwidth=" << attn::format_number(1.0 + 6.0 * pass.A(i, j), 2) << "];\n";
+      }
+    }
+    dot << "  }\n";
+  }
+  if (narrow)  // a phone's column: the panels one below the other
+    dot << "  r1 -> s2_" << n / 2 << " [style=invis];\n  r2 -> s3_" << n / 2 << " [style=invis];\n";
+  dot << "}\n";
   return dot.str();
 }
 
@@ -199,6 +288,9 @@ void draw_figures(attn::Plotter& plots, const std::vector<Combination>& combinat
   plots.diagram("ch03_counting", counting_diagram(example, example_counts),
                 counting_diagram(example, example_counts, true));
   plots.diagram("ch03_full_head", full_head_diagram(example));
+  const attn::HeadPass& swap_query = combination(combinations, Choice::swap, Choice::raw);
+  plots.diagram("ch03_communication", communication_diagram(swap_query, {"the", "Eiffel", "tower"}),
+                communication_diagram(swap_query, {"the", "Eiffel", "tower"}, true));
 }
 
 }  // namespace ch03

@@ -30,6 +30,16 @@ std::string counting_diagram(const ExampleSublayer& example, const Counts& c, bo
 /// Source: the article, "Three roles: matching and carrying information" and "Where this leaves us".
 std::string full_head_diagram(const ExampleSublayer& example);
 
+/// The article's communication analogy (ch03_communication), in three panels drawn from one computed
+/// head `pass` over `words` (n of them, the last receiving): (1) the receiver's query meets every
+/// key, each edge labelled with its weight a (and drawn as thick as it is large); (2) each source's
+/// value v travels with its weight and the receiver gets h = A V; (3) the MLP, which the next
+/// article builds, works on each position alone (no edge between positions; not computed here).
+/// `narrow`: the panels one below the other for a phone. Source: the article, "Three roles:
+/// matching and carrying information" (its communication figure).
+std::string communication_diagram(const attn::HeadPass& pass, const std::vector<std::string>& words,
+                                  bool narrow = false);
+
 /// Every figure of the chapter: the four combinations as two bar panels, weights and mixtures
 /// (ch03_query_value_combos), each head's A of `example` as a heat map (ch03_head1_weights,
 /// ch03_head2_weights), and the two diagrams (ch03_counting with `example_counts`, ch03_full_head).

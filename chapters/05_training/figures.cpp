@@ -124,10 +124,16 @@ void draw_companions(attn::Plotter& plots, const Companions& companions) {
     // clang-format on
   }
   if (!biased.empty()) {
-    arma::vec weights(biased.size());
-    std::vector<std::string> contexts;
+    // The article's case (the seed the rule picks) first, when a seed has it, then the reader's seed.
+    std::vector<const BiasedRun*> picked;
+    if (companions.contrast) picked.push_back(&companions.survey[*companions.contrast]);
+    arma::mat weights(biased.size(), picked.size() + 1);
+    std::vector<std::string> contexts, series;
+    for (const BiasedRun* r : picked) series.push_back("seed " + std::to_string(r->seed) + " (the rule's pick)");
+    series.push_back("seed " + std::to_string(companions.seed) + " (yours)");
     for (std::size_t i = 0; i < biased.size(); ++i) {
-      weights(i) = biased[i].attention;
+      for (std::size_t k = 0; k < picked.size(); ++k) weights(i, k) = picked[k]->rows[i].attention;
+      weights(i, picked.size()) = biased[i].attention;
       contexts.push_back(biased[i].context + (biased[i].label == 0 ? " (w)" : " (f)"));
     }
     plots.bars({.name = "ch05_biased_attention",
@@ -135,10 +141,10 @@ void draw_companions(attn::Plotter& plots, const Companions& companions) {
                 .xlabel = "context word (assigned label: w water, f finance)",
                 .ylabel = "weight from bank",
                 .categories = contexts,
-                .series = {"weight"},
+                .series = series,
                 .values = weights,
-                .yrange = std::make_pair(0.0, 1.1),
-                .key = "off"});  // one series, named by the y axis (a key would sit on the value labels)
+                .yrange = std::make_pair(0.0, 1.35),
+                .key = "top center horizontal"});
   }
   if (!companions.survey.empty()) draw_survey(plots, companions.survey);
 }

@@ -34,7 +34,7 @@ void print_biased_table(std::ostream& out, const std::vector<BiasedRow>& rows) {
 }
 
 /// Section 6, continued: the same data from seeds 0-19, how often each attention pattern appears,
-/// and the article's contrast for the first seed that shows it.
+/// and how often the article's contrast does (a rate).
 void print_survey(std::ostream& out, const Companions& c) {
   const std::vector<BiasedRun>& runs = c.survey;
   fmt::print(out,
@@ -52,11 +52,8 @@ void print_survey(std::ostream& out, const Companions& c) {
   }
   t.print(out);
   attn::print_claim(out, claim_bias_02(runs));
-  if (c.contrast) {
-    const BiasedRun& r = runs[*c.contrast];
-    fmt::print(out, "  Seed {}, the article's contrast ({}):\n", r.seed, describe(r.pattern));
-    print_biased_table(out, r.rows);
-  }
+  fmt::print(out, "  How rare the article's case is here: {} of {} seeds ({}%).\n", c.contrast_count, runs.size(),
+             format_number(100.0 * static_cast<double>(c.contrast_count) / static_cast<double>(runs.size()), 0));
   fmt::print(out,
              "  Both classes are fitted either way: one run sends bank to the context word for every sentence\n"
              "  and lets the values and the classifier separate them, another attends to the context for one\n"
@@ -166,14 +163,28 @@ void print_companions(std::ostream& out, const Companions& c) {
   fmt::print(out,
              "  Six sentences \"the CONTEXT bank\" with arbitrary labels (lawyer and attorney get opposite ones);\n"
              "  the same model and settings as section 2, vocabulary the, bank and the six contexts.\n");
+  if (c.contrast) {
+    const BiasedRun& r = c.survey[*c.contrast];
+    fmt::print(out,
+               "  The article's case, picked by a rule: the first of seeds {}-{} whose run fits all six with bank's\n"
+               "  weight on the context word within {} of 0 for one class and of 1 for the other.\n"
+               "  Seed {} ({}):\n",
+               c.survey.front().seed, c.survey.back().seed, format_number(kNearZero, 1), r.seed, describe(r.pattern));
+    print_biased_table(out, r.rows);
+  } else {
+    fmt::print(out,
+               "  None of seeds {}-{} fits all six with one class near 0 and the other near 1 (the article's case).\n",
+               c.survey.front().seed, c.survey.back().seed);
+  }
+  fmt::print(out, "  Your seed ({}), the same data and settings:\n", c.seed);
   print_biased_table(out, c.biased);
   attn::print_claim(out, fitted_claim(c.biased));
   fmt::print(out,
              "  What it shows: this supervised toy fits arbitrary label assignments, including opposite labels\n"
              "  for near-synonyms. What it does not show: that a language model reproduces every bias in its\n"
-             "  data, or that it cannot generalize. The attention column is one run's solution (the article's\n"
-             "  PyTorch run had 0.00 / 1.00 alternating); small weights, the values and the classifier all\n"
-             "  take part, so a rounded weight is not an explanation of a prediction.\n");
+             "  data, or that it cannot generalize. Each attention column is one run's solution; small weights,\n"
+             "  the values and the classifier all take part, so a rounded weight is not an explanation of a\n"
+             "  prediction.\n");
   print_survey(out, c);
 }
 
@@ -372,8 +383,10 @@ void print_walk(std::ostream& out, const Walk& walk, const std::function<void()>
   const std::string what = "Step-through of " + followed_updates(walk.followed) + ":";
   const std::string model = "one head, two learned coordinates (c1, c2, no hand-given meaning),";
   out << what << (what.size() + 1 + model.size() <= 100 ? " " : "\n") << model << '\n'
-      << "two classes, SGD with learning rate " << attn::format_number(s.lr, 2) << ", seed " << s.seed
-      << ". Completed updates: 0.\n";
+      << "two classes, SGD with learning rate " << attn::format_number(s.lr, 2) << ", seed "
+      << s.seed
+      // the updates completed before the first one followed stage by stage (0 at the start)
+      << ". Completed updates: " << (walk.followed.empty() ? 0 : walk.followed.front().number - 1) << ".\n";
   std::size_t q = 0;
   for (const WalkUpdate& u : walk.followed) {
     std::vector<QuickUpdate> run;

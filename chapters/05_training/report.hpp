@@ -33,8 +33,10 @@ void print_training(std::ostream& out, const TrainingRun& run);
 /// one loss reaches every parameter group (the gradient norms of the first update).
 void print_findings(std::ostream& out, const Findings& findings);
 
-/// Section 5: feature recovery (claim feat_01); section 6: the biased dataset (claim bias_01), then
-/// the survey over seeds 0-19 (claim bias_02). Prints nothing for companions that were not run.
+/// Section 5: feature recovery (claim feat_01); section 6: the biased dataset, first the article's
+/// case from the seed a printed rule picks, then the reader's seed (claim bias_01), then the survey
+/// over seeds 0-19 and the article's case as a rate (claim bias_02). Prints nothing for companions
+/// that were not run.
 void print_companions(std::ostream& out, const Companions& companions);
 
 /// The footer: the wall time of section 2's training loop.

@@ -48,12 +48,16 @@ Companions run_companions(std::uint64_t seed) {
   TrainSettings article;
   article.seed = seed;
   Companions c{.features = recover_features(),
+               .seed = seed,
                .biased = train_biased(article),
                .survey = survey_biased_seeds(article, 0, kSurveySeeds)};
   c.feature_norms = feature_row_norms(*c.features);
   c.patterns = group_patterns(c.survey);
-  for (std::size_t i = 0; i < c.survey.size() && !c.contrast; ++i) {
-    if (c.survey[i].fitted == 6 && c.survey[i].pattern.contrast()) c.contrast = i;
+  // The rule that picks the article's case: the first seed whose run fits all six with the contrast.
+  for (std::size_t i = 0; i < c.survey.size(); ++i) {
+    if (c.survey[i].fitted != 6 || !c.survey[i].pattern.contrast()) continue;
+    if (!c.contrast) c.contrast = i;
+    ++c.contrast_count;
   }
   return c;
 }

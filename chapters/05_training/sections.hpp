@@ -67,10 +67,13 @@ struct PatternGroup {
 struct Companions {
   std::optional<FeatureRecovery> features{};  ///< section 5
   arma::mat feature_norms{};                  ///< section 5: 9 x 4 row norms (feature_row_norms)
+  std::uint64_t seed = 0;                     ///< section 6: the reader's seed
   std::vector<BiasedRow> biased{};            ///< section 6: the run from the reader's seed
   std::vector<BiasedRun> survey{};            ///< section 6: seeds 0-19
   std::vector<PatternGroup> patterns{};       ///< section 6: the survey grouped by pattern, first seen first
-  std::optional<std::size_t> contrast{};      ///< section 6: the first run that fits all six with the contrast
+  std::optional<std::size_t> contrast{};      ///< section 6: the first run that fits all six with the contrast,
+                                              ///< the article's case, shown first (the rule is printed)
+  std::size_t contrast_count = 0;             ///< section 6: the survey's runs that fit all six with the contrast
 };
 
 /// The companions with the article's settings and the reader's `seed` (about a second). Throws

@@ -3,10 +3,12 @@
 /// the reader's own Wq (ch02::match_last with ch02::fixed_wk), in the sentence the reader picks.
 #include <emscripten/bind.h>
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "chapters/02_swap_query/report.hpp"
 #include "chapters/02_swap_query/swap_query.hpp"
 #include "common/apparatus/print.hpp"
 #include "common/attention/toy.hpp"
@@ -54,6 +56,20 @@ live::val match(const std::string& sentence, const live::val& wq_rows) {
       table.call<void>("push", line);
     }
     out.set("table", table);
+    out.set("input", ch02::receiver_input(t));
+    out.set("derivation", ch02::query_derivation(t, Wq));
+    // Every vocabulary word's key (x Wk), and whether the word is in this sentence: the drawing
+    // shows the absent ones faded.
+    const attn::EmbeddingTable& vocabulary = attn::toy_embeddings();
+    live::val keys = live::val::array();
+    for (const std::string& word : vocabulary.words()) {
+      live::val key = live::val::object();
+      key.set("word", word);
+      key.set("key", live::numbers(arma::rowvec(vocabulary.lookup({word}) * ch02::fixed_wk())));
+      key.set("present", std::find(t.words.begin(), t.words.end(), word) != t.words.end());
+      keys.call<void>("push", key);
+    }
+    out.set("vocabulary_keys", keys);
     return out;
   });
 }

@@ -106,12 +106,18 @@
   // ---- chapter 01: the score scale ---------------------------------------------------------
   // The last word of the reader's sentence traced by ch01::experiment at the chosen multiplier,
   // with the chapter's 121-point sweep (0.05 .. 10, log axis) and the chosen multiplier marked.
-  const ch01Multipliers = [0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 1, 1.5, 2, 3, 4, 5, 6, 8, 10];
+  // The slider steps through common factors, negative ones and 0 included; the number box beside
+  // it takes any factor the program takes (--scale: -1000 to 1000).
+  const ch01Multipliers = [-5, -1, -0.5, 0, 0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 1, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10];
+  const ch01Limit = 1000;
   builders["ch01-scale"] = function (root, M) {
     const sentences = ["the river bank", "the money bank", "the money river bank", "bank the river"];
     const input = h("input", { type: "text", value: sentences[0], "aria-label": "sentence", spellcheck: "false" });
     const slider = h("input", { type: "range", min: "0", max: String(ch01Multipliers.length - 1), step: "1",
       value: String(ch01Multipliers.indexOf(1)), "aria-label": "score multiplier" });
+    const box = h("input", { type: "number", min: String(-ch01Limit), max: String(ch01Limit), step: "any", value: "1",
+      class: "live-number", "aria-label": "score multiplier, any number from -1000 to 1000" });
+    let factor = 1;
     const factorOut = h("output", { class: "live-factor" });
     const presets = h("div", { class: "live-buttons" },
       ...sentences.map((t) => h("button", { type: "button", "data-sentence": t, text: t,
@@ -121,15 +127,21 @@
       h("p", { class: "live-title", text: "Live: the score scale (chapter 01's code, in your browser)" }),
       h("label", { class: "live-control" }, h("span", { text: "Sentence (the, river, money, bank)" }), input),
       presets,
-      h("label", { class: "live-control" }, h("span", {}, "Scores multiplied by ", factorOut), slider),
+      h("div", { class: "live-control" }, h("span", {}, "Scores multiplied by ", factorOut),
+        h("span", { class: "live-slider-box" }, slider, box)),
       result);
 
     function update(interaction) {
       timed(root, interaction, () => {
-        const m = ch01Multipliers[Number(slider.value)];
+        const m = factor;
+        result.replaceChildren();
+        if (!Number.isFinite(m) || Math.abs(m) > ch01Limit) {
+          factorOut.textContent = "x ?";
+          result.append(errorLine(`the factor must be between -${ch01Limit} and ${ch01Limit} (got ${box.value || "nothing"})`));
+          return;
+        }
         const r = M.ch01_score_scale(input.value, m);
         factorOut.textContent = "x " + (r.factor ?? m);
-        result.replaceChildren();
         if (r.error) { result.append(errorLine(r.error)); return; }
         const last = r.words[r.words.length - 1];
         result.append(
@@ -144,7 +156,17 @@
           sweepChart(result, r, m));
       });
     }
-    slider.addEventListener("input", () => update("slider"));
+    slider.addEventListener("input", () => {
+      factor = ch01Multipliers[Number(slider.value)];
+      box.value = String(factor);
+      update("slider");
+    });
+    box.addEventListener("change", () => {
+      factor = box.value.trim() === "" ? NaN : Number(box.value);
+      const k = ch01Multipliers.indexOf(factor);  // the slider follows when the factor is one of its stops
+      if (k >= 0) slider.value = String(k);
+      update("number");
+    });
     input.addEventListener("change", () => update("sentence"));
     update("load");
   };
@@ -170,7 +192,9 @@
       svg.append(s("polyline", { points: pts, fill: "none", stroke: colour(k), "stroke-width": 2,
         "stroke-dasharray": ["", "6 3", "2 3", "8 2 2 2"][k % 4] }));
     });
-    svg.append(s("line", { x1: lx(m), x2: lx(m), y1: T, y2: H - B, class: "live-marker" }));
+    // The chosen factor is marked where the log axis has it (0.05 to 10); 0 and negative ones are off it.
+    if (m >= r.sweep[0] && m <= r.sweep[r.sweep.length - 1])
+      svg.append(s("line", { x1: lx(m), x2: lx(m), y1: T, y2: H - B, class: "live-marker" }));
     const legend = h("div", { class: "live-legend" }, ...r.words.map((w, k) =>
       h("span", { style: `color:${colour(k)}`, text: "\u25a0 " + w })));
     return h("figure", { class: "live-figure" }, svg, legend);
@@ -182,6 +206,10 @@
   function weightGrid(words, texts, rows, opts) {
     const o = opts || {};
     const table = h("table", { class: "live-table live-grid-table" });
+    if (o.columnsTitle) {  // the axis titles: over the columns, and at the head of the row labels
+      table.append(h("tr", {}, h("th", { class: "live-axis", "data-field": "rows-title", text: o.rowsTitle || "" }),
+        h("th", { class: "live-axis", colspan: String(words.length), "data-field": "columns-title", text: o.columnsTitle })));
+    }
     table.append(h("tr", {}, h("th", { text: o.corner || "" }), ...words.map((w) => h("th", { scope: "col", text: w }))));
     rows.forEach((row, i) => {
       const cells = texts[i].replace(/^\[|\]$/g, "").split(", ");
@@ -207,7 +235,8 @@
         buttons.forEach((b, k) => b.setAttribute("aria-pressed", String(views[k][2] === causal)));
         result.replaceChildren();
         if (r.error) { result.append(errorLine(r.error)); return; }
-        result.append(weightGrid(r.words, r.texts, r.rows, { corner: "reads \u2192" }),
+        result.append(weightGrid(r.words, r.texts, r.rows, { corner: "query \u2193 key \u2192",
+          rowsTitle: "query: the token attending \u2193", columnsTitle: "key: the token attended to \u2192" }),
           textRow("row sums", "row_sums", r.row_sums),
           h("p", { class: "live-note", text: causal
             ? "Above the diagonal every weight is 0: a word cannot read a later one. Each row keeps its allowed weights, divided by their total."
@@ -313,21 +342,29 @@
     }
     function draw(r) {
       const W = Math.min(drawWidth(drawing, 480), 480), H = Math.round(W * 0.7);
-      const reach = Math.max(Math.hypot(r.a[0], r.a[1]), r.b[0], 0.5);
+      // One fixed scale, the sliders' largest length, with its ticks: a shorter a is drawn shorter.
+      const reach = Math.max(Number(alen.max), Number(blen.max));
       const c = { x: W / 2, y: H / 2 }, k = (Math.min(W, H) / 2 - 24) / reach;
       const X = (x) => c.x + x * k, Y = (y) => c.y - y * k;
-      const svg = s("svg", { width: W, height: H, class: "live-chart", role: "img", "aria-label": "a, b and a's shadow on b's line" });
+      const below = 12;  // b is drawn this many px under the line, so a's shadow and a never hide it
+      const svg = s("svg", { width: W, height: H, class: "live-chart", role: "img", "data-scale": k.toFixed(4),
+        "aria-label": "a, b and a's shadow on b's line, on a fixed scale" });
       svg._centre = c;
       svg.append(s("line", { x1: 0, x2: W, y1: c.y, y2: c.y, class: "live-grid" }),
-        s("line", { x1: c.x, x2: c.x, y1: 0, y2: H, class: "live-grid" }),
+        s("line", { x1: c.x, x2: c.x, y1: 0, y2: H, class: "live-grid" }));
+      for (const t of [-reach, -reach / 2, reach / 2, reach]) {
+        svg.append(s("line", { x1: X(t), x2: X(t), y1: c.y - 4, y2: c.y + 4, stroke: "#999" }),
+          s("text", { x: X(t), y: c.y - 8, "text-anchor": "middle", fill: "#666", text: String(t) }));
+      }
+      svg.append(
         s("line", { x1: X(r.a[0]), y1: Y(r.a[1]), x2: X(r.shadow[0]), y2: Y(0), stroke: "#777", "stroke-dasharray": "4 3" }),
         s("line", { x1: X(0), y1: Y(0), x2: X(r.shadow[0]), y2: Y(0), stroke: r.projection < 0 ? "#ff7f0e" : "#2ca02c", "stroke-width": 7, "stroke-opacity": 0.6 }),
-        s("line", { x1: X(0), y1: Y(0), x2: X(r.b[0]), y2: Y(0), stroke: "#1f77b4", "stroke-width": 3 }),
-        s("line", { x1: X(0), y1: Y(0), x2: X(r.a[0]), y2: Y(r.a[1]), stroke: "#d62728", "stroke-width": 3 }),
+        s("line", { x1: X(0), y1: Y(0) + below, x2: X(r.b[0]), y2: Y(0) + below, stroke: "#1f77b4", "stroke-width": 3, "data-field": "b-line" }),
+        s("line", { x1: X(0), y1: Y(0), x2: X(r.a[0]), y2: Y(r.a[1]), stroke: "#d62728", "stroke-width": 3, "data-field": "a-line" }),
         s("circle", { cx: X(r.a[0]), cy: Y(r.a[1]), r: 7, fill: "#d62728", class: "live-handle" }),
         s("text", { x: X(r.a[0]) + 10, y: Y(r.a[1]) - 8, fill: "#d62728", text: "a" }),
-        s("text", { x: X(r.b[0]) + 4, y: Y(0) - 8, fill: "#1f77b4", text: "b" }),
-        s("text", { x: X(r.shadow[0]), y: Y(0) + 18, "text-anchor": "middle", text: "shadow" }));
+        s("text", { x: X(r.b[0]) + 4, y: Y(0) + below + 4, fill: "#1f77b4", text: "b" }),
+        s("text", { x: X(r.shadow[0]), y: Y(0) + below + 20, "text-anchor": "middle", text: "shadow" }));
       svg.addEventListener("pointerdown", (ev) => { dragging = true; svg.setPointerCapture(ev.pointerId); fromPointer(ev, svg); });
       svg.addEventListener("pointermove", (ev) => { if (dragging) fromPointer(ev, svg); });
       svg.addEventListener("pointerup", () => { dragging = false; });
@@ -352,9 +389,11 @@
             h("span", { "data-field": "dot", text: r.dot_line.trim() })),
           textRow("projection vector", "shadow", r.shadow_text),
           textRow("cosine similarity", "cosine", r.cosine_text),
-          h("p", { class: "live-note", "data-field": "side", text: `The projection is ${r.side}.` }));
+          h("p", { class: "live-note", "data-field": "side", text: `The projection is ${r.side}.` }),
+          h("p", { class: "live-note", text: `Drawn to one fixed scale (ticks at \u00b1${reach / 2} and \u00b1${reach}); b is drawn just below the line.` }));
       });
     }
+    const reach = Math.max(Number(alen.max), Number(blen.max));
     angle.addEventListener("input", () => update("angle"));
     alen.addEventListener("input", () => update("|a|"));
     blen.addEventListener("input", () => update("|b|"));
@@ -399,12 +438,22 @@
   // bank's (the last word's) query under a preset or the reader's Wq (4 x 3), matched against the
   // fixed keys (ch02::match_last); a 3-d view of the matching space, rotated by dragging.
   const ch02Inputs = ["finance", "water", "structure", "generic"], ch02Axes = ["finance", "water", "structure"];
+  // Text boxes drawn so far in a figure (estimated: 7 px a character, 14 px tall), so a label can
+  // be placed where it covers no other.
+  const textBox = (x, y, text, anchor) => {
+    const w = 7.5 * text.length, left = anchor === "end" ? x - w : anchor === "middle" ? x - w / 2 : x;
+    return { left: left - 2, right: left + w + 2, top: y - 14, bottom: y + 5 };
+  };
+  const overlapArea = (a, b) => Math.max(0, Math.min(a.right, b.right) - Math.max(a.left, b.left)) *
+    Math.max(0, Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top));
+  const overlaps = (a, b) => a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
   function matchingSpace(holder, r, view) {
     const W = Math.min(drawWidth(holder, 480), 480), H = Math.round(W * 0.75);
     // The query is drawn as a direction (length 0.75, as the chapter's figure), so the keys keep the room.
     const q = r.Q[r.receiver], qlen = Math.hypot(...q);
     const qdir = qlen > 0 ? q.map((x) => 0.75 * x / qlen) : [0, 0, 0];
-    const reach = Math.max(1, ...r.K.map((p) => Math.hypot(...p)));
+    const keys = r.vocabulary_keys;
+    const reach = Math.max(1, ...keys.map((p) => Math.hypot(...p.key)));
     const k = Math.min(W * 0.38, H * 0.55) / (1.2 * reach), az = view.az * Math.PI / 180, el = view.el * Math.PI / 180;
     // finance and water on the floor, structure up; az turns about structure, el tilts the floor.
     const P = ([f, w, st]) => {
@@ -413,24 +462,53 @@
       return [W / 2 + x * k, H * 0.68 - y * k];
     };
     const svg = s("svg", { width: W, height: H, class: "live-chart", role: "img", "data-az": String(view.az),
-      "data-el": String(view.el), "aria-label": "the matching space: every key and bank's query; drag to rotate" });
+      "data-el": String(view.el), "aria-label": "the matching space: every key and bank's query; drag, the Rotate buttons or the arrow keys turn it" });
     const o = P([0, 0, 0]);
-    ch02Axes.forEach((name, a) => {
+    const placed = [];  // label boxes already drawn
+    // A label at the first of its candidate spots that covers no label drawn before it.
+    function label(candidates, text, attrs) {
+      // The first spot that covers nothing, else the one that covers least.
+      let at = candidates[0], least = Infinity;
+      for (const c of candidates) {
+        const box = textBox(c[0], c[1], text, c[2]);
+        const covered = placed.reduce((sum, p) => sum + overlapArea(p, box), 0);
+        if (covered < least) { least = covered; at = c; }
+        if (covered === 0) break;
+      }
+      placed.push(textBox(at[0], at[1], text, at[2]));
+      return s("text", Object.assign({ x: at[0], y: at[1], "text-anchor": at[2] || "start", text }, attrs));
+    }
+    // Spots around a point (x, y) for its label, nearest first: right, left, above, below, then the
+    // diagonals, at growing distances.
+    const ring = (x, y) => [10, 24, 40].flatMap((d) => [[x + d, y + 5], [x - d, y + 5, "end"], [x, y - d + 4, "middle"],
+      [x, y + d + 8, "middle"], [x + d, y - d + 4], [x - d, y - d + 4, "end"], [x + d, y + d + 8], [x - d, y + d + 8, "end"]]);
+    const axisEnds = ch02Axes.map((name, a) => {
       const e = [0, 0, 0];
       e[a] = 1.2 * reach;
       const [x, y] = P(e);
-      svg.append(s("line", { x1: o[0], y1: o[1], x2: x, y2: y, stroke: "#999", "stroke-width": 1 }),
-        s("text", { x, y: y - 4, "text-anchor": "middle", fill: "#555", text: name }));
+      svg.append(s("line", { x1: o[0], y1: o[1], x2: x, y2: y, stroke: "#999", "stroke-width": 1 }));
+      return [name, x, y];
     });
-    r.K.forEach((key, j) => {
-      const [x, y] = P(key);
-      svg.append(s("circle", { cx: x, cy: y, r: 4 + 10 * r.weights[j], fill: colour(j), "fill-opacity": 0.8 }),
-        s("text", { x: x + 8, y: y + 14, text: "k " + r.words[j] }));
-    });
+    // The query first, so its label keeps the spot nearest its tip; then every vocabulary word's
+    // key, those of words absent from the sentence faded.
     const [qx, qy] = P(qdir);
+    const qText = "q " + r.words[r.receiver] + " (direction)";
     svg.append(s("line", { x1: o[0], y1: o[1], x2: qx, y2: qy, stroke: "#d62728", "stroke-width": 3 }),
       s("circle", { cx: qx, cy: qy, r: 4, fill: "#d62728" }),
-      s("text", { x: qx + 6, y: qy - 6, fill: "#d62728", text: "q " + r.words[r.receiver] + " (direction)" }));
+      label([[qx + 6, qy - 6], [qx - 6, qy - 6, "end"], [qx + 6, qy + 16], [qx - 6, qy + 16, "end"], ...ring(qx, qy)], qText,
+        { fill: "#d62728", "data-field": "query-label" }));
+    keys.forEach((entry) => {
+      const [x, y] = P(entry.key);
+      const j = r.words.indexOf(entry.word);
+      const present = entry.present && j >= 0;
+      svg.append(s("circle", { cx: x, cy: y, r: present ? 4 + 10 * r.weights[j] : 4, fill: present ? colour(j) : "#bbb",
+        "fill-opacity": present ? 0.8 : 0.35, "data-key": entry.word, "data-present": String(present) }));
+      const text = "k " + entry.word + (present ? "" : " (absent)");
+      svg.append(label([[x + 8, y + 14], [x - 8, y + 14, "end"], ...ring(x, y)],
+        text, present ? { "data-label": entry.word } : { "data-label": entry.word, fill: "#999" }));
+    });
+    // The axis names last, each near its axis's end where no other label is.
+    for (const [name, x, y] of axisEnds) svg.append(label([[x, y - 4, "middle"], ...ring(x, y)], name, { fill: "#555" }));
     return svg;
   }
   builders["ch02-matching"] = function (root, M) {
@@ -452,12 +530,37 @@
       text: `Find ${p} evidence`, on: { click: () => { setPreset(p); update("preset " + p); } } }));
     const sentenceButtons = sentences.map((t) => h("button", { type: "button", "data-sentence": t, text: t,
       on: { click: () => { sentence = t; update("sentence"); } } }));
-    const holder = h("div", { class: "live-drag", title: "drag to rotate the view" });
+    const holder = h("div", { class: "live-drag", title: "drag, or focus and use the arrow keys, to rotate the view",
+      tabindex: "0", "aria-label": "the matching space; arrow keys rotate it" });
+    const derivation = h("pre", { class: "live-lines" });
+    // Rotate view: buttons and the arrow keys turn by 15 degrees of azimuth or 10 of elevation.
+    const viewOut = h("code", { "data-field": "view" });
+    const turns = { left: [-15, 0], right: [15, 0], up: [0, 10], down: [0, -10] };
+    const rotateButtons = [["left", "Rotate \u2190"], ["right", "Rotate \u2192"], ["up", "Tilt \u2191"], ["down", "Tilt \u2193"]]
+      .map(([dir, text]) => h("button", { type: "button", "data-rotate": dir, text, on: { click: () => turn(dir) } }));
     const result = h("div", { class: "live-result", "aria-live": "polite" });
     root.append(h("p", { class: "live-title", text: "Live: three matching directions (chapter 02's code, in your browser)" }),
       h("div", { class: "live-buttons" }, ...presetButtons), question,
-      h("details", { class: "live-details" }, h("summary", { text: "Adjust Wq coefficients" }), h("div", { class: "live-scroll" }, grid)),
-      h("div", { class: "live-buttons" }, ...sentenceButtons), holder, result);
+      h("details", { class: "live-details", open: "" }, h("summary", { text: "Adjust Wq coefficients" }), h("div", { class: "live-scroll" }, grid)),
+      derivation,
+      h("div", { class: "live-buttons" }, ...sentenceButtons), holder,
+      h("div", { class: "live-buttons" }, ...rotateButtons, h("span", { class: "live-note" }, "view ", viewOut)), result);
+    function showView() { viewOut.textContent = `--view ${view.az},${view.el}`; }
+    function turn(dir) {
+      if (!last) return;
+      timed(root, "rotate " + dir, () => {
+        view.az = (view.az + turns[dir][0] + 360) % 360;
+        view.el = Math.max(-90, Math.min(90, view.el + turns[dir][1]));
+        draw();
+        showView();
+      });
+    }
+    holder.addEventListener("keydown", (ev) => {
+      const dir = { ArrowLeft: "left", ArrowRight: "right", ArrowUp: "up", ArrowDown: "down" }[ev.key];
+      if (!dir) return;
+      ev.preventDefault();
+      turn(dir);
+    });
     function markPreset(name) {
       presetButtons.forEach((b) => b.setAttribute("aria-pressed", String(b.dataset.preset === name)));
       if (!name) question.textContent = "Your own Wq.";
@@ -491,14 +594,24 @@
           result.append(errorLine(`Wq's ${row} -> ${column} coefficient is ${bad.value.trim() === "" ? "empty or not a number" : `"${bad.value}", not a number`}: ` +
             "every coefficient must be a number (0 for none)."));
           holder.replaceChildren();
+          derivation.replaceChildren();
           last = null;
           return;
         }
         const values = wq();
         const r = M.ch02_match(sentence, values);
-        if (r.error) { result.append(errorLine(r.error)); holder.replaceChildren(); last = null; return; }
+        if (r.error) {
+          result.append(errorLine(r.error));
+          holder.replaceChildren();
+          derivation.replaceChildren();
+          last = null;
+          return;
+        }
         last = r;
         draw();
+        showView();
+        derivation.replaceChildren(h("span", { "data-field": "input", text: r.input.replace(/\n$/, "").trim() }), "\n",
+          h("span", { "data-field": "derivation", text: r.derivation.replace(/\n$/, "").split("\n").map((l) => l.trim()).join("\n") }));
         const table = h("table", { class: "live-table" },
           h("tr", {}, ...["token", "its query x Wq", "its key x Wk", `q_${r.words[r.receiver]} . key / sqrt(3)`, "weight"].map((t) => h("th", { text: t }))));
         r.table.forEach((row, j) => table.append(h("tr", { "data-row": String(j) }, h("th", { text: row.token }),
@@ -516,6 +629,7 @@
         view.el = Math.round(Math.max(-90, Math.min(90, view.el + (ev.clientY - from[1]) * 0.6)));
         from = [ev.clientX, ev.clientY];
         draw();
+        showView();
       });
     });
     holder.addEventListener("pointerup", () => { dragging = false; });
@@ -541,9 +655,14 @@
       button("train", "Train 20 steps", () => { state.done += 20; state.stage = 1; update("train 20 steps"); }),
       button("reset", "Reset", () => { Object.assign(state, { done: 0, stage: 1 }); update("reset"); }));
     const status = h("p", { class: "live-note", "data-field": "status" });
+    // Jump to a stage: one button per stage, named by the chapter's stage headings once drawn.
+    const jumps = Array.from({ length: 8 }, (_, k) => h("button", { type: "button", "data-jump": String(k + 1),
+      text: String(k + 1), on: { click: () => { state.stage = k + 1; update("jump to stage " + (k + 1)); } } }));
+    const stageNav = h("div", { class: "live-buttons", role: "group", "aria-label": "jump to a stage" },
+      h("span", { text: "Stage:" }), ...jumps);
     const result = h("div", { class: "live-result", "aria-live": "polite" });
     root.append(h("p", { class: "live-title", text: "Live: follow one sentence through training (chapter 05's code, in your browser)" }),
-      choose, controls, status, result);
+      choose, controls, stageNav, status, result);
     function update(interaction) {
       timed(root, interaction, () => {
         root.querySelectorAll("button[data-sentence]").forEach((b, k) => b.setAttribute("aria-pressed", String(k === state.first)));
@@ -552,8 +671,17 @@
         if (r.error) { result.append(errorLine(r.error)); return; }
         const parts = r.text.replace(/\n+$/, "").split(/\n(?=Stage \d of 8\. )/);
         const intro = parts[0], stages = parts.slice(1);
-        status.textContent = `Update ${r.number} ("${r.words.join(" ")}"), stage ${state.stage} of 8; ${state.done} updates completed before it.`;
+        // Stage 8 is the update itself: reaching it (Next stage, Apply update or a jump) applies it.
+        const names = stages.map((t) => t.split("\n")[0].replace(/^Stage \d of 8\. /, "").split(/[:(]/)[0].trim());
+        const completed = state.done + (state.stage === 8 ? 1 : 0);
+        status.textContent = `Update ${r.number} ("${r.words.join(" ")}"): stage ${state.stage} of 8, ${names[state.stage - 1]}` +
+          (state.stage === 8 ? ", applied" : "") + `. Completed updates: ${completed}.`;
+        jumps.forEach((b, k) => {
+          b.textContent = `${k + 1}. ${names[k]}`;
+          b.setAttribute("aria-pressed", String(k + 1 === state.stage));
+        });
         buttons["next-stage"].disabled = state.stage >= 8;
+        buttons["apply"].disabled = state.stage >= 8;
         const pre = (text, attrs) => h("pre", Object.assign({ class: "live-output" }, attrs), text);
         result.append(h("details", { class: "live-details", "data-part": "intro" }, h("summary", { text: "The run so far" }), pre(intro, { "data-field": "intro" })));
         stages.slice(0, state.stage).forEach((text, k) => {

@@ -154,7 +154,7 @@ async function lastTiming(page, width, widget, interaction) {
 }
 
 // ---- chapter 01: the score scale ------------------------------------------------------------------
-const ch01Multipliers = [0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 1, 1.5, 2, 3, 4, 5, 6, 8, 10];
+const ch01Multipliers = [-5, -1, -0.5, 0, 0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 1, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10];
 async function checkCh01(page, width) {
   const where = `ch01_mixing.html ch01-scale @${width}`;
   const root = page.locator('.live-widget[data-widget="ch01-scale"]');
@@ -181,8 +181,32 @@ async function checkCh01(page, width) {
     await page.keyboard.press("ArrowRight");
     await lastTiming(page, width, "ch01-scale", "slider");
     const m = ch01Multipliers[k];
-    if ([0.1, 1, 5, 10].includes(m)) await compare("the river bank", m, `slider x${m}`);
+    if ([-1, 0, 0.1, 1, 2.5, 5, 10].includes(m)) await compare("the river bank", m, `slider x${m}`);
   }
+  // The slider's low end is a negative factor, as the program takes.
+  await page.keyboard.press("Home");
+  await compare("the river bank", ch01Multipliers[0], `slider x${ch01Multipliers[0]}`);
+  // The number box: any factor from -1000 to 1000, compared with the program; beyond, both refuse.
+  const box = root.locator('input[type="number"]');
+  for (const typed of ["-3.7", "2.5", "1000", "-1000", "0.01"]) {
+    await box.fill(typed);
+    await box.dispatchEvent("change");
+    await lastTiming(page, width, "ch01-scale", "number");
+    await compare("the river bank", Number(typed), `number box ${typed}`);
+  }
+  await box.fill("2.5");
+  await box.dispatchEvent("change");
+  check((await slider.inputValue()) === String(ch01Multipliers.indexOf(2.5)), where,
+        "typing 2.5 does not move the slider to its 2.5 stop");
+  await box.fill("2000");
+  await box.dispatchEvent("change");
+  const beyond = await program("01_mixing", ["--scale", "2000"]);
+  const beyondShown = (await root.locator(".live-error").textContent()) ?? "";
+  check(beyond.code === 2 && beyond.err.includes("between -1000 and 1000") && beyondShown.includes("between -1000 and 1000"),
+        where, `number box 2000: shows "${beyondShown}", the program says "${beyond.err.trim()}"`);
+  await box.fill("1");
+  await box.dispatchEvent("change");
+  await slider.focus();
   // The article's x5 row, as the chapter prints it.
   await page.keyboard.press("Home");
   for (let k = 0; k < ch01Multipliers.indexOf(5); ++k) await page.keyboard.press("ArrowRight");
@@ -234,6 +258,15 @@ async function checkCh06(page, width) {
       const shown = "[" + cells.join(", ") + "]";
       check(shown === expected[view][i], where, `${view}, row ${words[i]}: shows ${shown}, ch06_masking prints ${expected[view][i]}`);
     }
+    // The grid's axis titles: rows are queries (the token attending), columns keys (the token attended to).
+    const rowsTitle = (await root.locator('[data-field="rows-title"]').textContent()) ?? "";
+    const columnsTitle = (await root.locator('[data-field="columns-title"]').textContent()) ?? "";
+    check(rowsTitle.startsWith("query") && columnsTitle.startsWith("key"), where,
+          `${view}: axis titles "${rowsTitle}" / "${columnsTitle}" do not name the query rows and the key columns`);
+    const titleBox = await root.locator('[data-field="columns-title"]').boundingBox();
+    const firstKey = await root.locator("tr").nth(1).locator("th").nth(1).boundingBox();
+    check(titleBox && firstKey && titleBox.y + titleBox.height <= firstKey.y + 1, where,
+          `${view}: the key title is not above the key words`);
   }
 }
 
@@ -312,6 +345,19 @@ async function checkCh04Explorer(page, width) {
   await key("a-length", ["Home"], "|a|");
   await key("a-length", ["End"], "|a|");
   await key("b-length", ["ArrowRight", "ArrowRight"], "|b|");
+  // One fixed scale: a drawn at |a| = 2 is a fifth as long as at |a| = 10; b is drawn below a's line.
+  const drawnLength = async (field) => root.locator(`[data-field="${field}"]`).evaluate((l) =>
+    Math.hypot(l.x2.baseVal.value - l.x1.baseVal.value, l.y2.baseVal.value - l.y1.baseVal.value));
+  await key("a-length", ["End"], "|a|");
+  const long = await drawnLength("a-line");
+  await key("a-length", Array(16).fill("ArrowLeft"), "|a|");
+  check((await root.locator('[data-control="a-length"]').inputValue()) === "2", where, "|a| did not step down to 2");
+  const short = await drawnLength("a-line");
+  check(long > 0 && Math.abs(short / long - 0.2) < 0.01, where,
+        `|a| 10 -> 2 drew a ${long.toFixed(1)} px -> ${short.toFixed(1)} px (expected a fifth as long)`);
+  const [aY, bY] = await Promise.all(["a-line", "b-line"].map((f) => root.locator(`[data-field="${f}"]`).evaluate((l) => l.y1.baseVal.value)));
+  check(bY > aY + 5, where, `b is drawn at y ${bY}, on a's line (y ${aY}), not below it`);
+  await key("a-length", ["End"], "|a|");
   // Dragging a round: press in the drawing up and to the left of its centre, move, release.
   await root.locator(".live-drag svg").scrollIntoViewIfNeeded();
   const box = await root.locator(".live-drag svg").boundingBox();
@@ -377,7 +423,41 @@ async function checkCh02(page, width) {
       check(JSON.stringify(shown) === JSON.stringify(rows[j]), where,
             `${label}: row ${j} shows ${shown.join(" ")}, ch02_swap_query prints ${(rows[j] ?? []).join(" ")}`);
     }
+    // bank's input line and its query's derivation, as printed between the heading line and the table.
+    const lines = block.split("\n").slice(1);
+    const derivation = lines.slice(1, lines.findIndex((l) => /^\s+token\s/.test(l))).map((l) => l.trim()).join("\n");
+    const shownInput = await root.locator('[data-field="input"]').textContent();
+    const shownDerivation = await root.locator('[data-field="derivation"]').textContent();
+    check(shownInput === lines[0].trim(), where, `${label}: input line "${shownInput}", ch02_swap_query prints "${lines[0].trim()}"`);
+    check(shownDerivation === derivation, where, `${label}: derivation "${shownDerivation}", ch02_swap_query prints "${derivation}"`);
+    // Keys of words absent from the sentence are drawn faded; those present are not.
+    for (const word of ["the", "river", "money", "bank"]) {
+      const present = state.sentence.split(" ").includes(word);
+      const dot = root.locator(`.live-drag svg circle[data-key="${word}"]`);
+      const drawnPresent = (await dot.getAttribute("data-present")) === "true";
+      const opacity = Number(await dot.getAttribute("fill-opacity"));
+      check(drawnPresent === present && (present ? opacity > 0.5 : opacity < 0.5), where,
+            `${label}: key of ${word} drawn ${drawnPresent ? "present" : "absent"} (opacity ${opacity}), ${present ? "in" : "not in"} the sentence`);
+    }
+    await noOverlappingLabels(label);
   }
+  // No two labels of the 3-d view cover each other (e.g. "k river" and "q bank").
+  async function noOverlappingLabels(label) {
+    const boxes = await root.locator(".live-drag svg text").evaluateAll((ts) => ts.map((t) => {
+      const b = t.getBBox();
+      return { text: t.textContent, x: b.x, y: b.y, w: b.width, h: b.height };
+    }));
+    for (let i = 0; i < boxes.length; ++i) {
+      for (let j = i + 1; j < boxes.length; ++j) {
+        const a = boxes[i], b = boxes[j];
+        const cover = a.x < b.x + b.w - 1 && b.x < a.x + a.w - 1 && a.y < b.y + b.h - 1 && b.y < a.y + a.h - 1;
+        check(!cover, where, `${label}: labels "${a.text}" and "${b.text}" overlap`);
+      }
+    }
+  }
+  // Wq is shown from the start (its coefficients open), as the article's widget shows it.
+  check(await root.locator("details").evaluate((d) => d.open), where, "the Wq coefficients are hidden at first");
+  check(await root.locator('input[data-r="2"][data-c="1"]').isVisible(), where, "Wq's structure row is not visible at first");
   await compare("load");
   for (const p of ["finance", "structure", "water"]) {
     await root.locator(`button[data-preset="${p}"]`).click();
@@ -390,7 +470,6 @@ async function checkCh02(page, width) {
   state.sentence = "the money bank";
   await compare("sentence");
   // Every coefficient is an input; change two, as a reader would, then compare with --wq.
-  await root.locator("summary").click();
   for (const [r, c, v] of [[2, 2, "1.5"], [3, 0, "-2"]]) {
     const cell = root.locator(`input[data-r="${r}"][data-c="${c}"]`);
     await cell.fill(v);
@@ -428,6 +507,26 @@ async function checkCh02(page, width) {
   await page.mouse.up();
   await lastTiming(page, width, "ch02-matching", "rotate view");
   check((await svg.getAttribute("data-az")) !== az, where, "dragging the 3-d view did not rotate it");
+  // Rotate view by its buttons and by the arrow keys: 15 degrees of azimuth, 10 of elevation a step;
+  // the view shown is one the program draws (--view AZ,EL), and turning changes no number.
+  const view = async () => [Number(await root.locator(".live-drag svg").getAttribute("data-az")),
+                            Number(await root.locator(".live-drag svg").getAttribute("data-el"))];
+  for (const [how, dir, daz, del] of [["button", "right", 15, 0], ["button", "down", 0, -10], ["key", "ArrowLeft", -15, 0],
+                                       ["key", "ArrowUp", 0, 10], ["key", "ArrowUp", 0, 10]]) {
+    const [az0, el0] = await view();
+    if (how === "button") await root.locator(`button[data-rotate="${dir}"]`).click();
+    else { await root.locator(".live-drag").focus(); await page.keyboard.press(dir); }
+    await lastTiming(page, width, "ch02-matching", "rotate " + how);
+    const [az1, el1] = await view();
+    const expectedEl = Math.max(-90, Math.min(90, el0 + del));
+    check(az1 === (az0 + daz + 360) % 360 && el1 === expectedEl, where,
+          `rotate by ${how} ${dir}: view ${az0},${el0} -> ${az1},${el1}`);
+    const shownView = await root.locator('[data-field="view"]').textContent();
+    check(shownView === `--view ${az1},${el1}`, where, `rotate by ${how} ${dir}: shows "${shownView}"`);
+    const accepted = await program("02_swap_query", ["--view", `${az1},${el1}`, "--width", "64", "--dk", "8"]);
+    check(accepted.code === 0, where, `ch02_swap_query --view ${az1},${el1} refuses the widget's view: ${accepted.err.trim()}`);
+    await compare(`rotate by ${how} ${dir}`);
+  }
 }
 
 // ---- chapter 05: the training step-through --------------------------------------------------------
@@ -448,6 +547,15 @@ async function checkCh05(page, width) {
     check(shown.length === state.stage, where, `${interaction}: ${shown.length} stages shown, expected ${state.stage}`);
     shown.forEach((text, k) => check(text === parts[k + 1], where,
       `${interaction}: stage ${k + 1} differs from ch05_training --walkthrough ${flags}:\n${text}\n--- printed ---\n${parts[k + 1]}`));
+    // The status names the stage reached and counts the completed updates as the program does: its
+    // header before the update is applied, its stage 8 ("Completed updates: N.") once it is.
+    const status = (await root.locator('[data-field="status"]').textContent()) ?? "";
+    const counted = (text) => (text.match(/Completed updates: (\d+)\./) ?? [])[1];
+    const expected = counted(state.stage === 8 ? parts[8] : parts[0]);
+    const stageName = (parts[state.stage] ?? "").split("\n")[0].replace(/^Stage \d of 8\. /, "").split(/[:(]/)[0].trim();
+    check(expected !== undefined && counted(status) === expected, where,
+          `${interaction}: status "${status}" counts ${counted(status)} completed updates, ch05_training --walkthrough ${flags} ${expected}`);
+    check(status.includes(`stage ${state.stage} of 8, ${stageName}`), where, `${interaction}: status "${status}" does not name stage ${state.stage} (${stageName})`);
   }
   const press = async (action, name) => {
     await root.locator(`button[data-action="${action}"]`).click();
@@ -485,6 +593,13 @@ async function checkCh05(page, width) {
   await lastTiming(page, width, "ch05-steps", "sentence");
   Object.assign(state, { first: 1, done: 0, stage: 1 });
   await compare("sentence");
+  // Jump to a stage, forwards and back, as a reader who wants one stage does.
+  for (const k of [5, 8, 3, 7]) {
+    await root.locator(`button[data-jump="${k}"]`).click();
+    await lastTiming(page, width, "ch05-steps", "jump to a stage");
+    state.stage = k;
+    await compare(`jump to stage ${k}`);
+  }
 }
 
 // ---- chapter 09: the head view --------------------------------------------------------------------
