@@ -2,7 +2,7 @@
 # Speed side by side with PyTorch (float32, CPU), measured in one run and alternated round by round,
 # since this machine is shared and noisy. Two cases:
 #   ch09: one training step of chapter 09's model (97 tokens, context 128, width 64, 2 layers of
-#         4 heads of 16, final layer norm, batch 16: forward, next-token loss, backward, Adam);
+#         4 heads of 16, final layer norm, batch 32: forward, next-token loss, backward, Adam);
 #   ch05: one Adam step of the article's 8-d, one-head sense classifier (chapter 05 --bench).
 # The PyTorch models are written here to match the C++ ones operation for operation. PyTorch gets
 # the better of 1 thread and its default in every round.
@@ -35,7 +35,7 @@ def timed(step, warm, n):
     for _ in range(n): step()
     return (time.perf_counter() - t0) / n * 1000
 if case == "ch09":
-    V, T, D, H, L, B = 97, 128, 64, 4, 2, 16
+    V, T, D, H, L, B = 97, 128, 64, 4, 2, 32
     dk = D // H
     class AttnOnly(torch.nn.Module):
         def __init__(s):

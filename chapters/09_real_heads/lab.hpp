@@ -30,12 +30,11 @@ using Pass = attn::AttnOnlyPass<Real>;
 struct TrainOptions {
   attn::AttnOnlyShape shape{0, 128, 64, 4, 16, 2, true};  ///< vocab is filled from the corpus
   WindowSpec windows{};                                   ///< how training windows are drawn
-  arma::uword steps = 8000;                               ///< Adam steps
-  arma::uword batch = 16;                                 ///< windows per step (more steps of fewer windows form
-                                                          ///< the induction circuit on more seeds than 4000 of 32)
+  arma::uword steps = 4000;                               ///< Adam steps
+  arma::uword batch = 32;                                 ///< windows per step
   double lr = 3e-3;                                       ///< Adam learning rate
   std::uint64_t seed = 1;                                 ///< seeds the initial weights and the training windows
-  arma::uword eval_every = 500;                           ///< steps between held-out evaluations
+  arma::uword eval_every = 250;                           ///< steps between held-out evaluations
 };
 
 /// The same options with the short settings of `--quick` (the tour and the no-gnuplot test; throws nothing):

@@ -42,7 +42,7 @@ struct Flags {
 void declare_flags(po::options_description& o) {
   // clang-format off
   o.add_options()
-      ("steps", po::value<long long>()->value_name("N"), "Adam steps of 16 windows (default 8000, about 1-3 minutes; 300 with --quick)")
+      ("steps", po::value<long long>()->value_name("N"), "Adam steps (default 4000, about 1-3 minutes; 300 with --quick)")
       ("seed", po::value<long long>()->value_name("N")->default_value(1), "seeds the weights and the training windows")
       ("repeat-share", po::value<double>()->value_name("P")->default_value(1.0), "share of training windows that hold a snippet followed by itself (0 = plain text)")
       ("lr", po::value<double>()->value_name("RATE")->default_value(3e-3, "0.003"), "Adam learning rate, in (0, 1]")
