@@ -487,6 +487,24 @@ BOOST_AUTO_TEST_CASE(the_number_rule) {
   BOOST_TEST(attn::cli::printable(std::string("a\x1b[31mb\n", 8)) == "a\\e[31mb\\n");
   BOOST_TEST(attn::cli::printable(std::string(100, 'x')).size() < 80u);
   BOOST_TEST(attn::cli::quoted_number(1000.0000001) == "1000.0000001");
+  // A whole number written as a real one is named, with the form to write instead.
+  BOOST_TEST(attn::cli::parse_integer("4.0", 0, 10).problem ==
+             "is a whole number written as a real one; write it with digits only (4)");
+  BOOST_TEST(attn::cli::parse_integer("1e3", 0, 10000).problem.find("(1000)") != std::string::npos);
+  BOOST_TEST(attn::cli::parse_integer("2.5", 0, 10).problem == "is not a whole number");
+}
+
+BOOST_AUTO_TEST_CASE(error_lines_escape_what_a_terminal_would_act_on) {
+  // C1 controls (U+009B is a terminal's escape introducer), bidirectional overrides and bytes that
+  // are not UTF-8 (a lone 0x9B) are shown as escapes; readable UTF-8 stays as it is.
+  BOOST_TEST(attn::one_line("caf\u00e9 \u65e5") == "caf\u00e9 \u65e5");
+  BOOST_TEST(attn::one_line("a\u009b31mb") == "a\\u009b31mb");
+  BOOST_TEST(attn::one_line("x\u202ey") == "x\\u202ey");
+  BOOST_TEST(attn::one_line(std::string("a\x9b" "31m", 5)) == "a\\x9b31m");
+  BOOST_TEST(attn::one_line(std::string("\xe6\x97", 2)) == "\\xe6\\x97");  // a character cut short
+  BOOST_TEST(attn::one_line(std::string("n\0ul", 4)) == "n\\x00ul");
+  const std::string cut = attn::one_line(std::string(299, 'x') + "\u00e9\u00e9");
+  BOOST_TEST(cut == std::string(299, 'x') + "...");  // never inside a character
 }
 
 // ---- closed descriptors, file-size limits, init files, gnuplot's pipes ------

@@ -46,26 +46,31 @@ int run_compare(const MarkedPair& pair, const ModelFolders& folders, const std::
   if (folders.load) {
     try {
       loaded = load_run(*folders.load, vocab);
+      require_directions(loaded->model, (std::filesystem::path(*folders.load) / "model.txt").string());
     } catch (const std::exception& e) {
-      throw FlagError(folders.flag + ": " + e.what());
+      throw FileError(folders.flag + ": " + e.what());
     }
   }
+  const auto compare_run = [&](const Run& run) {
+    try {
+      return compare(run.model, vocab, pair, corpus.held_text);
+    } catch (const std::invalid_argument& e) {
+      if (!loaded) throw;
+      throw FileError(folders.flag + ": " + attn::quoted_path(std::filesystem::path(*folders.load) / "model.txt") +
+                      " holds weights that overflow the model's scores (" + e.what() + ")");
+    }
+  };
+  std::optional<Comparison> c;
+  if (loaded) c = compare_run(*loaded);  // a saved model is refused before anything is printed
   check_save(folders);
   print_start(std::cout, folders.load);
   const Run run = loaded ? *loaded : train_or_explain(corpus, vocab, options, std::cerr);
   if (is_quick(run.options)) print_quick_note(std::cout);
   if (folders.save) save_run(run, *folders.save);
-  Comparison c;
-  try {
-    c = compare(run.model, vocab, pair, corpus.held_text);
-  } catch (const std::invalid_argument& e) {
-    if (!loaded) throw;
-    throw FlagError(folders.flag + ": " + attn::quoted_path(std::filesystem::path(*folders.load) / "model.txt") +
-                    " holds weights that overflow the model's scores (" + e.what() + ")");
-  }
-  print_comparison(std::cout, c);
+  if (!c) c = compare_run(run);
+  print_comparison(std::cout, *c);
   std::cout << '\n';
-  draw_comparison(plots, c);
+  draw_comparison(plots, *c);
   plots.report(std::cout);
   return 0;
 }

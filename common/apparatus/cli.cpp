@@ -321,8 +321,8 @@ std::optional<std::filesystem::path> path(const po::variables_map& vm, const std
 
 // ---- running a chapter ----------------------------------------------------------------------------
 
-int run(const std::string& program, const std::function<int()>& body) {
-  exec_without_blas_thread_pool();  // first: OpenBLAS's pool would hang under a memory limit
+int run(const std::string& program, const std::function<int()>& body, const std::vector<std::string>& args) {
+  exec_without_blas_thread_pool(args);  // first: OpenBLAS's pool would hang under a memory limit
   set_program_name(program);
   // Closed standard descriptors get /dev/null first, so no file opened later takes their number
   // (with stdout closed, the arithmetic would otherwise land in a plot's data file).
@@ -348,7 +348,7 @@ int run(const std::string& program, const std::function<int()>& body) {
   int code = ok;
   try {
     reserve_blas_buffers(std::thread::hardware_concurrency());  // before any work: a trainer's threads
-    code = body();
+    code = call_with_large_stack(body);  // a small ulimit -s would crash the BLAS kernels
     std::cout.flush();
     if (std::fflush(stdout) != 0 || std::ferror(stdout)) throw std::ios_base::failure("stdout");
   } catch (const std::ios_base::failure& e) {
