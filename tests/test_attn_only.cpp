@@ -157,7 +157,7 @@ BOOST_AUTO_TEST_CASE(next_token_losses_checks_its_pass_as_next_token_loss_does) 
   const arma::umat reshaped = arma::reshape(tokens, 4, 3);  // the same 12 rows of logits, 4 sequences of 3
   arma::umat outside = tokens;
   outside(1, 3) = 5;  // the vocabulary is 0..4
-  for (const arma::umat* other : {&one_row, &reshaped, &outside}) {
+  for (const arma::umat* other : std::vector<const arma::umat*>{&one_row, &reshaped, &outside}) {
     BOOST_CHECK_THROW(attn::next_token_losses(pass, *other), std::invalid_argument);
     BOOST_CHECK_THROW(attn::next_token_loss(pass, *other, static_cast<arma::mat*>(nullptr)), std::invalid_argument);
   }

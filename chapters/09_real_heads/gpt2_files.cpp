@@ -265,9 +265,8 @@ std::uint64_t dtype_bytes(const std::string& path, const std::string& name, cons
   return size->second;
 }
 
-/// One header entry, checked for its fields and that its bytes lie in a file of `file_size` bytes.
-TensorEntry read_entry(const std::string& path, const std::string& name, const RawEntry& entry,
-                       std::uint64_t data_start, std::uint64_t file_size) {
+/// One header entry, checked for its fields and that its byte count matches its shape.
+TensorEntry read_entry(const std::string& path, const std::string& name, const RawEntry& entry) {
   const std::string who = "tensor " + attn::quoted(name);
   if (entry.malformed || !entry.dtype || !entry.shape || !entry.offsets || entry.offsets->size() != 2) {
     fail(path, who + " in the header lacks a string dtype, an array shape or two data_offsets");
@@ -289,11 +288,20 @@ TensorEntry read_entry(const std::string& path, const std::string& name, const R
     fail(path, who + ": shape " + shape_text(t.shape) + " of " + t.dtype + " needs " + std::to_string(bytes) +
                    " bytes, but data_offsets [" + std::to_string(t.begin) + ", " + std::to_string(t.end) + "] differ");
   }
-  if (t.end > file_size - data_start) {
-    fail(path, "truncated: " + who + " ends at byte " + std::to_string(data_start + t.end) + ", but the file has " +
+  return t;
+}
+
+/// Refuses a file that ends before the entry that ends last (naming that entry: the file is at
+/// least that long when whole).
+void check_truncation(const std::string& path, const SafetensorsHeader& header, std::uint64_t file_size) {
+  const std::pair<const std::string, TensorEntry>* last = nullptr;
+  for (const auto& item : header.tensors)
+    if (last == nullptr || item.second.end > last->second.end) last = &item;
+  if (last != nullptr && last->second.end > file_size - header.data_start) {
+    fail(path, "truncated: tensor " + attn::quoted(last->first) + " ends at byte " +
+                   std::to_string(header.data_start + last->second.end) + ", but the file has " +
                    std::to_string(file_size));
   }
-  return t;
 }
 
 /// Refuses tensors whose byte ranges overlap and bytes that no tensor holds (between tensors or
@@ -441,9 +449,10 @@ SafetensorsHeader read_safetensors_header(const std::string& path) {
     const std::string plain = plain_name(name);
     if (result.tensors.contains(plain))
       fail(path, "tensor " + attn::quoted(plain) + " appears twice (with and without 'transformer.', or repeated)");
-    result.tensors[plain] = read_entry(path, name, entry, result.data_start, size);
+    result.tensors[plain] = read_entry(path, name, entry);
   }
-  check_layout(path, result, size);
+  check_truncation(path, result, size);
+  result.file_size = size;
   return result;
 }
 
@@ -524,8 +533,7 @@ Weights read_weights(const std::string& path, const SafetensorsHeader& header, c
                    std::to_string(config.layers) + " layers and width " + std::to_string(config.width) +
                    " does not have");
   }
-  std::ifstream in = open_file(path);
-  for (const Parameter& p : table) {
+  for (const Parameter& p : table) {  // every tensor there, F32, of its shape, before any is read
     const std::vector<std::uint64_t> shape =
         p.vector ? std::vector<std::uint64_t>{p.cols} : std::vector<std::uint64_t>{p.rows, p.cols};
     const auto entry = header.tensors.find(p.name);
@@ -536,6 +544,11 @@ Weights read_weights(const std::string& path, const SafetensorsHeader& header, c
       fail(path, "tensor " + attn::quoted(p.name) + " is " + shape_text(t.shape) + ", but GPT-2 of these sizes needs " +
                      shape_text(shape));
     }
+  }
+  check_layout(path, header, header.file_size);
+  std::ifstream in = open_file(path);
+  for (const Parameter& p : table) {
+    const TensorEntry& t = header.tensors.at(p.name);
     read_tensor(in, path, header.data_start + t.begin, p.rows, p.cols, *p.slot);
     if (!p.slot->is_finite()) fail(path, "tensor " + attn::quoted(p.name) + " has a NaN or infinite entry");
     if (!p.slot->is_empty() && arma::abs(*p.slot).max() > kMaxWeight) {

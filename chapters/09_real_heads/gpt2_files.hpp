@@ -44,12 +44,14 @@ struct TensorEntry {
 struct SafetensorsHeader {
   std::map<std::string, TensorEntry> tensors;  ///< name -> entry
   std::uint64_t data_start = 0;                ///< the file offset where the tensors' bytes begin
+  std::uint64_t file_size = 0;                 ///< the file's size in bytes
 };
 
 /// Reads and checks the header of safetensors file `path`: the file must hold the 8-byte length,
 /// the JSON it announces (an object of entries with a string dtype, a shape of non-negative
-/// integers and data_offsets [begin, end]), and every entry's bytes, whose count must match its
-/// shape and dtype.
+/// integers and data_offsets [begin, end]; read as a stream of events, no document built), and
+/// every entry's bytes, whose count must match its shape and dtype. (read_weights() then refuses
+/// tensors that overlap and bytes that belong to no tensor, once it knows none is missing.)
 SafetensorsHeader read_safetensors_header(const std::string& path);
 
 /// The sizes from config.json in `dir` (n_embd, n_head, n_layer, n_positions, vocab_size,
@@ -60,7 +62,9 @@ SafetensorsHeader read_safetensors_header(const std::string& path);
 Config read_config(const std::string& dir, const SafetensorsHeader& header);
 
 /// The weights in safetensors file `path` (whose header is `header`), checked against `config` as
-/// described above, every entry finite. A bad `config` is refused too.
+/// described above, every entry finite; tensors that share bytes and bytes of no tensor (between
+/// tensors or after the last) are refused, as the format's reference reader refuses them, and an
+/// lm_head.weight that differs from wte.weight. A bad `config` is refused too.
 Weights read_weights(const std::string& path, const SafetensorsHeader& header, const Config& config);
 
 /// vocab.json: a JSON object of token (in the byte alphabet) -> id.

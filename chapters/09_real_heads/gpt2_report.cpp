@@ -189,7 +189,7 @@ void print_model(std::ostream& out, const std::string& dir, const gpt2::Lab& lab
 void print_view(std::ostream& out, const gpt2::Lab& lab) {
   const gpt2::HeadView& v = lab.view;
   attn::print_heading(out, "1. The head view: where token " + std::to_string(v.position) + " reads, in every head");
-  fmt::print(out, "  sentence: \"{}\", {} tokens:\n", v.sentence.text, v.sentence.tokens.size());
+  fmt::print(out, "  sentence: \"{}\", {} tokens:\n", attn::printable(v.sentence.text, 1000), v.sentence.tokens.size());
   std::vector<std::string> tokens;
   for (std::size_t i = 0; i < v.sentence.labels.size(); ++i)
     tokens.push_back(fmt::format("{} {}", i, v.sentence.labels[i]));
