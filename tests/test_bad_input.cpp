@@ -7,6 +7,7 @@
 /// crash, hang or print NaN.
 #include <boost/test/unit_test.hpp>
 
+#include <fcntl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -1280,4 +1281,30 @@ BOOST_AUTO_TEST_CASE(the_scripts_find_the_repository_through_a_link) {
                                                 attn::test::quote((root / "scripts" / "tour.sh").string()),
                                                 " | sed 's/ *#.*//'); pwd\" ", attn::test::quote(link.string())));
   BOOST_TEST(r.out == fs::canonical(root).string() + "\n", r.err);
+}
+
+BOOST_AUTO_TEST_CASE(out_of_memory_where_no_exception_may_pass_is_still_one_line_and_exit_1) {
+  // A std::bad_alloc thrown inside a noexcept function (as a destructor that allocates would)
+  // ends the program by std::terminate: the chapters' skeleton says "out of memory" and exits 1,
+  // where the default would print the exception's type and abort (SIGABRT).
+  const fs::path err = fs::path(TEST_PLOTS) / "escaped-stderr.txt";
+  fs::create_directories(TEST_PLOTS);
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    ::setenv("OPENBLAS_NUM_THREADS", "1", 1);  // no pool: run() does not run this test program again
+    const int fd = ::open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    ::dup2(fd, STDERR_FILENO);
+    static void (*thrower)() = [] { throw std::bad_alloc(); };
+    attn::cli::run("escaped", [] {
+      [&]() noexcept { thrower(); }();
+      return 0;
+    });
+    ::_exit(0);
+  }
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  BOOST_TEST((WIFEXITED(status) && WEXITSTATUS(status) == 1), status);
+  BOOST_TEST(slurp(err) ==
+             "escaped: error: out of memory (the sizes asked for need more memory than this process may use; try "
+             "smaller ones)\n");
 }

@@ -49,16 +49,21 @@ std::atomic<unsigned long> g_counter{0};
 std::atomic<bool> g_committing{false};
 std::atomic<int> g_deferred{0};
 
+/// Removes every registered temporary and stops the child; async-signal-safe.
+void remove_temporaries_and_child() {
+  for (Slot& s : g_slots) {
+    if (s.used.load()) ::unlink(s.path);
+  }
+  if (const pid_t child = g_child.load(); child > 0) ::kill(-child, SIGKILL);
+}
+
 extern "C" void cleanup_and_reraise(int sig) {
   if (g_committing.load()) {
     g_deferred.store(sig);
     return;
   }
   const int saved = errno;
-  for (Slot& s : g_slots) {
-    if (s.used.load()) ::unlink(s.path);
-  }
-  if (const pid_t child = g_child.load(); child > 0) ::kill(-child, SIGKILL);
+  remove_temporaries_and_child();
   struct sigaction dfl {};
   dfl.sa_handler = SIG_DFL;
   ::sigemptyset(&dfl.sa_mask);
@@ -230,6 +235,8 @@ void install_cleanup_handlers() {
 }
 
 void set_child_for_cleanup(pid_t process_group) { g_child.store(process_group); }
+
+void clean_up_now() { remove_temporaries_and_child(); }
 
 // ---- TempPath ----------------------------------------------------------------------------------
 

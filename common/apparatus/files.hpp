@@ -201,4 +201,8 @@ void install_cleanup_handlers();
 /// Tells the cleanup handler which child process group to kill (0: none).
 void set_child_for_cleanup(pid_t process_group);
 
+/// Does now what the cleanup handler does: removes every registered temporary file and stops the
+/// child (for a program about to end without unwinding). Async-signal-safe.
+void clean_up_now();
+
 }  // namespace attn
