@@ -150,9 +150,9 @@ BOOST_AUTO_TEST_CASE(next_token_losses_checks_its_pass_as_next_token_loss_does) 
   const arma::mat losses = attn::next_token_losses(pass, tokens);
   BOOST_TEST(losses.n_rows == 2u);
   BOOST_TEST(losses.n_cols == 5u);
-  BOOST_TEST(arma::mean(arma::vectorise(losses)) ==
-                 attn::next_token_loss(pass, tokens, static_cast<arma::mat*>(nullptr)),
-             boost::test_tools::tolerance(1e-12));
+  BOOST_TEST(
+      arma::mean(arma::vectorise(losses)) == attn::next_token_loss(pass, tokens, static_cast<arma::mat*>(nullptr)),
+      boost::test_tools::tolerance(1e-12));
   const arma::umat one_row = tokens.row(0);
   const arma::umat reshaped = arma::reshape(tokens, 4, 3);  // the same 12 rows of logits, 4 sequences of 3
   arma::umat outside = tokens;

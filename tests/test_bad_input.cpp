@@ -503,7 +503,9 @@ BOOST_AUTO_TEST_CASE(error_lines_escape_what_a_terminal_would_act_on) {
   BOOST_TEST(attn::one_line("caf\u00e9 \u65e5") == "caf\u00e9 \u65e5");
   BOOST_TEST(attn::one_line("a\u009b31mb") == "a\\u009b31mb");
   BOOST_TEST(attn::one_line("x\u202ey") == "x\\u202ey");
-  BOOST_TEST(attn::one_line(std::string("a\x9b" "31m", 5)) == "a\\x9b31m");
+  BOOST_TEST(attn::one_line(std::string("a\x9b"
+                                        "31m",
+                                        5)) == "a\\x9b31m");
   BOOST_TEST(attn::one_line(std::string("\xe6\x97", 2)) == "\\xe6\\x97");  // a character cut short
   BOOST_TEST(attn::one_line(std::string("n\0ul", 4)) == "n\\x00ul");
   const std::string cut = attn::one_line(std::string(299, 'x') + "\u00e9\u00e9");
@@ -907,7 +909,7 @@ BOOST_AUTO_TEST_CASE(a_set_interrupted_between_renames_is_whole_or_refused) {
   const auto in_child = [&](const std::function<void(std::size_t)>& between) {
     const pid_t pid = ::fork();
     if (pid == 0) {
-      const struct rlimit no_core {0, 0};
+      const struct rlimit no_core { 0, 0 };
       ::setrlimit(RLIMIT_CORE, &no_core);  // SIGQUIT would write a core file
       save("new", between);
       ::_exit(0);
@@ -1157,8 +1159,12 @@ BOOST_AUTO_TEST_CASE(a_saved_model_loads_under_a_small_stack_and_names_odd_folde
   BOOST_TEST(small.out.find("7. Names are summaries") != std::string::npos);
   // A folder name holding a C1 control (U+009B, a terminal's escape introducer, in UTF-8 and as a
   // lone byte) and a bidirectional override reaches stderr escaped.
-  for (const std::string& name : {std::string("c1-\xc2\x9b" "31m"), std::string("raw-\x9b" "31m"),
-                                  std::string("bidi-\xe2\x80\xae" "x")}) {
+  for (const std::string& name : {std::string("c1-\xc2\x9b"
+                                              "31m"),
+                                  std::string("raw-\x9b"
+                                              "31m"),
+                                  std::string("bidi-\xe2\x80\xae"
+                                              "x")}) {
     const attn::test::Run r =
         attn::test::run(cat("timeout 60 ", ch09(), " --no-plots --load ", attn::test::quote((dir / name).string())));
     BOOST_TEST(r.code == 2, r.err);
@@ -1173,17 +1179,18 @@ BOOST_AUTO_TEST_CASE(a_saved_model_loads_under_a_small_stack_and_names_odd_folde
   const std::size_t from = model.find("\nL1.Wq") + 1;  // every weight from L1.Wq on: within +-1e6, together beyond
   model.replace(from, std::string::npos, every_weight(model.substr(from), "999999"));
   forge_set(dir / "overflow", {{"run.txt", saved_quick_run(dir / "good").at("run.txt")}, {"model.txt", model}});
-  check_refused(cat(ch09(), " --no-plots --compare 'the river [bank]' 'the money [bank]' --load ",
-                    (dir / "overflow").string()),
-                "ch09_real_heads", "model.txt' holds weights that overflow");
+  check_refused(
+      cat(ch09(), " --no-plots --compare 'the river [bank]' 'the money [bank]' --load ", (dir / "overflow").string()),
+      "ch09_real_heads", "model.txt' holds weights that overflow");
 }
 
 BOOST_AUTO_TEST_CASE(corpora_of_few_or_only_non_ascii_characters_run_every_section) {
   // A vocabulary of 2 to 4 tokens (one letter and a space; two letters; Japanese text, whose
   // bytes are all the unknown token): every section runs, and no NaN is printed.
   const fs::path base = fs::path(TEST_PLOTS) / "few-characters";
-  const std::map<std::string, std::vector<std::string>> corpora{
-      {"one-letter", {"aaaa", "aa", "a"}}, {"two-letters", {"ab", "ba", "abba"}}, {"japanese", {"日本語", "東京", "銀行"}}};
+  const std::map<std::string, std::vector<std::string>> corpora{{"one-letter", {"aaaa", "aa", "a"}},
+                                                                {"two-letters", {"ab", "ba", "abba"}},
+                                                                {"japanese", {"日本語", "東京", "銀行"}}};
   for (const auto& [name, words] : corpora) {
     fs::remove_all(base / name);
     fs::create_directories(base / name);
@@ -1218,9 +1225,8 @@ BOOST_AUTO_TEST_CASE(every_terminating_signal_while_gnuplot_draws_leaves_no_temp
           // program respects; a job of an interactive shell gets it as it comes.
           "cd ", attn::test::quote(base.string()), " && (ulimit -c 0; PATH=", attn::test::quote(bin.string()),
           ":/usr/bin:/bin env --default-signal ", ch01(), " --plots plots >/dev/null 2>&1 & pid=$!; ",
-          "while [ ! -e plots/started ]; ",
-          "do sleep 0.05; done; kill -", sig, " $pid; wait $pid; echo \"code $?\"; sleep 0.2; ",
-          "ps -eo args | grep -c '^sleep 32.5$'; true)"));
+          "while [ ! -e plots/started ]; ", "do sleep 0.05; done; kill -", sig,
+          " $pid; wait $pid; echo \"code $?\"; sleep 0.2; ", "ps -eo args | grep -c '^sleep 32.5$'; true)"));
       BOOST_TEST(r.out.find(cat("code ", 128 + sig, "\n0\n")) != std::string::npos, r.out);  // gnuplot stopped
       BOOST_TEST(leftovers(plots).empty());
     }
@@ -1232,8 +1238,7 @@ BOOST_AUTO_TEST_CASE(temporaries_left_by_a_process_that_is_gone_are_removed_by_t
   // removes those whose process is gone, and leaves those of a process that still runs.
   const fs::path base = fs::path(TEST_PLOTS) / "killed";
   const fs::path bin = fake_gnuplot(
-      base / "bin",
-      "read -r first; [ \"$first\" = \"set terminal pngcairo\" ] && exit 0; touch started; exec sleep 3");
+      base / "bin", "read -r first; [ \"$first\" = \"set terminal pngcairo\" ] && exit 0; touch started; exec sleep 3");
   const fs::path plots = base / "plots";
   fs::remove_all(plots);
   attn::test::run(cat("cd ", attn::test::quote(base.string()), " && (PATH=", attn::test::quote(bin.string()),
@@ -1264,7 +1269,7 @@ BOOST_AUTO_TEST_CASE(a_memory_limit_without_proc_ends_the_program) {
     return;
   }
   const attn::test::Run r = attn::test::run(cat("timeout 30 unshare -m sh -c 'mount -t tmpfs none /proc && ",
-                                                 "ulimit -v 150000 && exec ", ch09(), " --no-plots --quick --steps 5'"));
+                                                "ulimit -v 150000 && exec ", ch09(), " --no-plots --quick --steps 5'"));
   BOOST_TEST(r.code == 1, r.err);
   BOOST_TEST(r.err.find(": error: out of memory") != std::string::npos, r.err);
 }

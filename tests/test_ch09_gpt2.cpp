@@ -497,7 +497,8 @@ BOOST_AUTO_TEST_CASE(n_layer_beyond_the_blocks_is_refused_before_allocating) {
   check_message(load_error(d),
                 "config.json: n_layer is 1000000000000, but model.safetensors holds tensors for 2 layers");
   // an entry named for block 999999 counts once, not as 999999 blocks
-  add_tensor(d / "model.safetensors", "h.999999.attn.bias", {1, 1, 64, 64}, tensor_bytes(d / "model.safetensors", "h.0.attn.bias"));
+  add_tensor(d / "model.safetensors", "h.999999.attn.bias", {1, 1, 64, 64},
+             tensor_bytes(d / "model.safetensors", "h.0.attn.bias"));
   config["n_layer"] = 999999;
   std::ofstream(d / "config.json") << config.dump();
   check_message(load_error(d), "n_layer is 999999, but model.safetensors holds tensors for 3 layers");
@@ -701,8 +702,8 @@ header.update({"x%d" % i: {"dtype": "F32", "shape": [0], "data_offsets": [0, 0]}
 text = json.dumps(header).encode()
 open(path, "wb").write(struct.pack("<Q", len(text)) + text + data[8 + length:])
 )";
-  const attn::test::Run pad = attn::test::run(std::string(PYTHON3) + " " + (scratch() / "pad_header.py").string() + " " +
-                                              attn::test::quote((d / "model.safetensors").string()));
+  const attn::test::Run pad = attn::test::run(std::string(PYTHON3) + " " + (scratch() / "pad_header.py").string() +
+                                              " " + attn::test::quote((d / "model.safetensors").string()));
   BOOST_REQUIRE_MESSAGE(pad.code == 0, pad.err);
   const attn::test::Run run = attn::test::run("ulimit -v 400000; timeout 120 " + std::string(CH09_PROGRAM) +
                                               " --no-plots --gpt2 " + attn::test::quote(d.string()));

@@ -146,9 +146,10 @@ void Tokenizer::check_vocabulary(const std::vector<std::pair<std::string, std::s
     const std::vector<std::string> characters = utf8_characters(token);
     for (const std::string& character : characters) {
       if (!alphabet_byte_.contains(character)) {
-        throw std::invalid_argument("vocab.json: token " + attn::quoted(token) + " (id " + std::to_string(id) +
-                                    ") holds " + attn::quoted(character) +
-                                    ", which is not in GPT-2's byte alphabet (the 256 characters that stand for bytes)");
+        throw std::invalid_argument(
+            "vocab.json: token " + attn::quoted(token) + " (id " + std::to_string(id) + ") holds " +
+            attn::quoted(character) +
+            ", which is not in GPT-2's byte alphabet (the 256 characters that stand for bytes)");
       }
     }
     const bool special = token.size() > 4 && token.starts_with("<|") && token.ends_with("|>");

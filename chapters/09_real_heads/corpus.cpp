@@ -51,9 +51,9 @@ Corpus read_corpus(const std::string& folder) {
   std::error_code ec;
   if (!fs::is_directory(folder, ec)) {
     const bool there = fs::exists(fs::symlink_status(folder, ec));
-    throw std::runtime_error("the fortunes folder " + folder +
-                             (there ? " is not a folder (name the folder that holds the fortune files)" : " is missing") +
-                             install);
+    throw std::runtime_error(
+        "the fortunes folder " + folder +
+        (there ? " is not a folder (name the folder that holds the fortune files)" : " is missing") + install);
   }
   Corpus c;
   fs::directory_iterator entries(folder, ec);

@@ -10,8 +10,8 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
-#include <optional>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <stdexcept>
@@ -127,11 +127,11 @@ void read_events(const std::string& path, const std::string& text, const std::st
 
 /// The fields of one safetensors header entry as read, before they are checked.
 struct RawEntry {
-  std::optional<std::string> dtype;                 ///< "dtype", if a string
-  std::optional<std::vector<std::uint64_t>> shape;  ///< "shape", if an array
+  std::optional<std::string> dtype;                   ///< "dtype", if a string
+  std::optional<std::vector<std::uint64_t>> shape;    ///< "shape", if an array
   std::optional<std::vector<std::uint64_t>> offsets;  ///< "data_offsets", if an array
-  bool bad_shape = false, bad_offset = false;       ///< an element that is not a non-negative integer
-  bool malformed = false;                           ///< not an object, or a field of another kind
+  bool bad_shape = false, bad_offset = false;         ///< an element that is not a non-negative integer
+  bool malformed = false;                             ///< not an object, or a field of another kind
 };
 
 /// The safetensors header: an object of name -> {dtype, shape, data_offsets}, and "__metadata__"
@@ -162,9 +162,12 @@ class HeaderReader : public EventReader {
   bool start_array(std::size_t) override {
     ++depth_;
     if (skipping()) return true;
-    if (depth_ == 3 && field_ == "shape" && !entry().shape) entry().shape.emplace();
-    else if (depth_ == 3 && field_ == "data_offsets" && !entry().offsets) entry().offsets.emplace();
-    else if (depth_ != 3 || (field_ != "shape" && field_ != "data_offsets")) return malformed();
+    if (depth_ == 3 && field_ == "shape" && !entry().shape)
+      entry().shape.emplace();
+    else if (depth_ == 3 && field_ == "data_offsets" && !entry().offsets)
+      entry().offsets.emplace();
+    else if (depth_ != 3 || (field_ != "shape" && field_ != "data_offsets"))
+      return malformed();
     return true;
   }
   bool end_array() override {
@@ -173,9 +176,12 @@ class HeaderReader : public EventReader {
   }
   bool number_unsigned(number_unsigned_t value) override {
     if (skipping()) return true;
-    if (depth_ == 3 && field_ == "shape") entry().shape->push_back(value);
-    else if (depth_ == 3 && field_ == "data_offsets") entry().offsets->push_back(value);
-    else return malformed();
+    if (depth_ == 3 && field_ == "shape")
+      entry().shape->push_back(value);
+    else if (depth_ == 3 && field_ == "data_offsets")
+      entry().offsets->push_back(value);
+    else
+      return malformed();
     return true;
   }
   bool number_integer(number_integer_t) override { return other_number(); }
@@ -417,7 +423,8 @@ void check_sizes_against_tensors(const std::string& path, const Config& config, 
     disagree("vocab_size", config.vocab, "wte.weight", (*wte)[0], "rows (one per token)");
     disagree("n_embd", config.width, "wte.weight", (*wte)[1], "columns");
   }
-  if (const auto wpe = rows_of("wpe.weight")) disagree("n_positions", config.context, "wpe.weight", (*wpe)[0], "rows (one per position)");
+  if (const auto wpe = rows_of("wpe.weight"))
+    disagree("n_positions", config.context, "wpe.weight", (*wpe)[0], "rows (one per position)");
 }
 
 }  // namespace
@@ -558,7 +565,8 @@ Weights read_weights(const std::string& path, const SafetensorsHeader& header, c
     }
   }
   if (const auto head = header.tensors.find("lm_head.weight"); head != header.tensors.end()) {
-    if (head->second.dtype != "F32") fail(path, "tensor 'lm_head.weight' is " + head->second.dtype + "; this reader takes F32");
+    if (head->second.dtype != "F32")
+      fail(path, "tensor 'lm_head.weight' is " + head->second.dtype + "; this reader takes F32");
     check_tied(in, path, header.data_start + head->second.begin, w.wte);
   }
   return w;

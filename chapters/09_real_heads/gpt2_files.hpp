@@ -8,7 +8,9 @@
 /// `X W`). Every tensor of gpt2_model.hpp's parameter table must be there, F32, with exactly the
 /// table's shape; the entries a checkpoint may also hold are tolerated (L a layer): h.L.attn.bias (the causal
 /// mask, 1 x 1 x context x context), h.L.attn.masked_bias and lm_head.weight (the tied
-/// unembedding again, vocab x d); names may carry the prefix "transformer.". Anything else is refused.
+/// unembedding again, vocab x d: refused if it differs from wte.weight, which these tools read for
+/// both); names may carry the prefix "transformer.". Anything else is refused, and so are tensors
+/// that share bytes and bytes that belong to no tensor.
 ///
 /// A reader gets GPT-2 small as the four files of the Hugging Face model openai-community/gpt2
 /// (model.safetensors, config.json, vocab.json, merges.txt, about 550 MB) in one folder; the larger

@@ -381,7 +381,7 @@ Bank bank(const Gpt2& model) {
   }
   b.gap = b.within - b.across;
   const arma::vec beyond = b.gap.col(0) - b.gap.col(1);  // bank's sense gap over the control's, per stage
-  b.beyond_control = arma::accu(beyond > 0.01);  // a NaN stage (no cosine) is never beyond
+  b.beyond_control = arma::accu(beyond > 0.01);          // a NaN stage (no cosine) is never beyond
   const arma::uvec known = arma::find_finite(beyond);
   b.largest = known.is_empty() ? 0 : known(arma::vec(beyond.elem(known)).index_max());
   b.measured = !known.is_empty();
@@ -390,7 +390,8 @@ Bank bank(const Gpt2& model) {
 
 ContextNeed context_needed(const Gpt2& model) {
   const bool bos = model.tokenizer.id("<|endoftext|>").has_value();
-  ContextNeed need{(bos ? 1u : 0u) + 8, "a held-out window of 8 tokens" + std::string(bos ? " after <|endoftext|>" : "")};
+  ContextNeed need{(bos ? 1u : 0u) + 8,
+                   "a held-out window of 8 tokens" + std::string(bos ? " after <|endoftext|>" : "")};
   std::vector<std::string> texts{kPatchA, kPatchB};
   for (const std::string& frame : kBankFrames)
     for (const std::string& sense : kBankSenses)

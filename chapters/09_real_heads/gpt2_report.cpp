@@ -58,15 +58,15 @@ gpt2::Gpt2 load(const std::string& dir) {
   try {
     need = gpt2::context_needed(model);
   } catch (const std::invalid_argument& e) {
-    throw FileError("--gpt2: " + attn::quoted_path(fs::path(dir) / "vocab.json") + " cannot read the fixed sentences (" +
-                    e.what() + ")");
+    throw FileError("--gpt2: " + attn::quoted_path(fs::path(dir) / "vocab.json") +
+                    " cannot read the fixed sentences (" + e.what() + ")");
   }
   if (need.tokens > model.weights.config.context) {
     const bool config = fs::exists(fs::path(dir) / "config.json");
     throw FileError("--gpt2: " + attn::quoted_path(fs::path(dir) / (config ? "config.json" : "model.safetensors")) +
                     ": the context is " + std::to_string(model.weights.config.context) + " tokens (" +
-                    (config ? "n_positions" : "wpe.weight's rows") + "), fewer than the " + std::to_string(need.tokens) +
-                    " of " + need.what + " that sections 3 to 5 read");
+                    (config ? "n_positions" : "wpe.weight's rows") + "), fewer than the " +
+                    std::to_string(need.tokens) + " of " + need.what + " that sections 3 to 5 read");
   }
   return model;
 }

@@ -268,6 +268,19 @@ void require_chapter_shape(const attn::AttnOnlyShape& s, arma::uword vocab, cons
                            ") is not this chapter's (" + describe(e) + ")");
 }
 
+/// Why a saved vocabulary `saved` is not the corpus's `now`: the sizes and the first token that differs.
+std::string vocabulary_difference(const std::string& saved, const std::string& now) {
+  const auto at =
+      static_cast<std::size_t>(std::mismatch(saved.begin(), saved.end(), now.begin(), now.end()).first - saved.begin());
+  const auto character = [](const std::string& chars, std::size_t k) {
+    return k < chars.size() ? attn::quoted(std::string(1, chars[k])) : std::string("none");
+  };
+  return "its vocabulary (" + std::to_string(saved.size()) + " characters) differs from the " +
+         std::to_string(now.size()) + " of the corpus read now from token " + std::to_string(at) + " on (saved " +
+         character(saved, at) + ", now " + character(now, at) +
+         "): the model was trained on another corpus; train again, or give that corpus with --corpus";
+}
+
 }  // namespace
 
 std::vector<std::string> run_files() { return {"run.txt", "model.txt"}; }
@@ -324,19 +337,7 @@ Run load_run(const std::string& dir, const Vocabulary& vocab, const std::functio
   } catch (const std::invalid_argument& e) {
     throw in.fail(std::string("the vocabulary is malformed (") + e.what() + ")");
   }
-  if (run.characters != vocab.characters()) {
-    const std::string& now = vocab.characters();
-    const std::size_t at = static_cast<std::size_t>(
-        std::mismatch(run.characters.begin(), run.characters.end(), now.begin(), now.end()).first -
-        run.characters.begin());
-    const auto character = [](const std::string& chars, std::size_t k) {
-      return k < chars.size() ? attn::quoted(std::string(1, chars[k])) : std::string("none");
-    };
-    throw in.fail("its vocabulary (" + std::to_string(run.characters.size()) + " characters) differs from the " +
-                  std::to_string(now.size()) + " of the corpus read now from token " + std::to_string(at) +
-                  " on (saved " + character(run.characters, at) + ", now " + character(now, at) +
-                  "): the model was trained on another corpus; train again, or give that corpus with --corpus");
-  }
+  if (run.characters != vocab.characters()) throw in.fail(vocabulary_difference(run.characters, vocab.characters()));
   const std::vector<arma::uword> steps = curve_steps(o);
   const long long points = in.whole("curve", 0, 1000001);
   if (static_cast<std::size_t>(points) != steps.size()) {

@@ -75,7 +75,8 @@ Flags read_flags(const po::variables_map& vm) {
   f.train.lr = attn::cli::positive_real(vm, "lr", 1.0);
   const bool gpt2 = typed.count("gpt2") > 0;  // GPT-2 reads any UTF-8 and counts tokens, checked at load
   f.sentence = ch09::checked_sentence(vm["sentence"].as<std::string>(), f.train.shape.context, gpt2);
-  const auto last = gpt2 ? static_cast<long long>(ch09::kMaxGpt2SentenceBytes) : static_cast<long long>(f.sentence.size()) - 1;
+  const auto last =
+      gpt2 ? static_cast<long long>(ch09::kMaxGpt2SentenceBytes) : static_cast<long long>(f.sentence.size()) - 1;
   if (typed.count("position")) f.position = static_cast<arma::uword>(attn::cli::integer(vm, "position", 0, last));
   const auto folder = [&](const char* name) { return attn::cli::path(vm, name); };
   f.folders = ch09::model_folders(folder("save"), folder("load"), folder("cached"));

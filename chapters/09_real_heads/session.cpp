@@ -24,8 +24,9 @@ std::string checked_sentence(const std::string& sentence, arma::uword context, b
                     std::to_string(sentence.size()));
   for (const char c : sentence) {
     if (c < 32 || c > 126)
-      throw FlagError("--sentence must be printable ASCII (the character model's alphabet; --gpt2 takes any UTF-8), got " +
-                      attn::quoted(sentence));
+      throw FlagError(
+          "--sentence must be printable ASCII (the character model's alphabet; --gpt2 takes any UTF-8), got " +
+          attn::quoted(sentence));
   }
   return sentence;
 }
@@ -42,8 +43,9 @@ void check_modes(const std::set<std::string>& typed, bool loading) {
     }
   }
   if (loading && (given("steps") || given("quick") || given("seed") || given("repeat-share") || given("lr"))) {
-    throw FlagError(std::string(given("cached") ? "--cached" : "--load") +
-                    " inspects a saved model; --steps, --quick, --seed, --lr and --repeat-share only apply to training");
+    throw FlagError(
+        std::string(given("cached") ? "--cached" : "--load") +
+        " inspects a saved model; --steps, --quick, --seed, --lr and --repeat-share only apply to training");
   }
   if (!given("bench")) return;
   if (given("plots")) throw FlagError("--bench draws no plots, so --plots has nothing to write");
@@ -95,8 +97,7 @@ void require_directions(const Model& model, const std::string& file) {
   const auto check = [&](const arma::Mat<Real>& block, const std::string& what) {
     if (!block.is_empty() && arma::abs(block).max() > kSmallestWeight) return;
     throw std::runtime_error(
-        attn::quoted_path(file) + ": " + what + " holds no weight larger than " +
-        attn::quoted_number(kSmallestWeight) +
+        attn::quoted_path(file) + ": " + what + " holds no weight larger than " + attn::quoted_number(kSmallestWeight) +
         " in size (all zero, -0 or vanishing): it has no direction, so its scores and shares would be 0 / 0; no "
         "trained model has such a part");
   };

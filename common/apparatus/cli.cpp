@@ -346,8 +346,7 @@ std::optional<std::filesystem::path> path(const po::variables_map& vm, const std
 int run(const std::string& program, const std::function<int()>& body, const std::vector<std::string>& args) {
   exec_without_blas_thread_pool(args);  // first: OpenBLAS's pool would hang under a memory limit
   set_program_name(program);
-  // Closed standard descriptors get /dev/null first, so no file opened later takes their number
-  // (with stdout closed, the arithmetic would otherwise land in a plot's data file).
+  // Closed standard descriptors get /dev/null first: no later file (a plot's data) takes their number.
   const int closed = reserve_standard_descriptors();
   install_cleanup_handlers();
   std::set_terminate(end_on_escaped_exception);
@@ -371,7 +370,7 @@ int run(const std::string& program, const std::function<int()>& body, const std:
   int code = ok;
   try {
     reserve_blas_buffers(std::thread::hardware_concurrency());  // before any work: a trainer's threads
-    code = call_with_large_stack(body);  // a small ulimit -s would crash the BLAS kernels
+    code = call_with_large_stack(body);                         // a small ulimit -s would crash the BLAS kernels
     std::cout.flush();
     if (std::fflush(stdout) != 0 || std::ferror(stdout)) throw std::ios_base::failure("stdout");
   } catch (const std::ios_base::failure& e) {

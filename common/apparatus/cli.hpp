@@ -191,14 +191,17 @@ struct Chapter {
 /// Throws nothing derived from std::exception (run() turns each into an error line and a code).
 template <class Flags>
 int chapter_main(int argc, const char* const argv[], const Chapter<Flags>& chapter) {
-  return run(chapter.info.name, [&] {
-    boost::program_options::options_description options("Options");
-    add_common_options(options);
-    chapter.declare(options);
-    boost::program_options::variables_map vm;
-    if (!parse(argc, argv, options, chapter.info, vm)) return static_cast<int>(ok);
-    return chapter.body(chapter.read(vm));
-  }, std::vector<std::string>(argv, argv + argc));
+  return run(
+      chapter.info.name,
+      [&] {
+        boost::program_options::options_description options("Options");
+        add_common_options(options);
+        chapter.declare(options);
+        boost::program_options::variables_map vm;
+        if (!parse(argc, argv, options, chapter.info, vm)) return static_cast<int>(ok);
+        return chapter.body(chapter.read(vm));
+      },
+      std::vector<std::string>(argv, argv + argc));
 }
 
 }  // namespace attn::cli

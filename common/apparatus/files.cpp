@@ -99,7 +99,8 @@ pid_t temp_owner(const std::string& name) {
   if (name.rfind(prefix, 0) != 0) return 0;
   std::size_t at = prefix.size();
   long long pid = 0;
-  for (; at < name.size() && name[at] >= '0' && name[at] <= '9' && pid < (1LL << 31); ++at) pid = pid * 10 + (name[at] - '0');
+  for (; at < name.size() && name[at] >= '0' && name[at] <= '9' && pid < (1LL << 31); ++at)
+    pid = pid * 10 + (name[at] - '0');
   if (at == prefix.size() || at >= name.size() || name[at] != '-' || pid <= 0 || pid >= (1LL << 31)) return 0;
   if (at + 1 >= name.size() || name[at + 1] < '0' || name[at + 1] > '9') return 0;
   return static_cast<pid_t>(pid);
@@ -450,7 +451,7 @@ std::string folder_problem(const fs::path& folder, bool create) {
            ", the system's folder of devices and streams; name a folder of yours";
   }
   if (fs::exists(where, ec) && !fs::is_directory(where, ec)) return quoted_path(folder) + " is a file, not a folder";
-  if (struct stat st {}; ::lstat(where.c_str(), &st) == 0 && S_ISLNK(st.st_mode) && !fs::exists(where, ec)) {
+  if (struct stat st{}; ::lstat(where.c_str(), &st) == 0 && S_ISLNK(st.st_mode) && !fs::exists(where, ec)) {
     const fs::path to = fs::read_symlink(where, ec);
     return quoted_path(folder) + " is a link that leads nowhere (to " + quoted_path(to) + "), not a folder";
   }

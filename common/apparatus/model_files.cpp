@@ -78,8 +78,7 @@ AttnOnlyModel<T> read_model(std::istream& in, const std::string& name) {
     std::string rows_text, cols_text;
     const bool read = static_cast<bool>(in >> word >> rows_text >> cols_text);
     const std::string group = "group " + table[i].name;
-    if (!read || word != table[i].name ||
-        whole(group + " rows", rows_text, 1LL << 40) != table[i].rows ||
+    if (!read || word != table[i].name || whole(group + " rows", rows_text, 1LL << 40) != table[i].rows ||
         whole(group + " columns", cols_text, 1LL << 40) != table[i].cols) {
       throw fail("expected group " + table[i].name + " of " + detail::dims(table[i].rows, table[i].cols));
     }
@@ -91,7 +90,8 @@ AttnOnlyModel<T> read_model(std::istream& in, const std::string& name) {
         const Parsed<double> v = parse_number(text);  // the number rule: "nan", "inf" and "1e400" are refused
         if (!v.value) throw fail("entry " + attn::quoted(text) + " in group " + table[i].name + " " + v.problem);
         if (std::abs(*v.value) > kLargestInput) {
-          throw fail("entry " + attn::quoted(text) + " in group " + table[i].name + " is beyond +-1e6 (no trained weight is)");
+          throw fail("entry " + attn::quoted(text) + " in group " + table[i].name +
+                     " is beyond +-1e6 (no trained weight is)");
         }
         (*ptrs[i])(r, c) = static_cast<T>(*v.value);
       }

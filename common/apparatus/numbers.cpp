@@ -81,8 +81,8 @@ Parsed<long long> parse_integer(std::string_view text, long long lo, long long h
     if (real.value && std::abs(*real.value) < 1e15 && std::trunc(*real.value) == *real.value) {
       char whole[32];
       std::snprintf(whole, sizeof whole, "%.0f", *real.value == 0 ? 0.0 : *real.value);
-      return {std::nullopt, std::string("is a whole number written as a real one; write it with digits only (") + whole +
-                                ")"};
+      return {std::nullopt,
+              std::string("is a whole number written as a real one; write it with digits only (") + whole + ")"};
     }
     return {std::nullopt, why};
   }
