@@ -8,7 +8,7 @@
 # the better of 1 thread and its default in every round.
 # Usage: scripts/bench-vs-pytorch.sh [ROUNDS]   (default 3)
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$(readlink -f "$0")")/.."  # the repository, also when run through a link
 rounds=${1:-3}
 [[ "$rounds" =~ ^[1-9][0-9]?$ ]] || { echo "bench-vs-pytorch: ROUNDS must be 1 to 99, got '$rounds'" >&2; exit 2; }
 

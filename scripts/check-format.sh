@@ -3,7 +3,7 @@
 # Usage: scripts/check-format.sh [--fix] [FILE...]   (default: every tracked .cpp/.hpp/.hpp.in)
 # Exit 0: every file formatted; 1: the files that are not (run with --fix to format them).
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$(readlink -f "$0")")/.."  # the repository, also when run through a link
 command -v clang-format >/dev/null || { echo "check-format: clang-format is not installed (apt-get install clang-format)" >&2; exit 1; }
 fix=0
 if [[ ${1:-} == --fix ]]; then fix=1; shift; fi

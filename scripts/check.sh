@@ -4,7 +4,7 @@
 # chapter tests, docs_build and test_bad_input), so any sanitizer finding fails a test.
 # Prints each pass's wall time at the end.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$(readlink -f "$0")")/.."  # the repository, also when run through a link
 scripts/install-deps.sh
 start=$SECONDS
 cmake --workflow --preset check

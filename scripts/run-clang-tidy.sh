@@ -4,7 +4,7 @@
 # Configures build/tidy (compile commands, no precompiled header: clang cannot read GCC's) without
 # building it, then runs the checks on two cores. Exit 0: clean; 1: findings (printed).
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$(readlink -f "$0")")/.."  # the repository, also when run through a link
 command -v clang-tidy >/dev/null || { echo "run-clang-tidy: clang-tidy is not installed (apt-get install clang-tidy)" >&2; exit 1; }
 cmake -S . -B build/tidy -DCMAKE_EXPORT_COMPILE_COMMANDS=ON -DCMAKE_DISABLE_PRECOMPILE_HEADERS=ON \
       -DCMAKE_BUILD_TYPE=Release >/dev/null

@@ -5,7 +5,7 @@
 # missing first. Usage: scripts/screenshot-docs.sh [OUTPUT_DIR] (default build/release/docs/screenshots).
 # Prints the browser test's findings; exits 1 if any check failed (the screenshots are saved anyway).
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$(readlink -f "$0")")/.."  # the repository, also when run through a link
 out=${1:-$PWD/build/release/docs/screenshots}
 scripts/install-deps.sh
 cmake --preset release >/dev/null

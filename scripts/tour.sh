@@ -3,7 +3,7 @@
 # each under a heading, printing its arithmetic and writing its plots into plots/.
 # Extra arguments are passed to every chapter (e.g. --no-plots).
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$(readlink -f "$0")")/.."  # the repository, also when run through a link
 scripts/install-deps.sh
 echo "Building (a few minutes the first time on 2 cores, seconds after that; log in build/tour-build.log) ..."
 mkdir -p build

@@ -4,6 +4,11 @@ definition (Radford et al. 2019, section 2.3; OpenAI's released model.py and enc
 no code with the C++ it checks.
 
 Usage: gpt2_reference.py OUT_DIR
+       gpt2_reference.py OUT_DIR --checkpoint WIDTH,HEADS,LAYERS,CONTEXT [random|zero|subnormal]
+
+The second form writes the four checkpoint files alone, of other sizes (the tests' short contexts
+and many heads) and, if asked, with every weight 0 or the smallest subnormal float (degenerate
+checkpoints a reader could be handed); no reference.json.
 
 Writes into OUT_DIR a tiny GPT-2 in the Hugging Face layout a reader downloads:
   config.json        n_embd 24, n_head 3, n_layer 2, n_positions 16, vocab_size as below;
@@ -317,5 +322,29 @@ def main(out):
         json.dump(reference, f)
 
 
+def checkpoint_only(out, sizes, kind):
+    global WIDTH, HEADS, LAYERS, CONTEXT
+    WIDTH, HEADS, LAYERS, CONTEXT = (int(x) for x in sizes.split(","))
+    vocab = make_vocab()
+    weights = make_weights(len(vocab), np.random.default_rng(SEED))
+    if kind != "random":
+        fill = 0.0 if kind == "zero" else np.float32(1.4e-45)
+        for name, value in weights.items():
+            if not name.endswith(("attn.bias", "attn.masked_bias")):
+                weights[name] = np.full(value.shape, fill, np.float32)
+    config = {"model_type": "gpt2", "n_embd": WIDTH, "n_head": HEADS, "n_layer": LAYERS, "n_positions": CONTEXT,
+              "vocab_size": len(vocab), "layer_norm_epsilon": EPSILON}
+    with open(f"{out}/config.json", "w") as f:
+        json.dump(config, f)
+    with open(f"{out}/vocab.json", "w", encoding="utf-8") as f:
+        json.dump(vocab, f, ensure_ascii=False)
+    with open(f"{out}/merges.txt", "w", encoding="utf-8") as f:
+        f.write("#version: 0.2\n" + "".join(f"{a} {b}\n" for a, b in MERGES))
+    write_safetensors(f"{out}/model.safetensors", weights)
+
+
 if __name__ == "__main__":
-    main(sys.argv[1])
+    if len(sys.argv) >= 4 and sys.argv[2] == "--checkpoint":
+        checkpoint_only(sys.argv[1], sys.argv[3], sys.argv[4] if len(sys.argv) > 4 else "random")
+    else:
+        main(sys.argv[1])

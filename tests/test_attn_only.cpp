@@ -138,6 +138,34 @@ BOOST_AUTO_TEST_CASE(softmax_rows_backward_matches_central_differences) {
   BOOST_CHECK_THROW(attn::softmax_rows_backward(arma::mat(3, 5), arma::mat(3, 5), dS, true), std::invalid_argument);
 }
 
+BOOST_AUTO_TEST_CASE(next_token_losses_checks_its_pass_as_next_token_loss_does) {
+  // The per-target losses of a pass over `tokens` average to the mean loss; a pass over other
+  // tokens (another batch of as many rows, or fewer), a target outside the vocabulary and NaN
+  // weights are refused, not read as numbers or past the logits' bounds.
+  attn::Random rng(31);
+  attn::AttnOnlyModel<double> model = attn::init_model<double>(tiny(true), rng);
+  const arma::umat tokens = random_tokens(rng, 2, 6, 5);
+  attn::AttnOnlyPass<double> pass;
+  attn::forward(model, tokens, pass);
+  const arma::mat losses = attn::next_token_losses(pass, tokens);
+  BOOST_TEST(losses.n_rows == 2u);
+  BOOST_TEST(losses.n_cols == 5u);
+  BOOST_TEST(
+      arma::mean(arma::vectorise(losses)) == attn::next_token_loss(pass, tokens, static_cast<arma::mat*>(nullptr)),
+      boost::test_tools::tolerance(1e-12));
+  const arma::umat one_row = tokens.row(0);
+  const arma::umat reshaped = arma::reshape(tokens, 4, 3);  // the same 12 rows of logits, 4 sequences of 3
+  arma::umat outside = tokens;
+  outside(1, 3) = 5;  // the vocabulary is 0..4
+  for (const arma::umat* other : std::vector<const arma::umat*>{&one_row, &reshaped, &outside}) {
+    BOOST_CHECK_THROW(attn::next_token_losses(pass, *other), std::invalid_argument);
+    BOOST_CHECK_THROW(attn::next_token_loss(pass, *other, static_cast<arma::mat*>(nullptr)), std::invalid_argument);
+  }
+  model.U(0, 0) = std::numeric_limits<double>::quiet_NaN();
+  attn::forward(model, tokens, pass);
+  BOOST_CHECK_THROW(attn::next_token_losses(pass, tokens), std::invalid_argument);
+}
+
 BOOST_AUTO_TEST_CASE(float_model_follows_the_double_model) {
   attn::Random rng(5);
   const attn::AttnOnlyShape shape{11, 16, 8, 2, 4, 2, true};

@@ -7,6 +7,8 @@
 /// crash, hang or print NaN.
 #include <boost/test/unit_test.hpp>
 
+#include <fcntl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -21,6 +23,7 @@
 #include <map>
 #include <sstream>
 #include <thread>
+#include <tuple>
 
 #include "common/apparatus/cli.hpp"
 #include "common/apparatus/faults.hpp"
@@ -490,6 +493,26 @@ BOOST_AUTO_TEST_CASE(the_number_rule) {
   BOOST_TEST(attn::cli::printable(std::string("a\x1b[31mb\n", 8)) == "a\\e[31mb\\n");
   BOOST_TEST(attn::cli::printable(std::string(100, 'x')).size() < 80u);
   BOOST_TEST(attn::cli::quoted_number(1000.0000001) == "1000.0000001");
+  // A whole number written as a real one is named, with the form to write instead.
+  BOOST_TEST(attn::cli::parse_integer("4.0", 0, 10).problem ==
+             "is a whole number written as a real one; write it with digits only (4)");
+  BOOST_TEST(attn::cli::parse_integer("1e3", 0, 10000).problem.find("(1000)") != std::string::npos);
+  BOOST_TEST(attn::cli::parse_integer("2.5", 0, 10).problem == "is not a whole number");
+}
+
+BOOST_AUTO_TEST_CASE(error_lines_escape_what_a_terminal_would_act_on) {
+  // C1 controls (U+009B is a terminal's escape introducer), bidirectional overrides and bytes that
+  // are not UTF-8 (a lone 0x9B) are shown as escapes; readable UTF-8 stays as it is.
+  BOOST_TEST(attn::one_line("caf\u00e9 \u65e5") == "caf\u00e9 \u65e5");
+  BOOST_TEST(attn::one_line("a\u009b31mb") == "a\\u009b31mb");
+  BOOST_TEST(attn::one_line("x\u202ey") == "x\\u202ey");
+  BOOST_TEST(attn::one_line(std::string("a\x9b"
+                                        "31m",
+                                        5)) == "a\\x9b31m");
+  BOOST_TEST(attn::one_line(std::string("\xe6\x97", 2)) == "\\xe6\\x97");  // a character cut short
+  BOOST_TEST(attn::one_line(std::string("n\0ul", 4)) == "n\\x00ul");
+  const std::string cut = attn::one_line(std::string(299, 'x') + "\u00e9\u00e9");
+  BOOST_TEST(cut == std::string(299, 'x') + "...");  // never inside a character
 }
 
 // ---- closed descriptors, file-size limits, init files, gnuplot's pipes ------
@@ -889,6 +912,8 @@ BOOST_AUTO_TEST_CASE(a_set_interrupted_between_renames_is_whole_or_refused) {
   const auto in_child = [&](const std::function<void(std::size_t)>& between) {
     const pid_t pid = ::fork();
     if (pid == 0) {
+      const struct rlimit no_core { 0, 0 };
+      ::setrlimit(RLIMIT_CORE, &no_core);  // SIGQUIT would write a core file
       save("new", between);
       ::_exit(0);
     }
@@ -897,22 +922,25 @@ BOOST_AUTO_TEST_CASE(a_set_interrupted_between_renames_is_whole_or_refused) {
     return status;
   };
   const auto read_set = [&] { return attn::read_file_set(dir, {"a.txt", "b.txt"}, 1000, true); };
-  for (const bool other_thread : {false, true}) {
+  // Every terminating signal, not only SIGTERM: SIGQUIT, SIGUSR1 and SIGALRM end a process too.
+  const std::vector<std::pair<int, bool>> sent{
+      {SIGTERM, false}, {SIGTERM, true}, {SIGQUIT, false}, {SIGUSR1, true}, {SIGALRM, false}};
+  for (const auto& [sig, other_thread] : sent) {
     fs::remove_all(dir);
     fs::create_directories(dir);
     save("old", {});
     BOOST_TEST(read_set().at("a.txt") == "a from old\n");
-    // SIGTERM after the first rename (the manifest), sent by this thread or by another one:
+    // The signal after the first rename (the manifest), sent by this thread or by another one:
     // held back until the set is whole, then it ends the process as it would have.
-    const int status = in_child([&](std::size_t k) {
+    const int status = in_child([&, sig = sig, other_thread = other_thread](std::size_t k) {
       if (k != 1) return;
       if (other_thread) {
-        std::thread([] { ::kill(::getpid(), SIGTERM); }).join();
+        std::thread([sig] { ::kill(::getpid(), sig); }).join();
       } else {
-        ::kill(::getpid(), SIGTERM);
+        ::kill(::getpid(), sig);
       }
     });
-    BOOST_TEST((WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM), status);
+    BOOST_TEST((WIFSIGNALED(status) && WTERMSIG(status) == sig), status);
     const auto set = read_set();
     BOOST_TEST(set.at("a.txt") == "a from new\n");
     BOOST_TEST(set.at("b.txt") == "b from new\n");
@@ -1013,4 +1041,278 @@ BOOST_AUTO_TEST_CASE(a_corpus_in_utf8_trains_and_reports) {
   BOOST_TEST(r.code == 0, r.err);
   BOOST_TEST(r.out.find("wall time of training") != std::string::npos);
   BOOST_TEST(!attn::test::has_nan_word(r.out));
+}
+
+// ---- saved models, corpora and signals of the chapter 09 program ---------------------------------
+
+BOOST_AUTO_TEST_CASE(file_errors_name_the_file_without_sending_the_reader_to_help) {
+  // --help cannot mend a file: an unusable input file or folder is a usage error (exit 2) whose
+  // line ends with the reason; a mistaken flag value still points to --help.
+  std::filesystem::create_directories("/tmp/attn-bad-ch09");
+  std::ofstream("/tmp/attn-bad-ch09/run.txt") << "garbage\n";
+  for (const char* args : {"--load /nonexistent", "--corpus /nonexistent", "--gpt2 /nonexistent", "--save /sys",
+                           "--load /tmp/attn-bad-ch09", "--corpus /tmp/attn-bad-ch09/run.txt"}) {
+    const attn::test::Run r = attn::test::run(cat("timeout 60 ", ch09(), " --no-plots ", args));
+    BOOST_TEST(r.code == 2, args << ": " << r.err);
+    BOOST_TEST(r.err.find("(see --help)") == std::string::npos, args << ": " << r.err);
+  }
+  const attn::test::Run flag = attn::test::run(cat("timeout 60 ", ch09(), " --no-plots --steps 0"));
+  BOOST_TEST(flag.err.find("(see --help)") != std::string::npos, flag.err);
+  // A regular file as --corpus is not "missing"; --cached is named as typed.
+  check_refused(cat(ch09(), " --no-plots --corpus /tmp/attn-bad-ch09/run.txt"), "ch09_real_heads",
+                "/tmp/attn-bad-ch09/run.txt is not a folder");
+  check_refused(cat(ch09(), " --no-plots --cached /tmp/attn-bad-ch09 --steps 5"), "ch09_real_heads",
+                "--cached inspects a saved model");
+  // A link that leads nowhere as the plot folder says so, not "File exists".
+  const fs::path dangle = fs::path(TEST_PLOTS) / "dangle";
+  fs::create_directories(TEST_PLOTS);
+  fs::remove(dangle);
+  fs::create_symlink("/nonexistent/plots", dangle);
+  check_refused(cat(ch01(), " --plots ", dangle.string()), "ch01_mixing", "is a link that leads nowhere");
+  // A whole number written as a real one says which form to write.
+  check_refused(cat(programs().at("ch04_scaling"), " --no-plots --d-k 4.0"), "ch04_scaling",
+                "'4.0' is a whole number written as a real one; write it with digits only (4)");
+}
+
+namespace {
+
+/// A run saved by a short training (`--quick --steps 20`) into `dir`, once per test program.
+const std::map<std::string, std::string>& saved_quick_run(const fs::path& dir) {
+  static const std::map<std::string, std::string> files = [&] {
+    fs::remove_all(dir);
+    const attn::test::Run saved =
+        attn::test::run(cat("timeout 120 ", ch09(), " --no-plots --quick --steps 20 --save ", dir.string()));
+    BOOST_REQUIRE_MESSAGE(saved.code == 0, saved.err);
+    return std::map<std::string, std::string>{{"run.txt", slurp(dir / "run.txt")},
+                                              {"model.txt", slurp(dir / "model.txt")}};
+  }();
+  return files;
+}
+
+/// `model` with every entry of its tables (the lines of numbers) replaced by `value`.
+std::string every_weight(const std::string& model, const std::string& value) {
+  std::istringstream lines(model);
+  std::string out;
+  for (std::string line; std::getline(lines, line);) {
+    if (!line.empty() && (std::isdigit(static_cast<unsigned char>(line[0])) || line[0] == '-')) {
+      const auto count = std::count(line.begin(), line.end(), ' ') + 1;
+      line.clear();
+      for (long i = 0; i < count; ++i) line += (i ? " " : "") + value;
+    }
+    out += line + "\n";
+  }
+  return out;
+}
+
+/// `text` with its first occurrence of `from` replaced by `to`.
+std::string replaced(std::string text, const std::string& from, const std::string& to) {
+  const std::size_t at = text.find(from);
+  BOOST_REQUIRE(at != std::string::npos);
+  return text.replace(at, from.size(), to);
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(hand_edited_model_folders_are_refused_naming_what_is_wrong) {
+  const fs::path dir = fs::path(TEST_PLOTS) / "ch09-edited";
+  const auto& files = saved_quick_run(dir / "good");
+  const std::string run = files.at("run.txt"), model = files.at("model.txt");
+  const std::string d = dir.string();
+  const std::vector<std::tuple<std::string, std::string, std::string>> forged{
+      // weights with no direction: every score and share would be 0 / 0
+      {"zero", every_weight(model, "0"), "the embedding E holds no weight larger than 1e-06"},
+      {"negative-zero", every_weight(model, "-0"), "holds no weight larger than 1e-06"},
+      {"subnormal", every_weight(model, "4.9e-324"), "holds no weight larger than 1e-06"},
+      // sizes by the number rule: a negative width is named as written, not wrapped
+      {"negative-width", replaced(model, " width ", " width -"), "the size 'width' '-"},
+  };
+  for (const auto& [name, text, mentions] : forged) {
+    forge_set(dir / name, {{"run.txt", run}, {"model.txt", text}});
+    check_refused(cat(ch09(), " --no-plots --load ", d, "/", name), "ch09_real_heads", mentions);
+  }
+  // A NUL byte inside a number: the message shows it escaped and goes on past it.
+  std::string nul = model;
+  const std::size_t first = nul.find('\n', nul.find("\nE ") + 1) + 1;  // the first row of E
+  nul.insert(first + 1, 1, '\0');
+  forge_set(dir / "nul", {{"run.txt", run}, {"model.txt", nul}});
+  check_refused(cat(ch09(), " --no-plots --load ", d, "/nul"), "ch09_real_heads", "\\x00");
+  const attn::test::Run nul_run = attn::test::run(cat("timeout 60 ", ch09(), " --no-plots --load ", d, "/nul"));
+  BOOST_TEST(nul_run.err.find("in group E") != std::string::npos, nul_run.err);
+  // A manifest that lists a name outside the set (a path, here) is refused.
+  forge_set(dir / "extra", {{"run.txt", run}, {"model.txt", model}, {"../../../../etc/shadow", ""}});
+  check_refused(cat(ch09(), " --no-plots --load ", d, "/extra"), "ch09_real_heads",
+                "lists '../../../../etc/shadow', which is not a file of this set");
+  // A model trained on another corpus says which character differs.
+  const fs::path few = dir / "few-corpus";
+  fs::create_directories(few);
+  std::ofstream text(few / "fortunes");
+  for (int entry = 0; entry < 400; ++entry) text << "a b ab ba aab abba baab bab aba bb aa ab ba\n%\n";
+  text.close();
+  check_refused(cat(ch09(), " --no-plots --load ", d, "/good --corpus ", few.string()), "ch09_real_heads",
+                "differs from the 4 of the corpus read now from token 2 on (saved '!', now 'a')");
+}
+
+BOOST_AUTO_TEST_CASE(a_saved_model_loads_under_a_small_stack_and_names_odd_folders_escaped) {
+  const fs::path dir = fs::path(TEST_PLOTS) / "ch09-edited";
+  saved_quick_run(dir / "good");
+  // ulimit -s 64: the work runs on a stack of its own (the BLAS kernels need more than 64 KiB).
+  const attn::test::Run small =
+      attn::test::run(cat("ulimit -s 64; timeout 120 ", ch09(), " --no-plots --load ", (dir / "good").string()));
+  BOOST_TEST(small.code == 0, small.err);
+  BOOST_TEST(small.out.find("7. Names are summaries") != std::string::npos);
+  // A folder name holding a C1 control (U+009B, a terminal's escape introducer, in UTF-8 and as a
+  // lone byte) and a bidirectional override reaches stderr escaped.
+  for (const std::string& name : {std::string("c1-\xc2\x9b"
+                                              "31m"),
+                                  std::string("raw-\x9b"
+                                              "31m"),
+                                  std::string("bidi-\xe2\x80\xae"
+                                              "x")}) {
+    const attn::test::Run r =
+        attn::test::run(cat("timeout 60 ", ch09(), " --no-plots --load ", attn::test::quote((dir / name).string())));
+    BOOST_TEST(r.code == 2, r.err);
+    BOOST_TEST(r.err.find('\x9b') == std::string::npos, r.err);
+    BOOST_TEST(r.err.find("\xe2\x80\xae") == std::string::npos, r.err);
+    BOOST_TEST((r.err.find("\\u009b") != std::string::npos || r.err.find("\\x9b") != std::string::npos ||
+                r.err.find("\\u202e") != std::string::npos || r.err.find("\\xe2\\x80\\xae") != std::string::npos),
+               r.err);
+  }
+  // --compare on weights that overflow the scores: refused before the program's header is printed.
+  std::string model = saved_quick_run(dir / "good").at("model.txt");
+  const std::size_t from = model.find("\nL1.Wq") + 1;  // every weight from L1.Wq on: within +-1e6, together beyond
+  model.replace(from, std::string::npos, every_weight(model.substr(from), "999999"));
+  forge_set(dir / "overflow", {{"run.txt", saved_quick_run(dir / "good").at("run.txt")}, {"model.txt", model}});
+  check_refused(
+      cat(ch09(), " --no-plots --compare 'the river [bank]' 'the money [bank]' --load ", (dir / "overflow").string()),
+      "ch09_real_heads", "model.txt' holds weights that overflow");
+}
+
+BOOST_AUTO_TEST_CASE(corpora_of_few_or_only_non_ascii_characters_run_every_section) {
+  // A vocabulary of 2 to 4 tokens (one letter and a space; two letters; Japanese text, whose
+  // bytes are all the unknown token): every section runs, and no NaN is printed.
+  const fs::path base = fs::path(TEST_PLOTS) / "few-characters";
+  const std::map<std::string, std::vector<std::string>> corpora{{"one-letter", {"aaaa", "aa", "a"}},
+                                                                {"two-letters", {"ab", "ba", "abba"}},
+                                                                {"japanese", {"日本語", "東京", "銀行"}}};
+  for (const auto& [name, words] : corpora) {
+    fs::remove_all(base / name);
+    fs::create_directories(base / name);
+    std::ofstream text(base / name / "fortunes");
+    for (int entry = 0; entry < 600; ++entry) {
+      for (int w = 0; w < 8; ++w) text << words[static_cast<std::size_t>(entry + w) % words.size()] << ' ';
+      text << "\n%\n";
+    }
+    text.close();
+    const attn::test::Run r = attn::test::run(cat("timeout 300 ", ch09(), " --no-plots --quick --steps 20 --corpus ",
+                                                  attn::test::quote((base / name).string())));
+    BOOST_TEST_CONTEXT(name) {
+      BOOST_TEST(r.code == 0, r.err);
+      BOOST_TEST(r.out.find("6. bank: two senses") != std::string::npos);
+      BOOST_TEST(r.out.find("7. Names are summaries") != std::string::npos);
+      BOOST_TEST(!attn::test::has_nan_word(r.out));
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(every_terminating_signal_while_gnuplot_draws_leaves_no_temporary) {
+  const fs::path base = fs::path(TEST_PLOTS) / "signalled";
+  const fs::path bin = fake_gnuplot(
+      base / "bin",
+      "read -r first; [ \"$first\" = \"set terminal pngcairo\" ] && exit 0; touch started; exec sleep 32.5");
+  for (const int sig : {SIGQUIT, SIGUSR1, SIGALRM, SIGXCPU}) {
+    BOOST_TEST_CONTEXT("signal " << sig) {
+      const fs::path plots = base / "plots";
+      fs::remove_all(plots);
+      const attn::test::Run r = attn::test::run(cat(
+          // env --default-signal: a shell starts a background job with SIGQUIT ignored, which the
+          // program respects; a job of an interactive shell gets it as it comes.
+          "cd ", attn::test::quote(base.string()), " && (ulimit -c 0; PATH=", attn::test::quote(bin.string()),
+          ":/usr/bin:/bin env --default-signal ", ch01(), " --plots plots >/dev/null 2>&1 & pid=$!; ",
+          "while [ ! -e plots/started ]; ", "do sleep 0.05; done; kill -", sig,
+          " $pid; wait $pid; echo \"code $?\"; sleep 0.2; ", "ps -eo args | grep -c '^sleep 32.5$'; true)"));
+      BOOST_TEST(r.out.find(cat("code ", 128 + sig, "\n0\n")) != std::string::npos, r.out);  // gnuplot stopped
+      BOOST_TEST(leftovers(plots).empty());
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(temporaries_left_by_a_process_that_is_gone_are_removed_by_the_next_run) {
+  // SIGKILL, which no handler sees, leaves a run's temporaries; the next run into the folder
+  // removes those whose process is gone, and leaves those of a process that still runs.
+  const fs::path base = fs::path(TEST_PLOTS) / "killed";
+  const fs::path bin = fake_gnuplot(
+      base / "bin", "read -r first; [ \"$first\" = \"set terminal pngcairo\" ] && exit 0; touch started; exec sleep 3");
+  const fs::path plots = base / "plots";
+  fs::remove_all(plots);
+  attn::test::run(cat("cd ", attn::test::quote(base.string()), " && (PATH=", attn::test::quote(bin.string()),
+                      ":/usr/bin:/bin ", ch01(), " --plots plots >/dev/null 2>&1 & pid=$!; ",
+                      "while [ ! -e plots/started ]; do sleep 0.05; done; kill -KILL $pid; wait $pid; true)"));
+  BOOST_REQUIRE(!leftovers(plots).empty());
+  const std::string alive = (plots / (".attn-tmp-" + std::to_string(::getpid()) + "-7.dat")).string();
+  std::ofstream(alive) << "this test runs\n";
+  fs::create_directories(plots / ".attn-tmp-1999999999-1");  // a folder so named is not ours to remove
+  const attn::test::Run r = attn::test::run(cat(ch01(), " --plots ", attn::test::quote(plots.string())));
+  BOOST_TEST(r.code == 0, r.err);
+  std::vector<std::string> left = leftovers(plots);
+  std::sort(left.begin(), left.end());
+  BOOST_TEST(left == (std::vector<std::string>{(plots / ".attn-tmp-1999999999-1").string(), alive}),
+             boost::test_tools::per_element());
+  BOOST_TEST(attn::is_valid_png(plots / "ch01_mixtures.png"));
+}
+
+BOOST_AUTO_TEST_CASE(a_memory_limit_without_proc_ends_the_program) {
+  // Without /proc (a mount namespace with an empty /proc, as root) the program still runs itself
+  // again without OpenBLAS's pool, so the out-of-memory line is followed by the exit.
+#if ATTN_PROGRAMS_SANITIZED
+  BOOST_TEST_MESSAGE("skipped under AddressSanitizer, which needs more address space than the limit allows");
+  return;
+#endif
+  if (attn::test::run("unshare -m sh -c 'mount -t tmpfs none /proc' 2>/dev/null").code != 0) {
+    BOOST_TEST_MESSAGE("skipped: no mount namespace here (needs root and unshare)");
+    return;
+  }
+  const attn::test::Run r = attn::test::run(cat("timeout 30 unshare -m sh -c 'mount -t tmpfs none /proc && ",
+                                                "ulimit -v 150000 && exec ", ch09(), " --no-plots --quick --steps 5'"));
+  BOOST_TEST(r.code == 1, r.err);
+  BOOST_TEST(r.err.find(": error: out of memory") != std::string::npos, r.err);
+}
+
+BOOST_AUTO_TEST_CASE(the_scripts_find_the_repository_through_a_link) {
+  // scripts/tour.sh (and every script that changes to the repository) run through a link placed
+  // elsewhere: the line that finds the repository, run with $0 the link, lands in the repository.
+  const fs::path root = fs::path(CHAPTER_LIST).parent_path().parent_path().parent_path();
+  const fs::path link = fs::path(TEST_PLOTS) / "tour-link";
+  fs::create_directories(TEST_PLOTS);
+  fs::remove(link);
+  fs::create_symlink(root / "scripts" / "tour.sh", link);
+  const attn::test::Run r = attn::test::run(cat("cd / && bash -c \"$(grep -m1 '^cd ' ",
+                                                attn::test::quote((root / "scripts" / "tour.sh").string()),
+                                                " | sed 's/ *#.*//'); pwd\" ", attn::test::quote(link.string())));
+  BOOST_TEST(r.out == fs::canonical(root).string() + "\n", r.err);
+}
+
+BOOST_AUTO_TEST_CASE(out_of_memory_where_no_exception_may_pass_is_still_one_line_and_exit_1) {
+  // A std::bad_alloc thrown inside a noexcept function (as a destructor that allocates would)
+  // ends the program by std::terminate: the chapters' skeleton says "out of memory" and exits 1,
+  // where the default would print the exception's type and abort (SIGABRT).
+  const fs::path err = fs::path(TEST_PLOTS) / "escaped-stderr.txt";
+  fs::create_directories(TEST_PLOTS);
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    ::setenv("OPENBLAS_NUM_THREADS", "1", 1);  // no pool: run() does not run this test program again
+    const int fd = ::open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    ::dup2(fd, STDERR_FILENO);
+    static void (*thrower)() = [] { throw std::bad_alloc(); };
+    attn::cli::run("escaped", [] {
+      [&]() noexcept { thrower(); }();
+      return 0;
+    });
+    ::_exit(0);
+  }
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  BOOST_TEST((WIFEXITED(status) && WEXITSTATUS(status) == 1), status);
+  BOOST_TEST(slurp(err) ==
+             "escaped: error: out of memory (the sizes asked for need more memory than this process may use; try "
+             "smaller ones)\n");
 }

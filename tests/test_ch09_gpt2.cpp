@@ -98,6 +98,41 @@ void edit_header(const fs::path& path, Edit edit) {
   std::ofstream(path, std::ios::binary | std::ios::trunc) << out << text << bytes.substr(8 + length);
 }
 
+/// Appends tensor `name` (F32, `shape`, its bytes `bytes`) after the last tensor of the
+/// safetensors file at `path`, as a writer of the format lays a new tensor out.
+void add_tensor(const fs::path& path, const std::string& name, const std::vector<std::uint64_t>& shape,
+                const std::string& bytes) {
+  std::uint64_t end = 0;
+  edit_header(path, [&](json& header) {
+    for (const auto& [key, entry] : header.items())
+      if (key != "__metadata__") end = std::max(end, entry["data_offsets"][1].get<std::uint64_t>());
+    header[name] = {{"dtype", "F32"}, {"shape", shape}, {"data_offsets", {end, end + bytes.size()}}};
+  });
+  std::ofstream(path, std::ios::binary | std::ios::app) << bytes;
+}
+
+/// The bytes of tensor `name` in the safetensors file at `path`.
+std::string tensor_bytes(const fs::path& path, const std::string& name) {
+  const SafetensorsHeader header = read_safetensors_header(path.string());
+  const TensorEntry& t = header.tensors.at(name);
+  std::ifstream in(path, std::ios::binary);
+  in.seekg(static_cast<std::streamoff>(header.data_start + t.begin));
+  std::string bytes(t.end - t.begin, '\0');
+  in.read(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  return bytes;
+}
+
+/// A checkpoint of other sizes (WIDTH,HEADS,LAYERS,CONTEXT) or weights ("zero", "subnormal")
+/// written by the reference script into a folder of its own.
+fs::path other_checkpoint(const std::string& name, const std::string& sizes, const std::string& weights = "random") {
+  const fs::path d = scratch() / name;
+  fs::create_directories(d);
+  const attn::test::Run run = attn::test::run(std::string(PYTHON3) + " " + GPT2_REFERENCE + " " + d.string() +
+                                              " --checkpoint " + sizes + " " + weights);
+  if (run.code != 0) throw std::runtime_error("gpt2_reference.py --checkpoint failed: " + run.err);
+  return d;
+}
+
 /// Writes `value` over the first weight of tensor `name` in the safetensors file at `path`.
 void set_first_weight(const fs::path& path, const std::string& name, float value) {
   std::uint64_t begin = 0;
@@ -403,9 +438,9 @@ BOOST_AUTO_TEST_CASE(transformer_prefix_and_no_config_json) {
     json renamed;
     for (const auto& [name, entry] : header.items())
       renamed[name == "__metadata__" ? name : "transformer." + name] = entry;
-    renamed["lm_head.weight"] = header["wte.weight"];
     header = renamed;
   });
+  add_tensor(d / "model.safetensors", "lm_head.weight", {268, 24}, tensor_bytes(d / "model.safetensors", "wte.weight"));
   const Gpt2 prefixed = load_gpt2(d.string());
   const std::vector<arma::uword> ids = tiny().tokenizer.encode("The bank");
   BOOST_TEST(arma::abs(forward(prefixed.weights, ids).logits - forward(tiny().weights, ids).logits).max() == 0.0);
@@ -430,7 +465,7 @@ BOOST_AUTO_TEST_CASE(wrong_shape_names_both_shapes) {
 
 BOOST_AUTO_TEST_CASE(unknown_tensor_is_refused) {
   const fs::path d = copy_of_reference("unknown");
-  edit_header(d / "model.safetensors", [](json& header) { header["h.0.attn.rotary"] = header["h.0.ln_1.bias"]; });
+  add_tensor(d / "model.safetensors", "h.0.attn.rotary", {24}, std::string(96, '\0'));
   check_message(load_error(d),
                 "holds tensor 'h.0.attn.rotary' [24], which GPT-2 with 2 layers and width 24 does not have");
 }
@@ -462,7 +497,8 @@ BOOST_AUTO_TEST_CASE(n_layer_beyond_the_blocks_is_refused_before_allocating) {
   check_message(load_error(d),
                 "config.json: n_layer is 1000000000000, but model.safetensors holds tensors for 2 layers");
   // an entry named for block 999999 counts once, not as 999999 blocks
-  edit_header(d / "model.safetensors", [](json& header) { header["h.999999.attn.bias"] = header["h.0.attn.bias"]; });
+  add_tensor(d / "model.safetensors", "h.999999.attn.bias", {1, 1, 64, 64},
+             tensor_bytes(d / "model.safetensors", "h.0.attn.bias"));
   config["n_layer"] = 999999;
   std::ofstream(d / "config.json") << config.dump();
   check_message(load_error(d), "n_layer is 999999, but model.safetensors holds tensors for 3 layers");
@@ -537,6 +573,143 @@ BOOST_AUTO_TEST_CASE(bad_sequences_are_refused) {
   refuses({}, "no tokens");
   refuses(std::vector<arma::uword>(65, 1), "65 tokens, more than the context of 64");
   refuses({1, 2, 268}, "token 268 at position 2 is outside the vocabulary 0..267");
+}
+
+BOOST_AUTO_TEST_CASE(an_lm_head_that_differs_from_wte_is_refused) {
+  // GPT-2 ties its unembedding to the embedding, and the tools read wte.weight for both: a copy is
+  // accepted (above), a different lm_head.weight is refused, not silently ignored.
+  const fs::path d = copy_of_reference("untied");
+  std::string head = tensor_bytes(d / "model.safetensors", "wte.weight");
+  head[4 * (24 * 3 + 5)] ^= 0x01;  // entry (3, 5), in its lowest mantissa bit
+  add_tensor(d / "model.safetensors", "lm_head.weight", {268, 24}, head);
+  check_message(load_error(d), "tensor 'lm_head.weight' differs from 'wte.weight' (entry (3, 5):");
+}
+
+BOOST_AUTO_TEST_CASE(overlapping_tensors_and_bytes_of_no_tensor_are_refused) {
+  // As the format's reference reader: tensors share no bytes, and every byte after the header
+  // belongs to one tensor.
+  const fs::path d = copy_of_reference("layout");
+  edit_header(d / "model.safetensors",
+              [](json& header) { header["ln_f.bias"]["data_offsets"] = header["ln_f.weight"]["data_offsets"]; });
+  check_message(load_error(d), "share bytes");
+  fs::copy_file(reference_dir() / "model.safetensors", d / "model.safetensors", fs::copy_options::overwrite_existing);
+  std::ofstream(d / "model.safetensors", std::ios::binary | std::ios::app) << std::string(8, '\0');
+  check_message(load_error(d), "model.safetensors: 8 bytes after the last tensor ('ln_f.bias') belong to no tensor");
+}
+
+BOOST_AUTO_TEST_CASE(a_merges_file_cut_short_or_sizes_that_disagree_name_the_file_at_fault) {
+  // 240 byte tokens + 28 rules: an empty or half merges.txt leaves tokens no rule makes.
+  const fs::path d = copy_of_reference("short-merges");
+  std::ofstream(d / "merges.txt") << "#version: 0.2\n";
+  check_message(load_error(d), "merges.txt: its 0 rules make no token of 28 in vocab.json");
+  std::ifstream full(reference_dir() / "merges.txt");
+  std::string line, half;
+  for (int k = 0; k < 15 && std::getline(full, line); ++k) half += line + "\n";  // the version line and 14 rules
+  std::ofstream(d / "merges.txt") << half;
+  check_message(load_error(d), "merges.txt: its 14 rules make no token of 14 in vocab.json");
+  // vocab_size against wte.weight's rows: config.json is named, not vocab.json.
+  const fs::path c = copy_of_reference("vocab-size");
+  json config = json::parse(std::ifstream(c / "config.json"));
+  config["vocab_size"] = 267;
+  std::ofstream(c / "config.json") << config.dump();
+  check_message(load_error(c), "config.json: vocab_size is 267, but model.safetensors' wte.weight has 268 rows");
+  // a token written outside the byte alphabet is named in vocab.json's terms
+  const fs::path v = copy_of_reference("alphabet");
+  json vocab = json::parse(std::ifstream(v / "vocab.json"));
+  vocab["\u20ac"] = vocab["\u0100"];  // the euro sign, in place of byte 0's stand-in
+  vocab.erase("\u0100");
+  std::ofstream(v / "vocab.json") << vocab.dump();
+  check_message(load_error(v), "vocab.json: token '\\xe2\\x82\\xac' (id 0) holds");
+}
+
+BOOST_AUTO_TEST_CASE(numbers_beyond_a_double_in_json_name_the_file) {
+  const fs::path d = copy_of_reference("json-1e400");
+  std::string config((std::istreambuf_iterator<char>(std::ifstream(d / "config.json").rdbuf())), {});
+  std::ofstream(d / "config.json") << config.substr(0, config.rfind('}')) << ", \"x\": 1e400}";
+  check_message(load_error(d), "config.json: the file is not usable JSON (number overflow parsing '1e400')");
+  fs::copy_file(reference_dir() / "config.json", d / "config.json", fs::copy_options::overwrite_existing);
+  std::ofstream(d / "vocab.json") << "{\"a\": 1e400}";
+  check_message(load_error(d), "vocab.json: the file is not usable JSON (number overflow parsing '1e400')");
+  fs::copy_file(reference_dir() / "vocab.json", d / "vocab.json", fs::copy_options::overwrite_existing);
+  edit_header(d / "model.safetensors", [](json& header) { header["__metadata__"]["x"] = "1e400"; });
+  {  // the metadata's string becomes a number of the header's JSON
+    std::fstream f(d / "model.safetensors", std::ios::in | std::ios::out | std::ios::binary);
+    std::string bytes((std::istreambuf_iterator<char>(f)), {});
+    const std::size_t at = bytes.find("\"1e400\"");
+    bytes.replace(at, 7, "1e400  ");
+    f.seekp(0);
+    f << bytes;
+  }
+  check_message(load_error(d), "model.safetensors: the header is not usable JSON (number overflow parsing '1e400')");
+  const attn::test::Run run =
+      attn::test::run(std::string(CH09_PROGRAM) + " --no-plots --gpt2 " + attn::test::quote(d.string()));
+  BOOST_TEST(run.code == 2, run.err);
+  BOOST_TEST(run.err.find("model.safetensors: the header is not usable JSON") != std::string::npos, run.err);
+}
+
+BOOST_AUTO_TEST_CASE(program_checks_context_sentences_and_degenerate_weights) {
+  const std::string program = std::string(CH09_PROGRAM) + " --no-plots --gpt2 ";
+  // A context shorter than a fixed sentence of sections 3 to 5 is refused at load, naming the file.
+  for (const char* context : {"8", "9", "28"}) {
+    const fs::path d = other_checkpoint(std::string("context-") + context, std::string("24,3,2,") + context);
+    const attn::test::Run run = attn::test::run(program + attn::test::quote(d.string()));
+    BOOST_TEST(run.code == 2, context << ": " << run.err);
+    BOOST_TEST(run.out.empty(), context);
+    BOOST_TEST(run.err.find("config.json': the context is " + std::string(context) + " tokens (n_positions)") !=
+                   std::string::npos,
+               run.err);
+  }
+  // Any UTF-8 text reaches the head view (byte-level tokens); a byte without a token is refused.
+  const std::string good = attn::test::quote(reference_dir().string());
+  for (const char* sentence : {"caf\u00e9 \u65e5\u672c", "one\ntwo"}) {
+    const attn::test::Run run = attn::test::run(program + good + " --sentence " + attn::test::quote(sentence));
+    BOOST_TEST(run.code == 0, sentence << ": " << run.err);
+    BOOST_TEST(run.out.find("1. The head view") != std::string::npos);
+  }
+  const attn::test::Run emoji = attn::test::run(program + good + " --sentence " + attn::test::quote("hi \U0001F600"));
+  BOOST_TEST(emoji.code == 2, emoji.err);
+  BOOST_TEST(emoji.err.find("--sentence: encode: byte 0xF0") != std::string::npos, emoji.err);
+  // --position counts tokens: its range is the sentence's tokens, not its characters.
+  const attn::test::Run position = attn::test::run(program + good + " --sentence 'The bank' --position 50");
+  BOOST_TEST(position.code == 2, position.err);
+  BOOST_TEST(position.err.find("--position 50 is past the sentence's 2 tokens: with --gpt2 it counts tokens, from 0 "
+                               "to 1") != std::string::npos,
+             position.err);
+  // Degenerate weights (all zero, all subnormal): every section runs; no cosine is "-", never NaN.
+  for (const char* weights : {"zero", "subnormal"}) {
+    const fs::path d = other_checkpoint(std::string("weights-") + weights, "24,3,2,64", weights);
+    const attn::test::Run run = attn::test::run(program + attn::test::quote(d.string()));
+    BOOST_TEST(run.code == 0, weights << ": " << run.err);
+    BOOST_TEST(!attn::test::has_nan_word(run.out), weights);
+    BOOST_TEST(run.out.find("-: nothing is left once centred there") != std::string::npos, weights);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(a_header_too_large_for_the_memory_limit_is_out_of_memory_not_an_abort) {
+#if ATTN_PROGRAMS_SANITIZED
+  BOOST_TEST_MESSAGE("skipped under AddressSanitizer, which needs more address space than the limit allows");
+  return;
+#endif
+  // A 67 MB header (a million entries) under a 400 MB limit: the reader builds no JSON document
+  // whose destruction could need memory again, so the failure is the one-line out of memory.
+  const fs::path d = copy_of_reference("huge-header");
+  std::ofstream(scratch() / "pad_header.py") << R"(import json, struct, sys
+path = sys.argv[1]
+data = open(path, "rb").read()
+length = struct.unpack("<Q", data[:8])[0]
+header = json.loads(data[8:8 + length])
+header.update({"x%d" % i: {"dtype": "F32", "shape": [0], "data_offsets": [0, 0]} for i in range(1000000)})
+text = json.dumps(header).encode()
+open(path, "wb").write(struct.pack("<Q", len(text)) + text + data[8 + length:])
+)";
+  const attn::test::Run pad = attn::test::run(std::string(PYTHON3) + " " + (scratch() / "pad_header.py").string() +
+                                              " " + attn::test::quote((d / "model.safetensors").string()));
+  BOOST_REQUIRE_MESSAGE(pad.code == 0, pad.err);
+  const attn::test::Run run = attn::test::run("ulimit -v 400000; timeout 120 " + std::string(CH09_PROGRAM) +
+                                              " --no-plots --gpt2 " + attn::test::quote(d.string()));
+  BOOST_TEST(run.code == 1, run.err);
+  BOOST_TEST(attn::test::line_count(run.err) == 1u, run.err);
+  BOOST_TEST(run.err.find(": error: out of memory") != std::string::npos, run.err);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

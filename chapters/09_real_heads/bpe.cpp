@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <limits>
 #include <memory>
+#include <set>
 #include <stdexcept>
 #include <string>
 
@@ -131,6 +132,37 @@ Tokenizer::Tokenizer(std::map<std::string, arma::uword> vocab, std::vector<std::
     ranks_.try_emplace(merges[rank], rank);  // a repeated rule keeps its first (lowest) rank
   }
   for (unsigned b = 0; b < 256; ++b) alphabet_byte_[alphabet_[b]] = static_cast<unsigned char>(b);
+  check_vocabulary(merges);
+}
+
+void Tokenizer::check_vocabulary(const std::vector<std::pair<std::string, std::string>>& merges) const {
+  // Every token is written in the byte alphabet; each is one byte's stand-in, made by a merge rule,
+  // or a special token ("<|endoftext|>"): GPT-2's 50257 are 256 bytes, 50000 rules and one special.
+  std::set<std::string> made;
+  for (const auto& [a, b] : merges) made.insert(a + b);
+  std::size_t unmade = 0;
+  std::string example;
+  for (const auto& [token, id] : token_to_id_) {
+    const std::vector<std::string> characters = utf8_characters(token);
+    for (const std::string& character : characters) {
+      if (!alphabet_byte_.contains(character)) {
+        throw std::invalid_argument(
+            "vocab.json: token " + attn::quoted(token) + " (id " + std::to_string(id) + ") holds " +
+            attn::quoted(character) +
+            ", which is not in GPT-2's byte alphabet (the 256 characters that stand for bytes)");
+      }
+    }
+    const bool special = token.size() > 4 && token.starts_with("<|") && token.ends_with("|>");
+    if (characters.size() > 1 && !special && !made.contains(token)) {
+      if (unmade++ == 0) example = token;
+    }
+  }
+  if (unmade > 0) {
+    throw std::invalid_argument("merges.txt: its " + std::to_string(merges.size()) + " rules make no token of " +
+                                std::to_string(unmade) + " in vocab.json (such as " + attn::quoted(example) +
+                                "): the file is incomplete (GPT-2's vocabulary is 256 bytes, one token per rule "
+                                "and <|endoftext|>)");
+  }
 }
 
 // [bpe_merge]

@@ -47,7 +47,9 @@ class Tokenizer {
  public:
   /// vocab: token text (in the byte alphabet) -> id, ids exactly 0..vocab.size()-1, each once;
   /// merges: the merge rules in rank order (rank 0 first), each a pair of symbols whose
-  /// concatenation is in vocab. Throws std::invalid_argument naming the first entry that breaks this.
+  /// concatenation is in vocab; every token is written in the byte alphabet and is one byte's
+  /// stand-in, a rule's product or a special token "<|...|>" (GPT-2's 50257: 256 + 50000 + 1).
+  /// Throws std::invalid_argument naming the first entry that breaks this.
   Tokenizer(std::map<std::string, arma::uword> vocab, std::vector<std::pair<std::string, std::string>> merges);
 
   /// Number of tokens (the rows of the model's embedding table).
@@ -74,6 +76,11 @@ class Tokenizer {
   std::string decode(const std::vector<arma::uword>& ids) const;
 
  private:
+  /// Throws std::invalid_argument naming vocab.json for a token written outside the byte alphabet,
+  /// and merges.txt when vocab.json holds tokens of several characters that no rule of `merges` makes
+  /// (a truncated or empty merges.txt) other than special tokens "<|...|>".
+  void check_vocabulary(const std::vector<std::pair<std::string, std::string>>& merges) const;
+
   std::vector<std::string> id_to_token_;
   std::map<std::string, arma::uword> token_to_id_;
   std::map<std::pair<std::string, std::string>, arma::uword> ranks_;

@@ -251,7 +251,7 @@ BankReading read_bank(const Model& model, const Vocabulary& vocab, const std::st
   const arma::rowvec z = tr.logits.row(at);
   const arma::rowvec p = arma::exp(z - z.max()) / arma::accu(arma::exp(z - z.max()));
   const arma::uvec order = arma::sort_index(p, "descend");
-  for (arma::uword k = 0; k < 5; ++k) r.next.emplace_back(vocab.label(order(k)), p(order(k)));
+  for (arma::uword k = 0; k < 5 && k < order.n_elem; ++k) r.next.emplace_back(vocab.label(order(k)), p(order(k)));
   return r;
 }
 

@@ -44,22 +44,26 @@ int run_compare(const MarkedPair& pair, const ModelFolders& folders, const std::
   const Vocabulary vocab(corpus.train_text);
   std::string stale;  // why a --cached folder's run is not read back
   const std::optional<Run> loaded = saved_run(folders, vocab, options, stale);
+  const auto compare_run = [&](const Run& run) {
+    try {
+      return compare(run.model, vocab, pair, corpus.held_text);
+    } catch (const std::invalid_argument& e) {
+      if (!loaded) throw;
+      throw FileError(folders.flag + ": " + attn::quoted_path(std::filesystem::path(*folders.load) / "model.txt") +
+                      " holds weights that overflow the model's scores (" + e.what() + ")");
+    }
+  };
+  std::optional<Comparison> c;
+  if (loaded) c = compare_run(*loaded);  // a saved model is refused before anything is printed
   if (!loaded) check_save(folders);
   print_start(std::cout, loaded ? folders.load : std::nullopt, stale);
   const Run run = loaded ? *loaded : train_or_explain(corpus, vocab, options, std::cerr);
   if (is_quick(run.options)) print_quick_note(std::cout);
   if (folders.save && !loaded) save_run(run, *folders.save);
-  Comparison c;
-  try {
-    c = compare(run.model, vocab, pair, corpus.held_text);
-  } catch (const std::invalid_argument& e) {
-    if (!loaded) throw;
-    throw FlagError(folders.flag + ": " + attn::quoted_path(std::filesystem::path(*folders.load) / "model.txt") +
-                    " holds weights that overflow the model's scores (" + e.what() + ")");
-  }
-  print_comparison(std::cout, c);
+  if (!c) c = compare_run(run);
+  print_comparison(std::cout, *c);
   std::cout << '\n';
-  draw_comparison(plots, c);
+  draw_comparison(plots, *c);
   plots.report(std::cout);
   return 0;
 }

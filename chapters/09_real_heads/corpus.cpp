@@ -49,8 +49,12 @@ Corpus read_corpus(const std::string& folder) {
   const std::string install =
       folder == kFortuneFolder ? " (Debian: apt-get install fortunes, or scripts/install-deps.sh)" : "";
   std::error_code ec;
-  if (!fs::is_directory(folder, ec))
-    throw std::runtime_error("the fortunes folder " + folder + " is missing" + install);
+  if (!fs::is_directory(folder, ec)) {
+    const bool there = fs::exists(fs::symlink_status(folder, ec));
+    throw std::runtime_error(
+        "the fortunes folder " + folder +
+        (there ? " is not a folder (name the folder that holds the fortune files)" : " is missing") + install);
+  }
   Corpus c;
   fs::directory_iterator entries(folder, ec);
   if (ec) throw std::runtime_error("cannot read the fortunes folder " + folder + ": " + ec.message());

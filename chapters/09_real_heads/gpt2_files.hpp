@@ -8,7 +8,9 @@
 /// `X W`). Every tensor of gpt2_model.hpp's parameter table must be there, F32, with exactly the
 /// table's shape; the entries a checkpoint may also hold are tolerated (L a layer): h.L.attn.bias (the causal
 /// mask, 1 x 1 x context x context), h.L.attn.masked_bias and lm_head.weight (the tied
-/// unembedding again, vocab x d); names may carry the prefix "transformer.". Anything else is refused.
+/// unembedding again, vocab x d: refused if it differs from wte.weight, which these tools read for
+/// both); names may carry the prefix "transformer.". Anything else is refused, and so are tensors
+/// that share bytes and bytes that belong to no tensor.
 ///
 /// A reader gets GPT-2 small as the four files of the Hugging Face model openai-community/gpt2
 /// (model.safetensors, config.json, vocab.json, merges.txt, about 550 MB) in one folder; the larger
@@ -44,12 +46,14 @@ struct TensorEntry {
 struct SafetensorsHeader {
   std::map<std::string, TensorEntry> tensors;  ///< name -> entry
   std::uint64_t data_start = 0;                ///< the file offset where the tensors' bytes begin
+  std::uint64_t file_size = 0;                 ///< the file's size in bytes
 };
 
 /// Reads and checks the header of safetensors file `path`: the file must hold the 8-byte length,
 /// the JSON it announces (an object of entries with a string dtype, a shape of non-negative
-/// integers and data_offsets [begin, end]), and every entry's bytes, whose count must match its
-/// shape and dtype.
+/// integers and data_offsets [begin, end]; read as a stream of events, no document built), and
+/// every entry's bytes, whose count must match its shape and dtype. (read_weights() then refuses
+/// tensors that overlap and bytes that belong to no tensor, once it knows none is missing.)
 SafetensorsHeader read_safetensors_header(const std::string& path);
 
 /// The sizes from config.json in `dir` (n_embd, n_head, n_layer, n_positions, vocab_size,
@@ -60,7 +64,9 @@ SafetensorsHeader read_safetensors_header(const std::string& path);
 Config read_config(const std::string& dir, const SafetensorsHeader& header);
 
 /// The weights in safetensors file `path` (whose header is `header`), checked against `config` as
-/// described above, every entry finite. A bad `config` is refused too.
+/// described above, every entry finite; tensors that share bytes and bytes of no tensor (between
+/// tensors or after the last) are refused, as the format's reference reader refuses them, and an
+/// lm_head.weight that differs from wte.weight. A bad `config` is refused too.
 Weights read_weights(const std::string& path, const SafetensorsHeader& header, const Config& config);
 
 /// vocab.json: a JSON object of token (in the byte alphabet) -> id.

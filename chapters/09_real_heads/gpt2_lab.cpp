@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 
 #include "common/attention/checks.hpp"
@@ -328,19 +329,23 @@ Patching patching(const Gpt2& model, const std::string& a, const std::string& b)
 namespace {
 
 /// Mean centred cosine of the rows of V (sentences x d, row f * 2 + s: frame f, sense s) over the
-/// pairs of the same sense (within) and of different senses (across).
+/// pairs of the same sense (within) and of different senses (across). A row that is zero once
+/// centred has no direction: its pairs are left out, and a mean over no pair is NaN (printed "-").
 std::pair<double, double> centred_cosines(arma::mat V) {
   V.each_row() -= arma::mean(V, 0);  // centred: what the sentences share is taken out
   double within = 0, across = 0, n_within = 0, n_across = 0;
   for (arma::uword i = 0; i < V.n_rows; ++i) {
     for (arma::uword j = i + 1; j < V.n_rows; ++j) {
-      const double cosine = arma::dot(V.row(i), V.row(j)) / (arma::norm(V.row(i)) * arma::norm(V.row(j)));
+      const double norms = arma::norm(V.row(i)) * arma::norm(V.row(j));
+      if (!(norms > 0) || !std::isfinite(norms)) continue;  // degenerate weights: one vector for every sentence
+      const double cosine = arma::dot(V.row(i), V.row(j)) / norms;
       const bool same = i % 2 == j % 2;
       (same ? within : across) += cosine;
       (same ? n_within : n_across) += 1;
     }
   }
-  return {within / n_within, across / n_across};
+  const double none = std::numeric_limits<double>::quiet_NaN();
+  return {n_within > 0 ? within / n_within : none, n_across > 0 ? across / n_across : none};
 }
 
 }  // namespace
@@ -349,9 +354,9 @@ Bank bank(const Gpt2& model) {
   const Weights& w = model.weights;
   const arma::uword L = w.config.layers;
   Bank b;
-  b.frames = {"the", "she walked to the", "we met at the"};
-  b.senses = {" river", " money"};
-  b.words = {" bank", " house"};
+  b.frames = kBankFrames;
+  b.senses = kBankSenses;
+  b.words = kBankWords;
   b.matched = true;
   b.stages.push_back("embedding");
   for (arma::uword l = 1; l <= L; ++l) b.stages.push_back("after layer " + std::to_string(l));
@@ -376,9 +381,26 @@ Bank bank(const Gpt2& model) {
   }
   b.gap = b.within - b.across;
   const arma::vec beyond = b.gap.col(0) - b.gap.col(1);  // bank's sense gap over the control's, per stage
-  b.beyond_control = arma::accu(beyond > 0.01);
-  b.largest = beyond.index_max();
+  b.beyond_control = arma::accu(beyond > 0.01);          // a NaN stage (no cosine) is never beyond
+  const arma::uvec known = arma::find_finite(beyond);
+  b.largest = known.is_empty() ? 0 : known(arma::vec(beyond.elem(known)).index_max());
+  b.measured = !known.is_empty();
   return b;
+}
+
+ContextNeed context_needed(const Gpt2& model) {
+  const bool bos = model.tokenizer.id("<|endoftext|>").has_value();
+  ContextNeed need{(bos ? 1u : 0u) + 8,
+                   "a held-out window of 8 tokens" + std::string(bos ? " after <|endoftext|>" : "")};
+  std::vector<std::string> texts{kPatchA, kPatchB};
+  for (const std::string& frame : kBankFrames)
+    for (const std::string& sense : kBankSenses)
+      for (const std::string& word : kBankWords) texts.push_back(frame + sense + word);
+  for (const std::string& text : texts) {
+    const arma::uword n = model.tokenizer.encode(text).size();
+    if (n > need.tokens) need = {n, "the sentence \"" + text + "\""};
+  }
+  return need;
 }
 
 arma::uword patch_overlap(const Patching& p, const arma::mat& induction, arma::uword count) {

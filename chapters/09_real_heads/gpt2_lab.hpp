@@ -162,14 +162,33 @@ struct Bank {
   std::vector<std::string> words;   ///< " bank", then the control " house"
   bool matched = false;             ///< each frame's two senses give the same token count
   std::vector<std::string> stages;  ///< "embedding", "after layer 1", ...
-  arma::mat within;                 ///< stages x words: mean centred cosine within a sense
+  arma::mat within;                 ///< stages x words: mean centred cosine within a sense (NaN: no
+                                    ///< direction left once centred, degenerate weights)
   arma::mat across;                 ///< stages x words: mean centred cosine across senses
   arma::mat gap;                    ///< stages x words: within - across
   arma::uword beyond_control = 0;   ///< stages where bank's gap exceeds the control word's by > 0.01
   arma::uword largest = 0;          ///< the stage where it exceeds it most
+  bool measured = false;            ///< some stage has both gaps (else every stream is one vector)
   /// Per sense, the five likeliest tokens after "the <sense> bank", with their probabilities.
   std::vector<std::vector<std::pair<std::string, double>>> next;
 };
+
+/// The fixed texts the tools read (the patching pair, the bank sentences, a held-out window of 8
+/// tokens after <|endoftext|>) and the most tokens one of them takes: a model whose context is
+/// shorter cannot run every section. Throws std::invalid_argument if the tokenizer refuses one.
+struct ContextNeed {
+  arma::uword tokens = 0;  ///< the longest fixed text's tokens
+  std::string what;        ///< which text that is
+};
+/// The context the sections need (see ContextNeed).
+ContextNeed context_needed(const Gpt2& model);
+
+/// The bank comparison's frames, sense words and words, in the order bank() reads them.
+inline const std::vector<std::string> kBankFrames{"the", "she walked to the", "we met at the"};
+/// The two sense words.
+inline const std::vector<std::string> kBankSenses{" river", " money"};
+/// "bank" and its control word.
+inline const std::vector<std::string> kBankWords{" bank", " house"};
 
 /// Every section of the --gpt2 mode, computed once.
 struct Lab {

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 
+#include <cmath>
 #include <filesystem>
 #include <set>
 
@@ -28,29 +29,46 @@ constexpr std::size_t kWidth = 100;  ///< the widest line the chapter prints
 void check_folder(const std::string& dir) {
   const std::string layout = " (it should hold model.safetensors, vocab.json and merges.txt)";
   std::error_code ec;
-  if (!fs::exists(dir, ec)) throw FlagError("--gpt2: " + attn::quoted_path(dir) + " does not exist" + layout);
-  if (!fs::is_directory(dir, ec)) throw FlagError("--gpt2: " + attn::quoted_path(dir) + " is not a folder" + layout);
+  if (!fs::exists(dir, ec)) throw FileError("--gpt2: " + attn::quoted_path(dir) + " does not exist" + layout);
+  if (!fs::is_directory(dir, ec)) throw FileError("--gpt2: " + attn::quoted_path(dir) + " is not a folder" + layout);
   for (const char* name : {"model.safetensors", "vocab.json", "merges.txt", "config.json"}) {
     const fs::path file = fs::path(dir) / name;
     const fs::file_status status = fs::status(file, ec);
     if (status.type() == fs::file_type::not_found) {
       if (std::string(name) == "config.json") continue;  // optional: the sizes come from the shapes
-      throw FlagError("--gpt2: " + attn::quoted_path(file) + " is missing" + layout);
+      throw FileError("--gpt2: " + attn::quoted_path(file) + " is missing" + layout);
     }
     if (status.type() == fs::file_type::directory)
-      throw FlagError("--gpt2: " + attn::quoted_path(file) + " is a folder, not a file");
+      throw FileError("--gpt2: " + attn::quoted_path(file) + " is a folder, not a file");
     if (status.type() != fs::file_type::regular)
-      throw FlagError("--gpt2: " + attn::quoted_path(file) + " is not a regular file");
+      throw FileError("--gpt2: " + attn::quoted_path(file) + " is not a regular file");
   }
 }
 
 gpt2::Gpt2 load(const std::string& dir) {
   check_folder(dir);
+  gpt2::Gpt2 model = [&] {
+    try {
+      return gpt2::load_gpt2(dir);
+    } catch (const std::runtime_error& e) {
+      throw FileError(std::string("--gpt2: ") + e.what());  // an unusable input file, as --load's: names it
+    }
+  }();
+  gpt2::ContextNeed need;
   try {
-    return gpt2::load_gpt2(dir);
-  } catch (const std::runtime_error& e) {
-    throw FlagError(std::string("--gpt2: ") + e.what());  // an unusable input file, as --load's: names it
+    need = gpt2::context_needed(model);
+  } catch (const std::invalid_argument& e) {
+    throw FileError("--gpt2: " + attn::quoted_path(fs::path(dir) / "vocab.json") +
+                    " cannot read the fixed sentences (" + e.what() + ")");
   }
+  if (need.tokens > model.weights.config.context) {
+    const bool config = fs::exists(fs::path(dir) / "config.json");
+    throw FileError("--gpt2: " + attn::quoted_path(fs::path(dir) / (config ? "config.json" : "model.safetensors")) +
+                    ": the context is " + std::to_string(model.weights.config.context) + " tokens (" +
+                    (config ? "n_positions" : "wpe.weight's rows") + "), fewer than the " +
+                    std::to_string(need.tokens) + " of " + need.what + " that sections 3 to 5 read");
+  }
+  return model;
 }
 
 /// The sentence and position checked against the model, in the flags' terms.
@@ -66,7 +84,7 @@ void check_sentence(const gpt2::Gpt2& model, const Gpt2Request& r) {
                     std::to_string(model.weights.config.context));
   if (r.position && *r.position >= n)
     throw FlagError("--position " + std::to_string(*r.position) + " is past the sentence's " + std::to_string(n) +
-                    " tokens (with --gpt2 it counts tokens, from 0)");
+                    " tokens: with --gpt2 it counts tokens, from 0 to " + std::to_string(n - 1));
 }
 
 }  // namespace
@@ -80,7 +98,7 @@ int run_gpt2(std::ostream& out, std::ostream& progress, const Gpt2Request& reque
       return gpt2::run_lab(model, request.sentence, request.position, corpus.held_text,
                            [&](const std::string& what) { progress << "gpt2: " << what << "...\n"; });
     } catch (const gpt2::NoHeldOutWindow& e) {
-      throw FlagError("--corpus " + attn::quoted_path(request.corpus.value_or(kFortuneFolder)) + ": " + e.what());
+      throw FileError("--corpus " + attn::quoted_path(request.corpus.value_or(kFortuneFolder)) + ": " + e.what());
     }
   }();
   print_gpt2(out, request.dir, lab);
@@ -171,7 +189,7 @@ void print_model(std::ostream& out, const std::string& dir, const gpt2::Lab& lab
 void print_view(std::ostream& out, const gpt2::Lab& lab) {
   const gpt2::HeadView& v = lab.view;
   attn::print_heading(out, "1. The head view: where token " + std::to_string(v.position) + " reads, in every head");
-  fmt::print(out, "  sentence: \"{}\", {} tokens:\n", v.sentence.text, v.sentence.tokens.size());
+  fmt::print(out, "  sentence: \"{}\", {} tokens:\n", attn::printable(v.sentence.text, 1000), v.sentence.tokens.size());
   std::vector<std::string> tokens;
   for (std::size_t i = 0; i < v.sentence.labels.size(); ++i)
     tokens.push_back(fmt::format("{} {}", i, v.sentence.labels[i]));
@@ -317,17 +335,31 @@ void print_bank(std::ostream& out, const gpt2::Lab& lab) {
              "  Centred cosines between the last token's streams (the mean over the 6 sentences taken out),\n"
              "  within a sense and across senses:\n",
              b.matched ? "have" : "do NOT have");
+  bool undefined = false;  // a cosine with no direction left once centred: "-"
+  const auto cell = [&](double x, const char* form) {
+    undefined = undefined || !std::isfinite(x);
+    return std::isfinite(x) ? fmt::format(fmt::runtime(form), x) : std::string("-");
+  };
   attn::Table t({"stage", "bank: within", "bank: across", "bank: gap", "house: gap"});
   for (arma::uword s = 0; s < b.stages.size(); ++s) {
-    t.add({b.stages[s], format_number(b.within(s, 0), 3), format_number(b.across(s, 0), 3),
-           fmt::format("{:+.3f}", b.gap(s, 0)), fmt::format("{:+.3f}", b.gap(s, 1))});
+    t.add({b.stages[s], cell(b.within(s, 0), "{:.3f}"), cell(b.across(s, 0), "{:.3f}"), cell(b.gap(s, 0), "{:+.3f}"),
+           cell(b.gap(s, 1), "{:+.3f}")});
   }
   t.print(out);
+  if (undefined) {
+    fmt::print(out, "  -: nothing is left once centred there (every sentence's stream is one vector)\n");
+  }
+  fmt::print(out, "  bank's gap exceeds the control word's by more than 0.01 at {} of {} stages\n", b.beyond_control,
+             b.stages.size());
+  if (b.measured) {
+    fmt::print(out, "  (most {}: {:+.3f} against {:+.3f}). ", b.stages[b.largest], b.gap(b.largest, 0),
+               b.gap(b.largest, 1));
+  } else {
+    fmt::print(out, "  (no stage has both gaps to compare). ");
+  }
   fmt::print(out,
-             "  bank's gap exceeds the control word's by more than 0.01 at {} of {} stages\n"
-             "  (most {}: {:+.3f} against {:+.3f}). A gap the control word shows too comes from the\n"
-             "  sense word read before it (and, at the embedding, from the positions), not from bank.\n",
-             b.beyond_control, b.stages.size(), b.stages[b.largest], b.gap(b.largest, 0), b.gap(b.largest, 1));
+             "A gap the control word shows too comes from the\n"
+             "  sense word read before it (and, at the embedding, from the positions), not from bank.\n");
   for (std::size_t s = 0; s < b.next.size(); ++s) {
     std::vector<std::string> items;
     for (const auto& [token, p] : b.next[s]) items.push_back(fmt::format("{} {:.3f}", token, p));

@@ -9,6 +9,7 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cmath>
@@ -303,6 +304,19 @@ void check_run_format(const fs::path& path) {
     throw std::runtime_error(attn::quoted_path(path) + ": not a run saved by ch09_real_heads");
 }
 
+/// Why a saved vocabulary `saved` is not the corpus's `now`: the sizes and the first token that differs.
+std::string vocabulary_difference(const std::string& saved, const std::string& now) {
+  const auto at =
+      static_cast<std::size_t>(std::mismatch(saved.begin(), saved.end(), now.begin(), now.end()).first - saved.begin());
+  const auto character = [](const std::string& chars, std::size_t k) {
+    return k < chars.size() ? attn::quoted(std::string(1, chars[k])) : std::string("none");
+  };
+  return "its vocabulary (" + std::to_string(saved.size()) + " characters) differs from the " +
+         std::to_string(now.size()) + " of the corpus read now from token " + std::to_string(at) + " on (saved " +
+         character(saved, at) + ", now " + character(now, at) +
+         "): the model was trained on another corpus; train again, or give that corpus with --corpus";
+}
+
 }  // namespace
 
 std::vector<std::string> run_files() { return {"run.txt", "model.txt"}; }
@@ -326,7 +340,7 @@ void save_run(const Run& run, const std::string& dir) {
   attn::AtomicFile::commit_all({&model, &record}, fs::path(dir) / attn::kManifestName);
 }
 
-Run load_run(const std::string& dir, const Vocabulary& vocab) {
+Run load_run(const std::string& dir, const Vocabulary& vocab, const std::function<void()>& after_reading) {
   std::error_code ec;
   if (fs::exists(dir, ec) && !fs::is_directory(dir, ec)) {
     throw std::runtime_error(attn::quoted_path(dir) + " is a file; name the folder a model was saved into");
@@ -337,7 +351,10 @@ Run load_run(const std::string& dir, const Vocabulary& vocab) {
                              ": no model is saved there; train and save one first with --save)");
   }
   check_run_format(path);
+  // Each file is read once, and what was read is checked against the manifest and parsed: a save
+  // landing in this folder meanwhile can make the set refused, never mixed.
   std::map<std::string, std::string> files = attn::read_file_set(dir, run_files(), kMaxRunFileBytes, true);
+  if (after_reading) after_reading();
   RunFile in(files["run.txt"], path);
   Run run;
   TrainOptions& o = run.options;
@@ -357,10 +374,7 @@ Run load_run(const std::string& dir, const Vocabulary& vocab) {
   } catch (const std::invalid_argument& e) {
     throw in.fail(std::string("the vocabulary is malformed (") + e.what() + ")");
   }
-  if (run.characters != vocab.characters()) {
-    throw in.fail("its vocabulary (" + std::to_string(run.characters.size()) + " characters) differs from the " +
-                  std::to_string(vocab.characters().size()) + " of the corpus read now; train again");
-  }
+  if (run.characters != vocab.characters()) throw in.fail(vocabulary_difference(run.characters, vocab.characters()));
   const std::vector<arma::uword> steps = curve_steps(o);
   const long long points = in.whole("curve", 0, 1000001);
   if (static_cast<std::size_t>(points) != steps.size()) {
@@ -372,7 +386,8 @@ Run load_run(const std::string& dir, const Vocabulary& vocab) {
   in.end();
 
   const fs::path model_path = fs::path(dir) / "model.txt";
-  run.model = attn::load_model<Real>(model_path.string());
+  std::istringstream model_bytes(files["model.txt"]);
+  run.model = attn::read_model<Real>(model_bytes, attn::quoted_path(model_path));
   require_chapter_shape(run.model.shape, vocab.size(), model_path);
   o.shape = run.model.shape;
   o.windows.context = o.shape.context;

@@ -135,7 +135,10 @@ class EarlierRun : public std::runtime_error {
 /// refused, never waited on), matching the manifest; every field of run.txt in range (steps,
 /// batch, lr, seed, repeat share, evaluation interval, seconds, vocabulary, a curve of exactly the
 /// points the steps and interval record, losses in [0, 1000]) and the model of this chapter's
-/// shape over `vocab`. Throws std::runtime_error naming the file (and line) and the reason.
-Run load_run(const std::string& dir, const Vocabulary& vocab);
+/// shape over `vocab`. Each file is read once and the bytes checked are the bytes parsed, so a save
+/// into `dir` meanwhile is refused or read whole, never mixed; `after_reading` is called once the
+/// set has been read (tests change the folder there). Throws std::runtime_error naming the file
+/// (and line) and the reason.
+Run load_run(const std::string& dir, const Vocabulary& vocab, const std::function<void()>& after_reading = {});
 
 }  // namespace ch09

@@ -47,7 +47,7 @@ void declare_flags(po::options_description& o) {
       ("repeat-share", po::value<double>()->value_name("P")->default_value(1.0), "share of training windows that hold a snippet followed by itself (0 = plain text)")
       ("lr", po::value<double>()->value_name("RATE")->default_value(3e-3, "0.003"), "Adam learning rate, in (0, 1]")
       ("sentence", po::value<std::string>()->value_name("TEXT")->default_value(ch09::kDefaultSentence),
-       "the text of the head view (1 to 128 printable characters)")
+       "the text of the head view (1 to 128 printable ASCII characters; --gpt2: any UTF-8 text, up to its context in tokens)")
       ("position", po::value<long long>()->value_name("I"), "decode each head's write at character I (from 0; default: the last; --gpt2: token I)")
       ("save", po::value<std::string>()->value_name("DIR"), "save the trained model into DIR")
       ("load", po::value<std::string>()->value_name("DIR"), "inspect the model saved in DIR instead of training")
@@ -70,8 +70,8 @@ Flags read_flags(const po::variables_map& vm) {
   f.train.seed = attn::cli::seed(vm);
   f.train.windows.repeat_share = attn::cli::real(vm, "repeat-share", 0, 1);
   f.train.lr = attn::cli::positive_real(vm, "lr", 1.0);
-  f.sentence = ch09::checked_sentence(vm["sentence"].as<std::string>(), f.train.shape.context);
-  const auto last = static_cast<long long>(f.sentence.size()) - 1;
+  f.sentence = ch09::checked_sentence(vm["sentence"].as<std::string>(), f.train.shape.context, typed.count("gpt2"));
+  const auto last = static_cast<long long>(typed.count("gpt2") ? ch09::kMaxGpt2SentenceBytes : f.sentence.size() - 1);
   if (typed.count("position")) f.position = static_cast<arma::uword>(attn::cli::integer(vm, "position", 0, last));
   const auto folder = [&](const char* name) { return attn::cli::path(vm, name); };
   f.folders = ch09::model_folders(folder("save"), folder("load"), folder("cached"));

@@ -10,16 +10,26 @@
 #include "common/apparatus/files.hpp"
 #include "common/apparatus/print.hpp"
 #include "common/attention/checks.hpp"
+#include "common/attention/head_roles.hpp"
 #include "report.hpp"
 
 namespace ch09 {
 
-std::string checked_sentence(const std::string& sentence, arma::uword context) {
+std::string checked_sentence(const std::string& sentence, arma::uword context, bool any_text) {
+  if (any_text) {
+    if (sentence.empty() || sentence.size() > kMaxGpt2SentenceBytes)
+      throw FlagError("--sentence must have 1 to " + std::to_string(kMaxGpt2SentenceBytes) + " bytes, got " +
+                      std::to_string(sentence.size()));
+    return sentence;  // UTF-8 and the token count are checked by GPT-2's tokenizer, against its context
+  }
   if (sentence.empty() || sentence.size() > context)
-    throw FlagError("--sentence must have 1 to 128 characters, got " + std::to_string(sentence.size()));
+    throw FlagError("--sentence must have 1 to " + std::to_string(context) + " characters, got " +
+                    std::to_string(sentence.size()));
   for (const char c : sentence) {
     if (c < 32 || c > 126)
-      throw FlagError("--sentence must be printable ASCII, got \"" + attn::printable(sentence) + "\"");
+      throw FlagError(
+          "--sentence must be printable ASCII (the character model's alphabet; --gpt2 takes any UTF-8), got " +
+          attn::quoted(sentence));
   }
   return sentence;
 }
@@ -37,7 +47,8 @@ void check_modes(const std::set<std::string>& typed, bool loading) {
   }
   if (loading && (given("steps") || given("quick") || given("seed") || given("repeat-share") || given("lr"))) {
     throw FlagError(
-        "--load inspects a saved model; --steps, --quick, --seed, --lr and --repeat-share only apply to training");
+        std::string(given("cached") ? "--cached" : "--load") +
+        " inspects a saved model; --steps, --quick, --seed, --lr and --repeat-share only apply to training");
   }
   if (!given("bench")) return;
   if (given("plots")) throw FlagError("--bench draws no plots, so --plots has nothing to write");
@@ -83,7 +94,31 @@ Corpus corpus_for(const std::optional<std::string>& folder) {
   try {
     return read_corpus(*folder);
   } catch (const std::runtime_error& e) {
-    throw FlagError(std::string("--corpus: ") + e.what());
+    throw FileError(std::string("--corpus: ") + e.what());
+  }
+}
+
+void require_directions(const Model& model, const std::string& file) {
+  const attn::AttnOnlyShape& s = model.shape;
+  const auto check = [&](const arma::Mat<Real>& block, const std::string& what) {
+    if (!block.is_empty() && arma::abs(block).max() > kSmallestWeight) return;
+    throw std::runtime_error(
+        attn::quoted_path(file) + ": " + what + " holds no weight larger than " + attn::quoted_number(kSmallestWeight) +
+        " in size (all zero, -0 or vanishing): it has no direction, so its scores and shares would be 0 / 0; no "
+        "trained model has such a part");
+  };
+  check(model.E, "the embedding E");
+  check(model.U, "the unembedding U");
+  for (arma::uword l = 0; l < s.layers; ++l) {
+    const attn::AttnLayer<Real>& layer = model.layers[l];
+    for (arma::uword h = 0; h < s.heads; ++h) {
+      const arma::span cols(h * s.d_k, (h + 1) * s.d_k - 1);
+      const std::string head = attn::head_name(l, h);
+      check(layer.Wq.cols(cols), head + "'s W_Q");
+      check(layer.Wk.cols(cols), head + "'s W_K");
+      check(layer.Wv.cols(cols), head + "'s W_V");
+      check(layer.Wo.rows(cols), head + "'s W_O");
+    }
   }
 }
 
@@ -93,12 +128,13 @@ std::optional<Run> saved_run(const ModelFolders& folders, const Vocabulary& voca
   std::optional<Run> run;
   try {
     run = load_run(*folders.load, vocab);
+    require_directions(run->model, (std::filesystem::path(*folders.load) / "model.txt").string());
   } catch (const EarlierRun& e) {
-    if (!folders.cached) throw FlagError(folders.flag + ": " + e.what());
+    if (!folders.cached) throw FileError(folders.flag + ": " + e.what());
     stale = "an earlier version of this chapter saved it";
     return std::nullopt;
   } catch (const std::exception& e) {
-    throw FlagError(folders.flag + ": " + e.what());
+    throw FileError(folders.flag + ": " + e.what());
   }
   if (folders.cached) {
     stale = run_mismatch(*run, wanted);
@@ -116,7 +152,7 @@ std::optional<Loaded> load_given(const ModelFolders& folders, const Corpus& corp
   try {
     out->report = make_report(corpus, vocab, out->run, sentence, position);
   } catch (const std::invalid_argument& e) {
-    throw FlagError(folders.flag + ": " + attn::quoted_path(std::filesystem::path(*folders.load) / "model.txt") +
+    throw FileError(folders.flag + ": " + attn::quoted_path(std::filesystem::path(*folders.load) / "model.txt") +
                     " holds weights that overflow the model's scores (" + e.what() + ")");
   }
   return out;
@@ -126,12 +162,12 @@ void check_save(const ModelFolders& folders) {
   if (!folders.save) return;
   const std::optional<std::string>& dir = folders.save;
   const std::string& flag = folders.save_flag;
-  if (const std::string problem = attn::folder_problem(*dir); !problem.empty()) throw FlagError(flag + ": " + problem);
+  if (const std::string problem = attn::folder_problem(*dir); !problem.empty()) throw FileError(flag + ": " + problem);
   std::vector<std::string> names = run_files();
   names.push_back(attn::kManifestName);
   for (const std::string& name : names) {
     if (const std::string problem = attn::replace_problem(std::filesystem::path(*dir) / name); !problem.empty())
-      throw FlagError(flag + ": " + problem);
+      throw FileError(flag + ": " + problem);
   }
 }
 

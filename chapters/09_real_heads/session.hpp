@@ -17,6 +17,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "common/apparatus/files.hpp"
 #include "study.hpp"
 
 namespace ch09 {
@@ -27,20 +28,37 @@ class FlagError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-/// `body` with a FlagError rethrown as `UsageError` (the command line's usage error, exit code 2).
+/// An input file or folder the reader named (--load, --cached, --save, --corpus, --gpt2) that
+/// cannot be used: a usage error too (exit code 2), but its line does not send the reader to
+/// --help, which cannot mend a file.
+class FileError : public FlagError {
+ public:
+  using FlagError::FlagError;
+};
+
+/// `body` with a FileError rethrown as attn::InputFileError and any other FlagError as
+/// `UsageError` (both the command line's usage error, exit code 2; only the second adds
+/// "(see --help)").
 template <class UsageError, class Result, class Arg>
 std::function<Result(const Arg&)> usage_errors(Result (*body)(const Arg&)) {
   return [body](const Arg& arg) {
     try {
       return body(arg);
+    } catch (const FileError& e) {
+      throw attn::InputFileError(e.what());
     } catch (const FlagError& e) {
       throw UsageError(e.what());
     }
   };
 }
 
-/// `sentence` unchanged if it has 1 to `context` printable ASCII characters.
-std::string checked_sentence(const std::string& sentence, arma::uword context);
+/// `sentence` unchanged if it has 1 to `context` printable ASCII characters (the character model's
+/// alphabet). For GPT-2 (`any_text`), whose tokenizer reads bytes, any UTF-8 text of 1 to
+/// kMaxGpt2SentenceBytes bytes (its tokens are counted against the model's context at load).
+std::string checked_sentence(const std::string& sentence, arma::uword context, bool any_text = false);
+
+/// The longest --sentence read with --gpt2, in bytes (GPT-2 small's context is 1024 tokens).
+inline constexpr std::size_t kMaxGpt2SentenceBytes = 65536;
 
 /// Refuses flag combinations a mode would ignore (--gpt2 takes only --sentence, --position, --corpus
 /// and --no-plots; --bench no input or output; --load no training flags, which --cached takes as the
@@ -73,8 +91,17 @@ Run train_or_explain(const Corpus& corpus, const Vocabulary& vocab, const TrainO
 /// Debian's folder (kFortuneFolder).
 Corpus corpus_for(const std::optional<std::string>& folder);
 
+/// The smallest size a saved model's largest weight in each part may have (the embedding, the
+/// unembedding, each head's W_Q, W_K, W_V and W_O): below it a part has no direction (all zero,
+/// -0 or subnormal), and the composition scores and shares of the report would divide 0 by 0.
+inline constexpr double kSmallestWeight = 1e-6;
+
+/// Refuses a model with a part whose weights are all below kSmallestWeight in size, naming `file`
+/// and the part (std::runtime_error).
+void require_directions(const Model& model, const std::string& file);
+
 /// The run saved in folders.load, or nothing when no folder is read. Refuses, naming the flag, a
-/// folder load_run() refuses. With --cached, a run of another recipe or other settings than
+/// folder load_run() or require_directions() refuses. With --cached, a run of another recipe or other settings than
 /// `wanted` (or of an earlier format) is not read: nothing is returned and `stale` says why, so the
 /// caller trains again and saves into folders.save.
 std::optional<Run> saved_run(const ModelFolders& folders, const Vocabulary& vocab, const TrainOptions& wanted,

@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <exception>
 #include <iostream>
 #include <map>
 #include <new>
@@ -125,6 +126,27 @@ std::string system_error_text(const std::system_error& e) {
 std::string stdout_reason(int saved_errno) {
   if (::fcntl(STDOUT_FILENO, F_GETFL) < 0) return "standard output is closed";
   return saved_errno != 0 ? os_reason(saved_errno) : std::string("write error");
+}
+
+/// What ends the program when an exception escapes where none may (a destructor, a noexcept
+/// function): a std::bad_alloc is still "out of memory", one line and exit 1, with the
+/// temporaries removed; anything else aborts as the bug it is.
+[[noreturn]] void end_on_escaped_exception() {
+  if (const std::exception_ptr escaped = std::current_exception()) {
+    try {
+      std::rethrow_exception(escaped);
+    } catch (const std::bad_alloc&) {
+      clean_up_now();
+      static constexpr char kLine[] =
+          ": error: out of memory (the sizes asked for need more memory than this process may use; try smaller ones)\n";
+      const std::string& name = program_name();  // written without allocating: memory is what ran out
+      [[maybe_unused]] ssize_t wrote = ::write(STDERR_FILENO, name.data(), name.size());
+      wrote = ::write(STDERR_FILENO, kLine, sizeof kLine - 1);
+      ::_exit(failure);
+    } catch (...) {
+    }
+  }
+  std::abort();
 }
 
 }  // namespace
@@ -321,13 +343,13 @@ std::optional<std::filesystem::path> path(const po::variables_map& vm, const std
 
 // ---- running a chapter ----------------------------------------------------------------------------
 
-int run(const std::string& program, const std::function<int()>& body) {
-  exec_without_blas_thread_pool();  // first: OpenBLAS's pool would hang under a memory limit
+int run(const std::string& program, const std::function<int()>& body, const std::vector<std::string>& args) {
+  exec_without_blas_thread_pool(args);  // first: OpenBLAS's pool would hang under a memory limit
   set_program_name(program);
-  // Closed standard descriptors get /dev/null first, so no file opened later takes their number
-  // (with stdout closed, the arithmetic would otherwise land in a plot's data file).
+  // Closed standard descriptors get /dev/null first: no later file (a plot's data) takes their number.
   const int closed = reserve_standard_descriptors();
   install_cleanup_handlers();
+  std::set_terminate(end_on_escaped_exception);
   std::cout.exceptions(std::ios::badbit);  // the first failed write to stdout stops the chapter
   // ... but not at exit, whose flush must not throw (std::terminate) on unwritable output.
   struct QuietAtExit {
@@ -348,7 +370,7 @@ int run(const std::string& program, const std::function<int()>& body) {
   int code = ok;
   try {
     reserve_blas_buffers(std::thread::hardware_concurrency());  // before any work: a trainer's threads
-    code = body();
+    code = call_with_large_stack(body);                         // a small ulimit -s would crash the BLAS kernels
     std::cout.flush();
     if (std::fflush(stdout) != 0 || std::ferror(stdout)) throw std::ios_base::failure("stdout");
   } catch (const std::ios_base::failure& e) {

@@ -169,7 +169,9 @@ std::set<std::string> typed(const boost::program_options::variables_map& vm);
 /// returning 0 after a reported runtime failure (attn::report_failure: a plot not drawn) returns 1.
 /// Every message is made one line (control bytes escaped, at most about 300 characters).
 /// Throws nothing derived from std::exception: each becomes an error line and an exit code.
-int run(const std::string& program, const std::function<int()>& body);
+/// `args` (main's argv, if given) lets the program run itself again without /proc
+/// (exec_without_blas_thread_pool).
+int run(const std::string& program, const std::function<int()>& body, const std::vector<std::string>& args = {});
 
 /// The three parts of every chapter program, for chapter_main(): what `--help` says, the
 /// chapter's own flags, how their values become one Flags struct, and the lesson's body.
@@ -189,14 +191,17 @@ struct Chapter {
 /// Throws nothing derived from std::exception (run() turns each into an error line and a code).
 template <class Flags>
 int chapter_main(int argc, const char* const argv[], const Chapter<Flags>& chapter) {
-  return run(chapter.info.name, [&] {
-    boost::program_options::options_description options("Options");
-    add_common_options(options);
-    chapter.declare(options);
-    boost::program_options::variables_map vm;
-    if (!parse(argc, argv, options, chapter.info, vm)) return static_cast<int>(ok);
-    return chapter.body(chapter.read(vm));
-  });
+  return run(
+      chapter.info.name,
+      [&] {
+        boost::program_options::options_description options("Options");
+        add_common_options(options);
+        chapter.declare(options);
+        boost::program_options::variables_map vm;
+        if (!parse(argc, argv, options, chapter.info, vm)) return static_cast<int>(ok);
+        return chapter.body(chapter.read(vm));
+      },
+      std::vector<std::string>(argv, argv + argc));
 }
 
 }  // namespace attn::cli

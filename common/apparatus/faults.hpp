@@ -22,7 +22,9 @@ void set_program_name(const std::string& name);
 const std::string& program_name();
 
 /// `message` made one line for stderr: newline and ESC shown as `\\n` and `\\e`, other control
-/// bytes as `\\xHH`, cut after 300 characters with "..". Every error line goes through it.
+/// bytes and bytes that are not UTF-8 as `\\xHH`, the C1 controls and the bidirectional marks
+/// (U+0080 to U+009F, U+202A to U+202E, ...) as `\\uHHHH`; other UTF-8 characters are kept. Cut after
+/// 300 bytes (never inside a character) with "..". Every error line goes through it.
 std::string one_line(const std::string& message);
 
 /// Prints "<program>: error: <message>" as one line (one_line) on stderr and counts a runtime failure.

@@ -17,6 +17,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <sstream>
 
 #include "common/attention/checks.hpp"
@@ -42,12 +43,19 @@ std::array<Slot, kSlots> g_slots;
 std::atomic<pid_t> g_child{0};
 std::mutex g_slot_mutex;  // between threads that register (the handler does not lock)
 std::atomic<unsigned long> g_counter{0};
-constexpr int kSignals[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE};
 // While a set of files is renamed into place the handler only records the signal, in whichever
 // thread it runs (a signal blocked in one thread is delivered to another, e.g. a BLAS worker);
 // the commit raises it again once every rename is done.
 std::atomic<bool> g_committing{false};
 std::atomic<int> g_deferred{0};
+
+/// Removes every registered temporary and stops the child; async-signal-safe.
+void remove_temporaries_and_child() {
+  for (Slot& s : g_slots) {
+    if (s.used.load()) ::unlink(s.path);
+  }
+  if (const pid_t child = g_child.load(); child > 0) ::kill(-child, SIGKILL);
+}
 
 extern "C" void cleanup_and_reraise(int sig) {
   if (g_committing.load()) {
@@ -55,10 +63,7 @@ extern "C" void cleanup_and_reraise(int sig) {
     return;
   }
   const int saved = errno;
-  for (Slot& s : g_slots) {
-    if (s.used.load()) ::unlink(s.path);
-  }
-  if (const pid_t child = g_child.load(); child > 0) ::kill(-child, SIGKILL);
+  remove_temporaries_and_child();
   struct sigaction dfl {};
   dfl.sa_handler = SIG_DFL;
   ::sigemptyset(&dfl.sa_mask);
@@ -86,6 +91,41 @@ void unregister_temp(int slot) {
   if (slot < 0) return;
   std::lock_guard<std::mutex> lock(g_slot_mutex);
   g_slots[static_cast<std::size_t>(slot)].used.store(false);
+}
+
+/// The process id in a temporary name `.attn-tmp-<pid>-<n><extension>`, or 0 if `name` is not one.
+pid_t temp_owner(const std::string& name) {
+  const std::string prefix = ".attn-tmp-";
+  if (name.rfind(prefix, 0) != 0) return 0;
+  std::size_t at = prefix.size();
+  long long pid = 0;
+  for (; at < name.size() && name[at] >= '0' && name[at] <= '9' && pid < (1LL << 31); ++at)
+    pid = pid * 10 + (name[at] - '0');
+  if (at == prefix.size() || at >= name.size() || name[at] != '-' || pid <= 0 || pid >= (1LL << 31)) return 0;
+  if (at + 1 >= name.size() || name[at + 1] < '0' || name[at + 1] > '9') return 0;
+  return static_cast<pid_t>(pid);
+}
+
+/// Removes from `folder` the regular files with temporary names whose process no longer runs (a run
+/// ended by SIGKILL or power loss, which no handler sees), once per folder and process. A process
+/// that runs (or that this one may not signal) keeps its files.
+void remove_stale_temporaries(const fs::path& folder) {
+  static std::mutex mutex;
+  static std::set<std::string> done;
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (!done.insert(folder.string()).second) return;
+  }
+  std::error_code ec;
+  std::size_t seen = 0;
+  for (fs::directory_iterator it(folder, ec), end; !ec && it != end && seen < 100000; it.increment(ec), ++seen) {
+    const std::string name = it->path().filename().string();
+    const pid_t owner = temp_owner(name);
+    if (owner == 0 || owner == ::getpid()) continue;
+    if (::kill(owner, 0) == 0 || errno != ESRCH) continue;  // it runs, or belongs to another user
+    struct stat st {};
+    if (::lstat(it->path().c_str(), &st) == 0 && S_ISREG(st.st_mode)) ::unlink(it->path().c_str());
+  }
 }
 
 bool safe_name_chars(const std::string& text) {
@@ -150,17 +190,39 @@ std::string quoted_path(const fs::path& path) {
   return "'" + shown + "'";
 }
 
+std::vector<int> terminating_signals() {
+  // Every signal whose default action ends the process and that is sent from outside (kill,
+  // a terminal, a timer, a resource limit); the faults of the program itself (SIGSEGV, SIGBUS,
+  // SIGFPE, SIGILL) stay with the sanitizers and the default action.
+  std::vector<int> signals{SIGHUP,  SIGINT,  SIGQUIT, SIGABRT, SIGPIPE,   SIGALRM, SIGTERM,
+                           SIGUSR1, SIGUSR2, SIGPOLL, SIGPROF, SIGVTALRM, SIGXCPU};
+#ifdef SIGSTKFLT
+  signals.push_back(SIGSTKFLT);
+#endif
+#ifdef SIGPWR
+  signals.push_back(SIGPWR);
+#endif
+  for (int sig = SIGRTMIN; sig <= SIGRTMAX; ++sig) signals.push_back(sig);
+  return signals;
+}
+
+void add_terminating_signals(sigset_t& set) {
+  for (const int sig : terminating_signals()) ::sigaddset(&set, sig);
+}
+
 void install_cleanup_handlers() {
   static std::once_flag once;
   std::call_once(once, [] {
-    for (int sig : kSignals) {
+    const std::vector<int> signals = terminating_signals();
+    for (int sig : signals) {
       struct sigaction old {};
       ::sigaction(sig, nullptr, &old);
-      if (old.sa_handler == SIG_IGN) continue;  // respect nohup and friends
+      // Respect nohup and friends (ignored), and a handler someone installed before us (a profiler's).
+      if ((old.sa_flags & SA_SIGINFO) != 0 || old.sa_handler != SIG_DFL) continue;
       struct sigaction act {};
       act.sa_handler = cleanup_and_reraise;
       ::sigemptyset(&act.sa_mask);
-      for (int other : kSignals) ::sigaddset(&act.sa_mask, other);  // one cleanup at a time
+      for (int other : signals) ::sigaddset(&act.sa_mask, other);  // one cleanup at a time
       ::sigaction(sig, &act, nullptr);
     }
     // A file-size limit (ulimit -f) would otherwise end the program with SIGXFSZ mid-write,
@@ -175,6 +237,8 @@ void install_cleanup_handlers() {
 
 void set_child_for_cleanup(pid_t process_group) { g_child.store(process_group); }
 
+void clean_up_now() { remove_temporaries_and_child(); }
+
 // ---- TempPath ----------------------------------------------------------------------------------
 
 TempPath::TempPath(const fs::path& folder, const std::string& extension) {
@@ -182,6 +246,7 @@ TempPath::TempPath(const fs::path& folder, const std::string& extension) {
   const std::string name =
       ".attn-tmp-" + std::to_string(::getpid()) + "-" + std::to_string(g_counter.fetch_add(1)) + extension;
   path_ = (folder.empty() ? fs::path(".") : folder) / name;
+  remove_stale_temporaries(path_.parent_path());
   slot_ = register_temp(path_);
 }
 
@@ -284,7 +349,7 @@ void AtomicFile::commit_all(std::vector<AtomicFile*> files, const fs::path& mani
   }
   sigset_t block, old;
   ::sigemptyset(&block);
-  for (int sig : kSignals) ::sigaddset(&block, sig);
+  add_terminating_signals(block);
   ::pthread_sigmask(SIG_BLOCK, &block, &old);
   g_deferred.store(0);
   g_committing.store(true);
@@ -335,7 +400,7 @@ std::string read_input_file(const fs::path& path, std::size_t limit) {
                          std::to_string(limit) + "-byte limit for input files");
   }
   std::string bytes;
-  std::array<char, 65536> buffer{};
+  std::vector<char> buffer(65536);  // on the heap: a small stack (ulimit -s 64) must not overflow
   for (;;) {
     const ssize_t n = ::read(fd, buffer.data(), buffer.size());
     if (n < 0 && errno == EINTR) continue;
@@ -386,6 +451,10 @@ std::string folder_problem(const fs::path& folder, bool create) {
            ", the system's folder of devices and streams; name a folder of yours";
   }
   if (fs::exists(where, ec) && !fs::is_directory(where, ec)) return quoted_path(folder) + " is a file, not a folder";
+  if (struct stat st{}; ::lstat(where.c_str(), &st) == 0 && S_ISLNK(st.st_mode) && !fs::exists(where, ec)) {
+    const fs::path to = fs::read_symlink(where, ec);
+    return quoted_path(folder) + " is a link that leads nowhere (to " + quoted_path(to) + "), not a folder";
+  }
   if (create) fs::create_directories(where, ec);
   std::error_code listed;
   if (!fs::is_directory(where, listed)) {
@@ -425,7 +494,13 @@ std::map<std::string, std::string> read_file_set(const fs::path& folder, const s
     if (!(fields >> name >> bytes >> sum) || (fields >> extra)) {
       throw InputFileError(quoted_path(manifest) + " has a malformed line " + attn::quoted(line));
     }
-    listed[name] = {bytes, sum};
+    if (std::find(names.begin(), names.end(), name) == names.end()) {
+      throw InputFileError(quoted_path(manifest) + " lists " + attn::quoted(name) +
+                           ", which is not a file of this set (" + std::to_string(names.size()) +
+                           " files): a manifest written by hand or for another set; save the set again");
+    }
+    if (!listed.emplace(name, std::pair{bytes, sum}).second)
+      throw InputFileError(quoted_path(manifest) + " lists " + attn::quoted(name) + " twice");
   }
   for (const auto& [name, bytes] : files) {
     const auto it = listed.find(name);

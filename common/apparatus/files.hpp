@@ -7,15 +7,19 @@
 /// place. rename() replaces whatever is at the target in one step (a previous good file stays until
 /// then; a symbolic link at the target is replaced, not followed), so runs into one folder at the
 /// same time never see each other's half-written files. A temporary name that is never committed is
-/// removed by its destructor, and by a handler for SIGINT, SIGTERM, SIGHUP and SIGPIPE, which
+/// removed by its destructor, and by a handler for every terminating signal sent from outside
+/// (terminating_signals(): SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE, SIGALRM, SIGUSR1, ...), which
 /// removes every registered temporary name, stops a running child (gnuplot) and then lets the signal
-/// end the program as it would have.
+/// end the program as it would have. What no handler sees (SIGKILL, power loss) leaves temporary
+/// names behind: the first TempPath made in a folder removes the temporary files there whose
+/// process no longer runs (pids of another PID namespace sharing the folder cannot be told apart).
 ///
 /// Failures throw IoError (a runtime failure, exit code 1) naming the file and the operating
 /// system's reason, e.g. "cannot write plots/ch01_mixtures.dat: No space left on device".
 /// Unless its comment names an exception, a function here throws nothing (beyond std::bad_alloc).
 #pragma once
 
+#include <signal.h>
 #include <sys/types.h>
 
 #include <cstddef>
@@ -52,12 +56,14 @@ std::string os_reason(int error_number);
 std::string quoted_path(const std::filesystem::path& path);
 
 /// A generated temporary name in `folder`, `.attn-tmp-<pid>-<n><extension>`, registered for removal on
-/// SIGINT/SIGTERM/SIGHUP/SIGPIPE and removed by the destructor unless commit() renamed it into place.
+/// a terminating signal and removed by the destructor unless commit() renamed it into place. The
+/// first one made in a folder removes the stale temporary files there (those of processes gone).
 /// The name holds only [A-Za-z0-9._-], so it is safe to hand to gnuplot relative to `folder`.
 /// `extension` (e.g. ".png") must hold only those characters too (std::invalid_argument otherwise).
 class TempPath {
  public:
-  /// Reserves the name in `folder` (nothing is created yet) and registers it for cleanup.
+  /// Reserves the name in `folder` (nothing is created yet) and registers it for cleanup; removes
+  /// the folder's stale temporary files the first time a name is made there.
   /// Throws std::invalid_argument if `extension` holds a character outside [A-Za-z0-9._-].
   TempPath(const std::filesystem::path& folder, const std::string& extension);
   /// Removes the file unless committed, and unregisters the name.
@@ -117,8 +123,8 @@ class AtomicFile {
   /// every target is checked with replace_problem(). If `manifest` is given (a path beside the
   /// files), it is written first: one line per file with its name, size in bytes and 64-bit
   /// FNV-1a checksum, read back by read_file_set(); it is renamed before the files, so a set torn
-  /// between renames (power loss, SIGKILL) no longer matches it. SIGINT, SIGTERM, SIGHUP and
-  /// SIGPIPE are held back during the renames in every thread (the cleanup handler, in whichever
+  /// between renames (power loss, SIGKILL) no longer matches it. Every terminating signal
+  /// (terminating_signals()) is held back during the renames in every thread (the cleanup handler, in whichever
   /// thread it runs, only records the signal) and delivered once all renames are done: a signal
   /// never tears a set. `after_rename(k)` is called after the k-th rename (tests interrupt there).
   /// Throws IoError (of a close, a check or a rename) or std::logic_error if a file is not beside
@@ -159,7 +165,8 @@ std::string replace_problem(const std::filesystem::path& target);
 
 /// Reads the files `names` of the set saved in `folder` (each through read_input_file with
 /// `limit`) and checks each against the folder's manifest (kManifestName, written by
-/// AtomicFile::commit_all): listed, same size, same checksum. Unless `manifest_required` (files
+/// AtomicFile::commit_all): listed once, same size, same checksum; a manifest that lists a name
+/// outside `names` is refused. Unless `manifest_required` (files
 /// that may be written by hand, as chapter 05's parameters), a folder without a manifest is not
 /// read at all (an empty map: the caller reads the files itself), and a file that differs from the manifest but was
 /// changed after it (an edit) is taken as it is; one older than the manifest is from an earlier save and refused.
@@ -175,13 +182,27 @@ std::map<std::string, std::string> read_file_set(const std::filesystem::path& fo
 /// nothing (beyond std::bad_alloc).
 std::string folder_problem(const std::filesystem::path& folder, bool create = true);
 
-/// Installs the cleanup handler for SIGINT, SIGTERM, SIGHUP and SIGPIPE (done by the first TempPath;
-/// idempotent). Signals ignored at start (e.g. SIGINT under nohup) stay ignored. SIGXFSZ is
+/// The signals whose default action ends the process and that come from outside it: SIGHUP, SIGINT,
+/// SIGQUIT, SIGABRT, SIGPIPE, SIGALRM, SIGTERM, SIGUSR1, SIGUSR2, SIGPOLL, SIGPROF, SIGVTALRM,
+/// SIGXCPU, SIGSTKFLT, SIGPWR and the real-time signals. (The program's own faults, SIGSEGV,
+/// SIGBUS, SIGFPE and SIGILL, are left to their default action and the sanitizers.)
+std::vector<int> terminating_signals();
+
+/// Adds terminating_signals() to `set`.
+void add_terminating_signals(sigset_t& set);
+
+/// Installs the cleanup handler for terminating_signals() (done by the first TempPath;
+/// idempotent). Signals ignored at start (e.g. SIGINT under nohup), or given a handler before
+/// (a profiler's), are left as they were. SIGXFSZ is
 /// ignored, so a write past a file-size limit fails with "File too large" instead of ending the
 /// program with a partial temporary left behind.
 void install_cleanup_handlers();
 
 /// Tells the cleanup handler which child process group to kill (0: none).
 void set_child_for_cleanup(pid_t process_group);
+
+/// Does now what the cleanup handler does: removes every registered temporary file and stops the
+/// child (for a program about to end without unwinding). Async-signal-safe.
+void clean_up_now();
 
 }  // namespace attn

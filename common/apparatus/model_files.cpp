@@ -51,8 +51,15 @@ AttnOnlyModel<T> read_model(std::istream& in, const std::string& name) {
   if (magic != "attn-only-model" || version != 1) throw fail("not a model file written by save_model");
   AttnOnlyShape s;
   int norm = 0;
+  const auto whole = [&](const std::string& what, const std::string& text, long long hi) {
+    const Parsed<long long> v = parse_integer(text, 0, hi);  // the number rule: "-64" is refused, not wrapped
+    if (!v.value) throw fail(what + " " + attn::quoted(text) + " " + v.problem);
+    return static_cast<arma::uword>(*v.value);
+  };
   const auto field = [&](const char* name, arma::uword& value) {
-    if (!(in >> word >> value) || word != name) throw fail(std::string("expected the size '") + name + "'");
+    std::string text;
+    if (!(in >> word >> text) || word != name) throw fail(std::string("expected the size '") + name + "'");
+    value = whole(std::string("the size '") + name + "'", text, 1LL << 40);
   };
   field("vocab", s.vocab), field("context", s.context), field("width", s.width), field("heads", s.heads);
   field("d_k", s.d_k), field("layers", s.layers);
@@ -68,18 +75,22 @@ AttnOnlyModel<T> read_model(std::istream& in, const std::string& name) {
   const std::vector<ParamSpec> table = parameter_table(s);
   const auto ptrs = parameter_ptrs(m);
   for (std::size_t i = 0; i < table.size(); ++i) {
-    arma::uword rows = 0, cols = 0;
-    if (!(in >> word >> rows >> cols) || word != table[i].name || rows != table[i].rows || cols != table[i].cols) {
+    std::string rows_text, cols_text;
+    const bool read = static_cast<bool>(in >> word >> rows_text >> cols_text);
+    const std::string group = "group " + table[i].name;
+    if (!read || word != table[i].name || whole(group + " rows", rows_text, 1LL << 40) != table[i].rows ||
+        whole(group + " columns", cols_text, 1LL << 40) != table[i].cols) {
       throw fail("expected group " + table[i].name + " of " + detail::dims(table[i].rows, table[i].cols));
     }
+    const arma::uword rows = table[i].rows, cols = table[i].cols;
     for (arma::uword r = 0; r < rows; ++r) {
       for (arma::uword c = 0; c < cols; ++c) {
         std::string text;
         if (!(in >> text)) throw fail("truncated in group " + table[i].name);
         const Parsed<double> v = parse_number(text);  // the number rule: "nan", "inf" and "1e400" are refused
-        if (!v.value) throw fail("entry '" + text.substr(0, 24) + "' in group " + table[i].name + " " + v.problem);
+        if (!v.value) throw fail("entry " + attn::quoted(text) + " in group " + table[i].name + " " + v.problem);
         if (std::abs(*v.value) > kLargestInput) {
-          throw fail("entry '" + text.substr(0, 24) + "' in group " + table[i].name +
+          throw fail("entry " + attn::quoted(text) + " in group " + table[i].name +
                      " is beyond +-1e6 (no trained weight is)");
         }
         (*ptrs[i])(r, c) = static_cast<T>(*v.value);

@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <system_error>
 
@@ -74,7 +75,17 @@ Parsed<double> parse_number(std::string_view text) {
 }
 
 Parsed<long long> parse_integer(std::string_view text, long long lo, long long hi) {
-  if (std::string why = syntax_problem(text, true); !why.empty()) return {std::nullopt, why};
+  if (std::string why = syntax_problem(text, true); !why.empty()) {
+    // "4.0" or "1e3" names a whole number in a form this rule does not take: say which to write.
+    const Parsed<double> real = parse_number(text);
+    if (real.value && std::abs(*real.value) < 1e15 && std::trunc(*real.value) == *real.value) {
+      char whole[32];
+      std::snprintf(whole, sizeof whole, "%.0f", *real.value == 0 ? 0.0 : *real.value);
+      return {std::nullopt,
+              std::string("is a whole number written as a real one; write it with digits only (") + whole + ")"};
+    }
+    return {std::nullopt, why};
+  }
   std::string_view digits = text;
   if (!digits.empty() && digits.front() == '+') digits.remove_prefix(1);
   long long v = 0;

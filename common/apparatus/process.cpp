@@ -5,9 +5,12 @@
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/auxv.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -16,6 +19,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <exception>
 #include <stdexcept>
 
 #include "common/apparatus/files.hpp"
@@ -60,34 +64,44 @@ std::string ProcessResult::last_stderr_line() const {
   return last;
 }
 
-void exec_without_blas_thread_pool() {
+void exec_without_blas_thread_pool(const std::vector<std::string>& args) {
   using GetThreads = int (*)();
   void* get_threads = ::dlsym(RTLD_DEFAULT, "openblas_get_num_threads");
   if (get_threads == nullptr || reinterpret_cast<GetThreads>(get_threads)() <= 1) return;
   if (const char* set = std::getenv("OPENBLAS_NUM_THREADS"); set != nullptr && std::string(set) == "1") return;
-  // The arguments as this process received them, NUL-separated.
-  const int fd = ::open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return;
-  std::string text;
-  std::array<char, 4096> buffer{};
-  for (ssize_t n; (n = ::read(fd, buffer.data(), buffer.size())) != 0;) {
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) break;
-    text.append(buffer.data(), static_cast<std::size_t>(n));
-  }
-  ::close(fd);
+  // The arguments as this process received them (NUL-separated in /proc/self/cmdline), else as
+  // main was given them: without /proc the program is run again all the same.
   std::vector<std::string> words;
-  for (std::size_t start = 0; start < text.size();) {
-    const std::size_t end = std::min(text.find('\0', start), text.size());
-    words.push_back(text.substr(start, end - start));
-    start = end + 1;
+  if (const int fd = ::open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC); fd >= 0) {
+    std::string text;
+    std::array<char, 4096> buffer{};
+    for (ssize_t n; (n = ::read(fd, buffer.data(), buffer.size())) != 0;) {
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) break;
+      text.append(buffer.data(), static_cast<std::size_t>(n));
+    }
+    ::close(fd);
+    for (std::size_t start = 0; start < text.size();) {
+      const std::size_t end = std::min(text.find('\0', start), text.size());
+      words.push_back(text.substr(start, end - start));
+      start = end + 1;
+    }
   }
+  if (words.empty()) words = args;
   if (words.empty()) return;
+  // The program itself: /proc/self/exe, else the path it was started by (AT_EXECFN; relative to
+  // the working folder, which has not changed yet).
+  std::string program = "/proc/self/exe";
+  if (::access(program.c_str(), X_OK) != 0) {
+    const auto* path = reinterpret_cast<const char*>(::getauxval(AT_EXECFN));
+    if (path == nullptr) return;
+    program = path;
+  }
   std::vector<char*> argv;
   for (std::string& w : words) argv.push_back(w.data());
   argv.push_back(nullptr);
   if (::setenv("OPENBLAS_NUM_THREADS", "1", 1) != 0) return;
-  ::execv("/proc/self/exe", argv.data());
+  ::execv(program.c_str(), argv.data());
   ::unsetenv("OPENBLAS_NUM_THREADS");  // not run again: carry on with the pool
 }
 
@@ -116,6 +130,37 @@ void reserve_blas_buffers(unsigned threads) {
   for (void* buffer : held) {
     if (buffer != nullptr) reinterpret_cast<Free>(release)(buffer);  // kept mapped, free for reuse
   }
+}
+
+int call_with_large_stack(const std::function<int()>& body) {
+  struct rlimit limit {};
+  if (::getrlimit(RLIMIT_STACK, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY || limit.rlim_cur >= kStackBytes)
+    return body();
+  pthread_attr_t attr;
+  if (::pthread_attr_init(&attr) != 0) return body();
+  ::pthread_attr_setstacksize(&attr, kStackBytes);
+  ::pthread_setattr_default_np(&attr);  // every later thread (a trainer's) gets the same stack
+  struct Call {
+    const std::function<int()>* body;
+    int code = 0;
+    std::exception_ptr error;
+  } call{&body, 0, nullptr};
+  const auto start = [](void* p) -> void* {
+    auto* c = static_cast<Call*>(p);
+    try {
+      c->code = (*c->body)();
+    } catch (...) {
+      c->error = std::current_exception();
+    }
+    return nullptr;
+  };
+  pthread_t thread;
+  const int created = ::pthread_create(&thread, &attr, start, &call);
+  ::pthread_attr_destroy(&attr);
+  if (created != 0) return body();  // no thread (a memory limit): the small stack it is
+  ::pthread_join(thread, nullptr);
+  if (call.error) std::rethrow_exception(call.error);
+  return call.code;
 }
 
 int reserve_standard_descriptors() {
@@ -173,7 +218,8 @@ int spawn_in_group(pid_t& pid, const std::filesystem::path& program, const std::
   sigset_t none, defaults;
   ::sigemptyset(&none);
   ::sigemptyset(&defaults);
-  for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGQUIT, SIGXFSZ}) ::sigaddset(&defaults, sig);
+  add_terminating_signals(defaults);  // the handlers of this program are not the child's
+  ::sigaddset(&defaults, SIGXFSZ);
   ::posix_spawnattr_setsigmask(&attr, &none);
   ::posix_spawnattr_setsigdefault(&attr, &defaults);
   ::posix_spawnattr_setpgroup(&attr, 0);  // its own group: a timeout kills gnuplot and anything it started
@@ -187,7 +233,7 @@ int spawn_in_group(pid_t& pid, const std::filesystem::path& program, const std::
   // The child is named to the cleanup handler at once, so a signal between spawn and wait stops it.
   sigset_t block, old;
   ::sigemptyset(&block);
-  for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGPIPE}) ::sigaddset(&block, sig);
+  add_terminating_signals(block);
   ::pthread_sigmask(SIG_BLOCK, &block, &old);
   const int rc = ::posix_spawn(&pid, program.c_str(), &actions, &attr, argv.data(), environ);
   if (rc == 0) set_child_for_cleanup(pid);
@@ -261,7 +307,7 @@ bool ChildProcess::pump(int timeout_ms, bool want_write) {
   if (n == 0) return false;
   const int ready = ::poll(fds.data(), n, timeout_ms);
   if (ready <= 0) return false;
-  std::array<char, 65536> buffer{};
+  std::vector<char> buffer(65536);  // on the heap: a small stack (ulimit -s 64) must not overflow
   const auto drain = [&](int slot, int& fd, bool is_out) {
     if (slot < 0 || (fds[static_cast<std::size_t>(slot)].revents & (POLLIN | POLLHUP | POLLERR)) == 0) return;
     const ssize_t got = ::read(fd, buffer.data(), buffer.size());

@@ -17,6 +17,7 @@
 #include <chrono>
 #include <cstddef>
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -120,9 +121,11 @@ inline constexpr std::size_t kBlasBufferBytes = (std::size_t{128} << 20) + 4096;
 /// a 128 MiB work buffer as it starts, while the libraries load and before main, and when the
 /// mapping fails (a memory limit, ulimit -v) it retries forever at 100% CPU; exit() then waits
 /// for it forever. Only the variable, read as OpenBLAS loads, keeps the pool from starting.
+/// The arguments are read from /proc/self/cmdline, else taken from `args` (main's argv), and the
+/// program from /proc/self/exe, else from the path it was started by (so it works without /proc).
 /// Call it first in main, before any descriptor is opened or thread started; it returns (and
 /// does nothing) when there is no pool, and when the program cannot be run again.
-void exec_without_blas_thread_pool();
+void exec_without_blas_thread_pool(const std::vector<std::string>& args = {});
 
 /// Makes the BLAS kernels of this process unable to hang under a memory limit, when the BLAS is
 /// OpenBLAS (looked up at run time; nothing is done for another BLAS). OpenBLAS gives every
@@ -133,6 +136,15 @@ void exec_without_blas_thread_pool();
 /// Throws std::runtime_error "out of memory: .." when the address space is not there. Call it
 /// before any other thread runs a BLAS kernel.
 void reserve_blas_buffers(unsigned threads);
+
+/// The stack the chapters' work runs on at least (8 MiB, Linux's usual default): the BLAS
+/// kernels, Boost's parser and deep printing need far more than a small `ulimit -s` leaves.
+inline constexpr std::size_t kStackBytes = std::size_t{8} << 20;
+
+/// Returns `body()`, run on a thread with a stack of kStackBytes when the stack limit (ulimit -s)
+/// is smaller, and with every later thread given that stack too; with the usual limit or none it
+/// runs right here. An exception of `body` is rethrown here. Throws what `body` throws.
+int call_with_large_stack(const std::function<int()>& body);
 
 /// Opens /dev/null on each of the standard descriptors 0, 1 and 2 that is closed, so no file the
 /// program opens later takes their number (text meant for a closed standard output would land in

@@ -185,19 +185,21 @@ const arma::Mat<T>& attention_pattern(const AttnOnlyPass<T>& pass, arma::uword l
 /// grad_scale times the gradient of that sum with respect to pass.logits (N x vocab, zero on the
 /// rows of the last positions, which predict nothing). Pass grad_scale = 1 / (number of targets
 /// of the whole batch) to get the gradient of the mean. Throws std::invalid_argument if the pass
-/// was not made over `tokens` (its logits do not have B T rows).
+/// was not made over `tokens` (B = pass.batch sequences, B T logit rows), a target is not a
+/// column of the logits, or the logits are not finite.
 template <class T>
 double next_token_loss_sum(const AttnOnlyPass<T>& pass, const arma::umat& tokens, arma::Mat<T>* dlogits,
                            double grad_scale);
 
 /// Mean next-token loss (nats per target, B (T - 1) targets) of the last forward pass and, if
 /// dlogits is not null, its gradient (N x vocab). Throws std::invalid_argument, as
-/// next_token_loss_sum() does, when the pass was not made over `tokens`.
+/// next_token_loss_sum() does, when the pass was not made over `tokens` or its logits are not finite.
 template <class T>
 double next_token_loss(const AttnOnlyPass<T>& pass, const arma::umat& tokens, arma::Mat<T>* dlogits);
 
 /// Per-target losses in nats: a B x (T - 1) matrix, entry (b, t) = -log p(tokens(b, t + 1) | tokens(b, 0.t)).
-/// Throws std::invalid_argument if the pass was not made over `tokens`.
+/// Throws std::invalid_argument, as next_token_loss_sum() does, if the pass was not made over
+/// `tokens` or its logits are not finite.
 template <class T>
 arma::mat next_token_losses(const AttnOnlyPass<T>& pass, const arma::umat& tokens);
 
@@ -321,6 +323,24 @@ void require_finite_logits(const arma::Mat<T>& logits) {
     throw std::invalid_argument("next_token_loss: the logits (" + dims(logits.n_rows, logits.n_cols) +
                                 ") hold a NaN or an infinity (a parameter is not finite or overflows)");
   }
+}
+
+/// The checks every next-token loss makes before reading the logits: the pass was made over
+/// `tokens` (B = pass.batch sequences, B T logit rows), every target token is a column of the
+/// logits, and the logits are finite.
+template <class T>
+void require_pass_over(const AttnOnlyPass<T>& pass, const arma::umat& tokens) {
+  if (tokens.n_rows != pass.batch || pass.logits.n_rows != tokens.n_elem) {
+    throw std::invalid_argument("next_token_loss: the pass (" + std::to_string(pass.batch) + " sequences, " +
+                                dims(pass.logits.n_rows, pass.logits.n_cols) + " logits) is not over these tokens (" +
+                                dims(tokens.n_rows, tokens.n_cols) + ")");
+  }
+  if (!tokens.is_empty() && tokens.max() >= pass.logits.n_cols) {
+    throw std::invalid_argument("next_token_loss: token " + std::to_string(tokens.max()) +
+                                " is outside the vocabulary of the logits (" + std::to_string(pass.logits.n_cols) +
+                                ")");
+  }
+  require_finite_logits(pass.logits);
 }
 
 }  // namespace detail
@@ -487,9 +507,8 @@ const arma::Mat<T>& attention_pattern(const AttnOnlyPass<T>& pass, arma::uword l
 template <class T>
 double next_token_loss_sum(const AttnOnlyPass<T>& pass, const arma::umat& tokens, arma::Mat<T>* dlogits,
                            double grad_scale) {
-  const arma::uword B = tokens.n_rows, T_ = tokens.n_cols, N = B * T_;
-  if (pass.logits.n_rows != N) throw std::invalid_argument("next_token_loss: the pass is not over these tokens");
-  detail::require_finite_logits(pass.logits);
+  const arma::uword B = tokens.n_rows, T_ = tokens.n_cols;
+  detail::require_pass_over(pass, tokens);
   const arma::Col<T> top = arma::max(pass.logits, 1);        // N: each row's largest logit
   arma::Mat<T> p = arma::exp(pass.logits.each_col() - top);  // N x vocab, unnormalized softmax
   const arma::Col<T> sum = arma::sum(p, 1);                  // N
@@ -522,6 +541,7 @@ double next_token_loss(const AttnOnlyPass<T>& pass, const arma::umat& tokens, ar
 template <class T>
 arma::mat next_token_losses(const AttnOnlyPass<T>& pass, const arma::umat& tokens) {
   const arma::uword B = tokens.n_rows, T_ = tokens.n_cols;
+  detail::require_pass_over(pass, tokens);
   arma::mat out(B, T_ - 1);
   for (arma::uword b = 0; b < B; ++b) {
     for (arma::uword t = 0; t + 1 < T_; ++t) {

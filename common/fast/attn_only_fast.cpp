@@ -189,8 +189,7 @@ template <class T>
 double next_token_loss_sum(const AttnOnlyPass<T>& pass, const arma::umat& tokens, arma::Mat<T>* dlogits,
                            double grad_scale) {
   const arma::uword B = tokens.n_rows, T_ = tokens.n_cols, V = pass.logits.n_cols, N = B * T_;
-  if (pass.logits.n_rows != N) throw std::invalid_argument("next_token_loss: the pass is not over these tokens");
-  detail::require_finite_logits(pass.logits);
+  detail::require_pass_over(pass, tokens);
   // Softmax of every row, swept column by column (contiguous): the row maxima, then the sums.
   arma::Col<T> top = pass.logits.col(0), sum(N, arma::fill::zeros);
   for (arma::uword v = 1; v < V; ++v) {
