@@ -659,4 +659,31 @@ BOOST_AUTO_TEST_CASE(divergence_is_said_plainly_and_exits_1) {
   BOOST_TEST(r.out.find("[real_01]") == std::string::npos);  // claims skipped
 }
 
+BOOST_AUTO_TEST_CASE(cached_reads_back_only_a_run_of_the_same_recipe_and_settings) {
+  const fs::path dir = fs::temp_directory_path() / "ch09-cached-test";
+  fs::remove_all(dir);
+  const std::string cached = std::string(CHAPTER_EXE) + " --no-plots --quick --steps 20 --cached " +
+                             attn::test::quote(dir.string());
+  const auto first = attn::test::run(cached);  // trains, saves
+  BOOST_TEST(first.code == 0, first.err);
+  BOOST_TEST(first.out.find("Training (progress on stderr)") != std::string::npos);
+  const auto again = attn::test::run(cached);  // the same settings: read back
+  BOOST_TEST(again.code == 0, again.err);
+  BOOST_TEST(again.out.find("Loaded the model saved in") != std::string::npos);
+  const auto other = attn::test::run(cached + " --seed 2");  // another seed: trained again, and said why
+  BOOST_TEST(other.code == 0, other.err);
+  BOOST_TEST(other.out.find("is not this program's (seed 1, not 2)") != std::string::npos, other.out);
+  BOOST_TEST(other.out.find("Training (progress on stderr)") != std::string::npos);
+  // The saved run records the recipe it was trained by, and --cached reads it back with the same flags.
+  std::ifstream in(dir / "run.txt");
+  std::string format, recipe_key, recipe;
+  std::getline(in, format);
+  in >> recipe_key >> recipe;
+  BOOST_TEST(format == "ch09-run 2");
+  BOOST_TEST(recipe_key == "recipe");
+  BOOST_TEST(recipe == ch09::training_recipe());
+  BOOST_TEST(recipe.size() == 16u);  // the build's checksum, not the "unknown" of a build without one
+  fs::remove_all(dir);
+}
+
 BOOST_AUTO_TEST_SUITE_END()

@@ -47,8 +47,7 @@ void check_modes(const std::set<std::string>& typed, bool loading) {
   }
   if (loading && (given("steps") || given("quick") || given("seed") || given("repeat-share") || given("lr"))) {
     throw FlagError(
-        std::string(given("cached") ? "--cached" : "--load") +
-        " inspects a saved model; --steps, --quick, --seed, --lr and --repeat-share only apply to training");
+        "--load inspects a saved model; --steps, --quick, --seed, --lr and --repeat-share only apply to training");
   }
   if (!given("bench")) return;
   if (given("plots")) throw FlagError("--bench draws no plots, so --plots has nothing to write");
