@@ -66,8 +66,10 @@ def run_one(build, chapter, flags, kernel, seed, keep):
     cmd = [str(build / exe), "--seed", str(seed), "--no-plots", *flags]
     saved = None
     if chapter == "ch09":
+        # --cached: a model kept from an earlier study is read back when the same recipe and
+        # settings trained it (one folder per kernel type and seed), and trained again otherwise.
         saved = Path(keep) / f"ch09-{kernel or 'own'}-seed{seed}"
-        cmd += ["--save", str(saved)]
+        cmd += ["--cached", str(saved)]
     start = time.monotonic()
     p = subprocess.run(cmd, env=env, capture_output=True, text=True)
     seconds = time.monotonic() - start
@@ -93,7 +95,8 @@ def main():
     ap.add_argument("--seeds", default="1,2,3,4,5", help="seeds run with this machine's own kernels")
     ap.add_argument("--jobs", type=int, default=2, help="runs at once")
     ap.add_argument("--markdown", help="also write the table as a Markdown file (for the book)")
-    ap.add_argument("--keep", help="folder for chapter 09's trained models (default: a temporary one)")
+    ap.add_argument("--keep", help="folder for chapter 09's trained models, reused by a later study when this "
+                    "build's recipe trained them (default: a temporary one)")
     a = ap.parse_args()
     build = Path(a.build)
     chapters = [c for c in a.chapters.split(",") if c]

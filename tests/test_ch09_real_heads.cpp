@@ -98,11 +98,22 @@ BOOST_AUTO_TEST_CASE(claim_real_02_first_layer_previous_token_head) {
 BOOST_AUTO_TEST_CASE(claim_real_03_second_layer_induction_head_and_its_ablation) {
   const ch09::Report& r = fixture_report();
   BOOST_TEST(claim("real_03").holds, claim("real_03").numbers);
-  const arma::uword h = r.roles.induction_random.row(1).index_max();
-  BOOST_TEST(r.roles.induction_random(1, h) > 0.3);
-  const double rise = r.ablations.at(1 + 4 + h).random.repeat - r.roles.random.repeat;
-  BOOST_TEST(r.ablations.at(1 + 4 + h).name == ch09::head_name(1, h));
-  BOOST_TEST(rise > (r.roles.random.first - r.roles.random.repeat) / 2);
+  BOOST_TEST(r.roles.induction_random.row(1).max() > 0.3);
+  // the induction heads: every second-layer head above 0.3, zeroed together
+  arma::mat keep(2, 4, arma::fill::ones);
+  std::vector<arma::uword> above;
+  for (arma::uword g = 0; g < 4; ++g) {
+    if (r.roles.induction_random(1, g) > 0.3) above.push_back(g), keep(1, g) = 0.0;
+  }
+  BOOST_TEST(r.induction_heads == above);
+  const ch09::Probes probes = ch09::make_probes(corpus(), vocab(), fixture_run().model.shape.context);
+  const ch09::Ablation zeroed = ch09::ablate(fixture_run().model, probes, "the induction heads", keep);
+  BOOST_TEST(zeroed.random.repeat == r.induction_zeroed.random.repeat, boost::test_tools::tolerance(1e-12));
+  BOOST_TEST(zeroed.random.repeat - r.roles.random.repeat > (r.roles.random.first - r.roles.random.repeat) / 2);
+  // the one the circuit section studies: of those, the one whose zeroing alone costs the repeats most
+  const double alone = r.ablations.at(1 + 4 + r.induction).random.repeat;
+  BOOST_TEST(r.ablations.at(1 + 4 + r.induction).name == ch09::head_name(1, r.induction));
+  for (const arma::uword g : above) BOOST_TEST(r.ablations.at(1 + 4 + g).random.repeat <= alone);
   // the circuit needs a first layer: zeroing layer 1 also undoes most of the repeat advantage
   BOOST_TEST(r.ablations.at(9).name == "all of layer 1");
   BOOST_TEST(r.ablations.at(9).random.repeat - r.roles.random.repeat >
@@ -135,13 +146,13 @@ BOOST_AUTO_TEST_CASE(claim_real_05_bank_with_controls) {
 BOOST_AUTO_TEST_CASE(claim_real_06_induction_head_writes_the_repeating_character) {
   const ch09::Report& r = fixture_report();
   BOOST_TEST(claim("real_06").holds, claim("real_06").numbers);
-  BOOST_TEST(r.copying.head == ch09::head_name(1, r.roles.induction_random.row(1).index_max()));
+  BOOST_TEST(r.copying.head == ch09::head_list(1, r.induction_heads));
   BOOST_TEST(r.copying.share > 0.5);
   // Where it must fail: the previous-token head reads the current character, not the one after
   // its earlier copy, so decoding its writes the same way does not predict the repeat.
   const arma::uword prev = r.roles.previous_token.row(0).index_max();
   const ch09::Probes probes = ch09::make_probes(corpus(), vocab(), fixture_run().model.shape.context);
-  const ch09::CopyingSection other = ch09::copying(fixture_run().model, probes, 0, prev);
+  const ch09::CopyingSection other = ch09::copying(fixture_run().model, probes, 0, {prev});
   BOOST_TEST(other.cases == r.copying.cases);
   BOOST_TEST(!ch09::claim_head_copies(other).holds, ch09::claim_head_copies(other).numbers);
   // and the example of section 3, decoded: somewhere the sharpest head is not the strongest
@@ -150,13 +161,32 @@ BOOST_AUTO_TEST_CASE(claim_real_06_induction_head_writes_the_repeating_character
 BOOST_AUTO_TEST_CASE(claim_real_08_mean_and_zero_ablation_agree_on_the_induction_head) {
   const ch09::Report& r = fixture_report();
   BOOST_TEST(claim("real_08").holds, claim("real_08").numbers);
-  const arma::uword k = 4 + r.roles.induction_random.row(1).index_max();
-  BOOST_TEST(r.compare.zero.col(1).index_max() == k);
-  BOOST_TEST(r.compare.mean.col(1).index_max() == k);
-  // Where it must fail: the same numbers with another head ranked first under mean ablation.
+  const arma::uword p = r.roles.previous_token.row(0).index_max();
+  std::vector<std::string> names;
+  const auto is_induction = [&](arma::uword i) {
+    return i >= 4 && std::find(r.induction_heads.begin(), r.induction_heads.end(), i - 4) != r.induction_heads.end();
+  };
+  for (const arma::uword h : r.induction_heads) names.push_back(ch09::head_name(1, h));
+  // under both ablations the largest repeat-loss rise is an induction head's or the previous-token
+  // head's, and the largest of the second layer is an induction head's
+  for (const arma::mat* rises : {&r.compare.zero, &r.compare.mean}) {
+    const arma::uword top = rises->col(1).index_max();
+    BOOST_TEST((is_induction(top) || top == p));
+    BOOST_TEST(is_induction(4 + arma::vec(rises->col(1).rows(4, 7)).index_max()));
+  }
+  // Where it must fail: a head outside the circuit ranked first under mean ablation,
+  const arma::uword outside = p == 0 ? 1 : 0;
   ch09::AblationCompare other = r.compare;
-  other.mean(0, 1) = other.mean.col(1).max() + 1.0;
-  BOOST_TEST(!ch09::claim_ablations_agree(other, r.copying.head).holds);
+  other.mean(outside, 1) = other.mean.col(1).max() + 1.0;
+  BOOST_TEST(!ch09::claim_ablations_agree(other, names, r.circuit.previous).holds);
+  // or a second-layer head that is no induction head first in its layer under zero ablation.
+  arma::uword plain = 4;
+  while (plain < 8 && is_induction(plain)) ++plain;
+  if (plain < 8) {
+    other = r.compare;
+    other.zero(plain, 1) = other.zero.col(1).rows(4, 7).max() + 0.001;
+    BOOST_TEST(!ch09::claim_ablations_agree(other, names, r.circuit.previous).holds);
+  }
   // and the patching example, picked by its rule: the model copies at least two of the five
   // sentences, A and B are the first two, and the induction head's output from B alone moves A's
   // prediction to B's copy
@@ -164,7 +194,17 @@ BOOST_AUTO_TEST_CASE(claim_real_08_mean_and_zero_ablation_agree_on_the_induction
   BOOST_TEST(r.patch.predicted_a == std::string(1, ch09::copy_target(r.patch.a)));
   BOOST_TEST(r.patch.predicted_b == std::string(1, ch09::copy_target(r.patch.b)));
   BOOST_TEST(r.patch.predicted_a != r.patch.predicted_b);
-  BOOST_TEST(r.patch.rows.at(k).top == r.patch.predicted_b);
+  // the heads whose output from B alone moves A's prediction to B's copy are induction heads; some
+  // do, or the induction heads do at once where they share the job (a last row)
+  arma::uword moving = 0;
+  for (arma::uword k = 0; k < 8; ++k) {
+    if (r.patch.rows.at(k).top != r.patch.predicted_b) continue;
+    ++moving;
+    BOOST_TEST(is_induction(k), r.patch.rows.at(k).what);
+  }
+  BOOST_REQUIRE_EQUAL(r.patch.rows.size(), r.induction_heads.size() > 1 ? 12u : 11u);
+  if (r.induction_heads.size() > 1 && r.patch.rows.back().top == r.patch.predicted_b) ++moving;
+  BOOST_TEST(moving >= 1u);
 }
 BOOST_AUTO_TEST_CASE(claim_real_07_the_induction_head_reads_the_previous_token_head) {
   const ch09::Report& r = fixture_report();
@@ -177,7 +217,7 @@ BOOST_AUTO_TEST_CASE(claim_real_07_the_induction_head_reads_the_previous_token_h
   BOOST_TEST(claim("real_07").numbers.find("ranks " + std::to_string(rank) + " of 4") != std::string::npos);
   // The K-composition by an independent route: the key-side product written out from the weights.
   const ch09::Model& m = fixture_run().model;
-  const arma::uword ind = r.roles.induction_random.row(1).index_max(), dk = m.shape.d_k;
+  const arma::uword ind = r.induction, dk = m.shape.d_k;
   const auto slice = [&](const arma::fmat& W, arma::uword h) {
     return arma::mat(arma::conv_to<arma::mat>::from(W).cols(h * dk, h * dk + dk - 1));
   };
@@ -565,14 +605,23 @@ BOOST_AUTO_TEST_CASE(claims_fail_when_their_numbers_do_not_support_them) {
   // real_03: a strong induction score whose ablation costs too little fails
   r.induction_random = arma::mat(2, 4, arma::fill::value(0.1));
   r.induction_random(1, 0) = 0.5;
-  r.random = {3.0, 1.0};  // in-context advantage 2, half of it 1
-  std::vector<ch09::Ablation> a(11);
-  a[1 + 4].random.repeat = 1.5;  // zeroing L2.H1 raises the repeat loss by 0.5 < 1
-  BOOST_TEST(!ch09::claim_induction_head(r, a).holds);
-  a[1 + 4].random.repeat = 2.5;  // by 1.5 > 1
-  BOOST_TEST(ch09::claim_induction_head(r, a).holds);
+  r.random = {3.0, 1.0};                                // in-context advantage 2, half of it 1
+  ch09::Ablation zeroed{"L2.H0", 0.0, {}, {0.0, 1.5}};  // zeroing L2.H0 raises the repeat loss by 0.5 < 1
+  BOOST_TEST(!ch09::claim_induction_head(r, zeroed).holds);
+  zeroed.random.repeat = 2.5;  // by 1.5 > 1
+  BOOST_TEST(ch09::claim_induction_head(r, zeroed).holds);
   r.induction_random(1, 0) = 0.2;  // but then the score is too low
-  BOOST_TEST(!ch09::claim_induction_head(r, a).holds);
+  BOOST_TEST(!ch09::claim_induction_head(r, zeroed).holds);
+  std::vector<ch09::Ablation> a(11);
+  a[1 + 4].random.repeat = 2.5;
+  // Two heads share the job: the one whose zeroing costs the repeats more is studied, not the higher score.
+  r.induction_random(1, 0) = 0.7;
+  r.induction_random(1, 3) = 0.6;
+  a[1 + 4 + 3].random.repeat = 3.5;  // zeroing L2.H3 raises the repeat loss by 2.5 > 1.5 for L2.H0
+  BOOST_TEST(ch09::induction_head(r, a) == 3u);
+  BOOST_TEST(ch09::induction_heads(r) == std::vector<arma::uword>({0, 3}));
+  r.induction_random(1, 3) = 0.25;  // below the threshold: no longer a candidate
+  BOOST_TEST(ch09::induction_head(r, a) == 0u);
   ch09::Contributions c;
   c.cases = 10;
   BOOST_TEST(!ch09::claim_contribution_differs(c).holds);  // no disagreement

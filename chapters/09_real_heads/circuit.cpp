@@ -63,9 +63,10 @@ std::pair<double, double> repeat_losses(const Model& model, const Probes& probes
 }  // namespace
 
 // [circuit]
-CircuitSection circuit(const Model& model, const Vocabulary& vocab, const Probes& probes, const Roles& roles) {
+CircuitSection circuit(const Model& model, const Vocabulary& vocab, const Probes& probes, const Roles& roles,
+                       arma::uword induction) {
   const attn::AttnOnlyShape& s = model.shape;
-  const arma::uword L = s.layers, ind = roles.induction_random.row(L - 1).index_max();
+  const arma::uword L = s.layers, ind = induction;
   const arma::uword prev = roles.previous_token.row(0).index_max();
   CircuitSection c;
   c.induction = head_name(L - 1, ind);

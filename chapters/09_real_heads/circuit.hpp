@@ -33,10 +33,12 @@ struct CircuitSection {
   double first = 0.0;           ///< the first-copy loss (clean), for the in-context advantage
 };
 
-/// The circuit of the induction head: QK and OV circuits through the embedding and unembedding,
+/// The circuit of the induction head (`induction`, its index in the last layer: induction_head()):
+/// QK and OV circuits through the embedding and unembedding,
 /// its Q-, K- and V-composition with every first-layer head, and a patch that replaces the
 /// previous-token head's output with its output on the same windows shuffled.
-CircuitSection circuit(const Model& model, const Vocabulary& vocab, const Probes& probes, const Roles& roles);
+CircuitSection circuit(const Model& model, const Vocabulary& vocab, const Probes& probes, const Roles& roles,
+                       arma::uword induction);
 
 /// real_07: patching the previous-token head's output from shuffled windows raises the repeat loss
 /// by more than half the in-context advantage; the rank of its K-composition with the induction head

@@ -182,16 +182,17 @@ Roles roles(const Model& model, const Probes& probes) {
 // [roles]
 
 // [ablations]
+Ablation ablate(const Model& model, const Probes& probes, const std::string& name, const arma::mat& keep) {
+  return {name, arma::mean(arma::vectorise(losses_of(model, probes.plain, &keep))),
+          region_losses(losses_of(model, probes.natural.tokens, &keep), probes.natural),
+          region_losses(losses_of(model, probes.random.tokens, &keep), probes.random)};
+}
+
 std::vector<Ablation> ablations(const Model& model, const Probes& probes) {
   const arma::uword L = model.shape.layers, H = model.shape.heads;
-  std::vector<Ablation> out;
-  const auto run = [&](const std::string& name, const arma::mat& keep) {
-    out.push_back({name, arma::mean(arma::vectorise(losses_of(model, probes.plain, &keep))),
-                   region_losses(losses_of(model, probes.natural.tokens, &keep), probes.natural),
-                   region_losses(losses_of(model, probes.random.tokens, &keep), probes.random)});
-  };
-  run("nothing", arma::mat(L, H, arma::fill::ones));
-  for (const attn::AblationMask& m : attn::single_head_and_layer_ablations(L, H)) run(m.name, m.keep);
+  std::vector<Ablation> out{ablate(model, probes, "nothing", arma::mat(L, H, arma::fill::ones))};
+  for (const attn::AblationMask& m : attn::single_head_and_layer_ablations(L, H))
+    out.push_back(ablate(model, probes, m.name, m.keep));
   return out;
 }
 // [ablations]
@@ -237,16 +238,49 @@ Claim claim_previous_token_head(const Roles& r) {
           top > 0.5};
 }
 
-Claim claim_induction_head(const Roles& r, const std::vector<Ablation>& a) {
+std::vector<arma::uword> induction_heads(const Roles& r) {
+  const arma::uword L = r.induction_random.n_rows;
+  std::vector<arma::uword> out;
+  for (arma::uword h = 0; h < r.induction_random.n_cols; ++h) {
+    if (r.induction_random(L - 1, h) > 0.3) out.push_back(h);
+  }
+  if (out.empty()) out.push_back(r.induction_random.row(L - 1).index_max());
+  return out;
+}
+
+std::string head_list(arma::uword layer, const std::vector<arma::uword>& heads) {
+  std::string out;
+  for (const arma::uword h : heads) out += (out.empty() ? "" : " + ") + head_name(layer, h);
+  return out;
+}
+
+arma::uword induction_head(const Roles& r, const std::vector<Ablation>& a) {
   const arma::uword L = r.induction_random.n_rows, H = r.induction_random.n_cols;
-  const arma::uword h = r.induction_random.row(L - 1).index_max();
-  const double score = r.induction_random(L - 1, h);
+  const std::vector<arma::uword> heads = induction_heads(r);
+  const auto rise = [&](arma::uword h) { return a.at(1 + (L - 1) * H + h).random.repeat; };  // index 0: nothing
+  arma::uword best = heads.front();
+  for (const arma::uword h : heads) best = rise(h) > rise(best) ? h : best;
+  return best;
+}
+
+Ablation induction_ablation(const Model& model, const Probes& probes, const Roles& r) {
+  const arma::uword L = model.shape.layers;
+  arma::mat keep(L, model.shape.heads, arma::fill::ones);
+  const std::vector<arma::uword> heads = induction_heads(r);
+  for (const arma::uword h : heads) keep(L - 1, h) = 0.0;
+  return ablate(model, probes, head_list(L - 1, heads), keep);
+}
+
+Claim claim_induction_head(const Roles& r, const Ablation& zeroed) {
+  const arma::uword L = r.induction_random.n_rows;
+  const double score = r.induction_random.row(L - 1).max();
   const double advantage = r.random.first - r.random.repeat;
-  const double rise = a.at(1 + (L - 1) * H + h).random.repeat - r.random.repeat;  // index 0 is "nothing"
-  return {"real_03", "a second-layer head is an induction head, and zeroing it costs the repeats",
-          head_name(L - 1, h) + " induction score " + attn::format_number(score, 3) + versus(score, 0.3) +
-              "0.3; zeroing it raises the random-repeat loss by " + attn::format_number(rise, 3) +
-              versus(rise, advantage / 2) + "half the in-context advantage " + attn::format_number(advantage / 2, 3),
+  const double rise = zeroed.random.repeat - r.random.repeat;
+  return {"real_03", "a second-layer head is an induction head, and zeroing the induction heads costs the repeats",
+          head_name(L - 1, r.induction_random.row(L - 1).index_max()) + " induction score " +
+              attn::format_number(score, 3) + versus(score, 0.3) + "0.3; zeroing " + zeroed.name +
+              " raises the random-repeat loss by " + attn::format_number(rise, 3) + versus(rise, advantage / 2) +
+              "half the in-context advantage " + attn::format_number(advantage / 2, 3),
           score > 0.3 && rise > advantage / 2};
 }
 

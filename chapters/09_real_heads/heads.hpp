@@ -114,11 +114,34 @@ struct Ablation {
   RegionLosses random;    ///< repeated random letters
 };
 
+/// One intervention: the probes measured with `keep` (layers x heads, 0 zeroes a head's output).
+/// Throws as roles() does.
+Ablation ablate(const Model& model, const Probes& probes, const std::string& name, const arma::mat& keep);
+
 /// Section 5: zero each head alone, then each layer, on the probes; index 0 is nothing zeroed
 /// (1 + layers x heads + layers entries). Throws as roles() does.
 std::vector<Ablation> ablations(const Model& model, const Probes& probes);
 
 using attn::head_name;
+
+/// The head this chapter studies as the induction head, an index within the last layer: among the
+/// last layer's heads whose induction score on random letters passes 0.3 (the naming threshold),
+/// the one whose zeroing raises the random-repeat loss most; when none passes, the highest score.
+/// Two heads can share the job (they do at some seeds): the one the repeats depend on more is the
+/// one studied. `a` is ablations() of the same model. Throws nothing.
+arma::uword induction_head(const Roles& r, const std::vector<Ablation>& a);
+
+/// The induction heads: the last layer's heads whose induction score on random letters passes 0.3
+/// (indices within the layer, in order), or the highest-scoring head alone when none does. At some
+/// seeds two heads share the job; the claims below treat them together. Throws nothing.
+std::vector<arma::uword> induction_heads(const Roles& r);
+
+/// "L2.H0 + L2.H3": the names of heads `heads` of `layer`. Throws nothing.
+std::string head_list(arma::uword layer, const std::vector<arma::uword>& heads);
+
+/// Zeroes the induction heads (induction_heads()) together and measures the probes as ablations()
+/// does. Throws as roles() does.
+Ablation induction_ablation(const Model& model, const Probes& probes, const Roles& r);
 
 /// Section 7: a summary name of each head from its measured scores (layers x heads, index l heads + h).
 /// Thresholds: previous-token above 0.5, induction (random letters) above 0.3, duplicate-token above
@@ -139,9 +162,10 @@ struct Claim {
 Claim claim_beats_bigram(const Baselines& b);
 /// real_02: a first-layer head's previous-token score is above 0.5.
 Claim claim_previous_token_head(const Roles& r);
-/// real_03: a second-layer head's induction score (random letters) is above 0.3, and zeroing that
-/// head raises the random-repeat loss by more than half the in-context advantage (first - repeat).
-Claim claim_induction_head(const Roles& r, const std::vector<Ablation>& a);
+/// real_03: a second-layer head's induction score (random letters) is above 0.3, and zeroing the
+/// induction heads (`zeroed`, induction_ablation()) raises the random-repeat loss by more than half
+/// the in-context advantage (first - repeat).
+Claim claim_induction_head(const Roles& r, const Ablation& zeroed);
 /// real_04: for at least one head and position the largest weight is not the largest contribution.
 Claim claim_contribution_differs(const Contributions& c);
 

@@ -2,6 +2,7 @@
 /// \brief Zero and mean ablation, activation patching, and what they show (see interventions.hpp).
 #include "interventions.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
@@ -114,7 +115,8 @@ PatchPair pick_patch_pair(const Model& model, const Vocabulary& vocab, const std
 }
 
 // [patching]
-PatchingSection patching(const Model& model, const Vocabulary& vocab, const std::string& a, const std::string& b) {
+PatchingSection patching(const Model& model, const Vocabulary& vocab, const std::string& a, const std::string& b,
+                         const std::vector<arma::uword>& together) {
   if (a.size() != b.size() || a.empty() || a.size() > model.shape.context)
     throw std::invalid_argument("patching: the sentences must have the same length, 1 to the context");
   const arma::urowvec ta = vocab.encode(a), tb = vocab.encode(b);
@@ -138,17 +140,47 @@ PatchingSection patching(const Model& model, const Vocabulary& vocab, const std:
     patch.stream_layer = l, patch.stream_position = last, patch.stream_row = source.streams[l].row(last);
     add(l < model.shape.layers ? "the stream entering layer " + std::to_string(l + 1) : "the final stream", patch);
   }
+  if (together.size() > 1) {
+    Patch patch;  // several heads' outputs at once, as they were on B
+    std::string names;
+    for (const arma::uword k : together) {
+      patch.writes.emplace_back(k, source.writes.at(k));
+      names += (names.empty() ? "" : " + ") + head_name(k / model.shape.heads, k % model.shape.heads);
+    }
+    add(names + " at once", patch);
+  }
   return out;
 }
 // [patching]
 
-Claim claim_ablations_agree(const AblationCompare& c, const std::string& induction) {
-  const arma::uword z = c.zero.col(1).index_max(), m = c.mean.col(1).index_max();
-  return {"real_08", "mean ablation ranks the induction head first on the repeats, as zero ablation does",
-          "largest random-repeat rise zeroed: " + c.heads[z] + " (" + attn::format_number(c.zero(z, 1), 3) +
-              "), mean-ablated: " + c.heads[m] + " (" + attn::format_number(c.mean(m, 1), 3) +
-              "); the induction head is " + induction,
-          c.heads[z] == induction && c.heads[m] == induction};
+Claim claim_ablations_agree(const AblationCompare& c, const std::vector<std::string>& induction,
+                            const std::string& previous) {
+  const std::string layer = induction.front().substr(0, induction.front().find('.'));  // "L2"
+  const auto is_induction = [&](arma::uword i) {
+    return std::find(induction.begin(), induction.end(), c.heads[i]) != induction.end();
+  };
+  // The head with the largest random-repeat rise, over all heads or over the induction heads' layer.
+  const auto top = [&](const arma::mat& rises, bool in_layer) {
+    arma::uword best = c.heads.size();
+    for (arma::uword i = 0; i < c.heads.size(); ++i) {
+      if (in_layer && c.heads[i].rfind(layer + ".", 0) != 0) continue;
+      if (best == c.heads.size() || rises(i, 1) > rises(best, 1)) best = i;
+    }
+    return best;
+  };
+  const arma::uword z = top(c.zero, false), m = top(c.mean, false);
+  const arma::uword zl = top(c.zero, true), ml = top(c.mean, true);
+  const auto rise = [&](const arma::mat& rises, arma::uword i) {
+    return c.heads[i] + " (" + attn::format_number(rises(i, 1), 3) + ")";
+  };
+  std::string circuit;
+  for (const std::string& h : induction) circuit += (circuit.empty() ? "" : ", ") + h;
+  return {"real_08", "mean ablation agrees with zero ablation on where the repeats are computed",
+          "largest random-repeat rise zeroed: " + rise(c.zero, z) + ", mean-ablated: " + rise(c.mean, m) + "; in " +
+              layer + " zeroed: " + rise(c.zero, zl) + ", mean-ablated: " + rise(c.mean, ml) +
+              "; the circuit: " + previous + " read by " + circuit,
+          (is_induction(z) || c.heads[z] == previous) && (is_induction(m) || c.heads[m] == previous) &&
+              is_induction(zl) && is_induction(ml)};
 }
 
 }  // namespace ch09

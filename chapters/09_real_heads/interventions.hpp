@@ -90,10 +90,16 @@ struct PatchingSection {
 
 /// Runs A, patches each head's output (all positions) and the stream at A's last position (entering
 /// each layer, and the final stream) from a run on B, and reports A's prediction at its last character.
-PatchingSection patching(const Model& model, const Vocabulary& vocab, const std::string& a, const std::string& b);
+/// With two or more heads in `together` (indices l heads + h), a last row patches their outputs at once
+/// (induction heads that share the job).
+PatchingSection patching(const Model& model, const Vocabulary& vocab, const std::string& a, const std::string& b,
+                         const std::vector<arma::uword>& together = {});
 
-/// real_08: the induction head (`induction`) has the largest random-repeat loss rise under zero and
-/// under mean ablation.
-Claim claim_ablations_agree(const AblationCompare& c, const std::string& induction);
+/// real_08: zero and mean ablation agree on where the repeats are computed: under both, the head
+/// whose removal raises the random-repeat loss most is in the circuit (an induction head of
+/// `induction`, or the previous-token head `previous` they read), and so is the largest of the
+/// induction heads' layer. Which head ranks first differs from run to run; both are printed.
+Claim claim_ablations_agree(const AblationCompare& c, const std::vector<std::string>& induction,
+                            const std::string& previous);
 
 }  // namespace ch09

@@ -34,7 +34,8 @@ TrainOptions quick_options(TrainOptions o) {
 void validate(const TrainOptions& o) {
   attn::validate(o.shape);
   validate(o.windows);
-  if (o.shape.context != o.windows.context)
+  validate(o.long_windows);
+  if (o.shape.context != o.windows.context || o.shape.context != o.long_windows.context)
     throw std::invalid_argument("the model and the windows disagree on the context");
   const auto in_range = [](arma::uword v, arma::uword most, const char* what) {
     if (v == 0 || v > most) {
@@ -121,7 +122,8 @@ Run train(const Corpus& corpus, const Vocabulary& vocab, TrainOptions o,
   arma::uword in_recent = 0;
   const double held_at_start = held_out_loss(run.model, held);
   for (arma::uword step = 1; step <= o.steps; ++step) {
-    const Windows batch = sample_windows(rng, text, o.batch, o.windows);
+    const WindowSpec& spec = step <= o.long_steps ? o.long_windows : o.windows;  // long repeats first
+    const Windows batch = sample_windows(rng, text, o.batch, spec);
     double loss = std::numeric_limits<double>::quiet_NaN();
     try {
       loss = trainer.step(run.model, batch.tokens);  // forward, loss, backward, Adam
@@ -365,7 +367,7 @@ Run load_run(const std::string& dir, const Vocabulary& vocab, const std::functio
   o.lr = in.real("lr", 0, 1);
   if (!(o.lr > 0)) throw in.fail("lr must be in (0, 1]");
   o.seed = static_cast<std::uint64_t>(in.whole("seed", 0, 4294967295LL));
-  o.windows.repeat_share = in.real("repeat_share", 0, 1);
+  o.windows.repeat_share = o.long_windows.repeat_share = in.real("repeat_share", 0, 1);
   o.eval_every = static_cast<arma::uword>(in.whole("eval_every", 1, 1000000));
   run.seconds = in.real("seconds", 0, kMaxSeconds);
   const std::string chars = in.field("characters");
@@ -390,7 +392,7 @@ Run load_run(const std::string& dir, const Vocabulary& vocab, const std::functio
   run.model = attn::read_model<Real>(model_bytes, attn::quoted_path(model_path));
   require_chapter_shape(run.model.shape, vocab.size(), model_path);
   o.shape = run.model.shape;
-  o.windows.context = o.shape.context;
+  o.windows.context = o.long_windows.context = o.shape.context;
   try {
     validate(o);
   } catch (const std::invalid_argument& err) {

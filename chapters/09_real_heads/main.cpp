@@ -68,7 +68,7 @@ Flags read_flags(const po::variables_map& vm) {
   if (f.quick) f.train = ch09::quick_options(f.train);
   if (typed.count("steps")) f.train.steps = static_cast<arma::uword>(attn::cli::integer(vm, "steps", 1, 100000));
   f.train.seed = attn::cli::seed(vm);
-  f.train.windows.repeat_share = attn::cli::real(vm, "repeat-share", 0, 1);
+  f.train.windows.repeat_share = f.train.long_windows.repeat_share = attn::cli::real(vm, "repeat-share", 0, 1);
   f.train.lr = attn::cli::positive_real(vm, "lr", 1.0);
   f.sentence = ch09::checked_sentence(vm["sentence"].as<std::string>(), f.train.shape.context, typed.count("gpt2"));
   const auto last = static_cast<long long>(typed.count("gpt2") ? ch09::kMaxGpt2SentenceBytes : f.sentence.size() - 1);

@@ -90,6 +90,21 @@ void print_step_timing(std::ostream& out, const StepTiming& t) {
       << t.context << ", " << t.threads << " threads, float)\n";
 }
 
+namespace {
+
+/// "48-64 characters for steps 1-2500, 10-64 after" (or one range when one spec covers every step).
+std::string snippet_schedule(const TrainOptions& o) {
+  const auto range = [](const WindowSpec& w) {
+    return std::to_string(w.min_snippet) + "-" + std::to_string(w.max_snippet) + " characters";
+  };
+  if (o.long_steps == 0) return range(o.windows);
+  if (o.long_steps >= o.steps) return range(o.long_windows);
+  return range(o.long_windows) + " for steps\n          1-" + std::to_string(o.long_steps) + ", " +
+         std::to_string(o.windows.min_snippet) + "-" + std::to_string(o.windows.max_snippet) + " after";
+}
+
+}  // namespace
+
 void print_data(std::ostream& out, const Corpus& corpus, const Vocabulary& vocab, const Run& run) {
   const attn::AttnOnlyShape& s = run.model.shape;
   out << "Data: " << corpus.files.size() << " fortune files, " << corpus.entries << " entries; every 20th entry ("
@@ -102,8 +117,8 @@ void print_data(std::ostream& out, const Corpus& corpus, const Vocabulary& vocab
       << attn::parameter_count(s) << " parameters, trained in float.\n"
       << "Training: " << run.options.steps << " Adam steps (lr " << format_number(run.options.lr, 4) << ") of "
       << run.options.batch << " windows,\n          " << format_number(100 * run.options.windows.repeat_share, 0)
-      << "% of them a snippet of " << run.options.windows.min_snippet << "-" << run.options.windows.max_snippet
-      << " characters followed by itself; seed " << run.options.seed << ".\n";
+      << "% of them a snippet followed by itself: " << snippet_schedule(run.options) << "; seed " << run.options.seed
+      << ".\n";
 }
 
 namespace {
@@ -195,6 +210,29 @@ void print_writes(std::ostream& out, const Report& r) {
   print_claim(out, r.claims[5], r.quick);
 }
 
+/// Which second-layer heads the chapter treats as its induction heads, and which one the circuit
+/// section studies.
+void print_induction_choice(std::ostream& out, const Report& r) {
+  const arma::uword last = r.roles.induction_random.n_rows - 1;
+  const std::string studied = head_name(last, r.induction);
+  const double top = r.roles.induction_random.row(last).max();
+  if (top <= 0.3) {
+    print_wrapped(out, "no second-layer head has an induction score above 0.3; the highest, " + studied +
+                           ", stands in as the induction head below");
+  } else if (r.induction_heads.size() == 1) {
+    print_wrapped(out, "the induction head: " + studied +
+                           ", the only second-layer head with an induction score above 0.3; zeroed: " +
+                           format_number(r.induction_zeroed.random.repeat, kPrecision) + " on the random repeat");
+  } else {
+    print_wrapped(out, "the induction heads: " + r.induction_zeroed.name +
+                           ", every second-layer head with an induction score above 0.3. They share the job: "
+                           "zeroed together the random-repeat loss is " +
+                           format_number(r.induction_zeroed.random.repeat, kPrecision) +
+                           ", and they are decoded together in section 3; the circuit below studies " + studied +
+                           ", whose zeroing alone costs the repeats most");
+  }
+}
+
 void print_roles(std::ostream& out, const Report& r) {
   const Roles& s = r.roles;
   attn::print_heading(out, "4. Measured roles (mean attention weights on held-out probes)");
@@ -268,17 +306,21 @@ void print_agreement(std::ostream& out, const std::vector<Finding>& found) {
 
 void print_patching(std::ostream& out, const PatchPair& pair, const PatchingSection& p) {
   fmt::print(out,
-             "\n  Activation patching: run A = \"{}\", put in one piece of a run on\n"
-             "  B = \"{}\", and watch A's prediction at its last character\n"
+             "\n  Activation patching: run A, put in one piece of a run on B, and watch A's prediction at\n"
+             "  its last character:\n    A = \"{}\"\n    B = \"{}\"\n"
              "  (clean: '{}' {:.2f}, '{}' {:.2f}).\n",
              p.a, p.b, p.predicted_a, p.clean_p_a, p.predicted_b, p.clean_p_b);
+  // The frame the candidates share: A with a '?' where B differs.
+  std::string frame = pair.a;
+  for (std::size_t i = 0; i < frame.size() && i < pair.b.size(); ++i)
+    frame[i] = pair.a[i] == pair.b[i] ? frame[i] : '?';
   print_wrapped(out, pair.copied >= 2
-                         ? fmt::format("A and B are the first two of {} sentences \"the cat s?t. the cat s\" whose "
-                                       "repeat this model copies ({} of the {} copied).",
-                                       pair.candidates, pair.copied, pair.candidates)
-                         : fmt::format("This model copies {} of the {} sentences \"the cat s?t. the cat s\": A and B "
-                                       "are the first two, and B's prediction need not be a copy.",
-                                       pair.copied, pair.candidates));
+                         ? fmt::format("A and B are the first two of {} sentences \"{}\" whose repeat this model "
+                                       "copies ({} of the {} copied).",
+                                       pair.candidates, frame, pair.copied, pair.candidates)
+                         : fmt::format("This model copies {} of the {} sentences \"{}\": A and B are the first two, "
+                                       "and B's prediction need not be a copy.",
+                                       pair.copied, pair.candidates, frame));
   attn::Table t({"patched from B", "p('" + p.predicted_a + "')", "p('" + p.predicted_b + "')", "top"});
   for (const PatchRow& row : p.rows)
     t.add({row.what, format_number(row.p_a, 3), format_number(row.p_b, 3), "'" + row.top + "'"});
@@ -316,6 +358,7 @@ void print_ablations(std::ostream& out, const Report& r) {
            format_number(a.random.repeat - base.random.repeat, kPrecision)});
   }
   t.print(out);
+  print_induction_choice(out, r);
   print_claim(out, r.claims[2], r.quick);
   print_mean_ablation(out, r);
   print_findings(out, r.findings);

@@ -14,23 +14,30 @@ Report make_report(const Corpus& corpus, const Vocabulary& vocab, const Run& run
   r.contributions = contributions(r.view);
   r.writes = head_writes(model, vocab, sentence, position);
   r.roles = roles(model, probes);
-  const arma::uword last = model.shape.layers - 1;
-  r.copying = copying(model, probes, last, r.roles.induction_random.row(last).index_max());
   r.ablations = ablations(model, probes);
+  const arma::uword last = model.shape.layers - 1;
+  r.induction_heads = induction_heads(r.roles);
+  r.induction = induction_head(r.roles, r.ablations);
+  r.induction_zeroed = induction_ablation(model, probes, r.roles);
+  r.copying = copying(model, probes, last, r.induction_heads);
   r.bank = bank_study(model, vocab, corpus.held_text);
   r.names = head_names(r.roles);
   r.compare = compare_ablations(model, probes);
   r.findings = findings(r.ablations, r.compare, r.names);
   r.patch_pair = pick_patch_pair(model, vocab, kPatchCandidates);
-  r.patch = patching(model, vocab, r.patch_pair.a, r.patch_pair.b);
-  r.circuit = circuit(model, vocab, probes, r.roles);
+  std::vector<arma::uword> together;  // the induction heads, layer-major
+  for (const arma::uword h : r.induction_heads) together.push_back(last * model.shape.heads + h);
+  r.patch = patching(model, vocab, r.patch_pair.a, r.patch_pair.b, together);
+  r.circuit = circuit(model, vocab, probes, r.roles, r.induction);
+  std::vector<std::string> induction_names;
+  for (const arma::uword h : r.induction_heads) induction_names.push_back(head_name(last, h));
   r.claims = {claim_beats_bigram(r.baselines),
               claim_previous_token_head(r.roles),
-              claim_induction_head(r.roles, r.ablations),
+              claim_induction_head(r.roles, r.induction_zeroed),
               claim_contribution_differs(r.contributions),
               claim_bank_controls(r.bank),
               claim_head_copies(r.copying),
-              claim_ablations_agree(r.compare, r.copying.head),
+              claim_ablations_agree(r.compare, induction_names, r.circuit.previous),
               claim_circuit(r.circuit)};
   r.quick = is_quick(run.options);
   return r;

@@ -144,16 +144,18 @@ WritesSection head_writes(const Model& model, const Vocabulary& vocab, const std
 }
 
 // [copying]
-CopyingSection copying(const Model& model, const Probes& probes, arma::uword layer, arma::uword head) {
-  const arma::uword k = layer * model.shape.heads + head;
-  CopyingSection out{head_name(layer, head), 0, 0, 0.0};
+CopyingSection copying(const Model& model, const Probes& probes, arma::uword layer,
+                       const std::vector<arma::uword>& heads) {
+  CopyingSection out{head_list(layer, heads), 0, 0, 0.0};
   for (arma::uword b = 0; b < probes.random.tokens.n_rows; ++b) {
     const arma::urowvec tokens = probes.random.tokens.row(b);
     const Trace tr = trace(model, tokens);
     const arma::uword s = probes.random.blocks[b].start, n = probes.random.blocks[b].length;
     for (arma::uword j = 1; j < n; ++j) {
       const arma::uword i = s + n + j - 1;  // reads the second copy, predicts token s + n + j = token s + j
-      const arma::rowvec logits = direct_logits(model, tr, i, tr.writes[k].row(i));
+      arma::rowvec write(tr.writes.front().n_cols, arma::fill::zeros);  // what the heads add to the stream at i
+      for (const arma::uword h : heads) write += tr.writes[layer * model.shape.heads + h].row(i);
+      const arma::rowvec logits = direct_logits(model, tr, i, write);
       ++out.cases;
       if (logits.index_max() == tokens(s + j)) ++out.copies;
     }
@@ -165,10 +167,10 @@ CopyingSection copying(const Model& model, const Probes& probes, arma::uword lay
 
 // [claim_copies]
 Claim claim_head_copies(const CopyingSection& c) {
-  return {"real_06", "what a head writes, decoded: the induction head raises the repeating character most",
-          c.head + " raises the next character of the earlier copy above every other at " + std::to_string(c.copies) +
-              " of " + std::to_string(c.cases) + " repeat positions (" + attn::format_number(c.share, 3) +
-              (c.share > 0.5 ? " > " : " <= ") + "0.5)",
+  return {"real_06", "what a head writes, decoded: the induction heads raise the repeating character most",
+          "the write of " + c.head + " raises the next character of the earlier copy above every other at " +
+              std::to_string(c.copies) + " of " + std::to_string(c.cases) + " repeat positions (" +
+              attn::format_number(c.share, 3) + (c.share > 0.5 ? " > " : " <= ") + "0.5)",
           c.share > 0.5};
 }
 

@@ -90,17 +90,19 @@ WritesSection head_writes(const Model& model, const Vocabulary& vocab, const std
 
 /// The induction head's writes decoded on repeated random letters (claim real_06).
 struct CopyingSection {
-  std::string head;        ///< the induction head, e.g. "L2.H1"
+  std::string head;        ///< the heads decoded together, e.g. "L2.H1" or "L2.H0 + L2.H3"
   arma::uword cases = 0;   ///< repeat positions examined (targets in the second copy)
   arma::uword copies = 0;  ///< of them, where the character the head raises most is the repeating one
   double share = 0.0;      ///< copies / cases
 };
 
-/// Decodes head (layer, head) on the random-repeat probes: at each target in the second copy, is
-/// the character it raises most the one that repeats the first copy?
-CopyingSection copying(const Model& model, const Probes& probes, arma::uword layer, arma::uword head);
+/// Decodes heads `heads` of `layer` together (the sum of their writes) on the random-repeat probes:
+/// at each target in the second copy, is the character they raise most the one that repeats the
+/// first copy?
+CopyingSection copying(const Model& model, const Probes& probes, arma::uword layer,
+                       const std::vector<arma::uword>& heads);
 
-/// real_06: the induction head's direct logit effect raises the repeating character above every
+/// real_06: the induction heads' direct logit effect raises the repeating character above every
 /// other at more than half the repeat positions.
 Claim claim_head_copies(const CopyingSection& c);
 
