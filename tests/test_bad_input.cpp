@@ -773,6 +773,10 @@ std::string ch09() { return programs().at("ch09_real_heads"); }
 
 }  // namespace
 
+// Saved files, corpora, signals and limits: a suite of its own, which CTest runs beside the rest
+// (test_bad_input_saved_runs), so the two halves share the cores.
+BOOST_AUTO_TEST_SUITE(saved_runs)
+
 BOOST_AUTO_TEST_CASE(outputs_that_are_not_regular_files_are_refused_up_front) {
   const fs::path dir = fs::path(TEST_PLOTS) / "special-outputs";
   fs::remove_all(dir);
@@ -1052,10 +1056,10 @@ BOOST_AUTO_TEST_CASE(a_corpus_in_utf8_trains_and_reports) {
 BOOST_AUTO_TEST_CASE(file_errors_name_the_file_without_sending_the_reader_to_help) {
   // --help cannot mend a file: an unusable input file or folder is a usage error (exit 2) whose
   // line ends with the reason; a mistaken flag value still points to --help.
-  std::filesystem::create_directories("/tmp/attn-bad-ch09");
-  std::ofstream("/tmp/attn-bad-ch09/run.txt") << "garbage\n";
+  std::filesystem::create_directories("/tmp/attn-bad-ch09-files");
+  std::ofstream("/tmp/attn-bad-ch09-files/run.txt") << "garbage\n";
   for (const char* args : {"--load /nonexistent", "--corpus /nonexistent", "--gpt2 /nonexistent", "--save /sys",
-                           "--load /tmp/attn-bad-ch09", "--corpus /tmp/attn-bad-ch09/run.txt"}) {
+                           "--load /tmp/attn-bad-ch09-files", "--corpus /tmp/attn-bad-ch09-files/run.txt"}) {
     const attn::test::Run r = attn::test::run(cat("timeout 60 ", ch09(), " --no-plots ", args));
     BOOST_TEST(r.code == 2, args << ": " << r.err);
     BOOST_TEST(r.err.find("(see --help)") == std::string::npos, args << ": " << r.err);
@@ -1063,11 +1067,11 @@ BOOST_AUTO_TEST_CASE(file_errors_name_the_file_without_sending_the_reader_to_hel
   const attn::test::Run flag = attn::test::run(cat("timeout 60 ", ch09(), " --no-plots --steps 0"));
   BOOST_TEST(flag.err.find("(see --help)") != std::string::npos, flag.err);
   // A regular file as --corpus is not "missing"; --cached is named as typed.
-  check_refused(cat(ch09(), " --no-plots --corpus /tmp/attn-bad-ch09/run.txt"), "ch09_real_heads",
-                "/tmp/attn-bad-ch09/run.txt is not a folder");
+  check_refused(cat(ch09(), " --no-plots --corpus /tmp/attn-bad-ch09-files/run.txt"), "ch09_real_heads",
+                "/tmp/attn-bad-ch09-files/run.txt is not a folder");
   // (--cached takes training flags as the settings its model must have: the folder's run.txt is what fails)
-  check_refused(cat(ch09(), " --no-plots --cached /tmp/attn-bad-ch09 --steps 5"), "ch09_real_heads",
-                "--cached: '/tmp/attn-bad-ch09/run.txt': not a run saved");
+  check_refused(cat(ch09(), " --no-plots --cached /tmp/attn-bad-ch09-files --steps 5"), "ch09_real_heads",
+                "--cached: '/tmp/attn-bad-ch09-files/run.txt': not a run saved");
   // A link that leads nowhere as the plot folder says so, not "File exists".
   const fs::path dangle = fs::path(TEST_PLOTS) / "dangle";
   fs::create_directories(TEST_PLOTS);
@@ -1321,3 +1325,5 @@ BOOST_AUTO_TEST_CASE(out_of_memory_where_no_exception_may_pass_is_still_one_line
              "escaped: error: out of memory (the sizes asked for need more memory than this process may use; try "
              "smaller ones)\n");
 }
+
+BOOST_AUTO_TEST_SUITE_END()
