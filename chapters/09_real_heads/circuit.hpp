@@ -34,9 +34,9 @@ struct CircuitSection {
 };
 
 /// The circuit of the induction head (`induction`, its index in the last layer: induction_head()):
-/// QK and OV circuits through the embedding and unembedding,
-/// its Q-, K- and V-composition with every first-layer head, and a patch that replaces the
-/// previous-token head's output with its output on the same windows shuffled.
+/// QK and OV circuits through the embedding and unembedding, its Q-, K- and V-composition with
+/// every first-layer head, and a patch that replaces the previous-token head's output with its
+/// output on the same windows shuffled.
 CircuitSection circuit(const Model& model, const Vocabulary& vocab, const Probes& probes, const Roles& roles,
                        arma::uword induction);
 

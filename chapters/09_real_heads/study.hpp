@@ -38,7 +38,7 @@ struct Report {
   HeadView view;                             ///< sections 2 and 3
   Contributions contributions;               ///< section 3
   WritesSection writes;                      ///< section 3, decoded: what each head writes at one position
-  CopyingSection copying;                    ///< section 3, decoded: the induction head on repeated random letters
+  CopyingSection copying;                    ///< section 3, decoded: the induction heads on repeated random letters
   Roles roles;                               ///< section 4
   std::vector<Ablation> ablations;           ///< section 5
   std::vector<arma::uword> induction_heads;  ///< section 4: the last layer's induction heads (induction_heads())

@@ -88,11 +88,11 @@ struct WritesSection {
 WritesSection head_writes(const Model& model, const Vocabulary& vocab, const std::string& sentence,
                           std::optional<arma::uword> position = std::nullopt);
 
-/// The induction head's writes decoded on repeated random letters (claim real_06).
+/// The induction heads' writes decoded on repeated random letters (claim real_06).
 struct CopyingSection {
   std::string head;        ///< the heads decoded together, e.g. "L2.H1" or "L2.H0 + L2.H3"
   arma::uword cases = 0;   ///< repeat positions examined (targets in the second copy)
-  arma::uword copies = 0;  ///< of them, where the character the head raises most is the repeating one
+  arma::uword copies = 0;  ///< of them, where the character the heads raise most is the repeating one
   double share = 0.0;      ///< copies / cases
 };
 
