@@ -1,7 +1,7 @@
 /// \file test_ch08_induction.cpp
-/// \brief Chapter 08: claims ind_01..ind_04 of ../shared/claims.md, the score functions on
-/// hand-built patterns, and the program run as a reader would (the shared model's gradient checks
-/// are in test_attn_only.cpp).
+/// \brief Chapter 08: claims ind_01..ind_04 and skip_01..skip_03 of docs/claims.md, the score
+/// functions on hand-built patterns, the skip-trigram head's message recomputed by hand, and the program run as a
+/// reader would (the shared model's gradient checks are in test_attn_only.cpp).
 #include <boost/test/unit_test.hpp>
 
 #include <fmt/format.h>
@@ -12,6 +12,7 @@
 #include "lab.hpp"
 #include "model.hpp"
 #include "repeats.hpp"
+#include "skip_trigrams.hpp"
 #include "support.hpp"
 
 namespace tt = boost::test_tools;
@@ -101,6 +102,152 @@ BOOST_AUTO_TEST_CASE(claims_fail_on_numbers_that_contradict_them) {
       ch08::claim_both_layers_needed({.advantage = 2, .last_layer_rise = 1.5, .key_first_layer_rise = 1.1}).holds);
   BOOST_CHECK_THROW(ch08::summarize_ablations({}, {}, 2, 2), std::invalid_argument);
   BOOST_CHECK_THROW(ch08::top_head(arma::mat()), std::invalid_argument);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(skip_trigrams)
+
+namespace {
+
+/// The program's skip-trigram run (seed 1, the program's settings), trained once for these tests.
+const ch08::SkipTrigramFindings& skip_findings() {
+  static const ch08::SkipTrigramFindings f = ch08::measure_skip_trigrams(ch08::train_skip_trigrams({}));
+  return f;
+}
+
+/// A one-layer, one-head model's causal forward pass at one query, written out from the formulas
+/// (no attn::forward): the head's weights on every position j <= q of one sequence, then what it reads
+/// from position s in logits, a_qs (x_s Wv Wo) U, and the full logits of position q.
+struct ByHand {
+  arma::rowvec weights;  ///< 1 x (q + 1)
+  arma::rowvec message;  ///< 1 x vocab
+  arma::rowvec logits;   ///< 1 x vocab
+};
+ByHand one_layer_by_hand(const attn::AttnOnlyModel<double>& m, const arma::urowvec& tokens, arma::uword q,
+                         arma::uword s) {
+  const auto x = [&](arma::uword j) -> arma::rowvec { return m.E.row(tokens(j)) + m.P.row(j); };
+  const attn::AttnLayer<double>& L = m.layers[0];
+  arma::rowvec scores(q + 1);
+  for (arma::uword j = 0; j <= q; ++j) {
+    scores(j) = arma::dot(x(q) * L.Wq, x(j) * L.Wk) / std::sqrt(static_cast<double>(m.shape.d_k));
+  }
+  ByHand out;
+  out.weights = arma::exp(scores - scores.max());
+  out.weights /= arma::accu(out.weights);
+  arma::rowvec mixture(m.shape.d_k, arma::fill::zeros);
+  for (arma::uword j = 0; j <= q; ++j) mixture += out.weights(j) * (x(j) * L.Wv);
+  out.message = out.weights(s) * (x(s) * L.Wv) * L.Wo * m.U;
+  out.logits = (x(q) + mixture * L.Wo) * m.U;
+  return out;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(claim_skip_01_one_layer_model_completes_every_skip_trigram) {
+  const ch08::SkipTrigramFindings& f = skip_findings();
+  BOOST_TEST(f.run.model.shape.layers == 1u);
+  BOOST_TEST(f.run.model.shape.heads == 1u);
+  const attn::ClaimCheck c = ch08::claim_skip_trigrams_learned(f);
+  BOOST_TEST(c.id == "skip_01");
+  BOOST_TEST(c.holds, c.evidence);
+  // The probabilities recomputed by hand, row by row of the held-out set.
+  const attn::AttnOnlyModel<double> m = attn::convert_model<double>(f.run.model);
+  const ch08::SkipBatch& d = f.run.held_out;
+  arma::vec right(4, arma::fill::zeros), weight(4, arma::fill::zeros), rows(4, arma::fill::zeros);
+  for (arma::uword b = 0; b < d.tokens.n_rows; ++b) {
+    const ByHand h = one_layer_by_hand(m, d.tokens.row(b), d.query_at[b], d.source_at[b]);
+    const arma::rowvec p = arma::exp(h.logits - h.logits.max()) / arma::accu(arma::exp(h.logits - h.logits.max()));
+    right(d.which[b]) += p(d.tokens(b, d.query_at[b] + 1));
+    weight(d.which[b]) += h.weights(d.source_at[b]);
+    rows(d.which[b]) += 1;
+  }
+  right /= rows;
+  weight /= rows;
+  for (arma::uword c = 0; c < 4; ++c) {
+    BOOST_TEST(right(c) == f.probability(c, c), tt::tolerance(1e-9));
+    BOOST_TEST(weight(c) == f.attention(c), tt::tolerance(1e-9));
+    BOOST_TEST(right(c) > 0.5);
+    BOOST_TEST(weight(c) > 0.5);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(claim_skip_02_both_queries_receive_the_same_message) {
+  const ch08::SkipTrigramFindings& f = skip_findings();
+  const attn::ClaimCheck c = ch08::claim_same_message(f);
+  BOOST_TEST(c.id == "skip_02");
+  BOOST_TEST(c.holds, c.evidence);
+  // The message recomputed by hand: mean over each skip-trigram's held-out rows of a_qs (x_s Wv Wo) U,
+  // at the four continuations.
+  const attn::AttnOnlyModel<double> m = attn::convert_model<double>(f.run.model);
+  const ch08::SkipBatch& d = f.run.held_out;
+  const arma::uvec next{ch08::word::mind, ch08::word::bay, ch08::word::touch, ch08::word::home};
+  arma::mat message(4, 4, arma::fill::zeros);
+  arma::vec rows(4, arma::fill::zeros);
+  for (arma::uword b = 0; b < d.tokens.n_rows; ++b) {
+    message.row(d.which[b]) += one_layer_by_hand(m, d.tokens.row(b), d.query_at[b], d.source_at[b]).message.cols(next);
+    rows(d.which[b]) += 1;
+  }
+  message.each_col() /= rows;
+  BOOST_TEST(arma::approx_equal(message, f.message, "absdiff", 1e-9), message << f.message);
+  // Keep's message raises mind and bay above touch and home after "in" and after "at" alike, and stay's
+  // raises touch and home above mind and bay.
+  for (arma::uword row : {0u, 1u})
+    BOOST_TEST(std::min(message(row, 0), message(row, 1)) > std::max(message(row, 2), message(row, 3)));
+  for (arma::uword row : {2u, 3u})
+    BOOST_TEST(std::min(message(row, 2), message(row, 3)) > std::max(message(row, 0), message(row, 1)));
+}
+
+BOOST_AUTO_TEST_CASE(claim_skip_03_the_unwanted_continuation_outranks_the_unrelated_one) {
+  const ch08::SkipTrigramFindings& f = skip_findings();
+  const attn::ClaimCheck c = ch08::claim_unwanted_continuation(f);
+  BOOST_TEST(c.id == "skip_03");
+  BOOST_TEST(c.holds, c.evidence);
+  // keep ... in: bay (keep's continuation after "at") against home (neither keep's nor in's).
+  BOOST_TEST(f.probability(0, 1) > 2 * f.probability(0, 3));
+  BOOST_TEST(f.probability(3, 2) > 2 * f.probability(3, 0));  // stay ... at: touch against mind
+}
+
+BOOST_AUTO_TEST_CASE(a_source_value_cannot_depend_on_a_later_query) {
+  // Two sequences that differ only from the query on: the value at the source is the same to the bit,
+  // so what the head can read there is the same message for either query (the bug's cause).
+  const ch08::SkipTrigramFindings& f = skip_findings();
+  arma::umat tokens(2, 12, arma::fill::value(8));
+  tokens(0, 2) = tokens(1, 2) = ch08::word::keep;
+  tokens(0, 7) = ch08::word::in, tokens(0, 8) = ch08::word::mind;
+  tokens(1, 7) = ch08::word::at, tokens(1, 8) = ch08::word::bay;
+  ch08::ForwardPass in, at;  // one pass per sequence, so both are the same products on the same rows
+  attn::forward(f.run.model, arma::umat(tokens.row(0)), in);
+  attn::forward(f.run.model, arma::umat(tokens.row(1)), at);
+  const arma::fmat V_in = in.layers[0].part(2), V_at = at.layers[0].part(2);  // 12 x d_k each
+  BOOST_TEST(arma::approx_equal(V_in.row(2), V_at.row(2), "absdiff", 0.0f));
+  BOOST_TEST(!arma::approx_equal(V_in.row(7), V_at.row(7), "absdiff", 1e-3f));  // the queries' own values differ
+}
+
+BOOST_AUTO_TEST_CASE(skip_trigram_claims_fail_on_numbers_that_contradict_them) {
+  ch08::SkipTrigramFindings f;
+  f.probability =
+      arma::mat{{0.9, 0.03, 0.05, 0.01}, {0.03, 0.9, 0.01, 0.05}, {0.05, 0.01, 0.9, 0.03}, {0.01, 0.05, 0.03, 0.9}};
+  f.attention = arma::vec{0.9, 0.9, 0.9, 0.9};
+  f.message = arma::mat{{4, 3.8, 0, 0.1}, {3.9, 4, 0.1, 0}, {0, 0.1, 4, 3.9}, {0.1, 0, 4, 4.1}};
+  BOOST_TEST(ch08::claim_skip_trigrams_learned(f).holds);
+  BOOST_TEST(ch08::claim_same_message(f).holds);
+  BOOST_TEST(ch08::claim_unwanted_continuation(f).holds);
+  ch08::SkipTrigramFindings g = f;
+  g.attention(2) = 0.4;  // the head looks elsewhere
+  BOOST_TEST(!ch08::claim_skip_trigrams_learned(g).holds);
+  g = f;
+  g.probability(1, 1) = 0.45;
+  BOOST_TEST(!ch08::claim_skip_trigrams_learned(g).holds);
+  g = f;
+  g.message(0, 1) = 1.5;  // keep ... in: bay gains only 0.37 of mind's gain
+  BOOST_TEST(!ch08::claim_same_message(g).holds);
+  g = f;
+  g.message(3, 1) = 4.5;  // stay's message raising bay above its own continuations
+  BOOST_TEST(!ch08::claim_same_message(g).holds);
+  g = f;
+  g.probability(2, 3) = 0.02;  // stay ... in: home (unwanted) only twice as likely as bay (neither)
+  BOOST_TEST(!ch08::claim_unwanted_continuation(g).holds);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -114,4 +114,21 @@ void draw_figures(attn::Plotter& plots, const Findings& f) {
   draw_ablation(plots, f);
 }
 
+void draw_skip_trigrams(attn::Plotter& plots, const SkipTrigramFindings& f) {
+  std::vector<std::string> rows, columns;
+  for (const SkipTrigram& s : kSkipTrigrams) {
+    rows.push_back(skip_name(s) + " ->");
+    columns.push_back(skip_vocabulary()[s.next]);
+  }
+  plots.heatmap({.name = "ch08_skip_trigram_message",
+                 .title = "What the one-layer head reads from the source (logits it adds)",
+                 .xlabel = "continuation",
+                 .ylabel = "skip-trigram",
+                 .col_labels = columns,
+                 .row_labels = rows,
+                 .values = f.message,
+                 .precision = 1,
+                 .cblabel = "logit"});
+}
+
 }  // namespace ch08

@@ -1,6 +1,6 @@
 /// \file chapters/08_induction/main.cpp
 /// \brief Chapter 08 program: train a two-layer attention-only model on repeated blocks, find the
-/// heads that copy, and ablate them.
+/// heads that copy, and ablate them; then train one head on skip-trigrams and show its bug.
 ///
 /// Follows the article's "Reverse-engineer a head you trained". Run `ch08_induction --help`.
 #include <iostream>
@@ -18,8 +18,10 @@ namespace po = boost::program_options;
 namespace {
 
 const attn::cli::ProgramInfo kProgram{
-    "ch08_induction", "train a two-layer attention-only model on repeated blocks; score and ablate its heads",
-    "\"Reverse-engineer a head you trained\" (repeated patterns and ablation)",
+    "ch08_induction",
+    "train a two-layer attention-only model on repeated blocks; score and ablate its heads; then the "
+    "skip-trigram bug of a one-layer head",
+    "\"Reverse-engineer a head you trained\" (repeated patterns and ablation; skip-trigram bugs)",
     "  ch08_induction\n  ch08_induction --quick --seed 3\n  ch08_induction --fixed-offset\n"
     "  ch08_induction --heads 4 --steps 1500 --no-plots"};
 
@@ -36,7 +38,7 @@ constexpr double kWorkBudget = 4e7;
 void declare_flags(po::options_description& options) {
   // clang-format off
   options.add_options()
-      ("seed", po::value<long long>()->value_name("N")->default_value(1), "seeds weights, batches and held-out set (0 to 4294967295)")
+      ("seed", po::value<long long>()->value_name("N")->default_value(1), "seeds weights, batches and held-out sets of both models (0 to 4294967295)")
       ("steps", po::value<long long>()->value_name("N"), "Adam steps, 1 to 1000000 (default 1000; 700 with --quick)")
       ("heads", po::value<long long>()->value_name("N")->default_value(2), "heads per layer, 1 to 64 (d_k = width / heads)")
       ("width", po::value<long long>()->value_name("D")->default_value(32), "residual stream width (1 to 256; steps x width^2 at most 4e7)")
@@ -93,8 +95,12 @@ int run(const Flags& flags) {
   ch08::print_losses(std::cout, findings);
   ch08::print_scores(std::cout, findings);
   ch08::print_ablations(std::cout, findings);
+  const ch08::SkipTrigramFindings skip =
+      ch08::measure_skip_trigrams(ch08::train_skip_trigrams({.seed = flags.lab.seed}));
+  ch08::print_skip_trigrams(std::cout, skip);
   std::cout << '\n';
   ch08::draw_figures(plots, findings);
+  ch08::draw_skip_trigrams(plots, skip);
   plots.report(std::cout);
   ch08::print_wall_time(std::cout, findings);
   return 0;

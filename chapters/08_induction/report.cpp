@@ -120,8 +120,48 @@ void print_ablations(std::ostream& out, const Findings& f) {
              "  head has one role (several heads may share it). A head's name here is only what was measured.\n");
 }
 
+void print_skip_trigrams(std::ostream& out, const SkipTrigramFindings& f) {
+  attn::print_heading(out, "4. A worked example: the skip-trigram bug of one attention layer");
+  const ModelShape& shape = f.run.model.shape;
+  fmt::print(out,
+             "Data: {} tokens of filler words, holding one of four skip-trigrams:\n"
+             "  keep ... in mind, keep ... at bay, stay ... in touch, stay ... at home,\n"
+             "  or a query with no source before it: in fact, at last.\n"
+             "Model: one attention layer of one head (d_k = {}), width {}, no MLP; {}.\n\n",
+             shape.context, shape.d_k, shape.width, counted(count(f.run.steps), "Adam step"));
+  std::vector<std::string> header{"after"};
+  for (const SkipTrigram& s : kSkipTrigrams) header.push_back(skip_vocabulary()[s.next]);
+  const auto table = [&](const std::string& title, const arma::mat& values, int digits, bool weight) {
+    fmt::print(out, "{}\n", title);
+    std::vector<std::string> head = header;
+    if (weight) head.push_back("weight on source");
+    attn::Table t(head);
+    for (arma::uword c = 0; c < kSkipTrigrams.size(); ++c) {
+      std::vector<std::string> row{skip_name(kSkipTrigrams[c])};
+      for (double v : values.row(c)) row.push_back(format_number(v, digits));
+      if (weight) row.push_back(format_number(f.attention(c), 2));
+      t.add(row);
+    }
+    t.print(out);
+  };
+  table("The model's probability of each continuation (held-out mean):", f.probability, 3, true);
+  attn::print_claim(out, claim_skip_trigrams_learned(f));
+  table("\nWhat the head reads from the source, in logits: A[query, source] (x_source Wv Wo) U:", f.message, 2, false);
+  fmt::print(out,
+             "  The value at the source is computed from the source's own stream: both queries after keep\n"
+             "  read the same message, which favours mind and bay alike (after stay, touch and home).\n");
+  attn::print_claim(out, claim_same_message(f));
+  table("\nThe direct path, the query word's own embedding, in logits: (E[query] + P[position]) U:", f.direct, 2,
+        false);
+  fmt::print(out,
+             "  The query word separates what the message leaves together: in raises mind and touch, at\n"
+             "  raises bay and home. The sum picks the right continuation, but the message's unwanted half\n"
+             "  still shows in the probabilities:\n");
+  attn::print_claim(out, claim_unwanted_continuation(f));
+}
+
 void print_wall_time(std::ostream& out, const Findings& f) {
-  fmt::print(out, "wall time of training: {} s\n", format_number(f.run.seconds, 1));
+  fmt::print(out, "wall time of training the two-layer lab: {} s\n", format_number(f.run.seconds, 1));
 }
 
 }  // namespace ch08

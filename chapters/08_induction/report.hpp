@@ -9,6 +9,7 @@
 #include <ostream>
 
 #include "lab.hpp"
+#include "skip_trigrams.hpp"
 
 namespace ch08 {
 
@@ -31,7 +32,11 @@ void print_scores(std::ostream& out, const Findings& findings);
 /// Section 3: the ablation table, its summary and claim ind_03 (not for the control).
 void print_ablations(std::ostream& out, const Findings& findings);
 
-/// The footer: the wall time of the training loop.
+/// Section 4: the skip-trigram example: what the one-layer model predicts, what its head reads from
+/// the source and what the direct path adds, then claims skip_01 to skip_03.
+void print_skip_trigrams(std::ostream& out, const SkipTrigramFindings& findings);
+
+/// The footer: the wall time of the two-layer lab's training loop.
 void print_wall_time(std::ostream& out, const Findings& findings);
 
 }  // namespace ch08
