@@ -1,5 +1,5 @@
 /// \file test_ch01_mixing.cpp
-/// \brief Chapter 01: claims mix_01..mix_12 of ../shared/claims.md, and the program run as a reader would.
+/// \brief Chapter 01: claims mix_01..mix_12 of docs/claims.md, and the program run as a reader would.
 ///
 /// Expected values are the article's, at its printed precision (half a unit in the last digit).
 #include <boost/test/unit_test.hpp>

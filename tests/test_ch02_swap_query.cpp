@@ -1,5 +1,5 @@
 /// \file test_ch02_swap_query.cpp
-/// \brief Chapter 02: claims swap_01..swap_06 and qk_01..qk_10 of ../shared/claims.md, the lesson's
+/// \brief Chapter 02: claims swap_01..swap_06 and qk_01..qk_10 of docs/claims.md, the lesson's
 /// helpers (null space, custom Wq parsing, matching), and the program run as a reader would.
 ///
 /// Expected values are the article's, at its printed precision (half a unit in the last digit),

@@ -1,5 +1,5 @@
 /// \file test_ch03_values.cpp
-/// \brief Chapter 03: claims val_01..val_05 and heads_01..heads_04 of ../shared/claims.md, the
+/// \brief Chapter 03: claims val_01..val_05 and heads_01..heads_04 of docs/claims.md, the
 /// multi-head sublayer in common/attention/multihead.hpp, and the program run as a reader would.
 ///
 /// Expected values are the article's, at its printed precision (half a unit in the last digit),

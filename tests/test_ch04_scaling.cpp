@@ -1,5 +1,5 @@
 /// \file test_ch04_scaling.cpp
-/// \brief Chapter 04: claims scale_01..scale_09 of ../shared/claims.md, and the program run as a reader would.
+/// \brief Chapter 04: claims scale_01..scale_09 of docs/claims.md, and the program run as a reader would.
 ///
 /// Each claim test asserts the lesson function the program prints the claim from (its ClaimCheck's
 /// `holds`) and the numbers behind it, derived here by hand.

@@ -1,5 +1,5 @@
 /// \file test_ch05_training.cpp
-/// \brief Chapter 05: claims train_01..train_05, bias_01, bias_02, feat_01 of ../shared/claims.md, the
+/// \brief Chapter 05: claims train_01..train_05, bias_01, bias_02, feat_01 of docs/claims.md, the
 /// hand-written backward pass against central differences, parameter files, and the program.
 #include <boost/test/unit_test.hpp>
 

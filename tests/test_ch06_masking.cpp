@@ -1,5 +1,5 @@
 /// \file test_ch06_masking.cpp
-/// \brief Chapter 06: claims mask_01..mask_06 of ../shared/claims.md, cross-attention shapes and rules,
+/// \brief Chapter 06: claims mask_01..mask_06 of docs/claims.md, cross-attention shapes and rules,
 /// and the program run as a reader would.
 ///
 /// Expected values are the article's at its printed precision, or independent derivations

@@ -1,5 +1,5 @@
 /// \file test_ch07_linear_memory.cpp
-/// \brief Chapter 07: claims mem_01..mem_05 of ../shared/claims.md, causality and single-token cases of
+/// \brief Chapter 07: claims mem_01..mem_05 of docs/claims.md, causality and single-token cases of
 /// linear attention, the benchmark's bookkeeping, and the program run as a reader would.
 ///
 /// Random inputs use fixed seeds; the tests assert properties and tolerances, never a random stream.

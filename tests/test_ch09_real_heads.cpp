@@ -1,5 +1,5 @@
 /// \file test_ch09_real_heads.cpp
-/// \brief Chapter 09: claims real_01..real_08 of ../shared/claims.md on the model the ch09_train
+/// \brief Chapter 09: claims real_01..real_08 of docs/claims.md on the model the ch09_train
 /// fixture trained once (the full run in the release build; under the sanitizers a short run, on
 /// which the report is computed whole but no claim is judged), the corpus reader on a folder built here, the
 /// windows, the baselines and contributions on hand-made inputs, and the program run as a reader would.

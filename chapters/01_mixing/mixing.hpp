@@ -121,7 +121,7 @@ Experiment experiment(const attn::EmbeddingTable& table, const std::vector<std::
 
 /// The article's printed numbers for sections 1 and 2 (two decimals): a value claim holds when the
 /// computed value rounds to them, within half a unit of the last digit. Source: the article, "One
-/// forward pass, no training" and "Why it mixed at all"; ./shared/claims.md, mix_01 to mix_09.
+/// forward pass, no training" and "Why it mixed at all"; docs/claims.md, mix_01 to mix_09.
 inline constexpr int kArticleDecimals = 2;
 
 /// Claim mix_01 in section 1: bank's weights in "the river bank" are [0.26, 0.31, 0.43]. Evidence:

@@ -288,7 +288,7 @@ struct Sections {
   Superposition superposition{};  ///< section 5, second part
 };
 
-// ---- the claims, each checked on its section's result (../shared/claims.md) ----------------------
+// ---- the claims, each checked on its section's result (docs/claims.md) ----------------------
 // Each returns the line(s) the program prints before the claim's tag; all throw nothing.
 
 /// swap_01: under raw similarity tower's weights tie Eiffel with the filler and favour tower itself.

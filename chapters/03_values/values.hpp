@@ -197,7 +197,7 @@ struct CountingSection {
 /// kMaxHeads, kMaxBlocks). Source: the article, "How many tables and vectors are there?".
 CountingSection counting_section(long long n, long long h, long long N);
 
-// ---- the claims, each checked on its section's result (../shared/claims.md) ----------------------
+// ---- the claims, each checked on its section's result (docs/claims.md) ----------------------
 // Each returns the line(s) the program prints before the claim's tag; all throw nothing.
 
 /// heads_01: one sublayer of h heads on n tokens has 3h learned projections, 3h computed Q/K/V

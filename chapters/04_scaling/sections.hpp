@@ -1,6 +1,6 @@
 /// \file sections.hpp
 /// \brief Chapter 04's sections as results: each lesson function computes one section of the
-/// program once, with its claims of ./shared/claims.md as attn::ClaimCheck; the printers
+/// program once, with its claims of docs/claims.md as attn::ClaimCheck; the printers
 /// (report.hpp) and the figures (figures.hpp) only read these results.
 ///
 /// Source: the article, "Dot products, cosine similarity, and scaling" and its subsections.

@@ -181,7 +181,7 @@ CostSection cost_section(std::size_t max_position);
 /// differences.
 std::string scientific(double x);
 
-// ---- the claims, each checked on its section's result (../shared/claims.md) ----------------------
+// ---- the claims, each checked on its section's result (docs/claims.md) ----------------------
 
 /// mem_01: rank(M) <= d_k (d_k = head.Wq's columns), X M X^T equals (X Wq)(X Wk)^T to 1e-12
 /// relative, and M is not symmetric: s_01 differs from s_10.

@@ -58,7 +58,8 @@ std::string skip_name(const SkipTrigram& s) {
 }
 
 SkipBatch sample_skip_trigrams(attn::Random& rng, arma::uword count, arma::uword context, bool balanced) {
-  if (context < 5) throw std::invalid_argument(fmt::format("the skip-trigram context must be at least 5, got {}", context));
+  if (context < 5)
+    throw std::invalid_argument(fmt::format("the skip-trigram context must be at least 5, got {}", context));
   if (count == 0) throw std::invalid_argument("sample_skip_trigrams: count must be at least 1");
   SkipBatch out{arma::umat(count, context), {}, {}, {}};
   for (arma::uword b = 0; b < count; ++b) {

@@ -54,11 +54,10 @@ struct SkipTrigram {
 
 /// The four skip-trigrams, in table order: keep-in-mind, keep-at-bay, stay-in-touch, stay-at-home.
 /// The continuations are listed in the same order (mind, bay, touch, home).
-inline constexpr std::array<SkipTrigram, 4> kSkipTrigrams{
-    {{word::keep, word::in, word::mind},
-     {word::keep, word::at, word::bay},
-     {word::stay, word::in, word::touch},
-     {word::stay, word::at, word::home}}};
+inline constexpr std::array<SkipTrigram, 4> kSkipTrigrams{{{word::keep, word::in, word::mind},
+                                                           {word::keep, word::at, word::bay},
+                                                           {word::stay, word::in, word::touch},
+                                                           {word::stay, word::at, word::home}}};
 
 /// "keep ... in", a row label.
 std::string skip_name(const SkipTrigram& s);
@@ -80,10 +79,10 @@ struct SkipTrigramOptions {
 /// source_at[b], the query at query_at[b] (at least two positions later, and before the last
 /// position) and the continuation right after the query.
 struct SkipBatch {
-  arma::umat tokens;                  ///< count x context token ids
-  std::vector<arma::uword> which;     ///< an index into kSkipTrigrams; 4 or 5: "in fact" or "at last", no source
-  std::vector<arma::uword> source_at; ///< the source's position (no source: the query's)
-  std::vector<arma::uword> query_at;  ///< the query's position
+  arma::umat tokens;                   ///< count x context token ids
+  std::vector<arma::uword> which;      ///< an index into kSkipTrigrams; 4 or 5: "in fact" or "at last", no source
+  std::vector<arma::uword> source_at;  ///< the source's position (no source: the query's)
+  std::vector<arma::uword> query_at;   ///< the query's position
 };
 
 /// Draws `count` sequences: fillers uniform, then one skip-trigram. balanced: row b holds skip-trigram
@@ -111,8 +110,8 @@ struct SkipTrigramFindings {
   SkipTrigramRun run;     ///< the trained model and its held-out set
   arma::mat probability;  ///< 4 x 4: the model's probability of each continuation after the query
   arma::vec attention;    ///< 4: the head's weight from the query on the source
-  arma::mat message;      ///< 4 x 4: what the head reads from the source, in logits: A[query, source] (x_source Wv Wo) U
-  arma::mat direct;       ///< 4 x 4: the direct path, (E[query] + P[position]) U, in logits
+  arma::mat message;  ///< 4 x 4: what the head reads from the source, in logits: A[query, source] (x_source Wv Wo) U
+  arma::mat direct;   ///< 4 x 4: the direct path, (E[query] + P[position]) U, in logits
 };
 
 /// The findings of a trained run (the readable forward pass in double over its held-out set).

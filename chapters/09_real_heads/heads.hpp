@@ -148,7 +148,7 @@ Ablation induction_ablation(const Model& model, const Probes& probes, const Role
 /// 0.3, the claims' thresholds; "no measured role" otherwise. Throws nothing.
 std::vector<std::string> head_names(const Roles& roles);
 
-/// A claim of ../shared/claims.md checked on this run (ch09 keeps its statement apart from the
+/// A claim of docs/claims.md checked on this run (ch09 keeps its statement apart from the
 /// numbers, so the printer can wrap both; attn::ClaimCheck is the shorter form the other chapters use).
 /// The claim functions below throw nothing.
 struct Claim {

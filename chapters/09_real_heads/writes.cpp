@@ -1,4 +1,4 @@
-/// \file chapters/09_real_heads/circuits.cpp
+/// \file chapters/09_real_heads/writes.cpp
 /// \brief What heads write, decoded; the induction circuit (see writes.hpp).
 #include "writes.hpp"
 

@@ -61,7 +61,7 @@ class Table {
 /// A section heading: a blank line, the title, and a rule under it.
 void print_heading(std::ostream& out, const std::string& title);
 
-/// One checkable statement of ./shared/claims.md as a lesson function measured it: its ID, whether
+/// One checkable statement of docs/claims.md as a lesson function measured it: its ID, whether
 /// it holds on the numbers measured, and the printed line(s) that show those numbers. Lesson code
 /// returns it (e.g. `ClaimCheck scaled_variance_claim(..)`); the program prints it with print_claim
 /// and the test asserts `holds` and the numbers of the same function, so no predicate is written twice.
@@ -75,7 +75,7 @@ struct ClaimCheck {
 /// Prints `claim.evidence`, three spaces and the tag "[id]", then a newline; when the claim does not
 /// hold (a reader's own flags can make it fail) and the evidence does not say so itself,
 /// "(does not hold here)" goes before the tag.
-/// Throws std::invalid_argument for an empty ID. Source: the claims ledger, ./shared/claims.md.
+/// Throws std::invalid_argument for an empty ID. Source: the claims ledger, docs/claims.md.
 void print_claim(std::ostream& out, const ClaimCheck& claim);
 
 }  // namespace attn

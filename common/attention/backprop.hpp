@@ -12,8 +12,8 @@
 ///     logits = h Wc + bc,  h = H[n-1]    1 x C
 ///     loss = -log softmax(logits)[y]     (cross-entropy, common/attention/loss.hpp)
 ///
-/// The backward pass differentiates these lines in reverse order; each stage in backprop.cpp quotes
-/// the forward line it differentiates. Tokens are rows and vectors are row vectors (see attn.hpp).
+/// The backward pass differentiates these lines in reverse order; each stage of one_head_backward() below quotes
+/// the forward line it differentiates. Tokens are rows and vectors are row vectors (see attention.hpp).
 /// Source: the article, "Make it learn" (its PyTorch OneHeadSense); Vaswani et al. 2017, §3.2.1;
 /// Goodfellow et al. 2016, §6.5 (back-propagation).
 /// Unless its comment names an exception, a function here throws nothing (beyond std::bad_alloc).
@@ -143,7 +143,7 @@ struct OneHeadGrads {
 /// logits 1 x C). Fills the parameter gradients with the shapes of their groups (E vocab x d, Wq and
 /// Wk d x d_k, Wv d x d_v, Wc d_v x C, bc 1 x C) and the activation gradients dlogits 1 x C,
 /// dH n x d_v, dA and dS n x n, dQ and dK n x d_k, dV n x d_v, dX n x d. Each stage differentiates one
-/// forward line, in reverse order (backprop.cpp quotes them): the loss, the classifier, H = A V, the
+/// forward line, in reverse order (each quoted at its stage below): the loss, the classifier, H = A V, the
 /// row softmax (full Jacobian), S = Q K^T / sqrt(d_k), the three projections, the lookup.
 /// Throws only what the forward pass would have thrown for a mismatched model and pass (the label
 /// is checked again by cross_entropy: std::invalid_argument); it does not re-check the shapes, so
