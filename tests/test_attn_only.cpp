@@ -2,8 +2,8 @@
 /// \brief The shared attention-only model (common/attention/attn_only.hpp): gradient checks of every group of
 /// its parameter table in double (with and without the final layer norm, with a head ablated), the
 /// batched forward pass against one head at a time, the softmax backward against central
-/// differences, float against double, the threaded training step against one backward pass,
-/// Adam against attn::Adam, and save/load.
+/// differences, float against double, the threaded training step against one backward pass and
+/// one Adam step, and save/load.
 #include <boost/test/unit_test.hpp>
 
 #include <cmath>
@@ -198,7 +198,7 @@ BOOST_AUTO_TEST_CASE(threaded_step_equals_one_backward_and_adam) {
   const double expected = attn::next_token_loss(pass, tokens, &dlogits);
   attn::AttnOnlyBackward<double> work;
   attn::backward(reference, tokens, pass, dlogits, work);
-  // attn::Adam of optim.hpp on the same groups, an independent implementation of the update
+  // One Adam step of optim.hpp on the same groups, on one thread (test_common checks the update itself)
   std::vector<attn::Param> groups;
   const auto values = attn::parameter_ptrs(reference);
   const auto grads = attn::parameter_ptrs(work.grad);

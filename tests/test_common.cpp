@@ -312,6 +312,13 @@ BOOST_AUTO_TEST_CASE(adam_first_two_steps_match_the_paper) {
   BOOST_TEST(b(0, 0) == expected, tt::tolerance(1e-12));
   BOOST_TEST(adam.steps() == 2);
   BOOST_CHECK_THROW(adam.step({{"a", &a, &ga}}), std::invalid_argument);
+  // The same update on float parameters (the attention-only models): computed in double, rounded once.
+  arma::fmat f{{1.0f, -1.0f}};
+  const arma::fmat gf{{0.5f, -2.0f}};
+  attn::BasicAdam<float> adam_float(0.1);
+  adam_float.step({{"f", &f, &gf}});
+  BOOST_TEST(f(0, 0) == 0.9f, tt::tolerance(1e-6f));
+  BOOST_TEST(f(0, 1) == -0.9f, tt::tolerance(1e-6f));
 }
 
 BOOST_AUTO_TEST_CASE(sgd_steps_against_the_gradient) {

@@ -224,26 +224,6 @@ template <class T>
 void backward(const AttnOnlyModel<T>& model, const arma::umat& tokens, const AttnOnlyPass<T>& pass,
               const arma::Mat<T>& dlogits, AttnOnlyBackward<T>& work);
 
-/// Adam (Kingma & Ba 2015, Algorithm 1; beta1 0.9, beta2 0.999, eps 1e-8) over the parameter
-/// table of one model, in its own scalar type. The same update as attn::Adam of optim.hpp, which
-/// works on lists of double matrices.
-template <class T>
-class AttnOnlyAdam {
- public:
-  /// lr: finite and > 0 (throws std::invalid_argument otherwise).
-  explicit AttnOnlyAdam(double lr);
-  /// One step: model <- model - lr m_hat / (sqrt(v_hat) + eps), from the gradient `grad`.
-  /// Throws std::invalid_argument if the two shapes differ or change between calls.
-  void step(AttnOnlyModel<T>& model, const AttnOnlyModel<T>& grad);
-  /// Steps taken.
-  long steps() const { return t_; }
-
- private:
-  double lr_;
-  long t_ = 0;
-  std::vector<arma::Mat<T>> m_, v_;
-};
-
 // ---- definitions ---------------------------------------------------------------------------------
 
 namespace detail {
@@ -629,42 +609,5 @@ void backward(const AttnOnlyModel<T>& model, const arma::umat& tokens, const Att
   }
 }
 // [backward]
-
-template <class T>
-AttnOnlyAdam<T>::AttnOnlyAdam(double lr) : lr_(lr) {
-  if (!(std::isfinite(lr) && lr > 0)) throw std::invalid_argument("Adam: learning rate must be finite and > 0");
-}
-
-template <class T>
-void AttnOnlyAdam<T>::step(AttnOnlyModel<T>& model, const AttnOnlyModel<T>& grad) {
-  check_shapes(model);
-  check_shapes(grad);
-  const auto theta = parameter_ptrs(model);
-  const auto g = parameter_ptrs(grad);
-  if (theta.size() != g.size()) throw std::invalid_argument("Adam: the model and its gradient differ in shape");
-  if (m_.empty()) {
-    for (const auto* p : theta)
-      m_.emplace_back(arma::size(*p), arma::fill::zeros), v_.emplace_back(arma::size(*p), arma::fill::zeros);
-  }
-  if (m_.size() != theta.size()) throw std::invalid_argument("Adam: the parameter table changed between steps");
-  constexpr double b1 = 0.9, b2 = 0.999, eps = 1e-8;
-  ++t_;
-  const double step_size = lr_ / (1.0 - std::pow(b1, static_cast<double>(t_)));  // lr m_hat = (lr / (1 - b1^t)) m
-  const double v_scale = 1.0 / (1.0 - std::pow(b2, static_cast<double>(t_)));    // v_hat = v / (1 - b2^t)
-  for (std::size_t i = 0; i < theta.size(); ++i) {
-    if (arma::size(*g[i]) != arma::size(*theta[i]) || arma::size(m_[i]) != arma::size(*theta[i])) {
-      throw std::invalid_argument("Adam: group " + std::to_string(i) + " changed shape");
-    }
-    const T* gi = g[i]->memptr();
-    T* m = m_[i].memptr();
-    T* v = v_[i].memptr();
-    T* th = theta[i]->memptr();
-    for (arma::uword k = 0; k < theta[i]->n_elem; ++k) {
-      m[k] = static_cast<T>(b1 * m[k] + (1.0 - b1) * gi[k]);          // m <- b1 m + (1 - b1) g
-      v[k] = static_cast<T>(b2 * v[k] + (1.0 - b2) * gi[k] * gi[k]);  // v <- b2 v + (1 - b2) g^2
-      th[k] -= static_cast<T>(step_size * m[k] / (std::sqrt(v[k] * v_scale) + eps));
-    }
-  }
-}
 
 }  // namespace attn

@@ -17,7 +17,8 @@
 namespace attn {
 
 /// "rows x cols" of a matrix (any shape, empty included), for error messages.
-std::string shape(const arma::mat& M);
+template <class T>
+std::string shape(const arma::Mat<T>& M);
 
 /// Checks every entry of M (any shape). Throws std::invalid_argument naming `what` if M holds a
 /// NaN or an infinity. Source: the project rule that bad input fails with one clear line.
@@ -45,7 +46,10 @@ std::string quoted_number(double value);
 
 // ---- definitions ---------------------------------------------------------------------------------
 
-inline std::string shape(const arma::mat& M) { return std::to_string(M.n_rows) + " x " + std::to_string(M.n_cols); }
+template <class T>
+std::string shape(const arma::Mat<T>& M) {
+  return std::to_string(M.n_rows) + " x " + std::to_string(M.n_cols);
+}
 
 inline void require_finite(const arma::mat& M, const std::string& what) {
   if (!M.is_finite()) {

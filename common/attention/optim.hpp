@@ -14,12 +14,16 @@
 
 namespace attn {
 
-/// One trainable matrix and its gradient (same shape), e.g. {"Wq", &Wq, &dWq}.
-struct Param {
-  std::string name;       ///< for error messages, e.g. "Wq"
-  arma::mat* value;       ///< the parameter (any rows x cols), updated in place
-  const arma::mat* grad;  ///< its gradient, same shape
+/// One trainable matrix and its gradient (same shape), e.g. {"Wq", &Wq, &dWq}, in scalar type T.
+template <class T>
+struct BasicParam {
+  std::string name;          ///< for error messages, e.g. "Wq"
+  arma::Mat<T>* value;       ///< the parameter (any rows x cols), updated in place
+  const arma::Mat<T>* grad;  ///< its gradient, same shape
 };
+
+/// A double parameter group (chapter 05's models).
+using Param = BasicParam<double>;
 
 /// Stochastic gradient descent: theta <- theta - lr * g.
 /// Source: Goodfellow et al. 2016, §8.3.1 (Algorithm 8.1).
@@ -42,32 +46,39 @@ class Sgd {
 ///   t <- t + 1;  m <- b1 m + (1 - b1) g;  v <- b2 v + (1 - b2) g^2;
 ///   m_hat = m / (1 - b1^t);  v_hat = v / (1 - b2^t);  theta <- theta - lr m_hat / (sqrt(v_hat) + eps).
 /// t counts optimizer steps (calls to step), not parameters. The moment estimates are kept per
-/// parameter group in the order given; every call must pass the same groups in the same order.
-class Adam {
+/// parameter group in the order given, in the parameters' scalar type T (double for chapter 05,
+/// float for the attention-only models); each update is computed in double and rounded to T once.
+/// Every call must pass the same groups in the same order.
+template <class T>
+class BasicAdam {
  public:
   /// Defaults as in the paper and PyTorch: beta1 0.9, beta2 0.999, eps 1e-8.
   /// Throws std::invalid_argument unless lr > 0, 0 <= beta < 1 and eps > 0.
   /// Source: Kingma & Ba 2015, Algorithm 1.
-  explicit Adam(double lr, double beta1 = 0.9, double beta2 = 0.999, double eps = 1e-8);
+  explicit BasicAdam(double lr, double beta1 = 0.9, double beta2 = 0.999, double eps = 1e-8);
   /// One step on every group (any shapes; each gradient matches its parameter). Throws
   /// std::invalid_argument if the groups' number or shapes change between calls, or a gradient's
   /// shape differs from its parameter's. Source: Kingma & Ba 2015, Algorithm 1.
-  void step(const std::vector<Param>& params);
+  void step(const std::vector<BasicParam<T>>& params);
   /// Optimizer steps taken so far: the t of the bias correction (a count, not per parameter).
   long steps() const { return t_; }
 
  private:
   double lr_, beta1_, beta2_, eps_;
   long t_ = 0;
-  std::vector<arma::mat> m_, v_;
+  std::vector<arma::Mat<T>> m_, v_;
 };
+
+/// Adam on double parameter groups.
+using Adam = BasicAdam<double>;
 
 // ---- definitions ---------------------------------------------------------------------------------
 
 namespace detail {
 
 /// Refuses a parameter group whose value and gradient are missing or differ in shape.
-inline void check_pair(const Param& p) {
+template <class T>
+void check_pair(const BasicParam<T>& p) {
   if (p.value == nullptr || p.grad == nullptr) throw std::invalid_argument("optimizer: " + p.name + " is null");
   if (arma::size(*p.value) != arma::size(*p.grad)) {
     throw std::invalid_argument("optimizer: " + p.name + " is " + shape(*p.value) + " but its gradient is " +
@@ -88,7 +99,8 @@ inline void Sgd::step(const std::vector<Param>& params) const {
   }
 }
 
-inline Adam::Adam(double lr, double beta1, double beta2, double eps)
+template <class T>
+BasicAdam<T>::BasicAdam(double lr, double beta1, double beta2, double eps)
     : lr_(lr), beta1_(beta1), beta2_(beta2), eps_(eps) {
   if (!(std::isfinite(lr) && lr > 0)) throw std::invalid_argument("Adam: learning rate must be finite and > 0");
   if (!(beta1 >= 0 && beta1 < 1 && beta2 >= 0 && beta2 < 1))
@@ -96,7 +108,8 @@ inline Adam::Adam(double lr, double beta1, double beta2, double eps)
   if (!(eps > 0)) throw std::invalid_argument("Adam: eps must be > 0");
 }
 
-inline void Adam::step(const std::vector<Param>& params) {
+template <class T>
+void BasicAdam<T>::step(const std::vector<BasicParam<T>>& params) {
   if (m_.empty()) {
     for (const auto& p : params) {
       detail::check_pair(p);
@@ -114,22 +127,22 @@ inline void Adam::step(const std::vector<Param>& params) {
   const double step_size = lr_ / correction1;  // lr m_hat = (lr / (1 - b1^t)) m
   const double v_scale = 1.0 / correction2;    // v_hat = v / (1 - b2^t)
   for (std::size_t i = 0; i < params.size(); ++i) {
-    const Param& p = params[i];
+    const BasicParam<T>& p = params[i];
     detail::check_pair(p);
     if (arma::size(m_[i]) != arma::size(*p.value)) {
       throw std::invalid_argument("Adam: " + p.name + " changed shape to " + shape(*p.value));
     }
     // Algorithm 1's three updates, element by element in one pass (no temporaries: the matrices
     // here are a few dozen entries, where allocation would cost more than the arithmetic).
-    const double* g = p.grad->memptr();
-    double* m = m_[i].memptr();
-    double* v = v_[i].memptr();
-    double* theta = p.value->memptr();
+    const T* g = p.grad->memptr();
+    T* m = m_[i].memptr();
+    T* v = v_[i].memptr();
+    T* theta = p.value->memptr();
     for (arma::uword k = 0; k < p.value->n_elem; ++k) {
-      m[k] = beta1_ * m[k] + (1.0 - beta1_) * g[k];         // m <- b1 m + (1 - b1) g
-      v[k] = beta2_ * v[k] + (1.0 - beta2_) * g[k] * g[k];  // v <- b2 v + (1 - b2) g^2
+      m[k] = static_cast<T>(beta1_ * m[k] + (1.0 - beta1_) * g[k]);         // m <- b1 m + (1 - b1) g
+      v[k] = static_cast<T>(beta2_ * v[k] + (1.0 - beta2_) * g[k] * g[k]);  // v <- b2 v + (1 - b2) g^2
       // theta <- theta - lr m_hat / (sqrt(v_hat) + eps)
-      theta[k] -= step_size * m[k] / (std::sqrt(v[k] * v_scale) + eps_);
+      theta[k] -= static_cast<T>(step_size * m[k] / (std::sqrt(v[k] * v_scale) + eps_));
     }
   }
 }

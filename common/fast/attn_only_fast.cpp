@@ -377,7 +377,14 @@ double AttnOnlyTrainer<T>::step(AttnOnlyModel<T>& model, const arma::umat& token
     }
     loss += shards_[k].loss_sum;
   }
-  adam_.step(model, total_);
+  const auto theta = parameter_ptrs(model);
+  if (names_.size() != theta.size()) {
+    names_.clear();
+    for (const ParamSpec& spec : parameter_table(model.shape)) names_.push_back(spec.name);
+  }
+  std::vector<BasicParam<T>> groups;
+  for (std::size_t i = 0; i < theta.size(); ++i) groups.push_back({names_[i], theta[i], sum[i]});
+  adam_.step(groups);
   return loss * scale;
 }
 

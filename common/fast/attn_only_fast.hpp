@@ -11,9 +11,11 @@
 
 #include <armadillo>
 #include <exception>
+#include <string>
 #include <vector>
 
 #include "common/attention/attn_only.hpp"
+#include "common/attention/optim.hpp"
 
 namespace attn::fast {
 
@@ -69,7 +71,8 @@ class AttnOnlyTrainer {
     double loss_sum = 0.0;
   };
   unsigned threads_;
-  AttnOnlyAdam<T> adam_;
+  BasicAdam<T> adam_;               ///< Adam on the model's parameter table (common/attention/optim.hpp)
+  std::vector<std::string> names_;  ///< the table's group names, for Adam's messages
   std::vector<Shard> shards_;
   AttnOnlyModel<T> total_;
 };
