@@ -19,15 +19,15 @@ using attn::format_plain;
 
 /// "[4, 2, 0]": each entry in its shortest form.
 std::string plain_vector(const arma::rowvec& v) {
-  std::string out = "[";
-  for (arma::uword j = 0; j < v.n_elem; ++j) out += (j ? ", " : "") + format_plain(v(j));
-  return out + "]";
+  std::vector<std::string> entries;
+  for (const double x : v) entries.push_back(format_plain(x));
+  return fmt::format("[{}]", fmt::join(entries, ", "));
 }
 
 std::string percents(const arma::rowvec& w) {
-  std::string out = "[";
-  for (arma::uword j = 0; j < w.n_elem; ++j) out += (j ? ", " : "") + format_number(100.0 * w(j), 1) + "%";
-  return out + "]";
+  std::vector<std::string> entries;
+  for (const double x : w) entries.push_back(format_number(100.0 * x, 1) + "%");
+  return fmt::format("[{}]", fmt::join(entries, ", "));
 }
 
 bool close(double got, double expected, double tolerance) { return std::abs(got - expected) <= tolerance; }

@@ -257,11 +257,7 @@ class VocabReader : public EventReader {
 };
 
 /// "[768, 2304]": a shape as the file writes it.
-std::string shape_text(const std::vector<std::uint64_t>& shape) {
-  std::string out = "[";
-  for (std::size_t k = 0; k < shape.size(); ++k) out += (k ? ", " : "") + std::to_string(shape[k]);
-  return out + "]";
-}
+std::string shape_text(const std::vector<std::uint64_t>& shape) { return fmt::format("[{}]", fmt::join(shape, ", ")); }
 
 std::uint64_t dtype_bytes(const std::string& path, const std::string& name, const std::string& dtype) {
   static const std::map<std::string, std::uint64_t> sizes{{"F64", 8}, {"F32", 4}, {"F16", 2}, {"BF16", 2}, {"I64", 8},

@@ -3,6 +3,8 @@
 /// figures (see plot.hpp); Plotter draws each through gnuplot (plot.cpp).
 #include <armadillo>
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <optional>
@@ -489,9 +491,7 @@ std::string vector_elements(const VectorFigure& f, const std::vector<std::string
                       " notitle");
     }
   }
-  std::string out;
-  for (std::size_t i = 0; i < parts.size(); ++i) out += (i ? ", " : "") + parts[i];
-  return out;
+  return fmt::format("{}", fmt::join(parts, ", "));
 }
 
 /// The axis range shared by every axis: the figure's, or the data's (including 0) with a margin.
