@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <string>
 
+#include "claims.hpp"
 #include "common/apparatus/plot.hpp"
 #include "common/apparatus/print.hpp"
 #include "common/attention/toy.hpp"

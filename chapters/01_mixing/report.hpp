@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "claims.hpp"
 #include "common/attention/toy.hpp"
 #include "mixing.hpp"
 

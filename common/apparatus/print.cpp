@@ -90,6 +90,15 @@ void print_heading(std::ostream& out, const std::string& title) {
   fmt::print(out, "\n{}\n{:=<{}}\n", title, "", title.size());
 }
 
+bool as_printed(const arma::rowvec& value, const std::vector<double>& printed, int decimals) {
+  if (value.n_elem != printed.size()) return false;
+  const double half_unit = 0.5 * std::pow(10.0, -decimals) + 1e-12;
+  for (arma::uword k = 0; k < value.n_elem; ++k) {
+    if (!(std::abs(value(k) - printed[k]) <= half_unit)) return false;
+  }
+  return true;
+}
+
 void print_claim(std::ostream& out, const ClaimCheck& claim) {
   if (claim.id.empty()) throw std::invalid_argument("print_claim: the claim has no ID");
   fmt::print(out, "{}{}   [{}]\n", claim.evidence, claim.holds || claim.says_verdict ? "" : " (does not hold here)",

@@ -72,6 +72,11 @@ struct ClaimCheck {
   bool says_verdict = false;  ///< the evidence itself says whether it holds (e.g. "...: holds)")
 };
 
+/// Whether `value` matches numbers the article printed at `decimals` decimals: same length, and each
+/// entry within half a unit of the last printed digit of its printed number (and 1e-12 for rounding).
+/// Throws nothing.
+bool as_printed(const arma::rowvec& value, const std::vector<double>& printed, int decimals);
+
 /// Prints `claim.evidence`, three spaces and the tag "[id]", then a newline; when the claim does not
 /// hold (a reader's own flags can make it fail) and the evidence does not say so itself,
 /// "(does not hold here)" goes before the tag.
