@@ -110,6 +110,7 @@ BOOST_AUTO_TEST_CASE(every_bad_input_is_one_line_and_exit_2) {
       {"ch08_induction", "--steps -5", "-5"},                                    // negative, not wrapped
       {"ch08_induction", "--lr 100", "lr"},                                      // learning rate out of range
       {"ch08_induction", "--heads 3", "multiple"},                               // width not divisible
+      {"ch08_induction", "--quick --width 256", "700 (--quick's steps) x 256^2"},  // the steps --quick chose
       {"ch08_induction", "--width 256 --steps 100000", "at most 4e7"},          // hours of training
       {"ch09_real_heads", "--bogus", "bogus"},                                   // unknown flag
       {"ch09_real_heads", "--steps 0", "steps"},                                 // zero size
@@ -139,6 +140,7 @@ BOOST_AUTO_TEST_CASE(every_bad_input_is_one_line_and_exit_2) {
       {"ch02_swap_query", "--view '35,28,'", "empty entry"},                     // ... in the viewpoint
       {"ch02_swap_query", "--wq '1,,0; 0 1 0; 0 0 1; 1 1 1'", "empty entry"},    // ... in a matrix row
       {"ch02_swap_query", "--wq '1e308 0 0; 0 1 0; 0 0 1; 1 1 1'", "--wq"},      // huge matrix entry
+      {"ch02_swap_query", "--wq '1 0 0; 0 1 0; 0 0 1; 1 1 1;'", "empty last row"},  // a ';' that ends the matrix
       {"ch05_training", "--init ''", "non-empty path"},                          // empty path
       {"ch05_training", "--lr 1e308", "got '1e308'"},                             // huge number, quoted short
       {"ch05_training", "--walkthrough --passes 5", "--passes"},                 // flag outside its mode
@@ -1134,6 +1136,10 @@ BOOST_AUTO_TEST_CASE(hand_edited_model_folders_are_refused_naming_what_is_wrong)
       {"subnormal", every_weight(model, "4.9e-324"), "holds no weight larger than 1e-06"},
       // sizes by the number rule: a negative width is named as written, not wrapped
       {"negative-width", replaced(model, " width ", " width -"), "the size 'width' '-"},
+      // anything after the last group: text, a second model, extra numbers
+      {"trailing-text", model + "garbage\n", "holds more after its last group U ('garbage')"},
+      {"trailing-model", model + model, "holds more after its last group U ('attn-only-model')"},
+      {"trailing-numbers", model + "0.5 0.25\n", "holds more after its last group U ('0.5')"},
   };
   for (const auto& [name, text, mentions] : forged) {
     forge_set(dir / name, {{"run.txt", run}, {"model.txt", text}});
@@ -1159,6 +1165,77 @@ BOOST_AUTO_TEST_CASE(hand_edited_model_folders_are_refused_naming_what_is_wrong)
   text.close();
   check_refused(cat(ch09(), " --no-plots --load ", d, "/good --corpus ", few.string()), "ch09_real_heads",
                 "differs from the 4 of the corpus read now from token 2 on (saved '!', now 'a')");
+}
+
+BOOST_AUTO_TEST_CASE(two_outputs_of_one_run_never_meet_and_nothing_is_left_behind) {
+  const fs::path dir = fs::path(TEST_PLOTS) / "collisions";
+  fs::remove_all(dir);
+  fs::create_directories(dir / "p");
+  const std::string d = dir.string(), quick = " --no-companions ";
+  // The loss log under a figure's name in the plot folder; the plot folder on a file --save writes.
+  check_refused(cat(ch05(), quick, "--plots ", d, "/p --loss-log ", d, "/p/ch05_loss.png"), "ch05_training",
+                "under a name its figures use (ch05_*)");
+  BOOST_TEST(!fs::exists(dir / "p" / "ch05_loss.png"));
+  check_refused(cat(ch05(), quick, "--save ", d, "/s --plots ", d, "/s/E.txt"), "ch05_training",
+                "is a file --save writes");
+  BOOST_TEST(!fs::exists(dir / "s" / "E.txt"));
+  check_refused(cat(ch05(), quick, "--loss-log ", d, "/q --plots ", d, "/q"), "ch05_training",
+                "is a file --loss-log writes");
+  BOOST_TEST(!fs::exists(dir / "q"));
+  // The loss log over a file --init reads: the input set would be destroyed.
+  const attn::test::Run saved = attn::test::run(cat(ch05(), quick, "--no-plots --save ", d, "/init"));
+  BOOST_REQUIRE_MESSAGE(saved.code == 0, saved.err);
+  const std::string before = slurp(dir / "init" / "E.txt");
+  check_refused(cat(ch05(), quick, "--no-plots --init ", d, "/init --loss-log ", d, "/init/E.txt"), "ch05_training",
+                "one of the files --init reads");
+  BOOST_TEST(slurp(dir / "init" / "E.txt") == before);
+  // A loss log's folder must exist, unless it is the plot folder, which the run creates.
+  check_refused(cat(ch05(), quick, "--no-plots --loss-log ", d, "/nope/l.txt"), "ch05_training",
+                "folder '" + d + "/nope' does not exist");
+  const attn::test::Run into_plots =
+      attn::test::run(cat("timeout 120 ", ch05(), quick, "--plots ", d, "/new --loss-log ", d, "/new/l.txt"));
+  BOOST_TEST(into_plots.code == 0, into_plots.err);
+  BOOST_TEST(fs::is_regular_file(dir / "new" / "l.txt"));
+  // Chapter 09: the plot folder on a file of the saved run, refused before any training.
+  check_refused(cat(ch09(), " --quick --steps 10 --save ", d, "/t --plots ", d, "/t/model.txt"), "ch09_real_heads",
+                "is a file --save writes");
+  BOOST_TEST(!fs::exists(dir / "t" / "model.txt"));
+  check_refused(cat(ch09(), " --quick --steps 10 --cached ", d, "/c --plots ", d, "/c/run.txt"), "ch09_real_heads",
+                "is a file --cached writes");
+  BOOST_TEST(!fs::exists(dir / "c" / "run.txt"));
+  fs::remove_all(dir);
+}
+
+BOOST_AUTO_TEST_CASE(a_corpus_in_crlf_or_without_percent_lines_trains) {
+  const fs::path dir = fs::path(TEST_PLOTS) / "corpora-crlf";
+  fs::remove_all(dir);
+  fs::create_directories(dir / "crlf");
+  fs::create_directories(dir / "one-entry");
+  {
+    std::ofstream crlf(dir / "crlf" / "fortunes", std::ios::binary);
+    for (int entry = 0; entry < 600; ++entry)
+      crlf << "Entry " << entry << ": the river bank and the money bank.\r\n" << (entry % 2 ? "%\r\n" : "% \r\n");
+    std::ofstream one(dir / "one-entry" / "fortunes");
+    for (int line = 0; line < 2000; ++line) one << "the cat sat on the mat, line " << line << ".\n";
+  }
+  const attn::test::Run crlf =
+      attn::test::run(cat("timeout 300 ", ch09(), " --no-plots --quick --steps 20 --corpus ", (dir / "crlf").string()));
+  BOOST_TEST(crlf.code == 0, crlf.err);
+  BOOST_TEST(crlf.out.find("600 entries; every 20th entry (30) held out") != std::string::npos, crlf.out);
+  // Counted without the carriage returns: entry k is "Entry k: ...\n", every 20th held out.
+  std::size_t train = 0, held = 0;
+  for (int entry = 0; entry < 600; ++entry) {
+    const std::size_t chars = cat("Entry ", entry, ": the river bank and the money bank.\n").size();
+    (entry % 20 == 0 ? held : train) += chars;
+  }
+  BOOST_TEST(crlf.out.find(cat(train, " training and ", held, " held-out characters")) != std::string::npos, crlf.out);
+  const attn::test::Run one = attn::test::run(
+      cat("timeout 300 ", ch09(), " --no-plots --quick --steps 20 --corpus ", (dir / "one-entry").string()));
+  BOOST_TEST(one.code == 0, one.err);
+  BOOST_TEST(
+      one.out.find("1 entry; too few to hold out every 20th, so the text's last 5% held out") != std::string::npos,
+      one.out);
+  fs::remove_all(dir);
 }
 
 BOOST_AUTO_TEST_CASE(a_saved_model_loads_under_a_small_stack_and_names_odd_folders_escaped) {

@@ -117,6 +117,11 @@ arma::mat fixed_wk() {
 arma::mat parse_matrix(const std::string& text, arma::uword rows, arma::uword cols) {
   const std::string expected = std::to_string(rows) + " x " + std::to_string(cols);
   std::vector<std::vector<double>> parsed;
+  // A ';' ends a row only when another follows: "1 0; 0 1;" would otherwise drop its empty last row unseen.
+  const auto last = text.find_last_not_of(" \t");
+  if (last != std::string::npos && text[last] == ';') {
+    throw std::invalid_argument("matrix ends with ';': an empty last row (rows are separated by ';', not ended by it)");
+  }
   std::istringstream row_stream(text);
   for (std::string row; std::getline(row_stream, row, ';');) {
     // Entries separated by commas follow the list rule (no empty entry); spaces separate them too.

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "common/apparatus/files.hpp"
+#include "common/apparatus/plot.hpp"
 #include "common/apparatus/print.hpp"
 #include "common/attention/checks.hpp"
 
@@ -24,10 +25,18 @@ std::vector<std::filesystem::path> written_files(const std::string& dir) {
 
 }  // namespace
 
-std::string output_problem(const Outputs& outputs) {
+std::string output_problem(const Outputs& outputs, const attn::PlotSettings& plots,
+                           const std::optional<std::string>& init_dir) {
   namespace fs = std::filesystem;
   const std::optional<std::string>& save_dir = outputs.save_dir;
   const std::optional<std::string>& loss_log = outputs.loss_log;
+  std::vector<attn::OtherFile> files;  // every file another flag names, for the plot folder's clash
+  if (loss_log) files.push_back({"--loss-log", *loss_log});
+  if (save_dir)
+    for (const fs::path& f : written_files(*save_dir)) files.push_back({"--save", f});
+  if (init_dir)
+    for (const fs::path& f : written_files(*init_dir)) files.push_back({"--init", f, true});
+  if (const std::string clash = attn::plot_folder_clash(plots, files, "ch05_"); !clash.empty()) return clash;
   if (save_dir) {
     if (const std::string problem = attn::folder_problem(*save_dir); !problem.empty()) return "--save: " + problem;
     for (const fs::path& f : written_files(*save_dir)) {
@@ -38,17 +47,21 @@ std::string output_problem(const Outputs& outputs) {
     const fs::path log(*loss_log);
     std::error_code ec;
     if (const std::string problem = attn::replace_problem(log); !problem.empty()) return "--loss-log: " + problem;
-    if (const std::string problem = attn::folder_problem(log.parent_path(), false); !problem.empty()) {
+    // Its folder must be there already, unless it is the plot folder, which the run creates first.
+    const bool plot_folder = plots.enabled && plots.folder &&
+                             fs::weakly_canonical(log.parent_path(), ec) == fs::weakly_canonical(*plots.folder, ec);
+    if (const std::string problem = attn::folder_problem(log.parent_path(), false);
+        !problem.empty() && !(plot_folder && !fs::exists(log.parent_path(), ec))) {
       return "--loss-log: " + problem;
     }
-    if (save_dir) {
-      const fs::path target = fs::weakly_canonical(log, ec);
-      for (const fs::path& f : written_files(*save_dir)) {
-        std::error_code ec2;
-        if (fs::weakly_canonical(f, ec2) == target) {
-          return "--loss-log " + attn::quoted_path(log) + " is " + attn::quoted_path(f) +
-                 ", one of the files --save writes";
-        }
+    const fs::path target = fs::weakly_canonical(log, ec);
+    for (const attn::OtherFile& f : files) {
+      std::error_code ec2;
+      if (f.flag != "--loss-log" && fs::weakly_canonical(f.path, ec2) == target) {
+        const bool same_text = log.lexically_normal() == f.path.lexically_normal();
+        return "--loss-log " + attn::quoted_path(log) + " is " +
+               (same_text ? std::string() : attn::quoted_path(f.path) + ", ") + "one of the files " + f.flag +
+               (f.read ? " reads" : " writes");
       }
     }
   }

@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 
+#include "common/apparatus/plot.hpp"
 #include "common/attention/backprop.hpp"
 #include "training.hpp"
 
@@ -22,10 +23,12 @@ struct Outputs {
 
 /// Why the outputs cannot be written, found before any work: "--save: <problem>" if `save_dir`
 /// (created if needed) or one of the files save_model writes there cannot be replaced,
-/// "--loss-log: <problem>" if `loss_log` is a folder or its folder does not accept new files, or if
-/// it is one of the files --save writes. Empty if both can be written. Throws nothing (beyond
-/// std::bad_alloc).
-std::string output_problem(const Outputs& outputs);
+/// "--loss-log: <problem>" if `loss_log` is a folder or its folder does not accept new files (a
+/// folder the plots will create counts as there), or if it is one of the files --save writes or
+/// --init (`init_dir`) reads; and any clash of the plot folder with those files
+/// (attn::plot_folder_clash). Empty if all can be written. Throws nothing (beyond std::bad_alloc).
+std::string output_problem(const Outputs& outputs, const attn::PlotSettings& plots,
+                           const std::optional<std::string>& init_dir);
 
 /// Training writes its outputs (the loss log, the parameters) as soon as it is done, each followed
 /// by a line on standard output. Throws attn::IoError (exit 1) if a file cannot be written.

@@ -58,8 +58,12 @@ Flags read_flags(const po::variables_map& vm) {
   const auto heads = static_cast<arma::uword>(attn::cli::integer(vm, "heads", 1, 64));
   const auto width = static_cast<arma::uword>(attn::cli::integer(vm, "width", 1, 256));
   if (static_cast<double>(f.lab.steps) * static_cast<double>(width * width) > kWorkBudget) {
-    throw attn::cli::UsageError("--steps x --width^2 must be at most 4e7 (about 5 minutes of training), got " +
-                                std::to_string(f.lab.steps) + " x " + std::to_string(width) + "^2");
+    const std::string steps =
+        vm.count("steps")
+            ? std::to_string(f.lab.steps)
+            : std::to_string(f.lab.steps) + (vm.count("quick") ? " (--quick's steps)" : " (the default steps)");
+    throw attn::cli::UsageError("--steps x --width^2 must be at most 4e7 (about 5 minutes of training), got " + steps +
+                                " x " + std::to_string(width) + "^2");
   }
   if (width % heads != 0) {
     throw attn::cli::UsageError("--width must be a multiple of --heads (d_k = width / heads), got " +

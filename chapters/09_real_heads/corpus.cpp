@@ -44,6 +44,29 @@ arma::urowvec Vocabulary::encode(const std::string& text) const {
   return out;
 }
 
+namespace {
+
+/// Splits the entries (in reading order) into c's training and held-out text: every 20th entry
+/// held out, or, with fewer than 20 entries (a text without '%' lines is one entry), the last 5%
+/// of the text from the start of a line.
+void hold_out(const std::vector<std::string>& texts, Corpus& c) {
+  c.entries = texts.size();
+  if (c.entries >= 20) {
+    for (std::size_t k = 0; k < texts.size(); ++k)
+      (k % 20 == 0 ? (++c.held_entries, c.held_text) : c.train_text) += texts[k];
+  } else {
+    std::string all;
+    for (const std::string& e : texts) all += e;
+    std::size_t cut = all.size() - all.size() / 20;
+    while (cut > 0 && all[cut - 1] != '\n') --cut;
+    c.held_tail = true;
+    c.train_text = all.substr(0, cut);
+    c.held_text = all.substr(cut);
+  }
+}
+
+}  // namespace
+
 Corpus read_corpus(const std::string& folder) {
   // How to get the text, for Debian's folder only: a folder the reader chose is theirs to fill.
   const std::string install =
@@ -66,6 +89,7 @@ Corpus read_corpus(const std::string& folder) {
   }
   std::sort(c.files.begin(), c.files.end());
   std::size_t total = 0;
+  std::vector<std::string> texts;  // the entries, in reading order
   for (const std::string& name : c.files) {
     // The checked reader: a regular file of bounded size, opened without waiting (a FIFO that
     // took a file's name after the listing is refused, not waited on).
@@ -83,17 +107,19 @@ Corpus read_corpus(const std::string& folder) {
     std::istringstream in(text);
     std::string line, entry;
     const auto finish = [&] {
-      if (!entry.empty()) ((c.entries++ % 20 == 0) ? (++c.held_entries, c.held_text) : c.train_text) += entry;
+      if (!entry.empty()) texts.push_back(std::move(entry));
       entry.clear();
     };
     while (std::getline(in, line)) {
-      if (line == "%")
+      if (!line.empty() && line.back() == '\r') line.pop_back();  // a file written with CRLF line ends
+      if (!line.empty() && line.front() == '%' && line.find_first_not_of(" \t", 1) == std::string::npos)
         finish();
       else
         entry += line + '\n';
     }
     finish();
   }
+  hold_out(texts, c);
   if (c.train_text.size() < 10000 || c.held_text.size() < 256) {
     throw std::runtime_error("the fortunes folder " + folder + " holds too little text (" +
                              std::to_string(c.train_text.size()) + " training characters)" + install);

@@ -57,13 +57,15 @@ struct Corpus {
   std::vector<std::string> files;  ///< fortune files read, in name order
   arma::uword entries = 0;         ///< entries (text between '%' lines) over all files
   arma::uword held_entries = 0;    ///< entries held out
+  bool held_tail = false;          ///< fewer than 20 entries: the text's last 5% is held out instead
   std::string train_text;          ///< the training entries, concatenated
   std::string held_text;           ///< the held-out entries, concatenated
 };
 
 /// Reads every fortune file in `folder` (regular files whose names have no extension: the
-/// `.dat` indexes and `.u8` links are skipped), splits each at lines holding only '%', and holds
-/// out every 20th entry in reading order (5%, deterministic). Throws std::runtime_error naming the
+/// `.dat` indexes and `.u8` links are skipped), splits each at lines holding only '%' (and spaces;
+/// CRLF line ends read as LF), and holds out every 20th entry in reading order (5%, deterministic),
+/// or, with fewer than 20 entries, the text's last 5% from the start of a line. Throws std::runtime_error naming the
 /// folder if it is missing, cannot be read or holds too little fortune text; for Debian's folder
 /// (kFortuneFolder) the message also says how to install it.
 Corpus read_corpus(const std::string& folder = kFortuneFolder);

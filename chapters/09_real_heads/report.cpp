@@ -107,9 +107,12 @@ std::string snippet_schedule(const TrainOptions& o) {
 
 void print_data(std::ostream& out, const Corpus& corpus, const Vocabulary& vocab, const Run& run) {
   const attn::AttnOnlyShape& s = run.model.shape;
-  out << "Data: " << corpus.files.size() << " fortune files, " << corpus.entries << " entries; every 20th entry ("
-      << corpus.held_entries << ") held out:\n      " << corpus.train_text.size() << " training and "
-      << corpus.held_text.size() << " held-out characters.\n"
+  out << "Data: " << attn::counted(static_cast<long long>(corpus.files.size()), "fortune file") << ", "
+      << attn::counted(static_cast<long long>(corpus.entries), "entry", "entries") << "; "
+      << (corpus.held_tail ? std::string("too few to hold out every 20th, so the text's last 5%")
+                           : "every 20th entry (" + std::to_string(corpus.held_entries) + ")")
+      << " held out:\n      " << corpus.train_text.size() << " training and " << corpus.held_text.size()
+      << " held-out characters.\n"
       << "Tokens: " << vocab.size() << " (newline, " << vocab.characters().size() - 1
       << " printable characters, one for anything else).\n"
       << "Model: " << s.layers << " attention-only layers of " << s.heads << " heads (d_k = " << s.d_k << "), width "

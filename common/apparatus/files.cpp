@@ -459,7 +459,9 @@ std::string folder_problem(const fs::path& folder, bool create) {
   std::error_code listed;
   if (!fs::is_directory(where, listed)) {
     const std::error_code why = ec ? ec : listed;
-    return "cannot create folder " + quoted_path(folder) + (why ? ": " + why.message() : std::string());
+    if (!create && !fs::exists(where, ec)) return "folder " + quoted_path(folder) + " does not exist";
+    return (create ? "cannot create folder " : "cannot use folder ") + quoted_path(folder) +
+           (why ? ": " + why.message() : std::string());
   }
   TempPath probe(where, "");  // a real file, created and removed: read-only folders and file systems show
   const int fd = ::open(probe.path().c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);

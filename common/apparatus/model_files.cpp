@@ -42,6 +42,20 @@ AttnOnlyModel<T> load_model(const std::string& path) {
   return read_model<T>(in, path);
 }
 
+namespace {
+
+/// The table ends a model file: anything after its last group (another group, a second model) would
+/// be ignored, so it is refused.
+void require_end(std::istream& in, const std::string& name, const std::string& last_group) {
+  std::string after;
+  if (in >> after) {
+    throw std::runtime_error(name + ": holds more after its last group " + last_group + " (" +
+                             attn::quoted(after.substr(0, 20)) + "): a model file ends with its last group");
+  }
+}
+
+}  // namespace
+
 template <class T>
 AttnOnlyModel<T> read_model(std::istream& in, const std::string& name) {
   const auto fail = [&](const std::string& what) { return std::runtime_error(name + ": " + what); };
@@ -97,6 +111,7 @@ AttnOnlyModel<T> read_model(std::istream& in, const std::string& name) {
       }
     }
   }
+  require_end(in, name, table.back().name);
   return m;
 }
 

@@ -20,7 +20,8 @@ void save_model(const AttnOnlyModel<T>& model, const std::string& path);
 
 /// Reads a model written by save_model(). Throws std::runtime_error naming the file for a missing
 /// file, a wrong header, a group out of order or of the wrong shape, an entry that is not a finite
-/// number by the number rule (common/numbers.hpp) or lies beyond +-1e6, or a truncated file.
+/// number by the number rule (common/numbers.hpp) or lies beyond +-1e6, a truncated file, or text
+/// after the last group.
 template <class T>
 AttnOnlyModel<T> load_model(const std::string& path);
 

@@ -340,6 +340,28 @@ void Plotter::figure(const std::string& name, const std::string& title, const st
   });
 }
 
+std::string plot_folder_clash(const PlotSettings& plots, const std::vector<OtherFile>& files,
+                              const std::string& figure_prefix) {
+  if (!plots.enabled) return "";
+  std::error_code ec;
+  const fs::path folder = fs::weakly_canonical(plots.folder ? fs::path(*plots.folder) : config::default_plots_dir, ec);
+  const std::string given = plots.folder ? "--plots " + quoted_path(*plots.folder) : "the plot folder (plots/)";
+  for (const OtherFile& f : files) {
+    const fs::path file = fs::weakly_canonical(f.path, ec);
+    if (file == folder) {
+      const bool same_text = plots.folder && fs::path(*plots.folder).lexically_normal() == f.path.lexically_normal();
+      return given + " is " + (same_text ? std::string() : quoted_path(f.path) + ", ") + "a file " + f.flag +
+             (f.read ? " reads" : " writes") + ": name another folder";
+    }
+    const std::string name = file.filename().string();
+    if (file.parent_path() == folder && name.rfind(figure_prefix, 0) == 0) {
+      return f.flag + " " + quoted_path(f.path) + " lies in " + given + " under a name its figures use (" +
+             figure_prefix + "*): a figure would replace it";
+    }
+  }
+  return "";
+}
+
 // ---- Graphviz diagrams --------------------------------------------------------------------------
 
 std::string graphviz_quote(const std::string& text) {

@@ -261,6 +261,20 @@ struct PlotSettings {
   static constexpr std::chrono::milliseconds kDefaultGnuplotTimeout{20000};
 };
 
+/// One file another flag of the run writes (or reads), e.g. {"--save", "trained/E.txt"}.
+struct OtherFile {
+  std::string flag;            ///< the flag that names it, for the message
+  std::filesystem::path path;  ///< the file
+  bool read = false;           ///< the run reads it (an input) rather than writes it
+};
+
+/// Why the plot folder of `plots` (when plots are drawn: --plots DIR, or the repository's plots/)
+/// and the files of other flags would meet: the folder is one of the `files`, or one of them lies
+/// in the folder under a name the chapter's figures use (`figure_prefix`, e.g. "ch05_"). Empty if
+/// they do not; compared after resolving links and `..`. Throws nothing (beyond std::bad_alloc).
+std::string plot_folder_clash(const PlotSettings& plots, const std::vector<OtherFile>& files,
+                              const std::string& figure_prefix);
+
 /// Draws figures into one folder. Chapters make one Plotter after parsing flags.
 class Plotter {
  public:
