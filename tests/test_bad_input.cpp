@@ -1211,6 +1211,8 @@ BOOST_AUTO_TEST_CASE(a_corpus_in_crlf_or_without_percent_lines_trains) {
   fs::remove_all(dir);
   fs::create_directories(dir / "crlf");
   fs::create_directories(dir / "one-entry");
+  fs::create_directories(dir / "one-line");
+  std::ofstream(dir / "one-line" / "fortunes") << std::string(50000, 'a');  // no line end at all
   {
     std::ofstream crlf(dir / "crlf" / "fortunes", std::ios::binary);
     for (int entry = 0; entry < 600; ++entry)
@@ -1235,6 +1237,12 @@ BOOST_AUTO_TEST_CASE(a_corpus_in_crlf_or_without_percent_lines_trains) {
   BOOST_TEST(
       one.out.find("1 entry; too few to hold out every 20th, so the text's last 5% held out") != std::string::npos,
       one.out);
+  // One line with no line end: read as 50,000 characters and a newline; the last 50,001 / 20 = 2,500
+  // are held out where they begin, as no line starts near them.
+  const attn::test::Run line = attn::test::run(
+      cat("timeout 300 ", ch09(), " --no-plots --quick --steps 20 --corpus ", (dir / "one-line").string()));
+  BOOST_TEST(line.code == 0, line.err);
+  BOOST_TEST(line.out.find("47501 training and 2500 held-out characters") != std::string::npos, line.out);
   fs::remove_all(dir);
 }
 

@@ -48,7 +48,7 @@ namespace {
 
 /// Splits the entries (in reading order) into c's training and held-out text: every 20th entry
 /// held out, or, with fewer than 20 entries (a text without '%' lines is one entry), the last 5%
-/// of the text from the start of a line.
+/// of the text from the start of a line (from where the 5% begins, in one long line).
 void hold_out(const std::vector<std::string>& texts, Corpus& c) {
   c.entries = texts.size();
   if (c.entries >= 20) {
@@ -57,8 +57,10 @@ void hold_out(const std::vector<std::string>& texts, Corpus& c) {
   } else {
     std::string all;
     for (const std::string& e : texts) all += e;
-    std::size_t cut = all.size() - all.size() / 20;
-    while (cut > 0 && all[cut - 1] != '\n') --cut;
+    const std::size_t at = all.size() - all.size() / 20;
+    std::size_t cut = at;
+    while (cut > at / 2 && all[cut - 1] != '\n') --cut;
+    if (cut == at / 2) cut = at;  // no line starts in the second half: one long line, cut where it falls
     c.held_tail = true;
     c.train_text = all.substr(0, cut);
     c.held_text = all.substr(cut);
