@@ -120,6 +120,9 @@ BOOST_AUTO_TEST_CASE(every_bad_input_is_one_line_and_exit_2) {
       {"ch09_real_heads", "--sentence ''", "sentence"},                          // empty sentence
       {"ch09_real_heads", "--load /nonexistent", "/nonexistent/run.txt"},        // no saved model there
       {"ch09_real_heads", "--corpus /nonexistent", "--corpus"},                  // no fortune folder there
+      {"ch09_real_heads", "--corpus /nonexistent/noca\xc3\xa9", "'/nonexistent/noca\\xc3\\xa9' is missing"},  // escaped
+      {"ch09_real_heads", "--load /nonexistent --save /tmp/x", "--save with --load"},  // nothing new to save
+      {"ch05_training", "--save /proc/self/cwd/ps", "is in /proc"},              // named in /proc, leads home
       {"ch09_real_heads", "--corpus /tmp/attn-bad-ch09", "too little text"},    // a folder without fortunes
       {"ch09_real_heads", "--load /tmp/attn-bad-params", "run.txt"},             // not a saved model
       {"ch09_real_heads", "--load /tmp/attn-bad-ch09", "not a run saved"},       // a garbage run.txt
@@ -137,6 +140,8 @@ BOOST_AUTO_TEST_CASE(every_bad_input_is_one_line_and_exit_2) {
       {"ch04_scaling", "--scores 1e308,1e308", "between -1e+06 and 1e+06"},      // huge finite scores
       {"ch04_scaling", "--scores '1,,2'", "empty entry"},                        // empty list entry
       {"ch04_scaling", "--scores '1,2,'", "entry 3 of 3"},                       // trailing comma
+      {"ch04_scaling", "--scores \"$(printf '1,\\r')\"", "entry '\\r' is not a number"},  // an entry of a lone CR
+      {"ch04_scaling", "--scores '3 1'", "holds several numbers"},               // a missing comma
       {"ch02_swap_query", "--view '35,28,'", "empty entry"},                     // ... in the viewpoint
       {"ch02_swap_query", "--wq '1,,0; 0 1 0; 0 0 1; 1 1 1'", "empty entry"},    // ... in a matrix row
       {"ch02_swap_query", "--wq '1e308 0 0; 0 1 0; 0 0 1; 1 1 1'", "--wq"},      // huge matrix entry
@@ -1070,7 +1075,7 @@ BOOST_AUTO_TEST_CASE(file_errors_name_the_file_without_sending_the_reader_to_hel
   BOOST_TEST(flag.err.find("(see --help)") != std::string::npos, flag.err);
   // A regular file as --corpus is not "missing"; --cached is named as typed.
   check_refused(cat(ch09(), " --no-plots --corpus /tmp/attn-bad-ch09-files/run.txt"), "ch09_real_heads",
-                "/tmp/attn-bad-ch09-files/run.txt is not a folder");
+                "'/tmp/attn-bad-ch09-files/run.txt' is not a folder");
   // (--cached takes training flags as the settings its model must have: the folder's run.txt is what fails)
   check_refused(cat(ch09(), " --no-plots --cached /tmp/attn-bad-ch09-files --steps 5"), "ch09_real_heads",
                 "--cached: '/tmp/attn-bad-ch09-files/run.txt': not a run saved");

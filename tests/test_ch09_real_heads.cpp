@@ -292,7 +292,7 @@ BOOST_AUTO_TEST_CASE(missing_folder_is_a_clear_error) {
     BOOST_FAIL("no error");
   } catch (const std::runtime_error& e) {
     // A folder other than Debian's: named, and no install advice that would not fill it.
-    BOOST_TEST(std::string(e.what()) == "the fortunes folder /nonexistent/fortunes is missing");
+    BOOST_TEST(std::string(e.what()) == "the fortunes folder '/nonexistent/fortunes' is missing");
   }
 }
 
@@ -686,9 +686,9 @@ BOOST_AUTO_TEST_CASE(an_unusable_corpus_or_model_folder_exits_2_naming_its_flag)
                                                                // clang-format off
   for (const auto& [flags, says] :
        {std::pair<std::string, std::string>{"--corpus /nonexistent/fortunes", "error: --corpus: the fortunes folder "
-                                                                              "/nonexistent/fortunes is missing"},
-        {"--corpus " + attn::test::quote(small.string()), "error: --corpus: the fortunes folder " + small.string() +
-                                                          " holds too little text"},
+                                                                              "'/nonexistent/fortunes' is missing"},
+        {"--corpus " + attn::test::quote(small.string()), "error: --corpus: the fortunes folder '" + small.string() +
+                                                          "' holds too little text"},
         {"--corpus ''", "--corpus needs a non-empty path"},
         {"--load /nonexistent/model", "error: --load: cannot read /nonexistent/model/run.txt"}}) {
     // clang-format on

@@ -48,18 +48,21 @@ attn::Parsed<arma::rowvec> scores_from_text(const std::string& name, const std::
     return {.value = {}, .problem = fmt::format("{} {} {}", name, attn::quoted(text), entries.problem)};
   std::vector<double> values;
   for (const std::string& entry : *entries.value) {
-    std::istringstream in(entry);  // an entry may hold several numbers separated by spaces
-    for (std::string word; in >> word;) {
-      const attn::Parsed<double> x = attn::parse_number(word);
-      if (!x.value)
-        return {.value = {}, .problem = fmt::format("{}: entry {} {}", name, attn::quoted(word), x.problem)};
-      if (std::abs(*x.value) > attn::kLargestInput) {
-        return {.value = {},
-                .problem = fmt::format("{} entries must be between {:g} and {:g} (got {})", name, -attn::kLargestInput,
-                                       attn::kLargestInput, attn::quoted(word))};
-      }
-      values.push_back(*x.value);
+    // One number an entry: "3 1" is two scores missing their comma, "\r" no score at all.
+    const attn::Parsed<double> x = attn::parse_number(entry);
+    if (!x.value) {
+      const bool two = entry.find_first_of(" \t") != std::string::npos &&
+                       entry.find_first_not_of(" \t0123456789.eE+-") == std::string::npos;
+      return {.value = {},
+              .problem = fmt::format("{}: entry {} {}", name, attn::quoted(entry),
+                                     two ? "holds several numbers (separate scores by commas)" : x.problem)};
     }
+    if (std::abs(*x.value) > attn::kLargestInput) {
+      return {.value = {},
+              .problem = fmt::format("{} entries must be between {:g} and {:g} (got {})", name, -attn::kLargestInput,
+                                     attn::kLargestInput, attn::quoted(entry))};
+    }
+    values.push_back(*x.value);
   }
   if (values.size() > kMaxScores) {
     return {.value = {}, .problem = fmt::format("{} needs 1 to {} numbers, got {}", name, kMaxScores, values.size())};

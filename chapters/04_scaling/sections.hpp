@@ -22,8 +22,9 @@ namespace ch04 {
 /// The most scores a reader may give (sections 5 and 6).
 inline constexpr std::size_t kMaxScores = 10;
 
-/// A reader's own scores from text: "4,2,0", "4, 2, 0" or "4 2 0" -> 1 x m, by the list rule
-/// (attn::split_list) and the number rule (attn::parse_number), 1 to kMaxScores numbers within
+/// A reader's own scores from text: "4,2,0" or "4, 2, 0" -> 1 x m, by the list rule
+/// (attn::split_list: entries separated by commas) and the number rule (attn::parse_number: one
+/// number an entry, so "4 2 0" and an entry of a lone carriage return are refused), 1 to kMaxScores numbers within
 /// +-attn::kLargestInput. `name` is what the messages call the text ("--scores"). Throws nothing:
 /// a refusal is Parsed::problem, a whole message ("--scores needs 1 to 10 numbers, got 11").
 attn::Parsed<arma::rowvec> scores_from_text(const std::string& name, const std::string& text);

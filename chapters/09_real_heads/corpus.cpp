@@ -77,12 +77,13 @@ Corpus read_corpus(const std::string& folder) {
   if (!fs::is_directory(folder, ec)) {
     const bool there = fs::exists(fs::symlink_status(folder, ec));
     throw std::runtime_error(
-        "the fortunes folder " + folder +
+        "the fortunes folder " + attn::quoted_path(folder) +
         (there ? " is not a folder (name the folder that holds the fortune files)" : " is missing") + install);
   }
   Corpus c;
   fs::directory_iterator entries(folder, ec);
-  if (ec) throw std::runtime_error("cannot read the fortunes folder " + folder + ": " + ec.message());
+  if (ec)
+    throw std::runtime_error("cannot read the fortunes folder " + attn::quoted_path(folder) + ": " + ec.message());
   for (const fs::directory_entry& e : entries) {
     if (e.is_symlink(ec) || !e.is_regular_file(ec) || e.path().has_extension()) continue;
     // An empty file holds no entries; files in /proc also say 0 bytes, and some block when read.
@@ -123,7 +124,7 @@ Corpus read_corpus(const std::string& folder) {
   }
   hold_out(texts, c);
   if (c.train_text.size() < 10000 || c.held_text.size() < 256) {
-    throw std::runtime_error("the fortunes folder " + folder + " holds too little text (" +
+    throw std::runtime_error("the fortunes folder " + attn::quoted_path(folder) + " holds too little text (" +
                              std::to_string(c.train_text.size()) + " training characters)" + install);
   }
   return c;

@@ -67,6 +67,11 @@ ModelFolders model_folders(const std::optional<std::filesystem::path>& save,
     return std::nullopt;
   };
   ModelFolders m{text(save), text(load)};
+  if (load && save) {
+    throw FlagError(
+        "--save with --load: a loaded run is not trained again, so there is nothing new to save "
+        "(copy the folder, or train with --save alone)");
+  }
   if (!cached) return m;
   if (load || save) throw FlagError("--cached both loads and saves; give it without --load and --save");
   std::error_code ec;

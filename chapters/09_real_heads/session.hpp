@@ -77,7 +77,8 @@ struct ModelFolders {
   std::string save_flag = "--save";  ///< "--save" or "--cached"
 };
 
-/// The folders of --save, --load and --cached; refuses --cached beside either of the others.
+/// The folders of --save, --load and --cached; refuses --cached beside either of the others, and
+/// --save beside --load (a loaded run is not trained, so nothing new would be saved).
 ModelFolders model_folders(const std::optional<std::filesystem::path>& save,
                            const std::optional<std::filesystem::path>& load,
                            const std::optional<std::filesystem::path>& cached);

@@ -159,10 +159,14 @@ std::string hex64(std::uint64_t value) {
 /// to a regular file when stdout is one, yet is the system's); else nullptr.
 const char* system_folder(const fs::path& folder) {
   std::error_code ec;
-  const fs::path real = fs::weakly_canonical(folder, ec);
+  // Both the name as written (/proc/self/cwd/x leads back to a folder of yours, but is named in /proc)
+  // and where its links lead (a link into /dev).
+  const fs::path named = fs::absolute(folder, ec).lexically_normal(), real = fs::weakly_canonical(folder, ec);
   for (const char* system : {"/dev", "/proc", "/sys"}) {
     const fs::path root(system);
-    if (std::mismatch(root.begin(), root.end(), real.begin(), real.end()).first == root.end()) return system;
+    for (const fs::path& p : {named, real}) {
+      if (std::mismatch(root.begin(), root.end(), p.begin(), p.end()).first == root.end()) return system;
+    }
   }
   return nullptr;
 }
