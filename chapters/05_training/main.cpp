@@ -78,8 +78,7 @@ Flags read_flags(const po::variables_map& vm) {
   if (const auto p = attn::cli::path(vm, "save")) f.outputs.save_dir = p->string();
   if (const auto p = attn::cli::path(vm, "loss-log")) f.outputs.loss_log = p->string();
   if (f.mode != ch05::Mode::bench) f.plots = attn::cli::plot_settings(vm);  // --bench draws nothing
-  if (const std::string problem = ch05::output_problem(f.outputs, f.plots, f.init_dir); !problem.empty())
-    throw UsageError(problem);
+  if (const std::string why = ch05::output_problem(f.outputs, f.plots, f.init_dir); !why.empty()) throw UsageError(why);
   return f;
 }
 

@@ -3,12 +3,9 @@
 /// fortunes, then watch its heads read, write, do measurable work, break when zeroed, and represent
 /// "bank"; --compare two sentences; --gpt2 the same tools on GPT-2. Lesson: corpus, lab, heads, writes,
 /// study, compare, gpt2_lab; printers report, figures, compare_view, gpt2_report; checks session.hpp.
-#include <filesystem>
 #include <iostream>
 
 #include "common/apparatus/cli.hpp"
-#include "common/apparatus/files.hpp"
-#include "common/apparatus/plot.hpp"
 #include "compare_session.hpp"
 #include "figures.hpp"
 #include "gpt2_report.hpp"
@@ -84,16 +81,7 @@ Flags read_flags(const po::variables_map& vm) {
   if (typed.count("compare")) f.compare = ch09::compare_flag(vm["compare"].as<std::vector<std::string>>(), typed);
   ch09::check_modes(typed, f.folders.load.has_value() && !f.folders.cached);
   f.plots = attn::cli::plot_settings(vm);
-  std::vector<attn::OtherFile> files;  // the saved run's files: no figure folder may take one's place
-  const bool reads = !f.folders.save;
-  if (const std::optional<std::string> set = reads ? f.folders.load : f.folders.save) {
-    const std::string& flag = reads ? f.folders.flag : f.folders.save_flag;
-    for (const std::string& name : ch09::run_files())
-      files.push_back({flag, std::filesystem::path(*set) / name, reads});
-    files.push_back({flag, std::filesystem::path(*set) / attn::kManifestName, reads});
-  }
-  if (const std::string clash = attn::plot_folder_clash(f.plots, files, "ch09_"); !clash.empty())
-    throw attn::cli::UsageError(clash);
+  ch09::check_plot_folder(f.plots, f.folders);
   return f;
 }
 

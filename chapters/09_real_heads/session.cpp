@@ -59,6 +59,17 @@ void check_modes(const std::set<std::string>& typed, bool loading) {
   }
 }
 
+void check_plot_folder(const attn::PlotSettings& plots, const ModelFolders& folders) {
+  std::vector<attn::OtherFile> files;  // the saved run's files: no figure folder may take one's place
+  const bool reads = !folders.save;
+  if (const std::optional<std::string> set = reads ? folders.load : folders.save) {
+    const std::string& flag = reads ? folders.flag : folders.save_flag;
+    for (const std::string& name : run_files()) files.push_back({flag, std::filesystem::path(*set) / name, reads});
+    files.push_back({flag, std::filesystem::path(*set) / attn::kManifestName, reads});
+  }
+  if (const std::string clash = attn::plot_folder_clash(plots, files, "ch09_"); !clash.empty()) throw FlagError(clash);
+}
+
 ModelFolders model_folders(const std::optional<std::filesystem::path>& save,
                            const std::optional<std::filesystem::path>& load,
                            const std::optional<std::filesystem::path>& cached) {

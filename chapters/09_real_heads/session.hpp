@@ -18,6 +18,7 @@
 #include <string>
 
 #include "common/apparatus/files.hpp"
+#include "common/apparatus/plot.hpp"
 #include "study.hpp"
 
 namespace ch09 {
@@ -82,6 +83,10 @@ struct ModelFolders {
 ModelFolders model_folders(const std::optional<std::filesystem::path>& save,
                            const std::optional<std::filesystem::path>& load,
                            const std::optional<std::filesystem::path>& cached);
+
+/// Refuses (FlagError) a plot folder that is one of the saved run's files (run.txt, model.txt, the
+/// manifest) of --save, --cached or --load: attn::plot_folder_clash.
+void check_plot_folder(const attn::PlotSettings& plots, const ModelFolders& folders);
 
 /// Trains as ch09::train() does, progress lines on `progress`; a run that diverges becomes a
 /// std::runtime_error (exit code 1) that names the step and suggests a smaller --lr.
