@@ -69,6 +69,10 @@ BOOST_AUTO_TEST_CASE(every_bad_input_is_one_line_and_exit_2) {
   std::filesystem::create_symlink("/dev/zero", cat(bad_dir, "-zero/E.txt"));
   std::ofstream(cat(bad_dir, "-big/E.txt")) << std::string(2u << 20, '1');
   std::ofstream(cat(bad_dir, "-tiny/E.txt")) << "+0.5 1e-400\n";  // '+' is fine; 1e-400 rounds to 0
+  for (const char* name : {"Wq", "Wk", "Wv", "Wc", "bc"}) {  // beside five readable files
+    std::ofstream(cat(bad_dir, "/", name, ".txt")) << "0\n";
+    std::ofstream(cat(bad_dir, "-tiny/", name, ".txt")) << "0\n";
+  }
   std::filesystem::create_directories("/tmp/attn-bad-ch09");
   std::ofstream("/tmp/attn-bad-ch09/run.txt") << "garbage\n";  // not a run ch09_real_heads saved
   std::filesystem::create_directories("/tmp/attn-bad-ch09-old");
@@ -977,7 +981,7 @@ BOOST_AUTO_TEST_CASE(a_set_interrupted_between_renames_is_whole_or_refused) {
   }
 }
 
-BOOST_AUTO_TEST_CASE(a_torn_parameter_set_is_refused_by_init_and_a_hand_written_one_read) {
+BOOST_AUTO_TEST_CASE(a_torn_or_mixed_parameter_set_is_refused_by_init_and_a_hand_written_one_read) {
   const fs::path dir = fs::path(TEST_PLOTS) / "ch05-sets";
   fs::remove_all(dir);
   const std::string one = (dir / "one").string(), two = (dir / "two").string();
@@ -988,16 +992,20 @@ BOOST_AUTO_TEST_CASE(a_torn_parameter_set_is_refused_by_init_and_a_hand_written_
   }
   BOOST_TEST(fs::exists(dir / "one" / "manifest.txt"));
   BOOST_TEST(attn::test::run(cat("timeout 120 ", ch05(), " --no-plots --passes 5 --init ", one)).code == 0);
-  // A torn set: one file from an earlier save (older than the manifest), as a rename would leave it.
-  fs::copy_file(dir / "two" / "Wq.txt", dir / "one" / "Wq.txt", fs::copy_options::overwrite_existing);
-  fs::last_write_time(dir / "one" / "Wq.txt",
-                      fs::last_write_time(dir / "one" / "manifest.txt") - std::chrono::seconds(5));
-  check_refused(cat(ch05(), " --no-plots --passes 5 --init ", one), "ch05_training", "not saved together");
-  // A file edited by hand after the save is read as it is; hand-written files carry no manifest.
-  fs::copy_file(dir / "one" / "E.txt", dir / "two" / "E.txt", fs::copy_options::overwrite_existing);
-  fs::last_write_time(dir / "two" / "E.txt",
-                      fs::last_write_time(dir / "two" / "manifest.txt") + std::chrono::seconds(5));
-  BOOST_TEST(attn::test::run(cat("timeout 120 ", ch05(), " --no-plots --passes 5 --init ", two)).code == 0);
+  // A mixed set: one file from another save, older or newer than the manifest (cp and cp -p alike).
+  for (const int shift : {-5, 5}) {
+    fs::copy_file(dir / "two" / "Wq.txt", dir / "one" / "Wq.txt", fs::copy_options::overwrite_existing);
+    fs::last_write_time(dir / "one" / "Wq.txt",
+                        fs::last_write_time(dir / "one" / "manifest.txt") + std::chrono::seconds(shift));
+    check_refused(cat(ch05(), " --no-plots --passes 5 --init ", one), "ch05_training", "not saved together");
+  }
+  // A file edited by hand is refused too while the manifest stands, and the message says how to read it.
+  std::ofstream(dir / "two" / "bc.txt", std::ios::app) << "\n";
+  const attn::test::Run edited = attn::test::run(cat("timeout 120 ", ch05(), " --no-plots --passes 5 --init ", two));
+  BOOST_TEST(edited.code == 2);
+  BOOST_TEST(edited.err.find("edited by hand") != std::string::npos, edited.err);
+  BOOST_TEST(edited.err.find("delete manifest.txt to read edited files") != std::string::npos, edited.err);
+  // Without the manifest the files are read as they are: hand-written sets carry none.
   fs::remove(dir / "two" / "manifest.txt");
   BOOST_TEST(attn::test::run(cat("timeout 120 ", ch05(), " --no-plots --passes 5 --init ", two)).code == 0);
 }

@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/apparatus/files.hpp"
 #include "common/apparatus/plot.hpp"
 #include "common/attention/attention.hpp"
 #include "common/attention/backprop.hpp"
@@ -480,14 +481,21 @@ BOOST_AUTO_TEST_CASE(save_then_load_is_exact) {
   BOOST_TEST(arma::all(arma::vectorise(back.Wv == m.Wv)));
   BOOST_TEST(arma::all(arma::vectorise(back.Wc == m.Wc)));
   BOOST_TEST(arma::all(arma::vectorise(back.bc == m.bc)));
+  // An edit by hand is refused while the saved set's manifest stands, and read once it is deleted;
   // bc may hold one value per line.
   write(dir / "bc.txt", "0.25\n-0.5\n");
+  BOOST_CHECK_THROW(ch05::load_model(dir, 4, 2), attn::InputFileError);
+  std::filesystem::remove(dir / attn::kManifestName);
   BOOST_TEST(ch05::load_model(dir, 4, 2).bc(0, 1) == -0.5);
 }
 
 BOOST_AUTO_TEST_CASE(bad_parameter_files_name_file_and_shape) {
   const auto dir = scratch("badfiles");
-  ch05::save_model(ch05::initial_model(4, ch05::TrainSettings{}), dir);
+  const auto save = [&] {  // the files as a reader would write them by hand: no manifest
+    ch05::save_model(ch05::initial_model(4, ch05::TrainSettings{}), dir);
+    std::filesystem::remove(dir / attn::kManifestName);
+  };
+  save();
   const auto message = [&] {
     try {
       ch05::load_model(dir, 4, 2);
@@ -498,7 +506,7 @@ BOOST_AUTO_TEST_CASE(bad_parameter_files_name_file_and_shape) {
   };
   write(dir / "Wq.txt", "1 2 3\n4 5 6\n");
   BOOST_TEST(message().find("Wq.txt' is 2 x 3 but must be 8 x 8") != std::string::npos, message());
-  ch05::save_model(ch05::initial_model(4, ch05::TrainSettings{}), dir);
+  save();
   write(dir / "Wc.txt", "1 nan\n");
   BOOST_TEST(message().find("Wc.txt") != std::string::npos, message());
   write(dir / "Wc.txt", "1 x\n");
@@ -511,7 +519,7 @@ BOOST_AUTO_TEST_CASE(bad_parameter_files_name_file_and_shape) {
   BOOST_TEST(message().find("row 2 has 1 entries") != std::string::npos, message());
   std::filesystem::remove(dir / "Wc.txt");
   BOOST_TEST(message().find("cannot read") != std::string::npos, message());
-  ch05::save_model(ch05::initial_model(4, ch05::TrainSettings{}), dir);
+  save();
   write(dir / "bc.txt", "1 2 3\n");
   BOOST_TEST(message().find("bc.txt' is 1 x 3") != std::string::npos, message());
 }
@@ -555,6 +563,7 @@ BOOST_AUTO_TEST_CASE(save_init_and_loss_log_flags) {
       attn::test::run(exe + " --no-plots --no-companions --passes 1 --init " + attn::test::quote((dir / "p").string()));
   BOOST_TEST(again.code == 0, again.err);
   BOOST_TEST(again.out.find("parameters read from") != std::string::npos);
+  std::filesystem::remove(dir / "p" / attn::kManifestName);  // files edited by hand carry no manifest
   write(dir / "p" / "Wv.txt", "1 2\n");
   const attn::test::Run bad = attn::test::run(exe + " --no-plots --init " + attn::test::quote((dir / "p").string()));
   BOOST_TEST(bad.code == 2);

@@ -45,7 +45,7 @@ void declare_flags(po::options_description& options) {
       ("seed", po::value<long long>()->value_name("N")->default_value(0), "seed of the initial parameters (>= 0)")
       ("passes", po::value<int>()->value_name("N")->default_value(300), "passes over the four examples (1..100000)")
       ("lr", po::value<double>()->value_name("RATE"), "learning rate: Adam's (default 0.05), or SGD's in --walkthrough (default 0.3); in (0, 10]")
-      ("init", po::value<std::string>()->value_name("DIR"), "start from E.txt, Wq.txt, Wk.txt, Wv.txt, Wc.txt, bc.txt in DIR (Armadillo raw_ascii)")
+      ("init", po::value<std::string>()->value_name("DIR"), "start from E.txt, Wq.txt, Wk.txt, Wv.txt, Wc.txt, bc.txt in DIR (Armadillo raw_ascii; a saved set's manifest.txt must match them: delete it to read edited files)")
       ("save", po::value<std::string>()->value_name("DIR"), "write the trained parameters into DIR, same format")
       ("loss-log", po::value<std::string>()->value_name("FILE"), "write each pass's mean loss to FILE, one line per pass, 17 significant digits")
       ("no-companions", "skip the feature-recovery and biased-dataset companions")

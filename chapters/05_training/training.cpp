@@ -239,11 +239,10 @@ std::string matrix_text(const arma::mat& M) {
   return out.str();
 }
 
-/// Reads a raw_ascii matrix: one row per non-blank line, entries separated by white space, each
-/// by the number rule of common/apparatus/cli.hpp. The file must be a regular file of at most
-/// attn::kMaxInputFileBytes (checked before reading: a FIFO or /dev/zero is refused).
-arma::mat read_matrix(const std::filesystem::path& file) {
-  std::istringstream in(attn::read_input_file(file));
+/// Parses a raw_ascii matrix read from `file`: one row per non-blank line, entries separated by
+/// white space, each by the number rule of common/apparatus/cli.hpp.
+arma::mat read_matrix(const std::string& bytes, const std::filesystem::path& file) {
+  std::istringstream in(bytes);
   const std::string name = attn::quoted_path(file);
   std::vector<std::vector<double>> rows;
   std::string line;
@@ -310,11 +309,14 @@ attn::OneHeadModel load_model(const std::filesystem::path& dir, arma::uword voca
   attn::OneHeadSizes sizes{.vocab = vocab, .classes = classes};  // d from E.txt; this chapter has d_k = d_v = d
   std::vector<std::string> names;  // a set saved by --save carries a manifest; hand-written files need none
   for (const auto& group : attn::kOneHeadGroups) names.push_back(std::string(group.name) + ".txt");
-  attn::read_file_set(dir, names, attn::kMaxInputFileBytes, false);
+  // Each file read once (regular files of at most kMaxInputFileBytes), checked against the manifest
+  // if there is one, and parsed from those bytes: a save landing meanwhile cannot mix two sets.
+  const std::map<std::string, std::string> bytes = attn::read_file_set(dir, names, attn::kMaxInputFileBytes, false);
   for (const auto& group : attn::kOneHeadGroups) {
-    const std::filesystem::path file = dir / (std::string(group.name) + ".txt");
+    const std::string name = std::string(group.name) + ".txt";
+    const std::filesystem::path file = dir / name;
     arma::mat& M = m.*group.value;
-    M = read_matrix(file);
+    M = read_matrix(bytes.at(name), file);
     if (group.rows == attn::Dim::vocab) sizes.d = sizes.d_k = sizes.d_v = M.n_cols;
     const arma::uword rows = sizes[group.rows], cols = sizes[group.cols];
     if (group.rows == attn::Dim::one) {  // a bias: its C values on one line or one per line

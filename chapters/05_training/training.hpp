@@ -177,7 +177,8 @@ std::vector<std::filesystem::path> model_files(const std::filesystem::path& dir)
 /// checked before reading; entries follow the number rule of common/apparatus/numbers.hpp. Throws
 /// std::invalid_argument naming the file if one is missing, unreadable, not a regular file, too
 /// large, ragged, not numeric, beyond +-1e6 (attn::kLargestInput), or of the wrong shape, and if
-/// the folder's manifest.txt (when there is one) does not match the files (a torn or mixed set).
+/// the folder's manifest.txt (when there is one) does not match the files (a torn or mixed set, or
+/// a file edited by hand: delete manifest.txt to read edited files as they are).
 /// Source: the inverse of save_model (no paper).
 attn::OneHeadModel load_model(const std::filesystem::path& dir, arma::uword vocab, arma::uword classes);
 

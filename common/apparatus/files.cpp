@@ -483,8 +483,8 @@ std::map<std::string, std::string> read_file_set(const fs::path& folder, const s
   const fs::path manifest = folder / kManifestName;
   struct stat st {};
   const bool absent = ::lstat(manifest.c_str(), &st) != 0 && errno == ENOENT;
-  if (absent && !manifest_required) return files;  // files written by hand: the caller reads them
   for (const std::string& name : names) files[name] = read_input_file(folder / name, limit);  // FIFOs first
+  if (absent && !manifest_required) return files;  // files written by hand: nothing to check them against
   if (absent) {
     throw InputFileError(quoted_path(manifest) + " is missing, so the files beside it cannot be checked to belong " +
                          "together (a set saved by an older version, or not saved whole); save it again");
@@ -512,17 +512,12 @@ std::map<std::string, std::string> read_file_set(const fs::path& folder, const s
     const auto it = listed.find(name);
     if (it == listed.end()) throw InputFileError(quoted_path(manifest) + " does not list " + attn::quoted(name));
     if (it->second.first != std::to_string(bytes.size()) || it->second.second != hex64(fnv1a(bytes))) {
-      // Where files may be written by hand, one changed after the manifest was (an edit) is read as
-      // it is; one older than the manifest is from an earlier save: the set was torn.
-      struct stat file {
-      }, list{};
-      if (!manifest_required && ::stat((folder / name).c_str(), &file) == 0 && ::stat(manifest.c_str(), &list) == 0 &&
-          (file.st_mtim.tv_sec > list.st_mtim.tv_sec ||
-           (file.st_mtim.tv_sec == list.st_mtim.tv_sec && file.st_mtim.tv_nsec >= list.st_mtim.tv_nsec))) {
-        continue;
-      }
-      throw InputFileError(quoted_path(folder / name) + " does not match " + quoted_path(manifest) +
-                           ": the files were not saved together (an interrupted or mixed save); save the set again");
+      // A file edited by hand and a file copied in from another save look alike here, so neither is
+      // guessed at: where hand-written files are allowed, removing the manifest says they are meant.
+      throw InputFileError(quoted_path(folder / name) + " does not match the manifest beside it: the files were " +
+                           (manifest_required ? "not saved together (an interrupted or mixed save); save the set again"
+                                              : "not saved together, or one was edited by hand; save the set again, "
+                                                "or delete manifest.txt to read edited files as they are"));
     }
   }
   return files;

@@ -166,11 +166,11 @@ std::string replace_problem(const std::filesystem::path& target);
 /// Reads the files `names` of the set saved in `folder` (each through read_input_file with
 /// `limit`) and checks each against the folder's manifest (kManifestName, written by
 /// AtomicFile::commit_all): listed once, same size, same checksum; a manifest that lists a name
-/// outside `names` is refused. Unless `manifest_required` (files
-/// that may be written by hand, as chapter 05's parameters), a folder without a manifest is not
-/// read at all (an empty map: the caller reads the files itself), and a file that differs from the manifest but was
-/// changed after it (an edit) is taken as it is; one older than the manifest is from an earlier save and refused.
-/// Returns name -> bytes. Throws InputFileError naming the file and the reason (unreadable, not listed, not saved
+/// outside `names` is refused. Unless `manifest_required` (files that may be written by hand, as
+/// chapter 05's parameters), a folder without a manifest is read unchecked. A file that differs from
+/// a manifest is refused, whether copied from another save or edited by hand (the two look alike):
+/// deleting the manifest is how one says edited files are meant. Returns name -> bytes, each file
+/// read once, so the caller parses the bytes that were checked. Throws InputFileError naming the file and the reason (unreadable, not listed, not saved
 /// together).
 std::map<std::string, std::string> read_file_set(const std::filesystem::path& folder,
                                                  const std::vector<std::string>& names, std::size_t limit,
