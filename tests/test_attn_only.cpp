@@ -119,6 +119,38 @@ BOOST_AUTO_TEST_CASE(batched_forward_matches_one_head_at_a_time) {
   }
 }
 
+// The hooks see what the pass adds (each layer's head writes sum to the stream's change) and can
+// replace it: zeroing a head by a hook equals the head mask (an independent route). A window
+// shorter than the context gives the first rows of the full one: the model is causal.
+BOOST_AUTO_TEST_CASE(hooks_see_and_replace_head_writes_and_short_windows_are_causal) {
+  attn::Random rng(12);
+  attn::AttnOnlyModel<double> model = attn::init_model<double>(tiny(true), rng);
+  model.gain += 0.5;
+  const arma::umat tokens = random_tokens(rng, 2, 6, 5);
+  attn::AttnOnlyPass<double> full, short_window, seen_pass, masked, hooked;
+  attn::forward(model, tokens, full);
+  attn::forward(model, arma::umat(tokens.cols(0, 3)), short_window);
+  for (arma::uword b = 0; b < 2; ++b) {
+    BOOST_TEST(arma::abs(short_window.logits.rows(b * 4, b * 4 + 3) - full.logits.rows(b * 6, b * 6 + 3)).max() <
+               1e-12);
+  }
+  std::vector<arma::mat> writes, streams;
+  attn::Hooks seen;
+  seen.head_output = [&](arma::uword, arma::uword, arma::mat& write) { writes.push_back(write); };
+  seen.residual = [&](arma::uword, arma::mat& X) { streams.push_back(X); };
+  attn::forward(model, tokens, seen_pass, nullptr, seen);
+  BOOST_REQUIRE(writes.size() == 4u);   // 2 layers x 2 heads, each 12 x 4 (both sequences)
+  BOOST_REQUIRE(streams.size() == 3u);  // entering layers 1 and 2, and the final norm
+  for (arma::uword l = 0; l < 2; ++l)
+    BOOST_TEST(arma::abs(streams[l + 1] - streams[l] - writes[2 * l] - writes[2 * l + 1]).max() < 1e-12);
+  BOOST_TEST(arma::abs(seen_pass.logits - full.logits).max() < 1e-12);
+  const arma::mat keep{{1.0, 1.0}, {0.0, 1.0}};  // L2.H0 removed by the mask
+  attn::forward(model, tokens, masked, &keep);
+  attn::forward(model, tokens, hooked, nullptr, attn::replacing_head(1, 0, arma::mat(1, 4, arma::fill::zeros)));
+  BOOST_TEST(arma::abs(hooked.logits - masked.logits).max() < 1e-12);
+  BOOST_TEST(arma::abs(hooked.logits - full.logits).max() > 1e-6);  // the head mattered
+}
+
 BOOST_AUTO_TEST_CASE(softmax_rows_backward_matches_central_differences) {
   attn::Random rng(3);
   for (const bool causal : {false, true}) {
@@ -280,7 +312,8 @@ BOOST_AUTO_TEST_CASE(bad_shapes_and_tokens_throw) {
   BOOST_CHECK_THROW(attn::init_model<float>({32, 32, 0, 2, 16, 2}, rng), std::invalid_argument);
   attn::AttnOnlyModel<float> m = attn::init_model<float>(tiny(false), rng);
   attn::AttnOnlyPass<float> pass;
-  BOOST_CHECK_THROW(attn::forward(m, arma::umat(2, 5, arma::fill::zeros), pass), std::invalid_argument);
+  BOOST_CHECK_THROW(attn::forward(m, arma::umat(2, 7, arma::fill::zeros), pass), std::invalid_argument);  // > context
+  BOOST_CHECK_THROW(attn::forward(m, arma::umat(2, 0), pass), std::invalid_argument);
   BOOST_CHECK_THROW(attn::forward(m, arma::umat(2, 6, arma::fill::value(5)), pass), std::invalid_argument);
   const arma::mat keep(3, 2, arma::fill::ones);
   BOOST_CHECK_THROW(attn::forward(m, arma::umat(2, 6, arma::fill::zeros), pass, &keep), std::invalid_argument);

@@ -316,7 +316,7 @@ BOOST_AUTO_TEST_CASE(bad_sizes_throw) {
   BOOST_CHECK_THROW(attn::init_model<ch08::Real>({32, 32, 0, 2, 16, 2}, rng), std::invalid_argument);
   const ch08::Model model = attn::init_model<ch08::Real>(tiny_shape(), rng);
   ch08::ForwardPass pass;
-  BOOST_CHECK_THROW(attn::forward(model, arma::umat(2, 5, arma::fill::zeros), pass), std::invalid_argument);
+  BOOST_CHECK_THROW(attn::forward(model, arma::umat(2, 7, arma::fill::zeros), pass), std::invalid_argument);
   BOOST_CHECK_THROW(attn::forward(model, arma::umat(2, 6, arma::fill::value(5)), pass), std::invalid_argument);
 }
 

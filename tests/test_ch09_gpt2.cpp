@@ -367,8 +367,8 @@ BOOST_AUTO_TEST_CASE(variants_run_together_equal_one_at_a_time) {
   // resume_streams() stacks the variants' streams; each must equal its own resume()
   const Weights& w = tiny().weights;
   const Pass clean = forward(w, tiny().tokenizer.encode("The bank of the river"));
-  const std::vector<Hooks> variants{replacing(w, 0, 1, arma::rowvec(w.config.width, arma::fill::zeros)),
-                                    replacing(w, 0, 2, clean.layers[0].head_outputs[0]), Hooks{}};
+  const std::vector<Hooks> variants{attn::replacing_head(0, 1, arma::rowvec(w.config.width, arma::fill::zeros)),
+                                    attn::replacing_head(0, 2, clean.layers[0].head_outputs[0]), Hooks{}};
   const std::vector<arma::mat> together = resume_streams(w, clean, 0, variants);
   BOOST_REQUIRE(together.size() == variants.size());
   for (std::size_t v = 0; v < variants.size(); ++v) {

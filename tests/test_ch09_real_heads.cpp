@@ -382,9 +382,8 @@ BOOST_AUTO_TEST_CASE(direct_logit_attributions_add_up_to_the_logits) {
     for (const arma::mat& w : tr.writes) sum += ch09::direct_logits(m, tr, t, w.row(t));
     BOOST_TEST(arma::approx_equal(sum, tr.logits.row(t), "absdiff", 1e-9));
   }
-  // A head zeroed by a patch changes the stream by exactly its write.
-  ch09::Patch zero;
-  zero.writes.emplace_back(3, arma::mat(1, 8, arma::fill::zeros));  // L2.H1
+  // A head zeroed by a hook changes the stream by exactly its write.
+  const attn::Hooks zero = attn::replacing_head(1, 1, arma::mat(1, 8, arma::fill::zeros));  // L2.H1
   const ch09::Trace z = ch09::trace(m, tokens, zero);
   BOOST_TEST(arma::approx_equal(z.streams[2], tr.streams[2] - tr.writes[3], "absdiff", 1e-9));
   BOOST_CHECK_THROW(ch09::direct_logits(m, tr, 128, tr.writes[0].row(0)), std::invalid_argument);

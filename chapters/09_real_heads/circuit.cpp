@@ -93,14 +93,13 @@ CircuitSection circuit(const Model& model, const Vocabulary& vocab, const Probes
   c.ov_diagonal = diagonal_share(E * ov2 * gain_u.cols(letters));  // source a raises a: copying
   // The patch: the previous-token head's output taken from the same window shuffled.
   attn::Random rng(11);
-  std::tie(c.first, c.clean_repeat) = repeat_losses(model, probes, [](arma::uword) { return Patch{}; });
+  std::tie(c.first, c.clean_repeat) = repeat_losses(model, probes, [](arma::uword) { return attn::Hooks{}; });
   c.patched_repeat = repeat_losses(model, probes, [&](arma::uword b) {
                        arma::urowvec shuffled = probes.random.tokens.row(b);
                        for (arma::uword i = shuffled.n_elem - 1; i > 0; --i)
                          std::swap(shuffled(i), shuffled(rng.below(i + 1)));
-                       Patch p;
-                       p.writes.emplace_back(prev, trace(model, shuffled).writes[prev]);
-                       return p;
+                       return attn::replacing_head(prev / s.heads, prev % s.heads,
+                                                   trace(model, shuffled).writes[prev]);
                      }).second;
   return c;
 }

@@ -117,24 +117,9 @@ arma::mat with_head_output(const Weights& w, const Pass& clean, arma::uword laye
   return final_normed(w, patched_head(w, clean, layer, head, replacement), rows) * w.wte.t();  // k x vocab
 }
 
-Hooks replacing(const Weights& w, arma::uword layer, arma::uword head, const arma::mat& replacement) {
-  if (replacement.n_cols != w.config.width)
-    throw std::invalid_argument("replacing: a replacement of " + attn::shape(replacement) + " for width " +
-                                std::to_string(w.config.width));
-  Hooks hooks;
-  hooks.head_output = [=](arma::uword l, arma::uword h, arma::mat& output) {  // output: n x d, z_h W_O^h
-    if (l != layer || h != head) return;
-    if (replacement.n_rows != 1 && replacement.n_rows != output.n_rows)
-      throw std::invalid_argument("replacing: " + std::to_string(replacement.n_rows) + " rows for " +
-                                  std::to_string(output.n_rows) + " positions");
-    output = arma::repmat(replacement, replacement.n_rows == 1 ? output.n_rows : 1, 1);
-  };
-  return hooks;
-}
-
 Pass patched_head(const Weights& w, const Pass& clean, arma::uword layer, arma::uword head,
                   const arma::mat& replacement) {
-  return resume(w, clean, layer, replacing(w, layer, head, replacement), {});  // earlier blocks are the clean ones
+  return resume(w, clean, layer, attn::replacing_head(layer, head, replacement), {});  // earlier blocks are the clean ones
 }
 // [gpt2_with_head_output]
 
@@ -253,8 +238,8 @@ Ablations ablations(const Gpt2& model, const Probes& probes, const arma::mat& me
     if (progress) progress("ablating the heads of layer " + std::to_string(l + 1) + " of " + std::to_string(L));
     std::vector<Hooks> variants;  // head h zeroed (variant 2h), then replaced by its mean over held-out text (2h + 1)
     for (arma::uword h = 0; h < H; ++h) {
-      variants.push_back(replacing(w, l, h, arma::rowvec(w.config.width, arma::fill::zeros)));
-      variants.push_back(replacing(w, l, h, mean_output.row(l * H + h)));
+      variants.push_back(attn::replacing_head(l, h, arma::rowvec(w.config.width, arma::fill::zeros)));
+      variants.push_back(attn::replacing_head(l, h, mean_output.row(l * H + h)));
     }
     const std::vector<arma::mat> held_streams = resume_streams(w, held, l, variants);
     const std::vector<arma::mat> repeat_streams = resume_streams(w, repeat, l, variants);
@@ -313,10 +298,9 @@ Patching patching(const Gpt2& model, const std::string& a, const std::string& b)
     head_names.push_back(attn::head_name(k / H, k % H) + "'s output");
   }
   for (arma::uword l = 0; l <= L; ++l) {
-    Hooks hooks;  // the stream at A's last position entering block l (or the final norm), as it was on B
-    hooks.residual = [&](arma::uword layer, arma::mat& X) {
-      if (layer == l) X.row(last) = (l < L ? source.layers[l].resid_pre : source.resid_final).row(last);
-    };
+    // the stream at A's last position entering block l (or the final norm), as it was on B
+    const Hooks hooks =
+        attn::replacing_stream(l, last, (l < L ? source.layers[l].resid_pre : source.resid_final).row(last));
     streams.row(l) = final_normed(w, resume(w, clean, l, hooks, {}), rows);
     stream_names.push_back(l < L ? "the stream entering layer " + std::to_string(l + 1) : "the final stream");
   }

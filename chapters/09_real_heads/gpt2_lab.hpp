@@ -232,10 +232,6 @@ Bank bank(const Gpt2& model);
 /// highest `induction` scores (layers x heads); 0 when nothing was patched.
 arma::uword patch_overlap(const Patching& patching, const arma::mat& induction, arma::uword count);
 
-/// Hooks that replace head (layer, head)'s output at every position by `replacement` (1 x d: zero
-/// or mean ablation; n x d: patching from another pass of the same length).
-Hooks replacing(const Weights& weights, arma::uword layer, arma::uword head, const arma::mat& replacement);
-
 /// `clean`'s pass again with head (layer, head)'s output replaced at every position by
 /// `replacement` (1 x d: zero or mean ablation; n x d: patching from another pass), recomputed
 /// from that layer on; its logits are left empty (0 x vocab): final_normed() and one product with

@@ -22,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "common/attention/hooks.hpp"
 #include "common/attention/random.hpp"
 
 namespace ch09::gpt2 {
@@ -124,15 +125,10 @@ struct Pass {
                                     ///< only the rows it was asked for, in that order)
 };
 
-/// Interventions a pass applies as it goes (each may be empty).
-struct Hooks {
-  /// Called with (layer, head, output) before head `head`'s n x d output joins the stream;
-  /// may change `output` in place (zero or mean ablation, patching from another pass).
-  std::function<void(arma::uword, arma::uword, arma::mat&)> head_output;
-  /// Called with (layer, resid) on the n x d stream entering block `layer` (layer = layers for
-  /// the stream entering the final norm); may change it in place (residual patching).
-  std::function<void(arma::uword, arma::mat&)> residual;
-};
+/// Interventions a pass applies as it goes: head_output sees each head's n x d write z_h W_O^h
+/// (b_O apart) before it joins the stream; residual sees the n x d stream entering block `layer`
+/// (layer = layers: the stream entering the final norm). The attention-only model takes the same.
+using Hooks = attn::Hooks;
 
 /// Layer norm of every row: (x - mean) / sqrt(var + epsilon) * gain + bias, var the population
 /// variance of the row. X: n x d; gain, bias: 1 x d; returns n x d. Throws nothing (the caller

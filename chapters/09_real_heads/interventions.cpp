@@ -12,15 +12,15 @@ namespace ch09 {
 
 namespace {
 
-/// Mean loss over plain windows and over the repeats of random windows, with `patch` applied.
+/// Mean loss over plain windows and over the repeats of random windows, with `hooks` applied.
 std::pair<double, double> probe_losses(const Model& model, const Probes& probes, arma::uword windows,
-                                       const Patch& patch) {
+                                       const attn::Hooks& hooks) {
   double plain = 0, repeat = 0, n_repeat = 0;
   for (arma::uword b = 0; b < windows; ++b) {
     const arma::urowvec p = probes.plain.row(b);
-    plain += arma::mean(trace_losses(trace(model, p, patch), p));
+    plain += arma::mean(trace_losses(trace(model, p, hooks), p));
     const arma::urowvec r = probes.random.tokens.row(b);
-    const arma::rowvec loss = trace_losses(trace(model, r, patch), r);
+    const arma::rowvec loss = trace_losses(trace(model, r, hooks), r);
     const arma::uword s = probes.random.blocks[b].start, n = probes.random.blocks[b].length;
     for (arma::uword j = 1; j < n; ++j) repeat += loss(s + n + j - 1), n_repeat += 1;
   }
@@ -51,9 +51,10 @@ AblationCompare compare_ablations(const Model& model, const Probes& probes, arma
   for (arma::uword k = 0; k < K; ++k) {
     c.heads.push_back(head_name(k / s.heads, k % s.heads));
     for (const bool zero : {true, false}) {
-      Patch patch;  // the head's output replaced at every position: by 0, or by its mean output
-      patch.writes.emplace_back(k, zero ? arma::rowvec(s.width, arma::fill::zeros) : mean[k]);
-      const auto [held, repeat] = probe_losses(model, probes, windows, patch);
+      // the head's output replaced at every position: by 0, or by its mean output
+      const attn::Hooks ablated =
+          attn::replacing_head(k / s.heads, k % s.heads, zero ? arma::rowvec(s.width, arma::fill::zeros) : mean[k]);
+      const auto [held, repeat] = probe_losses(model, probes, windows, ablated);
       (zero ? c.zero : c.mean).row(k) = arma::rowvec{held - c.held_out, repeat - c.repeat};
     }
   }
@@ -126,28 +127,27 @@ PatchingSection patching(const Model& model, const Vocabulary& vocab, const std:
   PatchingSection out{a, b, vocab.label(ia), vocab.label(ib), 0.0, 0.0, {}};
   const arma::rowvec p0 = softmax_row(clean.logits.row(last));
   out.clean_p_a = p0(ia), out.clean_p_b = p0(ib);
-  const auto add = [&](const std::string& what, const Patch& patch) {
+  const auto add = [&](const std::string& what, const attn::Hooks& patch) {
     const arma::rowvec p = softmax_row(trace(model, ta, patch).logits.row(last));
     out.rows.push_back({what, p(ia), p(ib), vocab.label(p.index_max())});
   };
   for (arma::uword k = 0; k < source.writes.size(); ++k) {
-    Patch patch;  // head k's output at every position, as it was on B
-    patch.writes.emplace_back(k, source.writes[k]);
-    add(head_name(k / model.shape.heads, k % model.shape.heads) + "'s output", patch);
+    const arma::uword l = k / model.shape.heads, h = k % model.shape.heads;
+    add(head_name(l, h) + "'s output", attn::replacing_head(l, h, source.writes[k]));  // at every position, as on B
   }
   for (arma::uword l = 0; l < source.streams.size(); ++l) {
-    Patch patch;  // the stream at the last position, as it was on B
-    patch.stream_layer = l, patch.stream_position = last, patch.stream_row = source.streams[l].row(last);
-    add(l < model.shape.layers ? "the stream entering layer " + std::to_string(l + 1) : "the final stream", patch);
+    add(l < model.shape.layers ? "the stream entering layer " + std::to_string(l + 1) : "the final stream",
+        attn::replacing_stream(l, last, source.streams[l].row(last)));  // at the last position, as on B
   }
   if (together.size() > 1) {
-    Patch patch;  // several heads' outputs at once, as they were on B
+    std::vector<attn::Hooks> patches;  // several heads' outputs at once, as they were on B
     std::string names;
     for (const arma::uword k : together) {
-      patch.writes.emplace_back(k, source.writes.at(k));
-      names += (names.empty() ? "" : " + ") + head_name(k / model.shape.heads, k % model.shape.heads);
+      const arma::uword l = k / model.shape.heads, h = k % model.shape.heads;
+      patches.push_back(attn::replacing_head(l, h, source.writes.at(k)));
+      names += (names.empty() ? "" : " + ") + head_name(l, h);
     }
-    add(names + " at once", patch);
+    add(names + " at once", attn::combined(patches));
   }
   return out;
 }

@@ -11,23 +11,6 @@ namespace ch09 {
 
 namespace {
 
-/// A head's write replaced as `patch` asks (a 1 x width row stands for every position).
-void apply_patch(const Patch& patch, arma::uword k, arma::mat& write) {
-  for (const auto& [head, M] : patch.writes) {
-    if (head != k) continue;
-    if (M.n_cols != write.n_cols || (M.n_rows != 1 && M.n_rows != write.n_rows))
-      throw std::invalid_argument("trace: a patch of head " + std::to_string(k) + " has the wrong shape");
-    write = M.n_rows == 1 ? arma::mat(arma::repmat(M, write.n_rows, 1)) : M;
-  }
-}
-
-void patch_stream(const Patch& patch, arma::uword layer, arma::mat& X) {
-  if (!patch.stream_layer || *patch.stream_layer != layer) return;
-  if (patch.stream_position >= X.n_rows || patch.stream_row.n_elem != X.n_cols)
-    throw std::invalid_argument("trace: the stream patch's position or width is out of range");
-  X.row(patch.stream_position) = patch.stream_row;
-}
-
 /// The characters of `row` (1 x vocab) with the `count` largest (descend) or smallest values.
 std::vector<std::pair<std::string, double>> extremes(const arma::rowvec& row, const Vocabulary& vocab,
                                                      arma::uword count, const char* order) {
@@ -40,49 +23,25 @@ std::vector<std::pair<std::string, double>> extremes(const arma::rowvec& row, co
 }  // namespace
 
 // [trace]
-Trace trace(const Model& model, const arma::urowvec& tokens, const Patch& patch) {
-  const attn::AttnOnlyShape& s = model.shape;
-  const arma::uword T = tokens.n_elem, dk = s.d_k;
-  if (T == 0 || T > s.context || tokens.max() >= s.vocab)
-    throw std::invalid_argument("trace: tokens must be 1 to " + std::to_string(s.context) +
-                                " ids below the vocabulary");
-  for (const auto& [head, M] : patch.writes) {
-    if (head >= s.layers * s.heads) throw std::invalid_argument("trace: a patch names head " + std::to_string(head));
-  }
-  const arma::mat E = to_double(model.E), P = to_double(model.P);
-  arma::mat X(T, s.width);
-  for (arma::uword t = 0; t < T; ++t) X.row(t) = E.row(tokens(t)) + P.row(t);  // X_0 = E[token] + P[position]
+Trace trace(const Model& model, const arma::urowvec& tokens, const attn::Hooks& hooks) {
+  const attn::AttnOnlyModel<double> m = attn::convert_model<double>(model);  // the analyses sum many small terms
   Trace tr;
-  for (arma::uword l = 0; l < s.layers; ++l) {
-    patch_stream(patch, l, X);
-    tr.streams.push_back(X);
-    const arma::mat Wq = to_double(model.layers[l].Wq), Wk = to_double(model.layers[l].Wk),
-                    Wv = to_double(model.layers[l].Wv), Wo = to_double(model.layers[l].Wo);
-    arma::mat update(T, s.width, arma::fill::zeros);
-    for (arma::uword h = 0; h < s.heads; ++h) {
-      const arma::span c = head_span(h, dk);
-      const arma::mat Q = X * Wq.cols(c), K = X * Wk.cols(c), V = X * Wv.cols(c);                   // T x d_k
-      const arma::mat A = attn::detail::causal_softmax<double>(Q * K.t() / std::sqrt(double(dk)));  // T x T
-      arma::mat write = A * V * Wo.rows(c);  // T x width: what head h adds to the stream
-      apply_patch(patch, l * s.heads + h, write);
-      update += write;
-      tr.weights.push_back(A);
-      tr.writes.push_back(std::move(write));
-    }
-    X += update;  // X_{l+1} = X_l + sum of the heads' writes
+  attn::Hooks keep_all;  // the caller's hooks first, then a copy of what the pass goes on with
+  keep_all.residual = [&](arma::uword l, arma::mat& X) {
+    if (hooks.residual) hooks.residual(l, X);
+    tr.streams.push_back(X);  // T x width: X_l
+  };
+  keep_all.head_output = [&](arma::uword l, arma::uword h, arma::mat& write) {
+    if (hooks.head_output) hooks.head_output(l, h, write);
+    tr.writes.push_back(write);  // T x width: A_h V_h Wo^h, what head h adds to the stream
+  };
+  attn::AttnOnlyPass<double> pass;
+  attn::forward(m, arma::umat(tokens), pass, nullptr, keep_all);
+  for (const auto& layer : pass.layers) {
+    for (arma::uword h = 0; h < layer.A.n_slices; ++h) tr.weights.push_back(layer.A.slice(h));  // T x T
   }
-  patch_stream(patch, s.layers, X);
-  tr.streams.push_back(X);
-  arma::mat Y = X;
-  tr.inv_std.ones(T);
-  if (s.final_norm) {
-    Y.each_col() -= arma::mean(X, 1);
-    tr.inv_std = 1.0 / arma::sqrt(arma::mean(arma::square(Y), 1) + attn::detail::kNormEps);
-    Y.each_col() %= tr.inv_std;
-    Y.each_row() %= to_double(model.gain);
-    Y.each_row() += to_double(model.bias);
-  }
-  tr.logits = Y * to_double(model.U);  // T x vocab
+  tr.inv_std = m.shape.final_norm ? arma::vec(pass.inv_std) : arma::vec(tokens.n_elem, arma::fill::ones);
+  tr.logits = std::move(pass.logits);  // T x vocab
   return tr;
 }
 // [trace]

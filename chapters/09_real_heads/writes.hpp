@@ -18,6 +18,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/attention/hooks.hpp"
 #include "heads.hpp"
 
 namespace ch09 {
@@ -39,17 +40,9 @@ struct Trace {
   arma::mat logits;                ///< T x vocab
 };
 
-/// What a pass changes: heads' outputs replaced, or the stream entering one layer at one position.
-struct Patch {
-  std::vector<std::pair<arma::uword, arma::mat>> writes;  ///< (head l heads + h, T x width or 1 x width)
-  std::optional<arma::uword> stream_layer;                ///< the stream entering this layer (0 .. layers)
-  arma::uword stream_position = 0;                        ///< at this position
-  arma::rowvec stream_row;                                ///< replaced by this row (1 x width)
-};
-
-/// The pass of attn::forward() on one window (1 x T tokens, T <= context) in double, with `patch`
-/// applied: a 1 x width replacement is used at every position (mean ablation), a T x width one row by row.
-Trace trace(const Model& model, const arma::urowvec& tokens, const Patch& patch = {});
+/// attn::forward() on one window (1 x T tokens, T <= context) in double, with `hooks` applied
+/// (attn::replacing_head, attn::replacing_stream), keeping what the hooks leave.
+Trace trace(const Model& model, const arma::urowvec& tokens, const attn::Hooks& hooks = {});
 
 /// -ln p(next token) at every position of a trace: 1 x (T - 1), entry t for target t + 1.
 arma::rowvec trace_losses(const Trace& trace, const arma::urowvec& tokens);

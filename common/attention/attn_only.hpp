@@ -39,6 +39,7 @@
 #include <string>
 #include <vector>
 
+#include "common/attention/hooks.hpp"
 #include "common/attention/random.hpp"
 #include "common/attention/softmax_backward.hpp"
 
@@ -166,14 +167,16 @@ struct AttnOnlyPass {
   arma::Mat<T> keep;                     ///< layers x heads multipliers used (1 = kept)
 };
 
-/// Runs the model on `tokens` (B x T, row = sequence, entries < vocab, T = context) into `pass`.
-/// keep: optional layers x heads matrix multiplying each head's mixture before Wo (1 keeps a
-/// head, 0 ablates it); nullptr keeps every head. Throws std::invalid_argument for a wrong tokens
-/// shape, a token out of range, a wrong keep shape, or a score that is not finite (NaN or inf
-/// parameters: no silent NaN weights).
+/// Runs the model on `tokens` (B x T, row = sequence, entries < vocab, 1 <= T <= context; training
+/// reads T = context) into `pass`. keep: optional layers x heads matrix multiplying each head's
+/// mixture before Wo (1 keeps a head, 0 ablates it); nullptr keeps every head. `hooks` (hooks.hpp)
+/// see and may change each head's write and the stream entering each layer; with a head_output
+/// hook each head's write, H_h Wo^h, is made apart and the writes are summed. Throws
+/// std::invalid_argument for a wrong tokens shape, a token out of range, a wrong keep shape, or a
+/// score that is not finite (NaN or inf parameters: no silent NaN weights).
 template <class T>
 void forward(const AttnOnlyModel<T>& model, const arma::umat& tokens, AttnOnlyPass<T>& pass,
-             const arma::mat* keep = nullptr);
+             const arma::mat* keep = nullptr, const BasicHooks<T>& hooks = {});
 
 /// The attention weights of head `head` of layer `layer` on sequence b of the last forward: T x T.
 /// Throws std::invalid_argument if there is no such head or sequence.
@@ -249,12 +252,13 @@ auto ptrs_of(M& m) {
   return out;
 }
 
-/// Refuses a tokens matrix that is not B x context or holds a token outside the vocabulary.
+/// Refuses a tokens matrix that is not B x T (1 <= T <= context) or holds a token outside the vocabulary.
 template <class T>
 void check_tokens(const AttnOnlyModel<T>& model, const arma::umat& tokens) {
-  if (tokens.n_rows == 0 || tokens.n_cols != model.shape.context) {
+  if (tokens.n_rows == 0 || tokens.n_cols == 0 || tokens.n_cols > model.shape.context) {
     throw std::invalid_argument("forward: tokens are " + dims(tokens.n_rows, tokens.n_cols) +
-                                " but the model reads sequences of " + std::to_string(model.shape.context) + " tokens");
+                                " but the model reads sequences of 1 to " + std::to_string(model.shape.context) +
+                                " tokens");
   }
   if (tokens.max() >= model.shape.vocab) {
     throw std::invalid_argument("forward: token " + std::to_string(tokens.max()) + " is outside the vocabulary of " +
@@ -432,15 +436,18 @@ AttnOnlyModel<T> init_model(const AttnOnlyShape& shape, Random& rng) {
 
 // [forward]
 template <class T>
-void forward(const AttnOnlyModel<T>& model, const arma::umat& tokens, AttnOnlyPass<T>& pass, const arma::mat* keep) {
+void forward(const AttnOnlyModel<T>& model, const arma::umat& tokens, AttnOnlyPass<T>& pass, const arma::mat* keep,
+             const BasicHooks<T>& hooks) {
   detail::start_pass(model, tokens, keep, pass);  // checks tokens and keep; pass.keep is layers x heads
   const AttnOnlyShape& s = model.shape;
-  const arma::uword B = tokens.n_rows, T_ = s.context, dk = s.d_k, hd = s.heads * dk;
-  const arma::uvec ids = arma::vectorise(arma::umat(tokens.t()));    // N: token of row b T + t
-  arma::Mat<T> X = model.E.rows(ids) + arma::repmat(model.P, B, 1);  // N x width: X_0 = E[token] + P[position]
+  const arma::uword B = tokens.n_rows, T_ = tokens.n_cols, dk = s.d_k, hd = s.heads * dk;
+  const arma::uvec ids = arma::vectorise(arma::umat(tokens.t()));  // N: token of row b T + t
+  // N x width: X_0 = E[token] + P[position]
+  arma::Mat<T> X = model.E.rows(ids) + arma::repmat(model.P.head_rows(T_), B, 1);
   for (arma::uword l = 0; l < s.layers; ++l) {
     const AttnLayer<T>& layer = model.layers[l];
     AttnLayerPass<T>& lp = pass.layers[l];
+    if (hooks.residual) hooks.residual(l, X);
     lp.X = X;                                                    // N x width
     lp.QKV = X * arma::join_rows(layer.Wq, layer.Wk, layer.Wv);  // N x 3 hd: [Q K V] = X [Wq Wk Wv]
     lp.A.set_size(T_, T_, B * s.heads);
@@ -454,8 +461,19 @@ void forward(const AttnOnlyModel<T>& model, const arma::umat& tokens, AttnOnlyPa
         lp.H(seq, head) = pass.keep(l, h) * lp.A.slice(b * s.heads + h) * lp.QKV(seq, v);  // T x d_k: keep A V
       }
     }
-    X += lp.H * layer.Wo;  // X_{l+1} = X_l + Concat(heads) Wo
+    if (!hooks.head_output) {
+      X += lp.H * layer.Wo;  // X_{l+1} = X_l + Concat(heads) Wo
+      continue;
+    }
+    arma::Mat<T> update(arma::size(X), arma::fill::zeros);  // the same sum, head by head: H_h Wo^h
+    for (arma::uword h = 0; h < s.heads; ++h) {
+      arma::Mat<T> write = lp.H.cols(h * dk, h * dk + dk - 1) * layer.Wo.rows(h * dk, h * dk + dk - 1);  // N x width
+      hooks.head_output(l, h, write);
+      update += write;
+    }
+    X += update;
   }
+  if (hooks.residual) hooks.residual(s.layers, X);
   pass.X_out = std::move(X);
   if (s.final_norm) {
     // Y = (X_L - mean) / sqrt(var + eps) * gain + bias, row by row
@@ -563,7 +581,7 @@ template <class T>
 void backward(const AttnOnlyModel<T>& model, const arma::umat& tokens, const AttnOnlyPass<T>& pass,
               const arma::Mat<T>& dlogits, AttnOnlyBackward<T>& w) {
   const AttnOnlyShape& s = model.shape;
-  const arma::uword B = pass.batch, T_ = s.context, dk = s.d_k, hd = s.heads * dk;
+  const arma::uword B = pass.batch, T_ = tokens.n_cols, dk = s.d_k, hd = s.heads * dk;
   const T scale = T(1) / std::sqrt(static_cast<T>(dk));
   w.grad = zero_model<T>(s);
   unembedding_backward(model, pass, dlogits, w);  // w.dX: N x width, the gradient of X_L
