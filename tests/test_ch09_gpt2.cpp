@@ -1,5 +1,5 @@
 /// \file test_ch09_gpt2.cpp
-/// \brief Chapter 09's GPT-2 (bpe, gpt2_model, gpt2_files) against an independent GPT-2 in numpy:
+/// \brief GPT-2 (common/gpt2) and chapter 09's tools on it against an independent GPT-2 in numpy:
 /// tests/gpt2_reference.py writes a tiny checkpoint in the Hugging Face layout (2 layers, 3 heads,
 /// width 24, context 64, 268 tokens; F32 weights from a fixed seed) and its own tokens, logits and
 /// attention patterns, which the C++ reading the same files must reproduce; then the chapter's
@@ -19,10 +19,10 @@
 #include <system_error>
 #include <vector>
 
-#include "bpe.hpp"
-#include "gpt2_files.hpp"
+#include "common/gpt2/bpe.hpp"
+#include "common/gpt2/checkpoint.hpp"
+#include "common/gpt2/model.hpp"
 #include "gpt2_lab.hpp"
-#include "gpt2_model.hpp"
 #include "support.hpp"
 
 namespace fs = std::filesystem;

@@ -5,7 +5,7 @@
 /// another, and "bank" in two senses against a matched control word.
 ///
 /// Shapes: tokens are rows; a pass over n tokens has streams n x d, patterns n x n, logits
-/// n x vocab (gpt2_model.hpp). Heads are indexed layer-major, k = layer * heads + head, and named
+/// n x vocab (common/gpt2/model.hpp). Heads are indexed layer-major, k = layer * heads + head, and named
 /// as in the rest of the chapter, L<layer from 1>.H<head from 0> (the GPT-2 literature counts layers
 /// from 0: its head 5.1 is L6.H1 here). Sources: the article, "Watch real heads"; Elhage et al.
 /// 2021, "A Mathematical Framework for Transformer Circuits" (heads' writes into the residual
@@ -26,9 +26,11 @@
 #include <utility>
 #include <vector>
 
-#include "gpt2_files.hpp"
+#include "common/gpt2/checkpoint.hpp"
 
 namespace ch09::gpt2 {
+
+using namespace ::gpt2;  // the model, its files and tokenizer (common/gpt2), by their names
 
 /// A text read as GPT-2 tokens.
 struct TokenText {

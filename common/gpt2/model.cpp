@@ -1,6 +1,6 @@
-/// \file chapters/09_real_heads/gpt2_model.cpp
-/// \brief GPT-2's forward pass, tokens as rows (see gpt2_model.hpp).
-#include "gpt2_model.hpp"
+/// \file common/gpt2/model.cpp
+/// \brief GPT-2's forward pass, tokens as rows (see model.hpp).
+#include "common/gpt2/model.hpp"
 
 #include <cmath>
 #include <numbers>
@@ -11,7 +11,7 @@
 #include "common/attention/attention.hpp"
 #include "common/attention/checks.hpp"
 
-namespace ch09::gpt2 {
+namespace gpt2 {
 
 void validate(const Config& config) {
   const auto positive = [](arma::uword value, const char* what) {
@@ -270,4 +270,4 @@ std::vector<arma::mat> resume_streams(const Weights& w, const Pass& clean, arma:
   return streams;
 }
 
-}  // namespace ch09::gpt2
+}  // namespace gpt2

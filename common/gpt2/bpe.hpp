@@ -1,4 +1,4 @@
-/// \file chapters/09_real_heads/bpe.hpp
+/// \file common/gpt2/bpe.hpp
 /// \brief GPT-2's tokenizer: byte-level byte-pair encoding (BPE) over a pre-tokenizer's pieces.
 ///
 /// Text becomes tokens in four steps, each a function here:
@@ -23,7 +23,7 @@
 #include <utility>
 #include <vector>
 
-namespace ch09::gpt2 {
+namespace gpt2 {
 
 /// GPT-2's pre-tokenizer pattern (PCRE2 syntax, matched with Unicode classes): contractions, an
 /// optional space and letters, an optional space and digits, an optional space and other symbols,
@@ -88,4 +88,4 @@ class Tokenizer {
   std::map<std::string, unsigned char> alphabet_byte_;
 };
 
-}  // namespace ch09::gpt2
+}  // namespace gpt2

@@ -1,11 +1,11 @@
-/// \file chapters/09_real_heads/gpt2_files.hpp
+/// \file common/gpt2/checkpoint.hpp
 /// \brief Reading GPT-2 in the Hugging Face layout a reader downloads: model.safetensors (the
 /// weights), config.json (the sizes), vocab.json and merges.txt (the tokenizer).
 ///
 /// model.safetensors is an 8-byte little-endian header length N, N bytes of JSON naming each
 /// tensor's dtype, shape and byte range, then the tensors' bytes, row-major. GPT-2's Conv1D
-/// weights are stored d_in x d_out, which is already this chapter's orientation (tokens are rows,
-/// `X W`). Every tensor of gpt2_model.hpp's parameter table must be there, F32, with exactly the
+/// weights are stored d_in x d_out, which is already the orientation of common/attention (tokens are rows,
+/// `X W`). Every tensor of model.hpp's parameter table must be there, F32, with exactly the
 /// table's shape; the entries a checkpoint may also hold are tolerated (L a layer): h.L.attn.bias (the causal
 /// mask, 1 x 1 x context x context), h.L.attn.masked_bias and lm_head.weight (the tied
 /// unembedding again, vocab x d: refused if it differs from wte.weight, which these tools read for
@@ -29,10 +29,10 @@
 #include <utility>
 #include <vector>
 
-#include "bpe.hpp"
-#include "gpt2_model.hpp"
+#include "common/gpt2/bpe.hpp"
+#include "common/gpt2/model.hpp"
 
-namespace ch09::gpt2 {
+namespace gpt2 {
 
 /// One entry of a safetensors header.
 struct TensorEntry {
@@ -86,4 +86,4 @@ struct Gpt2 {
 /// merges.txt, with the vocabulary's size checked against the embedding table's rows.
 Gpt2 load_gpt2(const std::string& dir);
 
-}  // namespace ch09::gpt2
+}  // namespace gpt2

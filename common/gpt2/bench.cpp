@@ -1,36 +1,36 @@
-/// \file chapters/09_real_heads/gpt2_bench.cpp
+/// \file common/gpt2/bench.cpp
 /// \brief The time of one GPT-2 small forward pass over a 64-token sentence, keeping every head's
-/// attention pattern and output (what the chapter's tools read), on random weights of GPT-2 small's
+/// attention pattern and output (what chapter 09's tools read), on random weights of GPT-2 small's
 /// shapes (12 layers, 12 heads, width 768, vocab 50257, context 1024; 124,439,808 parameters).
 /// Random weights take the same time as the real ones: the pass has no data-dependent branch.
-/// Google Benchmark; run build/release/chapters/09_real_heads/ch09_gpt2_bench.
+/// Google Benchmark; run build/release/common/gpt2_bench.
 #include <benchmark/benchmark.h>
 
 #include <armadillo>
 #include <vector>
 
 #include "common/attention/random.hpp"
-#include "gpt2_model.hpp"
+#include "common/gpt2/model.hpp"
 
 namespace {
 
 /// GPT-2 small's shapes with random weights, built once (about 1 GB of doubles).
-const ch09::gpt2::Weights& small_model() {
-  static const ch09::gpt2::Weights weights = [] {
+const gpt2::Weights& small_model() {
+  static const gpt2::Weights weights = [] {
     attn::Random rng(2019);
-    return ch09::gpt2::random_weights(ch09::gpt2::kSmall, rng);
+    return gpt2::random_weights(gpt2::kSmall, rng);
   }();
   return weights;
 }
 
 void gpt2_small_forward(benchmark::State& state) {
-  const ch09::gpt2::Weights& weights = small_model();
+  const gpt2::Weights& weights = small_model();
   const auto n = static_cast<arma::uword>(state.range(0));
   attn::Random rng(7);
   std::vector<arma::uword> tokens(n);
   for (arma::uword& t : tokens) t = rng.below(weights.config.vocab);
   for (auto _ : state) {
-    ch09::gpt2::Pass pass = ch09::gpt2::forward(weights, tokens);
+    gpt2::Pass pass = gpt2::forward(weights, tokens);
     benchmark::DoNotOptimize(pass.logits.memptr());
   }
   state.counters["tokens"] = static_cast<double>(n);

@@ -1,6 +1,6 @@
-/// \file chapters/09_real_heads/gpt2_files.cpp
-/// \brief Reading GPT-2's Hugging Face files (see gpt2_files.hpp); JSON through nlohmann-json.
-#include "gpt2_files.hpp"
+/// \file common/gpt2/checkpoint.cpp
+/// \brief Reading GPT-2's Hugging Face files (see checkpoint.hpp); JSON through nlohmann-json.
+#include "common/gpt2/checkpoint.hpp"
 
 #include <fmt/format.h>
 #include <algorithm>
@@ -20,7 +20,7 @@
 #include "common/apparatus/files.hpp"
 #include "common/attention/checks.hpp"
 
-namespace ch09::gpt2 {
+namespace gpt2 {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -613,4 +613,4 @@ Gpt2 load_gpt2(const std::string& dir) {
   }
 }
 
-}  // namespace ch09::gpt2
+}  // namespace gpt2

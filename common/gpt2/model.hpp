@@ -1,4 +1,4 @@
-/// \file chapters/09_real_heads/gpt2_model.hpp
+/// \file common/gpt2/model.hpp
 /// \brief GPT-2, the model: learned token and position embeddings, pre-norm blocks (causal
 /// multi-head attention, then an MLP with GELU, each with biases and a residual), a final norm and
 /// the unembedding tied to the token embedding. The forward pass keeps what the interpretability
@@ -25,7 +25,7 @@
 #include "common/attention/hooks.hpp"
 #include "common/attention/random.hpp"
 
-namespace ch09::gpt2 {
+namespace gpt2 {
 
 /// GPT-2's sizes.
 struct Config {
@@ -162,4 +162,4 @@ Pass resume(const Weights& weights, const Pass& clean, arma::uword layer, const 
 std::vector<arma::mat> resume_streams(const Weights& weights, const Pass& clean, arma::uword layer,
                                       const std::vector<Hooks>& variants);
 
-}  // namespace ch09::gpt2
+}  // namespace gpt2

@@ -1,6 +1,6 @@
-/// \file chapters/09_real_heads/bpe.cpp
+/// \file common/gpt2/bpe.cpp
 /// \brief GPT-2's byte-level BPE (see bpe.hpp); the regular expression runs on PCRE2.
-#include "bpe.hpp"
+#include "common/gpt2/bpe.hpp"
 
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
@@ -16,7 +16,7 @@
 
 #include "common/attention/checks.hpp"
 
-namespace ch09::gpt2 {
+namespace gpt2 {
 
 namespace {
 
@@ -242,4 +242,4 @@ std::string Tokenizer::decode(const std::vector<arma::uword>& ids) const {
   return text;
 }
 
-}  // namespace ch09::gpt2
+}  // namespace gpt2
