@@ -14,6 +14,7 @@
 #include <utility>
 
 #include "circuit.hpp"
+#include "claims.hpp"
 #include "common/apparatus/plot.hpp"
 #include "compare.hpp"
 #include "compare_view.hpp"
@@ -54,9 +55,9 @@ const ch09::Report& fixture_report() {
   return r;
 }
 
-const ch09::Claim& claim(const std::string& tag) {
-  for (const ch09::Claim& c : fixture_report().claims) {
-    if (c.tag == tag) return c;
+const attn::ClaimCheck& claim(const std::string& tag) {
+  for (const attn::ClaimCheck& c : fixture_report().claims) {
+    if (c.id == tag) return c;
   }
   throw std::logic_error("no claim " + tag);
 }
@@ -83,7 +84,7 @@ BOOST_AUTO_TEST_SUITE(claims)
 #if CH09_FULL
 BOOST_AUTO_TEST_CASE(claim_real_01_beats_the_bigram_baseline) {
   const ch09::Baselines& b = fixture_report().baselines;
-  BOOST_TEST(claim("real_01").holds, claim("real_01").numbers);
+  BOOST_TEST(claim("real_01").holds, claim("real_01").evidence);
   BOOST_TEST(b.model < b.bigram);
   BOOST_TEST(b.bigram < b.unigram);  // n-gram ladder: more context, lower loss
   BOOST_TEST(b.unigram < b.uniform);
@@ -91,13 +92,13 @@ BOOST_AUTO_TEST_CASE(claim_real_01_beats_the_bigram_baseline) {
 }
 
 BOOST_AUTO_TEST_CASE(claim_real_02_first_layer_previous_token_head) {
-  BOOST_TEST(claim("real_02").holds, claim("real_02").numbers);
+  BOOST_TEST(claim("real_02").holds, claim("real_02").evidence);
   BOOST_TEST(fixture_report().roles.previous_token.row(0).max() > 0.5);
 }
 
 BOOST_AUTO_TEST_CASE(claim_real_03_second_layer_induction_head_and_its_ablation) {
   const ch09::Report& r = fixture_report();
-  BOOST_TEST(claim("real_03").holds, claim("real_03").numbers);
+  BOOST_TEST(claim("real_03").holds, claim("real_03").evidence);
   BOOST_TEST(r.roles.induction_random.row(1).max() > 0.3);
   // the induction heads: every second-layer head above 0.3, zeroed together
   arma::mat keep(2, 4, arma::fill::ones);
@@ -121,7 +122,7 @@ BOOST_AUTO_TEST_CASE(claim_real_03_second_layer_induction_head_and_its_ablation)
 }
 
 BOOST_AUTO_TEST_CASE(claim_real_04_weight_is_not_contribution) {
-  BOOST_TEST(claim("real_04").holds, claim("real_04").numbers);
+  BOOST_TEST(claim("real_04").holds, claim("real_04").evidence);
   const ch09::ContributionCase& e = fixture_report().contributions.example;
   BOOST_TEST(e.weights(e.top_weight) >= e.weights(e.top_contribution));
   BOOST_TEST(e.norms(e.top_contribution) > e.norms(e.top_weight));
@@ -129,7 +130,7 @@ BOOST_AUTO_TEST_CASE(claim_real_04_weight_is_not_contribution) {
 
 BOOST_AUTO_TEST_CASE(claim_real_05_bank_with_controls) {
   const ch09::BankStudy& b = fixture_report().bank;
-  BOOST_TEST(claim("real_05").holds, claim("real_05").numbers);
+  BOOST_TEST(claim("real_05").holds, claim("real_05").evidence);
   BOOST_REQUIRE_EQUAL(b.sense.n_rows, 8u);
   BOOST_REQUIRE_EQUAL(b.sense.n_cols, 3u);  // embedding, after layer 1, after layer 2
   // After the embedding an item's four readings are one vector, the centre's too: nothing is left.
@@ -145,7 +146,7 @@ BOOST_AUTO_TEST_CASE(claim_real_05_bank_with_controls) {
 }
 BOOST_AUTO_TEST_CASE(claim_real_06_induction_head_writes_the_repeating_character) {
   const ch09::Report& r = fixture_report();
-  BOOST_TEST(claim("real_06").holds, claim("real_06").numbers);
+  BOOST_TEST(claim("real_06").holds, claim("real_06").evidence);
   BOOST_TEST(r.copying.head == ch09::head_list(1, r.induction_heads));
   BOOST_TEST(r.copying.share > 0.5);
   // Where it must fail: the previous-token head reads the current character, not the one after
@@ -154,13 +155,13 @@ BOOST_AUTO_TEST_CASE(claim_real_06_induction_head_writes_the_repeating_character
   const ch09::Probes probes = ch09::make_probes(corpus(), vocab(), fixture_run().model.shape.context);
   const ch09::CopyingSection other = ch09::copying(fixture_run().model, probes, 0, {prev});
   BOOST_TEST(other.cases == r.copying.cases);
-  BOOST_TEST(!ch09::claim_head_copies(other).holds, ch09::claim_head_copies(other).numbers);
+  BOOST_TEST(!ch09::claim_head_copies(other).holds, ch09::claim_head_copies(other).evidence);
   // and the example of section 3, decoded: somewhere the sharpest head is not the strongest
   BOOST_TEST(r.writes.disagree > 0u);
 }
 BOOST_AUTO_TEST_CASE(claim_real_08_mean_and_zero_ablation_agree_on_the_induction_head) {
   const ch09::Report& r = fixture_report();
-  BOOST_TEST(claim("real_08").holds, claim("real_08").numbers);
+  BOOST_TEST(claim("real_08").holds, claim("real_08").evidence);
   const arma::uword p = r.roles.previous_token.row(0).index_max();
   std::vector<std::string> names;
   const auto is_induction = [&](arma::uword i) {
@@ -208,13 +209,13 @@ BOOST_AUTO_TEST_CASE(claim_real_08_mean_and_zero_ablation_agree_on_the_induction
 }
 BOOST_AUTO_TEST_CASE(claim_real_07_the_induction_head_reads_the_previous_token_head) {
   const ch09::Report& r = fixture_report();
-  BOOST_TEST(claim("real_07").holds, claim("real_07").numbers);
+  BOOST_TEST(claim("real_07").holds, claim("real_07").evidence);
   const ch09::CircuitSection& c = r.circuit;
   BOOST_TEST(ch09::head_name(0, c.previous_head) == c.previous);
   BOOST_TEST(c.patched_repeat - c.clean_repeat > (c.first - c.clean_repeat) / 2);
   // the K-composition's rank is printed, not judged: the rank the numbers give
   const arma::uword rank = 1 + arma::accu(c.k_composition > c.k_composition(c.previous_head));
-  BOOST_TEST(claim("real_07").numbers.find("ranks " + std::to_string(rank) + " of 4") != std::string::npos);
+  BOOST_TEST(claim("real_07").evidence.find("ranks " + std::to_string(rank) + " of 4") != std::string::npos);
   // The K-composition by an independent route: the key-side product written out from the weights.
   const ch09::Model& m = fixture_run().model;
   const arma::uword ind = r.induction, dk = m.shape.d_k;
@@ -240,9 +241,9 @@ BOOST_AUTO_TEST_CASE(short_run_report_is_complete) {
   const ch09::Report& r = fixture_report();
   BOOST_REQUIRE_EQUAL(r.claims.size(), 8u);
   for (const char* tag : {"real_01", "real_02", "real_03", "real_04", "real_05", "real_06", "real_07", "real_08"}) {
-    const ch09::Claim& c = claim(tag);  // throws if the report lacks it
-    BOOST_TEST(!c.numbers.empty(), tag);
-    BOOST_TEST(c.numbers.find("nan") == std::string::npos, c.numbers);
+    const attn::ClaimCheck& c = claim(tag);  // throws if the report lacks it
+    BOOST_TEST(!c.evidence.empty(), tag);
+    BOOST_TEST(c.evidence.find("nan") == std::string::npos, c.evidence);
   }
   const ch09::Baselines& b = r.baselines;
   BOOST_TEST(b.bigram < b.unigram);
@@ -451,15 +452,15 @@ BOOST_AUTO_TEST_CASE(claim_real_05_verdict_follows_built_representations) {
   BOOST_TEST(letters.apart(2) == 4u);
   BOOST_TEST(letters.p_value(2) == 163.0 / 256.0, boost::test_tools::tolerance(1e-12));
   BOOST_TEST(letters.apart(0) == 0u);  // the same 'k': every cosine 1, no item apart
-  BOOST_TEST(ch09::claim_bank_controls(letters).holds, ch09::claim_bank_controls(letters).numbers);
+  BOOST_TEST(ch09::claim_bank_controls(letters).holds, ch09::claim_bank_controls(letters).evidence);
   const ch09::BankStudy sense = ch09::tally_bank(items(2.0, false));
   BOOST_TEST(sense.apart(2) == 8u);
   BOOST_TEST(sense.p_value(2) == 1.0 / 256.0, boost::test_tools::tolerance(1e-12));
-  BOOST_TEST(!ch09::claim_bank_controls(sense).holds, ch09::claim_bank_controls(sense).numbers);
-  BOOST_TEST(ch09::claim_bank_controls(sense).numbers.find("p = 0.004 < 0.05") != std::string::npos);
+  BOOST_TEST(!ch09::claim_bank_controls(sense).holds, ch09::claim_bank_controls(sense).evidence);
+  BOOST_TEST(ch09::claim_bank_controls(sense).evidence.find("p = 0.004 < 0.05") != std::string::npos);
   const ch09::BankStudy blind = ch09::tally_bank(items(0.0, true));
   BOOST_TEST(blind.letters == 0.0, boost::test_tools::tolerance(1e-12));
-  BOOST_TEST(!ch09::claim_bank_controls(blind).holds, ch09::claim_bank_controls(blind).numbers);
+  BOOST_TEST(!ch09::claim_bank_controls(blind).holds, ch09::claim_bank_controls(blind).evidence);
   BOOST_CHECK_THROW(ch09::tally_bank({}), std::invalid_argument);
 }
 
@@ -577,7 +578,7 @@ BOOST_AUTO_TEST_CASE(compare_centres_on_held_out_contexts_by_an_independent_rout
 BOOST_AUTO_TEST_CASE(copying_claim_fails_at_half_or_less) {
   BOOST_TEST(!ch09::claim_head_copies({"L2.H1", 100, 50, 0.5}).holds);
   BOOST_TEST(ch09::claim_head_copies({"L2.H1", 100, 51, 0.51}).holds);
-  BOOST_TEST(ch09::claim_head_copies({"L2.H1", 100, 51, 0.51}).tag == "real_06");
+  BOOST_TEST(ch09::claim_head_copies({"L2.H1", 100, 51, 0.51}).id == "real_06");
 }
 
 BOOST_AUTO_TEST_CASE(claims_report_what_they_measure) {
@@ -585,11 +586,13 @@ BOOST_AUTO_TEST_CASE(claims_report_what_they_measure) {
   b.bigram = 2.6, b.model = 2.7;
   BOOST_TEST(!ch09::claim_beats_bigram(b).holds);
   // The numbers state the relation they have, never a false one.
-  BOOST_TEST(ch09::claim_beats_bigram(b).numbers == "model 2.700 > bigram 2.600 nats/char");
+  BOOST_TEST(ch09::claim_beats_bigram(b).evidence ==
+             "the model beats the bigram baseline on held-out text: model 2.700 > bigram 2.600 nats/char");
   b.model = 2.2;
   BOOST_TEST(ch09::claim_beats_bigram(b).holds);
-  BOOST_TEST(ch09::claim_beats_bigram(b).numbers == "model 2.200 < bigram 2.600 nats/char");
-  BOOST_TEST(ch09::claim_beats_bigram(b).tag == "real_01");
+  BOOST_TEST(ch09::claim_beats_bigram(b).evidence ==
+             "the model beats the bigram baseline on held-out text: model 2.200 < bigram 2.600 nats/char");
+  BOOST_TEST(ch09::claim_beats_bigram(b).id == "real_01");
 }
 
 // Each claim function on made-up numbers for which it must fail (and, beside, hold).
@@ -599,7 +602,7 @@ BOOST_AUTO_TEST_CASE(claims_fail_when_their_numbers_do_not_support_them) {
   BOOST_TEST(!ch09::claim_previous_token_head(r).holds);  // 0.4 < 0.5
   r.previous_token(0, 2) = 0.6;
   BOOST_TEST(ch09::claim_previous_token_head(r).holds);
-  BOOST_TEST(ch09::claim_previous_token_head(r).numbers.find("L1.H2") !=
+  BOOST_TEST(ch09::claim_previous_token_head(r).evidence.find("L1.H2") !=
              std::string::npos);  // head_name counts heads from 0
   // real_03: a strong induction score whose ablation costs too little fails
   r.induction_random = arma::mat(2, 4, arma::fill::value(0.1));

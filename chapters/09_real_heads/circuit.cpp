@@ -5,7 +5,6 @@
 #include <cmath>
 #include <tuple>
 
-#include "common/apparatus/print.hpp"
 #include "common/attention/random.hpp"
 
 namespace ch09 {
@@ -105,23 +104,5 @@ CircuitSection circuit(const Model& model, const Vocabulary& vocab, const Probes
 }
 // [circuit]
 
-Claim claim_circuit(const CircuitSection& c) {
-  const arma::uword top = c.k_composition.index_max();
-  const arma::uword prev = c.previous_head;
-  const arma::uword rank = 1 + arma::accu(c.k_composition > c.k_composition(prev));
-  const double rise = c.patched_repeat - c.clean_repeat, half = (c.first - c.clean_repeat) / 2;
-  // Asserted: the intervention. Printed beside it: where the weights rank the partner, which the
-  // robustness study found largest in only some of the runs that formed the circuit.
-  return {"real_07",
-          "the circuit: the induction head needs the previous-token head; patched from shuffled windows, the "
-          "repeats break",
-          "the previous-token head " + c.previous + "'s output from shuffled windows raises the repeat loss by " +
-              attn::format_number(rise, 3) + (rise > half ? " > " : " <= ") + "half the in-context advantage " +
-              attn::format_number(half, 3) + "; its K-composition with " + c.induction + " ranks " +
-              std::to_string(rank) + " of " + std::to_string(c.k_composition.n_elem) + " (" +
-              attn::format_number(c.k_composition(prev), 4) + "; largest " + head_name(0, top) + " " +
-              attn::format_number(c.k_composition(top), 4) + ")",
-          rise > half};
-}
 
 }  // namespace ch09

@@ -1,7 +1,7 @@
 /// \file chapters/09_real_heads/circuit.hpp
 /// \brief Chapter 09's induction circuit, shown: the induction head's QK and OV circuits through
 /// the embedding and the unembedding, its Q-, K- and V-composition with every first-layer head, and
-/// a patch that breaks the circuit; then claim real_07 as a function.
+/// a patch that breaks the circuit.
 ///
 /// Shapes: W_QK = W_Q^h W_K^h^T and W_OV = W_V^h W_O^h are width x width (tokens are rows, so a
 /// score is x_q W_QK x_k^T and a write is x W_OV). Source: Elhage et al. 2021, "A Mathematical
@@ -40,9 +40,5 @@ struct CircuitSection {
 CircuitSection circuit(const Model& model, const Vocabulary& vocab, const Probes& probes, const Roles& roles,
                        arma::uword induction);
 
-/// real_07: patching the previous-token head's output from shuffled windows raises the repeat loss
-/// by more than half the in-context advantage; the rank of its K-composition with the induction head
-/// among first-layer heads is printed beside, not judged.
-Claim claim_circuit(const CircuitSection& c);
 
 }  // namespace ch09

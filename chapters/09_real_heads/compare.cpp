@@ -320,27 +320,4 @@ double sign_test(arma::uword k, arma::uword n) {
   return std::min(p, 1.0);
 }
 
-// [claim_bank]
-Claim claim_bank_controls(const BankStudy& b) {
-  const arma::uword n = b.sense.n_rows, last = b.sense.n_cols - 1;
-  bool sense_shows = false;
-  std::string layers;
-  for (arma::uword k = 1; k <= last; ++k) {
-    sense_shows = sense_shows || b.p_value(k) < kSenseLevel;
-    layers += (k > 1 ? "; " : "") + std::string("after layer ") + std::to_string(k) + " in " +
-              std::to_string(b.apart(k)) + " of " + std::to_string(n) +
-              " (p = " + attn::format_number(b.p_value(k), 3) + (b.p_value(k) < kSenseLevel ? " < " : " >= ") +
-              attn::format_number(kSenseLevel, 2) + ")";
-  }
-  const bool seen = b.letters >= kLettersSeen;  // NaN (a reading without direction) is not seen
-  const std::string moved = std::isfinite(b.letters)
-                                ? "1 - cos = " + attn::format_number(b.letters, 3) + (seen ? " >= " : " < ")
-                                : "an amount that cannot be measured (nothing is left once centred), not 1 - cos >= ";
-  return {"real_05", "bank's reading separates its two senses no more than letter controls do",
-          "the sense pair is further apart than its letter controls " + layers +
-              "; the controls move the reading after the last layer by " + moved + attn::format_number(kLettersSeen, 2),
-          seen && !sense_shows};
-}
-// [claim_bank]
-
 }  // namespace ch09

@@ -2,7 +2,7 @@
 /// \brief Chapter 09's comparisons of hidden representations: the stream at one marked position of
 /// a sentence (bank's final 'k') after the embedding and after each layer, compared with the same
 /// position of another sentence by a centred cosine and set against matched controls. The reader's
-/// own pair (`--compare A B`), the chapter's bank study of matched sentences, and claim real_05.
+/// own pair (`--compare A B`), and the chapter's bank study of matched sentences.
 ///
 /// Shapes: a reading is (layers + 1) x width, row 0 the stream after the embedding, row l the stream
 /// after layer l; a sentence of n characters gives streams n x width (tokens are rows).
@@ -191,11 +191,5 @@ constexpr double kLettersSeen = 0.05;
 /// P(X >= k) for X ~ Binomial(n, 1/2): the one-sided sign test. Throws nothing (1 for k = 0).
 double sign_test(arma::uword k, arma::uword n);
 
-/// real_05: bank's reading holds no sense beyond its letters. Holds when the letter controls move
-/// the reading after the last layer (mean centred distance >= kLettersSeen: the measure sees a
-/// changed word) and at no layer is the sense pair further apart than its letter controls in
-/// enough items for the sign test (p < kSenseLevel). Fails when the controls do not move the
-/// reading (nothing could be seen) or when some layer separates the senses beyond the letters.
-Claim claim_bank_controls(const BankStudy& b);
 
 }  // namespace ch09

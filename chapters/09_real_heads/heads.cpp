@@ -1,5 +1,5 @@
 /// \file chapters/09_real_heads/heads.cpp
-/// \brief The chapter's measurements and claims (see heads.hpp).
+/// \brief The chapter's measurements (see heads.hpp).
 #include "heads.hpp"
 
 #include <algorithm>
@@ -214,30 +214,6 @@ std::vector<std::string> head_names(const Roles& r) {
   return names;
 }
 
-namespace {
-
-/// " < ", " > " or " = ": how `a` stands to `b`, so the printed numbers never state a false inequality
-/// (a short run's numbers can fall on either side).
-std::string versus(double a, double b) { return a < b ? " < " : a > b ? " > " : " = "; }
-
-}  // namespace
-
-// [claims]
-Claim claim_beats_bigram(const Baselines& b) {
-  return {"real_01", "the model beats the bigram baseline on held-out text",
-          "model " + attn::format_number(b.model, 3) + versus(b.model, b.bigram) + "bigram " +
-              attn::format_number(b.bigram, 3) + " nats/char",
-          b.model < b.bigram};
-}
-
-Claim claim_previous_token_head(const Roles& r) {
-  const arma::uword h = r.previous_token.row(0).index_max();
-  const double top = r.previous_token(0, h);
-  return {"real_02", "a first-layer head is a previous-token head",
-          head_name(0, h) + " previous-token score " + attn::format_number(top, 3) + versus(top, 0.5) + "0.5",
-          top > 0.5};
-}
-
 std::vector<arma::uword> induction_heads(const Roles& r) {
   const arma::uword L = r.induction_random.n_rows;
   std::vector<arma::uword> out;
@@ -270,34 +246,5 @@ Ablation induction_ablation(const Model& model, const Probes& probes, const Role
   for (const arma::uword h : heads) keep(L - 1, h) = 0.0;
   return ablate(model, probes, head_list(L - 1, heads), keep);
 }
-
-Claim claim_induction_head(const Roles& r, const Ablation& zeroed) {
-  const arma::uword L = r.induction_random.n_rows;
-  const double score = r.induction_random.row(L - 1).max();
-  const double advantage = r.random.first - r.random.repeat;
-  const double rise = zeroed.random.repeat - r.random.repeat;
-  return {"real_03", "a second-layer head is an induction head, and zeroing the induction heads costs the repeats",
-          head_name(L - 1, r.induction_random.row(L - 1).index_max()) + " induction score " +
-              attn::format_number(score, 3) + versus(score, 0.3) + "0.3; zeroing " + zeroed.name +
-              " raises the random-repeat loss by " + attn::format_number(rise, 3) + versus(rise, advantage / 2) +
-              "half the in-context advantage " + attn::format_number(advantage / 2, 3),
-          score > 0.3 && rise > advantage / 2};
-}
-
-Claim claim_contribution_differs(const Contributions& c) {
-  std::string numbers = std::to_string(c.disagree) + " of " + std::to_string(c.cases) +
-                        " (head, position) pairs have a top weight that is not the top contribution";
-  if (c.found) {
-    const ContributionCase& e = c.example;
-    numbers += "; e.g. " + head_name(e.layer, e.head) + " at position " + std::to_string(e.query) + ": weight " +
-               attn::format_number(e.weights(e.top_weight), 2) + " on " + std::to_string(e.top_weight) + " gives " +
-               attn::format_number(e.norms(e.top_weight), 2) + ", weight " +
-               attn::format_number(e.weights(e.top_contribution), 2) + " on " + std::to_string(e.top_contribution) +
-               " gives " + attn::format_number(e.norms(e.top_contribution), 2);
-  }
-  return {"real_04", "a head's largest weight need not be its largest contribution", numbers, c.disagree > 0};
-}
-
-// [claims]
 
 }  // namespace ch09

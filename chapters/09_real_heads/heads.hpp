@@ -1,7 +1,7 @@
 /// \file chapters/09_real_heads/heads.hpp
 /// \brief Chapter 09 measurements, one result struct per section: baselines, the head view,
 /// contributions (weights vs ||a_ij v_j W_O||), measured roles, ablations and names as summaries;
-/// then the claims real_01..real_04 as functions (the bank comparison is in compare.hpp).
+/// (the claims they support are in claims.hpp).
 ///
 /// Sources: the article, "Watch real heads" (inspect where a head gathers and what it contributes;
 /// compare two uses of "bank" across heads and layers; treat a role as a hypothesis tested across
@@ -147,26 +147,5 @@ Ablation induction_ablation(const Model& model, const Probes& probes, const Role
 /// Thresholds: previous-token above 0.5, induction (random letters) above 0.3, duplicate-token above
 /// 0.3, the claims' thresholds; "no measured role" otherwise. Throws nothing.
 std::vector<std::string> head_names(const Roles& roles);
-
-/// A claim of docs/claims.md checked on this run (ch09 keeps its statement apart from the
-/// numbers, so the printer can wrap both; attn::ClaimCheck is the shorter form the other chapters use).
-/// The claim functions below throw nothing.
-struct Claim {
-  std::string tag;        ///< e.g. "real_01"
-  std::string statement;  ///< what is claimed
-  std::string numbers;    ///< the measured numbers behind it
-  bool holds = false;     ///< whether the numbers support it
-};
-
-/// real_01: the model's held-out loss is below the bigram baseline.
-Claim claim_beats_bigram(const Baselines& b);
-/// real_02: a first-layer head's previous-token score is above 0.5.
-Claim claim_previous_token_head(const Roles& r);
-/// real_03: a second-layer head's induction score (random letters) is above 0.3, and zeroing the
-/// induction heads (`zeroed`, induction_ablation()) raises the random-repeat loss by more than half
-/// the in-context advantage (first - repeat).
-Claim claim_induction_head(const Roles& r, const Ablation& zeroed);
-/// real_04: for at least one head and position the largest weight is not the largest contribution.
-Claim claim_contribution_differs(const Contributions& c);
 
 }  // namespace ch09

@@ -6,7 +6,6 @@
 #include <cmath>
 #include <stdexcept>
 
-#include "common/apparatus/print.hpp"
 
 namespace ch09 {
 
@@ -153,34 +152,5 @@ PatchingSection patching(const Model& model, const Vocabulary& vocab, const std:
 }
 // [patching]
 
-Claim claim_ablations_agree(const AblationCompare& c, const std::vector<std::string>& induction,
-                            const std::string& previous) {
-  const std::string layer = induction.front().substr(0, induction.front().find('.'));  // "L2"
-  const auto is_induction = [&](arma::uword i) {
-    return std::find(induction.begin(), induction.end(), c.heads[i]) != induction.end();
-  };
-  // The head with the largest random-repeat rise, over all heads or over the induction heads' layer.
-  const auto top = [&](const arma::mat& rises, bool in_layer) {
-    arma::uword best = c.heads.size();
-    for (arma::uword i = 0; i < c.heads.size(); ++i) {
-      if (in_layer && c.heads[i].rfind(layer + ".", 0) != 0) continue;
-      if (best == c.heads.size() || rises(i, 1) > rises(best, 1)) best = i;
-    }
-    return best;
-  };
-  const arma::uword z = top(c.zero, false), m = top(c.mean, false);
-  const arma::uword zl = top(c.zero, true), ml = top(c.mean, true);
-  const auto rise = [&](const arma::mat& rises, arma::uword i) {
-    return c.heads[i] + " (" + attn::format_number(rises(i, 1), 3) + ")";
-  };
-  std::string circuit;
-  for (const std::string& h : induction) circuit += (circuit.empty() ? "" : ", ") + h;
-  return {"real_08", "mean ablation agrees with zero ablation on where the repeats are computed",
-          "largest random-repeat rise zeroed: " + rise(c.zero, z) + ", mean-ablated: " + rise(c.mean, m) + "; in " +
-              layer + " zeroed: " + rise(c.zero, zl) + ", mean-ablated: " + rise(c.mean, ml) +
-              "; the circuit: " + previous + " read by " + circuit,
-          (is_induction(z) || c.heads[z] == previous) && (is_induction(m) || c.heads[m] == previous) &&
-              is_induction(zl) && is_induction(ml)};
-}
 
 }  // namespace ch09

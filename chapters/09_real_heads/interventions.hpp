@@ -2,7 +2,7 @@
 /// \brief Chapter 09's interventions a reader can trust: zero and mean ablation of each head side by
 /// side, activation patching from one sentence into another (a head's output, or the stream at one
 /// position and layer), and the findings a reader should not miss (a head that compensates, a head
-/// whose removal helps, an unnamed head that matters); then claim real_08 as a function.
+/// whose removal helps, an unnamed head that matters).
 ///
 /// Sources: the article, "Watch real heads" (test a proposed role with interventions); Olsson et
 /// al. 2022 and Wang et al. 2022, §3 (mean ablation over a reference distribution); Meng et al. 2022
@@ -95,11 +95,5 @@ struct PatchingSection {
 PatchingSection patching(const Model& model, const Vocabulary& vocab, const std::string& a, const std::string& b,
                          const std::vector<arma::uword>& together = {});
 
-/// real_08: zero and mean ablation agree on where the repeats are computed: under both, the head
-/// whose removal raises the random-repeat loss most is in the circuit (an induction head of
-/// `induction`, or the previous-token head `previous` they read), and so is the largest of the
-/// induction heads' layer. Which head ranks first differs from run to run; both are printed.
-Claim claim_ablations_agree(const AblationCompare& c, const std::vector<std::string>& induction,
-                            const std::string& previous);
 
 }  // namespace ch09

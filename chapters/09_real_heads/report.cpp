@@ -45,11 +45,11 @@ std::string percent(arma::uword part, arma::uword whole) {
 
 }  // namespace
 
-void print_claim(std::ostream& out, const Claim& c, bool quick) {
+void print_claim(std::ostream& out, const attn::ClaimCheck& c, bool quick) {
   const std::string verdict = c.holds ? "(holds)"
                               : quick ? "(not judged: a --quick run is too short)"
                                       : "(does NOT hold)";
-  print_wrapped(out, c.statement + ": " + c.numbers, verdict + "   [" + c.tag + "]");
+  print_wrapped(out, c.evidence, verdict + "   [" + c.id + "]");
 }
 
 void print_start(std::ostream& out, const std::optional<std::string>& loaded, const std::string& stale) {

@@ -14,10 +14,10 @@
 
 namespace ch09 {
 
-/// One claim on one line: "  <statement>: <numbers> (holds)   [tag]". On a --quick run's model
+/// One claim, wrapped: "  <statement>: <numbers> (holds)   [tag]". On a --quick run's model
 /// (`quick`) a claim that fails reads "(not judged: a --quick run is too short)" instead of
 /// "(does NOT hold)": the claims are about the full run.
-void print_claim(std::ostream& out, const Claim& claim, bool quick = false);
+void print_claim(std::ostream& out, const attn::ClaimCheck& claim, bool quick = false);
 
 /// The chapter's title line, then why a --cached run is trained again (`stale`, when not empty),
 /// then "Loaded the model saved in DIR." when `loaded` names the folder read, else the line said

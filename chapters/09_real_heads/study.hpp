@@ -10,6 +10,7 @@
 
 #include <optional>
 
+#include "claims.hpp"
 #include "circuit.hpp"
 #include "compare.hpp"
 #include "heads.hpp"
@@ -51,7 +52,7 @@ struct Report {
   CircuitSection circuit;          ///< section 5: the induction circuit, its compositions and the patch that breaks it
   BankStudy bank;                  ///< section 6: matched sentences, centred on held-out text
   std::vector<std::string> names;  ///< section 7
-  std::vector<Claim> claims;       ///< real_01 .. real_08
+  std::vector<attn::ClaimCheck> claims;  ///< real_01 .. real_08 (claims.hpp)
   bool quick = false;              ///< the model is a --quick run's: its claims are printed, not judged
 };
 

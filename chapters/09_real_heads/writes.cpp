@@ -5,7 +5,6 @@
 #include <cmath>
 #include <stdexcept>
 
-#include "common/apparatus/print.hpp"
 
 namespace ch09 {
 
@@ -123,16 +122,5 @@ CopyingSection copying(const Model& model, const Probes& probes, arma::uword lay
   return out;
 }
 // [copying]
-
-// [claim_copies]
-Claim claim_head_copies(const CopyingSection& c) {
-  return {"real_06", "what a head writes, decoded: the induction heads raise the repeating character most",
-          "the write of " + c.head + " raises the next character of the earlier copy above every other at " +
-              std::to_string(c.copies) + " of " + std::to_string(c.cases) + " repeat positions (" +
-              attn::format_number(c.share, 3) + (c.share > 0.5 ? " > " : " <= ") + "0.5)",
-          c.share > 0.5};
-}
-
-// [claim_copies]
 
 }  // namespace ch09

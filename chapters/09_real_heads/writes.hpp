@@ -1,7 +1,7 @@
 /// \file chapters/09_real_heads/writes.hpp
 /// \brief Chapter 09's tools that read what a head writes: a pass that keeps every head's output
 /// apart (and can replace one, for ablation and patching), and direct logit attribution of a head's
-/// output through the final norm and the unembedding; then claim real_06 as a function.
+/// output through the final norm and the unembedding.
 ///
 /// Shapes: tokens are rows; a window of T tokens gives streams T x width, a head's output T x width,
 /// logits T x vocab. Sources: Elhage et al. 2021, "A Mathematical Framework for Transformer
@@ -95,8 +95,5 @@ struct CopyingSection {
 CopyingSection copying(const Model& model, const Probes& probes, arma::uword layer,
                        const std::vector<arma::uword>& heads);
 
-/// real_06: the induction heads' direct logit effect raises the repeating character above every
-/// other at more than half the repeat positions.
-Claim claim_head_copies(const CopyingSection& c);
 
 }  // namespace ch09
