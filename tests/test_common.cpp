@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "common/apparatus/numbers.hpp"
+#include "common/apparatus/panels.hpp"
 #include "common/apparatus/plot.hpp"
 #include "common/apparatus/print.hpp"
 #include "common/attention/attention.hpp"
@@ -406,6 +407,28 @@ BOOST_AUTO_TEST_CASE(heatmap_kinds_draw_labelled_boxes_and_labels_can_be_hidden)
   BOOST_TEST(attn::heatmap_commands(quiet, "'q.dat'").find("with labels") == std::string::npos);
   quiet.cell_labels = true;
   BOOST_TEST(attn::heatmap_commands(quiet, "'q.dat'").find("with labels") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(a_pattern_grid_draws_one_panel_a_head_and_refuses_maps_that_do_not_fit) {
+  const auto dir = std::filesystem::temp_directory_path() / "attn-test-common-grid";
+  std::filesystem::remove_all(dir);
+  attn::Plotter p(attn::PlotSettings{.folder = dir.string()});
+  BOOST_REQUIRE_MESSAGE(p.enabled(), p.skip_reason());
+  const arma::mat A{{1.0, 0.0}, {0.25, 0.75}};  // causal weights over two tokens
+  attn::PatternGrid grid{.name = "grid", .title = "t", .labels = {"a", "b"}, .heads = {"L1.H0", "L1.H1"},
+                         .cells = {A, A}, .columns = 2, .unit_range = true};
+  attn::pattern_grid(p, grid);
+  BOOST_TEST(attn::is_valid_png(dir / "grid.png"));
+  // One data file per head; the masked entry (j > i) is NaN, the rest as given.
+  std::ifstream in(dir / "grid_2.dat");
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  BOOST_TEST(text.find("1\t0\tNaN") != std::string::npos, text);
+  BOOST_TEST(text.find("1\t1\t0.75") != std::string::npos, text);
+  grid.heads.pop_back();  // two maps, one title
+  BOOST_CHECK_THROW(attn::pattern_grid(p, grid), std::invalid_argument);
+  grid.heads.push_back("L1.H1");
+  grid.cells[1] = arma::mat(3, 3, arma::fill::zeros);  // a map for three tokens, two labels
+  BOOST_CHECK_THROW(attn::pattern_grid(p, grid), std::invalid_argument);
 }
 
 BOOST_AUTO_TEST_CASE(line_styles_error_bars_and_arrows_write_valid_pngs) {

@@ -2,7 +2,6 @@
 /// \brief Drawing the chapter's results (see figures.hpp).
 #include "figures.hpp"
 
-#include <sstream>
 
 #include "common/apparatus/panels.hpp"
 #include "common/apparatus/print.hpp"
@@ -45,51 +44,16 @@ void draw_curve(attn::Plotter& plots, const Report& r, const Run& run) {
 /// A grid of heat maps, layers by heads, with the sentence's characters on both axes.
 void draw_grid(attn::Plotter& plots, const std::string& name, const std::string& title, const HeadView& v,
                const std::vector<arma::mat>& cells, const std::string& cblabel, bool weights) {
-  std::vector<std::string> data;
-  for (const arma::mat& M : cells) {
-    std::ostringstream d;
-    d << "# source j\treceiving i\tvalue (NaN: masked, j > i)\n";
-    for (arma::uword i = 0; i < M.n_rows; ++i) {
-      for (arma::uword j = 0; j < M.n_cols; ++j)
-        d << j << '\t' << i << '\t' << (j > i ? "NaN" : format_number(M(i, j), 5)) << '\n';
-      d << '\n';
-    }
-    data.push_back(d.str());
-  }
-  std::ostringstream tics;
-  for (std::size_t t = 0; t < v.labels.size(); ++t)
-    tics << (t ? ", " : "") << attn::gnuplot_tic_label(v.labels[t]) << ' ' << t;
-  const double n = static_cast<double>(v.labels.size());
-  plots.figure(name, title, data, [&](const std::vector<std::string>& dat) {
-    std::ostringstream gp;
-    // About 12 px per character row of a panel, so the 7-point tick labels stay apart. The book's
-    // canvases keep 11 px labels: two heads a row on a desktop, one on a phone.
-    const attn::Canvas& canvas = attn::Canvas::current();
-    const int panels = static_cast<int>(v.layers * v.heads), columns = canvas.narrow ? 1 : 2;
-    const int rows = canvas.svg ? (panels + columns - 1) / columns : static_cast<int>(v.layers);
-    if (canvas.svg) {
-      gp << canvas.terminal(canvas.width, (canvas.narrow ? 400 : 480) * rows + 40);
-    } else {
-      gp << "set terminal pngcairo noenhanced size " << 400 * v.heads << "," << 420 * v.layers + 40
-         << " font 'DejaVu Sans,8'\n";
-    }
-    gp << "set multiplot layout " << rows << "," << (canvas.svg ? columns : static_cast<int>(v.heads)) << " title "
-       << attn::gnuplot_quote(canvas.wrap(title)) << "\n"
-       << "unset title\nset size ratio 1\nunset key\nset palette defined (0 '#f7fbff', 1 '#9ecae1', 2 '#08306b')\n"
-       << "set xrange [-0.5:" << n - 0.5 << "]\nset yrange [" << n - 0.5 << ":-0.5]\n"
-       << "set xtics (" << tics.str() << ") font '," << canvas.font(7) << "' nomirror\nset ytics (" << tics.str()
-       << ") font '," << canvas.font(7) << "' nomirror\n"
-       << "set cblabel " << attn::gnuplot_quote(cblabel) << "\n"
-       << "set xlabel 'source character j' font '," << canvas.font(8) << "'\nset ylabel 'receiving character i' font ',"
-       << canvas.font(8) << "'\n"
-       << (weights ? "set cbrange [0:1]\n" : "");  // weights share one scale; contribution sizes do not
-    for (std::size_t k = 0; k < dat.size(); ++k) {
-      gp << "set title " << attn::gnuplot_quote(head_name(k / v.heads, k % v.heads)) << "\n"
-         << "plot " << dat[k] << " using 1:2:3 with image" << (canvas.svg ? " pixels" : "") << "\n";
-    }
-    gp << "unset multiplot\n";
-    return gp.str();
-  });
+  attn::pattern_grid(plots, {.name = name,
+                             .title = title,
+                             .labels = v.labels,
+                             .heads = all_head_names(v.layers, v.heads),
+                             .cells = cells,
+                             .columns = v.heads,
+                             .xlabel = "source character j",
+                             .ylabel = "receiving character i",
+                             .cblabel = cblabel,
+                             .unit_range = weights});  // weights share one scale; contribution sizes do not
 }
 
 void draw_roles(attn::Plotter& plots, const Report& r) {

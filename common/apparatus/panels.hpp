@@ -27,4 +27,25 @@ void bar_panels(Plotter& plots, const std::string& name, const std::string& titl
 void heatmap_panels(Plotter& plots, const std::string& name, const std::string& title,
                     const std::vector<Heatmap>& panels);
 
+/// Every head's attention pattern (or any n x n map per head) on one sentence: a grid of heat maps.
+struct PatternGrid {
+  std::string name{};                 ///< file stem: NAME.png (or .svg) and NAME.dat, NAME_2.dat, ...
+  std::string title{};                ///< over the grid
+  std::vector<std::string> labels{};  ///< the sentence's n tokens, on both axes
+  std::vector<std::string> heads{};   ///< one title per panel, e.g. "L1.H0"
+  std::vector<arma::mat> cells{};     ///< one n x n map per head; row i receives, column j is read
+  arma::uword columns = 1;            ///< panels per row of the PNG (the heads of one layer)
+  std::string xlabel{};               ///< the axis of the tokens read, e.g. "source character j"
+  std::string ylabel{};               ///< the axis of the tokens reading, e.g. "receiving character i"
+  std::string cblabel{};              ///< the colour scale's label
+  bool unit_range = false;            ///< weights: one colour scale 0 .. 1 for every panel
+};
+
+/// Draws `grid`: entries above the diagonal (j > i, masked) are blank; about 12 px per token row
+/// of a panel, so 7-point tick labels stay apart; the book's canvases put two panels a row on a
+/// desktop and one on a phone. Does nothing when the Plotter is disabled. Throws
+/// std::invalid_argument if the labels, heads and cells do not agree, and std::runtime_error if
+/// gnuplot fails.
+void pattern_grid(Plotter& plots, const PatternGrid& grid);
+
 }  // namespace attn
