@@ -1,25 +1,24 @@
 /// \file live_ch09.cpp
 /// \brief Chapter 09's head view, live: the model ch09_real_heads trained and saved, read back with
-/// the apparatus's model reader (attn::read_model) and run through the readable forward pass of
+/// the docs build (docs/live/export_ch09.cpp) and run through the readable forward pass of
 /// common/attention/attn_only.hpp on the reader's sentence.
 ///
-/// The docs build exports the saved model into the book (html/live/ch09_model.js: model.txt as
-/// attn::save_model wrote it, and the vocabulary run.txt records), and the page hands that text to
-/// ch09_load. For every head of every layer, ch09_heads gives what chapter 09's head view and
+/// The docs build exports the saved model into the book (html/live/ch09_model.js, written by
+/// docs/live/export_ch09.cpp: the shape, the float32 parameters, and the vocabulary run.txt
+/// records), and the page hands the floats to ch09_load, which fills the model with them. For every head of every layer, ch09_heads gives what chapter 09's head view and
 /// contribution sections compute (ch09::head_view, chapters/09_real_heads/heads.cpp, there with the
 /// fast pass): the weights a_ij, the size of what each source sends, ||a_ij v_j W_O^h||
 /// (Kobayashi et al. 2020, §3), and the size of the head's whole write at each position,
 /// ||sum_j a_ij v_j W_O^h|| (Elhage et al. 2021).
 #include <emscripten/bind.h>
 
+#include <algorithm>
 #include <optional>
-#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "chapters/09_real_heads/corpus.hpp"
-#include "common/apparatus/model_files.hpp"
 #include "common/attention/attn_only.hpp"
 #include "docs/live/convert.hpp"
 
@@ -55,18 +54,32 @@ live::val float64(const std::vector<double>& values) {
       .call<live::val>("slice");
 }
 
-/// Reads the model text (model.txt) and the vocabulary (run.txt's hexadecimal characters): {layers,
-/// heads, context, width, d_k, vocab, parameters}, or {error} when either is refused.
-live::val load(const std::string& model_text, const std::string& characters_hex) {
+/// Fills a model of `shape` ({vocab, context, width, heads, d_k, layers, final_norm}) with
+/// `parameters` (a Float32Array: the groups in parameter_table() order, each column-major, as
+/// export_ch09.cpp wrote them) and reads the vocabulary (run.txt's hexadecimal characters):
+/// {layers, heads, context, width, d_k, vocab, parameters}, or {error} when either is refused.
+live::val load(const live::val& shape, const live::val& parameters, const std::string& characters_hex) {
   return live::guarded([&] {
-    std::istringstream in(model_text);
-    Model model = attn::read_model<float>(in, "ch09_model/model.txt");
+    const auto size = [&](const char* key) { return shape[key].as<arma::uword>(); };
+    const attn::AttnOnlyShape s{size("vocab"), size("context"), size("width"),  size("heads"),
+                                size("d_k"),   size("layers"),  shape["final_norm"].as<bool>()};
+    Model model = attn::zero_model<float>(s);  // validates the shape
+    const std::vector<float> values = emscripten::convertJSArrayToNumberVector<float>(parameters);
+    if (values.size() != attn::parameter_count(s)) {
+      throw std::invalid_argument("the model has " + std::to_string(values.size()) + " parameters, its shape " +
+                                  std::to_string(attn::parameter_count(s)));
+    }
+    std::size_t at = 0;
+    for (arma::fmat* M : attn::parameter_ptrs(model)) {
+      std::copy_n(values.begin() + static_cast<std::ptrdiff_t>(at), M->n_elem, M->memptr());
+      at += M->n_elem;
+      if (!M->is_finite()) throw std::invalid_argument("the model holds a parameter that is not finite");
+    }
     ch09::Vocabulary vocab(unhex(characters_hex));
     if (vocab.size() != model.shape.vocab) {
       throw std::invalid_argument("the model reads " + std::to_string(model.shape.vocab) +
                                   " tokens, its vocabulary has " + std::to_string(vocab.size()));
     }
-    const attn::AttnOnlyShape s = model.shape;
     loaded.emplace(Loaded{std::move(model), std::move(vocab)});
     live::val out = live::val::object();
     out.set("layers", s.layers);
@@ -93,17 +106,6 @@ arma::umat tokens_of(const ch09::Vocabulary& vocab, const std::string& sentence,
   return vocab.encode(sentence);
 }
 
-/// The model cut to its first n positions (P's first n rows, context n). Chapter 09 pads a sentence
-/// of n characters with spaces to the whole context; under the causal mask no position reads a later
-/// one, so positions 0 .. n - 1 compute the same numbers either way, and the page computes n rows,
-/// not 128.
-Model first_positions(const Model& model, arma::uword n) {
-  Model cut = model;
-  cut.shape.context = n < 2 ? 2 : n;  // the shape's smallest context; one character reads row 0 only
-  cut.P = model.P.rows(0, cut.shape.context - 1);
-  return cut;
-}
-
 /// Every head on `sentence` (n characters): {labels (n axis labels, space as "_"), names ("L1.H0",
 /// ...), layers, heads, n, weights, contributions, writes}. For the k-th head (k = l heads + h):
 /// weights[k n n + i n + j] = a_ij and contributions[...] = ||a_ij v_j W_O^h|| (n x n each, row i
@@ -111,15 +113,14 @@ Model first_positions(const Model& model, arma::uword n) {
 live::val heads(const std::string& sentence) {
   return live::guarded([&] {
     if (!loaded) throw std::invalid_argument("the model has not been loaded");
-    const arma::umat typed = tokens_of(loaded->vocab, sentence, loaded->model.shape.context);
-    const arma::uword n = typed.n_cols;
-    const Model model = first_positions(loaded->model, n);
+    // Chapter 09 pads a sentence with spaces to the whole context; under the causal mask no
+    // position reads a later one, so the sentence's own n positions compute the same numbers.
+    const arma::umat tokens = tokens_of(loaded->vocab, sentence, loaded->model.shape.context);  // 1 x n
+    const arma::uword n = tokens.n_cols;
+    const Model& model = loaded->model;
     const attn::AttnOnlyShape& s = model.shape;
-    arma::umat tokens(1, s.context);
-    tokens.fill(loaded->vocab.token(' '));  // a one-character sentence: one space after it, unseen
-    tokens.cols(0, n - 1) = typed;
     attn::AttnOnlyPass<float> pass;
-    attn::forward(model, tokens, pass);  // the readable pass, one sequence
+    attn::forward(model, tokens, pass);  // the readable pass, one sequence of n tokens
     const arma::uword dk = s.d_k;
     std::vector<double> weights, contributions, writes;
     live::val names = live::val::array();

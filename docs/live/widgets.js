@@ -700,8 +700,8 @@
   };
 
   // ---- chapter 09: the head view ------------------------------------------------------------------
-  // The model ch09_real_heads trained and saved (exported into html/live/ch09_model.js), read by
-  // attn::read_model and run by the readable forward pass on the reader's sentence (ch09_heads):
+  // The model ch09_real_heads trained and saved (exported into html/live/ch09_model.js as float32
+  // parameters), handed to the WebAssembly and run by the readable forward pass on the reader's sentence (ch09_heads):
   // every head of every layer as a small heat map, and for the character under the pointer (or the
   // one tapped) each head's weights over the characters it can read, the size of what each of them
   // contributes, ||a_ij v_j W_O||, and the size of the head's whole write there.
@@ -741,7 +741,11 @@
       throw new Error("the chapter 09 model (live/ch09_model.js) did not load");
     const data = window.attnLiveData.ch09;
     let info = null;
-    timed(root, "load model", () => { info = M.ch09_load(data.model, data.characters); });
+    timed(root, "load model", () => {  // float32 parameters in base64 (docs/live/export_ch09.cpp)
+      const text = atob(data.parameters), bytes = new Uint8Array(text.length);
+      for (let k = 0; k < text.length; ++k) bytes[k] = text.charCodeAt(k);
+      info = M.ch09_load(data.shape, new Float32Array(bytes.buffer), data.characters);
+    });
     if (info.error) throw new Error(info.error);
     const input = h("input", { type: "text", value: ch09Sentences[0], maxlength: String(info.context), "aria-label": "sentence", spellcheck: "false" });
     const presets = h("div", { class: "live-buttons" }, ...ch09Sentences.map((t) => h("button", { type: "button", "data-sentence": t, text: t,
