@@ -1,11 +1,16 @@
 #!/usr/bin/env bash
 # Speed side by side with PyTorch (float32, CPU), measured in one run and alternated round by round,
-# since this machine is shared and noisy. Two cases:
+# since this machine is shared and noisy. Three cases:
 #   ch09: one training step of chapter 09's model (97 tokens, context 128, width 64, 2 layers of
 #         4 heads of 16, final layer norm, batch 32: forward, next-token loss, backward, Adam);
-#   ch05: one Adam step of the article's 8-d, one-head sense classifier (chapter 05 --bench).
+#   ch05: one Adam step of the article's 8-d, one-head sense classifier (chapter 05 --bench);
+#   gpt2: one 64-token forward pass of GPT-2 small's shapes (random weights), keeping every head's
+#         pattern and write, as chapter 09's --gpt2 tools read them (common/gpt2/bench.cpp, Google
+#         Benchmark, against PyTorch float32).
 # The PyTorch models are written here to match the C++ ones operation for operation. PyTorch gets
-# the better of 1 thread and its default in every round.
+# the better of 1 thread and its default in every round. Each row and ratio carries the machine's
+# 1-minute load average (from /proc/loadavg) when it was measured: above the 2 cores' 2, both sides
+# were slowed by other work.
 # Usage: scripts/bench-vs-pytorch.sh [ROUNDS]   (default 3)
 set -euo pipefail
 cd "$(dirname "$(readlink -f "$0")")/.."  # the repository, also when run through a link
@@ -19,11 +24,12 @@ if ! "$py" -c 'import torch' 2>/dev/null; then
   exit 1
 fi
 cmake --preset release >/dev/null
-cmake --build --preset release --target ch05_training ch09_real_heads >/dev/null
+cmake --build --preset release --target ch05_training ch09_real_heads gpt2_bench >/dev/null
 ch05=build/release/chapters/05_training/ch05_training
 ch09=build/release/chapters/09_real_heads/ch09_real_heads
+gpt2=build/release/common/gpt2_bench
 
-torch_case() {  # $1 = ch09 | ch05, $2 = threads (0 = PyTorch's default); prints milliseconds per step
+torch_case() {  # $1 = ch09 | ch05 | gpt2, $2 = threads (0 = PyTorch's default); prints milliseconds per step
   "$py" - "$1" "$2" <<'EOF'
 import math, sys, time, torch
 case, threads = sys.argv[1], int(sys.argv[2])
@@ -59,6 +65,31 @@ if case == "ch09":
         loss = torch.nn.functional.cross_entropy(logits[:, :-1].reshape(-1, V), x[:, 1:].reshape(-1))
         opt.zero_grad(); loss.backward(); opt.step()
     print(f"{timed(step, 3, 30):.4f}")
+elif case == "gpt2":
+    V, C, D, H, L, n = 50257, 1024, 768, 12, 12, 64
+    dh = D // H
+    g = torch.Generator().manual_seed(0)
+    def W(*shape): return torch.randn(*shape, generator=g) * 0.02
+    wte, wpe, lnf = W(V, D), W(C, D), (1 + W(D), W(D))
+    blocks = [dict(ln1=(1 + W(D), W(D)), attn=W(D, 3 * D), attn_b=W(3 * D), proj=W(D, D), proj_b=W(D),
+                   ln2=(1 + W(D), W(D)), fc=W(D, 4 * D), fc_b=W(4 * D), fc_proj=W(4 * D, D), fc_proj_b=W(D))
+              for _ in range(L)]
+    x = torch.randint(0, V, (n,), generator=g)
+    mask = torch.full((n, n), float("-inf")).triu(1)
+    norm = lambda X, gb: torch.nn.functional.layer_norm(X, (D,), gb[0], gb[1])
+    gelu = lambda X: torch.nn.functional.gelu(X, approximate="tanh")
+    @torch.no_grad()
+    def step():
+        X, kept = wte[x] + wpe[:n], []
+        for b in blocks:
+            q, k, v = (norm(X, b["ln1"]) @ b["attn"] + b["attn_b"]).view(n, 3, H, dh).permute(1, 2, 0, 3)
+            A = torch.softmax(q @ k.transpose(-1, -2) / math.sqrt(dh) + mask, dim=-1)  # H x n x n
+            writes = torch.einsum("hnd,hde->hne", A @ v, b["proj"].view(H, dh, D))    # each head's write
+            kept.append((A, writes))
+            X = X + writes.sum(0) + b["proj_b"]
+            X = X + gelu(norm(X, b["ln2"]) @ b["fc"] + b["fc_b"]) @ b["fc_proj"] + b["fc_proj_b"]
+        return norm(X, lnf) @ wte.T, kept
+    print(f"{timed(step, 2, 10):.4f}")
 else:
     d = 8
     class OneHeadSense(torch.nn.Module):
@@ -85,25 +116,32 @@ EOF
 
 best() { printf '%s\n' "$@" | sort -g | head -1; }
 
-echo "bench-vs-pytorch: $rounds rounds, C++ and PyTorch alternated; milliseconds per training step"
-printf '%-6s %-5s %12s %12s\n' case round "C++" "PyTorch"
-c9=(); t9=(); c5=(); t5=()
+load() { cut -d' ' -f1 /proc/loadavg; }
+
+echo "bench-vs-pytorch: $rounds rounds, C++ and PyTorch alternated; milliseconds per training step (gpt2: per forward pass)"
+printf '%-6s %-5s %12s %12s %6s\n' case round "C++" "PyTorch" load
+c9=(); t9=(); c5=(); t5=(); cg=(); tg=()
 for ((r = 1; r <= rounds; r++)); do
   cpp=$("$ch09" --bench 30 | sed -n 's/^ch09 model step: \([0-9.]*\) ms.*/\1/p')
   torch=$(best "$(torch_case ch09 1)" "$(torch_case ch09 0)")
-  printf '%-6s %-5s %12s %12s\n' ch09 "$r" "$cpp" "$torch"
+  printf '%-6s %-5s %12s %12s %6s\n' ch09 "$r" "$cpp" "$torch" "$(load)"
   c9+=("$cpp"); t9+=("$torch")
   cpp=$("$ch05" --bench | sed -n 's/.*best of 20 runs: \([0-9.]*\) us per step.*/\1/p')
   cpp=$(awk -v us="$cpp" 'BEGIN { printf "%.4f", us / 1000 }')
   torch=$(best "$(torch_case ch05 1)" "$(torch_case ch05 0)")
-  printf '%-6s %-5s %12s %12s\n' ch05 "$r" "$cpp" "$torch"
+  printf '%-6s %-5s %12s %12s %6s\n' ch05 "$r" "$cpp" "$torch" "$(load)"
   c5+=("$cpp"); t5+=("$torch")
+  cpp=$("$gpt2" --benchmark_format=csv 2>/dev/null | awk -F, '/^"gpt2_small_forward/ { printf "%.4f", $3 }')
+  torch=$(best "$(torch_case gpt2 1)" "$(torch_case gpt2 0)")
+  printf '%-6s %-5s %12s %12s %6s\n' gpt2 "$r" "$cpp" "$torch" "$(load)"
+  cg+=("$cpp"); tg+=("$torch")
 done
 
 summary() {  # $1 = case, $2 = best C++, $3 = best PyTorch
-  awk -v name="$1" -v c="$2" -v t="$3" \
-    'BEGIN { printf "%-6s best C++ %.4f ms, best PyTorch %.4f ms: C++ is %.1fx faster\n", name, c, t, t / c }'
+  awk -v name="$1" -v c="$2" -v t="$3" -v load="$(load)" \
+    'BEGIN { printf "%-6s best C++ %.4f ms, best PyTorch %.4f ms: C++ is %.2fx PyTorch'"'"'s speed (load %s)\n", name, c, t, t / c, load }'
 }
-echo "== best of $rounds rounds each"
+echo "== best of $rounds rounds each (above 1x: C++ is faster)"
 summary ch09 "$(best "${c9[@]}")" "$(best "${t9[@]}")"
 summary ch05 "$(best "${c5[@]}")" "$(best "${t5[@]}")"
+summary gpt2 "$(best "${cg[@]}")" "$(best "${tg[@]}")"
