@@ -42,45 +42,45 @@ BOOST_AUTO_TEST_SUITE(claims)
 
 BOOST_AUTO_TEST_CASE(claim_mix_01_river_bank_weights) {
   attn::test::check_printed(forward().river.weights(), {0.26, 0.31, 0.43}, 0.005);
-  expect_holds(ch01::river_weights_claim(forward()), "mix_01");
+  expect_holds(ch01::claim_river_weights(forward()), "mix_01");
   // Section 2 prints the same weights from the step-by-step trace.
   const ch01::WhyItMixedSection why = ch01::why_it_mixed(attn::toy_embeddings());
   attn::test::check_printed(why.trace.weights, {0.26, 0.31, 0.43}, 0.005);
-  expect_holds(ch01::softmax_claim(why), "mix_01");
+  expect_holds(ch01::claim_softmax(why), "mix_01");
 }
 
 BOOST_AUTO_TEST_CASE(claim_mix_02_river_bank_mixture) {
   attn::test::check_printed(forward().river.mixture(), {0.21, 0.52, 0.34, 0.41}, 0.005);
-  expect_holds(ch01::river_mixture_claim(forward(), attn::toy_embeddings().axes()), "mix_02");
+  expect_holds(ch01::claim_river_mixture(forward(), attn::toy_embeddings().axes()), "mix_02");
 }
 
 BOOST_AUTO_TEST_CASE(claim_mix_03_money_bank_weights_identical) {
   const arma::rowvec money = forward().money.weights(), river = forward().river.weights();
   attn::test::check_printed(money, {0.26, 0.31, 0.43}, 0.005);
   BOOST_TEST(arma::abs(money - river).max() < 1e-15);
-  expect_holds(ch01::money_weights_claim(forward()), "mix_03");
+  expect_holds(ch01::claim_money_weights(forward()), "mix_03");
 }
 
 BOOST_AUTO_TEST_CASE(claim_mix_04_money_bank_mixture) {
   attn::test::check_printed(forward().money.mixture(), {0.52, 0.21, 0.34, 0.41}, 0.005);
-  expect_holds(ch01::money_mixture_claim(forward(), attn::toy_embeddings().axes()), "mix_04");
+  expect_holds(ch01::claim_money_mixture(forward(), attn::toy_embeddings().axes()), "mix_04");
 }
 
 BOOST_AUTO_TEST_CASE(claim_mix_05_residual_preview_river) {
   attn::test::check_printed(forward().river.residual(), {0.71, 1.02, 1.14, 0.61}, 0.005);
-  expect_holds(ch01::river_residual_claim(forward()), "mix_05");
+  expect_holds(ch01::claim_river_residual(forward()), "mix_05");
 }
 
 BOOST_AUTO_TEST_CASE(claim_mix_06_residual_preview_money) {
   attn::test::check_printed(forward().money.residual(), {1.02, 0.71, 1.14, 0.61}, 0.005);
-  expect_holds(ch01::money_residual_claim(forward()), "mix_06");
+  expect_holds(ch01::claim_money_residual(forward()), "mix_06");
 }
 
 BOOST_AUTO_TEST_CASE(claim_mix_07_plain_average) {
   const arma::rowvec mean = forward().mean;
   BOOST_TEST(std::abs(mean(1) - 0.50) <= 0.005);  // water
   BOOST_TEST(std::abs(mean(0) - 0.17) <= 0.005);  // finance
-  expect_holds(ch01::plain_average_claim(forward()), "mix_07");
+  expect_holds(ch01::claim_plain_average(forward()), "mix_07");
 }
 
 BOOST_AUTO_TEST_CASE(claim_mix_08_unscaled_dot_products) {
@@ -88,14 +88,14 @@ BOOST_AUTO_TEST_CASE(claim_mix_08_unscaled_dot_products) {
   attn::test::check_printed(why.trace.dots, {0.20, 0.54, 1.18}, 0.005);
   // By hand: bank = [0.5, 0.5, 0.8, 0.2] against the = [0,0,0,1], river = [0,1,0,0.2] and itself.
   BOOST_TEST(why.trace.dots(2) == 0.25 + 0.25 + 0.64 + 0.04, tt::tolerance(1e-12));
-  expect_holds(ch01::dots_claim(why), "mix_08");
+  expect_holds(ch01::claim_dots(why), "mix_08");
 }
 
 BOOST_AUTO_TEST_CASE(claim_mix_09_divided_by_sqrt_4) {
   const ch01::WhyItMixedSection why = ch01::why_it_mixed(attn::toy_embeddings());
   attn::test::check_printed(why.trace.scaled, {0.10, 0.27, 0.59}, 0.005);
-  expect_holds(ch01::scaled_claim(why), "mix_09");
-  BOOST_TEST(ch01::scaled_claim(why).evidence.starts_with("  divided by sqrt(4) = 2:"));
+  expect_holds(ch01::claim_scaled(why), "mix_09");
+  BOOST_TEST(ch01::claim_scaled(why).evidence.starts_with("  divided by sqrt(4) = 2:"));
 }
 
 // The value claims compare with the article's numbers, so other embeddings make them fail: a longer
@@ -108,21 +108,21 @@ BOOST_AUTO_TEST_CASE(claims_mix_01_to_09_fail_on_other_embeddings) {
   const ch01::ForwardPassSection f = ch01::one_forward_pass(longer_bank);
   const ch01::WhyItMixedSection w = ch01::why_it_mixed(longer_bank);
   for (const attn::ClaimCheck& c :
-       {ch01::river_weights_claim(f), ch01::river_mixture_claim(f, toy.axes()), ch01::money_weights_claim(f),
-        ch01::money_mixture_claim(f, toy.axes()), ch01::river_residual_claim(f), ch01::money_residual_claim(f),
-        ch01::dots_claim(w), ch01::scaled_claim(w), ch01::softmax_claim(w)}) {
+       {ch01::claim_river_weights(f), ch01::claim_river_mixture(f, toy.axes()), ch01::claim_money_weights(f),
+        ch01::claim_money_mixture(f, toy.axes()), ch01::claim_river_residual(f), ch01::claim_money_residual(f),
+        ch01::claim_dots(w), ch01::claim_scaled(w), ch01::claim_softmax(w)}) {
     BOOST_TEST(!c.holds, c.id);
   }
   E = toy.E();
   E.row(toy.index("money"))(3) = 0.3;
   const ch01::ForwardPassSection m = ch01::one_forward_pass(attn::EmbeddingTable(toy.words(), toy.axes(), E));
-  BOOST_TEST(ch01::river_weights_claim(m).holds);
-  BOOST_TEST(!ch01::money_weights_claim(m).holds);
+  BOOST_TEST(ch01::claim_river_weights(m).holds);
+  BOOST_TEST(!ch01::claim_money_weights(m).holds);
   // The plain average moves when a word of the sentence moves.
   E = toy.E();
   E.row(toy.index("river"))(1) = 0.7;
   BOOST_TEST(
-      !ch01::plain_average_claim(ch01::one_forward_pass(attn::EmbeddingTable(toy.words(), toy.axes(), E))).holds);
+      !ch01::claim_plain_average(ch01::one_forward_pass(attn::EmbeddingTable(toy.words(), toy.axes(), E))).holds);
 }
 
 BOOST_AUTO_TEST_CASE(claim_mix_10_times_5_sharpens_toward_bank) {
@@ -131,7 +131,7 @@ BOOST_AUTO_TEST_CASE(claim_mix_10_times_5_sharpens_toward_bank) {
   BOOST_TEST(w(2) > scale.at(1.0)(2));
   BOOST_TEST(std::abs(scale.at(1.0)(2) - 0.43) <= 0.005);
   BOOST_TEST(w.index_max() == 2u);
-  const attn::ClaimCheck claim = ch01::sharpening_claim(scale);  // the program prints this one
+  const attn::ClaimCheck claim = ch01::claim_sharpening(scale);  // the program prints this one
   BOOST_TEST(claim.id == "mix_10");
   BOOST_TEST(claim.holds);
   BOOST_TEST(claim.evidence == "  x5: bank's own weight grows from 0.43 to 0.78 and stays the largest");
@@ -148,7 +148,7 @@ BOOST_AUTO_TEST_CASE(claim_mix_11_times_0_1_nearly_uniform) {
   BOOST_TEST(std::stod(attn::format_upper_bound(deviation, 4)) >= deviation);
   const attn::test::Run r = attn::test::run(std::string(CHAPTER_EXE) + " --no-plots");
   BOOST_TEST(r.out.find("within " + attn::format_upper_bound(deviation, 4) + " of 1/3") != std::string::npos);
-  const attn::ClaimCheck claim = ch01::flattening_claim(ch01::score_scale(attn::toy_embeddings()));
+  const attn::ClaimCheck claim = ch01::claim_flattening(ch01::score_scale(attn::toy_embeddings()));
   BOOST_TEST(claim.id == "mix_11");
   BOOST_TEST(claim.holds);
   BOOST_TEST(r.out.find(claim.evidence + "   [mix_11]") != std::string::npos);
@@ -179,16 +179,16 @@ BOOST_AUTO_TEST_CASE(claim_mix_12_shapes_and_row_sums) {
     BOOST_TEST(p.H.n_cols == X.n_cols);
     attn::test::check_distributions(p.A);
     const ch01::SentencePass pass = ch01::sentence_pass(attn::toy_embeddings(), attn::split_sentence(s));
-    BOOST_TEST(ch01::shapes_claim(pass).holds, s);
+    BOOST_TEST(ch01::claim_shapes(pass).holds, s);
   }
   const ch01::SentencePass rb = ch01::sentence_pass(attn::toy_embeddings(), attn::split_sentence("the river bank"));
-  const attn::ClaimCheck claim = ch01::shapes_claim(rb);
+  const attn::ClaimCheck claim = ch01::claim_shapes(rb);
   BOOST_TEST(claim.id == "mix_12");
   BOOST_TEST(claim.evidence.find("A = softmax(scores) is 3 x 3, H = A X is 3 x 4") != std::string::npos);
   // A pass whose rows do not sum to 1 fails the claim.
   ch01::SentencePass broken = rb;
   broken.pass.A(0, 0) += 0.1;
-  BOOST_TEST(!ch01::shapes_claim(broken).holds);
+  BOOST_TEST(!ch01::claim_shapes(broken).holds);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -16,6 +16,7 @@
 #include <sstream>
 #include <utility>
 
+#include "claims.hpp"
 #include "common/apparatus/plot.hpp"
 #include "common/attention/random.hpp"
 #include "common/attention/toy.hpp"
@@ -181,7 +182,7 @@ BOOST_AUTO_TEST_CASE(claim_qk_08_same_query_in_both_sentences) {
 
 BOOST_AUTO_TEST_CASE(claim_qk_09_one_score_is_the_sum_of_coordinate_shares) {
   const ch02::CombinedQuery c = ch02::combined_query(attn::split_sentence("the river bank"));
-  const attn::ClaimCheck claim = ch02::combined_query_claim(c);
+  const attn::ClaimCheck claim = ch02::claim_combined_query(c);
   BOOST_TEST(claim.id == "qk_09");
   BOOST_TEST(claim.holds);
   // By hand: q_bank = 0.8 x [0, 3.75, 3.75] = [0, 3, 3]; keys the [0,0,0], river [0,1,0], bank [0.5,0.5,0.8].
@@ -199,12 +200,12 @@ BOOST_AUTO_TEST_CASE(claim_qk_09_one_score_is_the_sum_of_coordinate_shares) {
   // A share that does not add up makes the claim fail.
   ch02::CombinedQuery broken = c;
   broken.largest_gap = 1e-6;
-  BOOST_TEST(!ch02::combined_query_claim(broken).holds);
+  BOOST_TEST(!ch02::claim_combined_query(broken).holds);
 }
 
 BOOST_AUTO_TEST_CASE(claim_qk_10_five_directions_in_two_dimensions_interfere) {
   const ch02::Superposition s = ch02::superposition();
-  const attn::ClaimCheck claim = ch02::superposition_claim(s);
+  const attn::ClaimCheck claim = ch02::claim_superposition(s);
   BOOST_TEST(claim.id == "qk_10");
   BOOST_TEST(claim.holds);
   BOOST_TEST(s.W.n_rows == 5u);
@@ -224,7 +225,7 @@ BOOST_AUTO_TEST_CASE(claim_qk_10_five_directions_in_two_dimensions_interfere) {
   square.W = arma::eye(2, 2);
   square.rank = 2;
   square.max_interference = 0.0;
-  BOOST_TEST(!ch02::superposition_claim(square).holds);
+  BOOST_TEST(!ch02::claim_superposition(square).holds);
   BOOST_CHECK_THROW(ch02::superposition(2), std::invalid_argument);
 }
 

@@ -20,6 +20,7 @@
 #include <utility>
 #include <vector>
 
+#include "claims.hpp"
 #include "common/apparatus/plot.hpp"
 #include "common/attention/multihead.hpp"
 #include "common/attention/random.hpp"
@@ -151,7 +152,7 @@ BOOST_AUTO_TEST_CASE(claim_heads_03_sublayer_shapes) {
 BOOST_AUTO_TEST_CASE(claim_heads_04_embedding_table_and_projections_are_separate) {
   const ch03::ExampleSublayer example = ch03::example_sublayer({"the", "river", "bank"});
   const std::vector<ch03::SeparateObject> rows = ch03::separate_objects(example);
-  const attn::ClaimCheck claim = ch03::separate_objects_claim(rows, example);
+  const attn::ClaimCheck claim = ch03::claim_separate_objects(rows, example);
   BOOST_TEST(claim.id == "heads_04");
   BOOST_TEST(claim.holds);
   // The article's table: E and the projections learned; X, Q, K, V and A, H computed on each pass.
@@ -171,12 +172,12 @@ BOOST_AUTO_TEST_CASE(claim_heads_04_embedding_table_and_projections_are_separate
   // A table that calls the projections computed makes the claim fail.
   std::vector<ch03::SeparateObject> wrong = rows;
   wrong[1].learned = false;
-  BOOST_TEST(!ch03::separate_objects_claim(wrong, example).holds);
+  BOOST_TEST(!ch03::claim_separate_objects(wrong, example).holds);
 }
 
 BOOST_AUTO_TEST_CASE(claim_val_05_score_from_i_to_j_differs_from_j_to_i) {
   const ch03::Asymmetry a = ch03::asymmetric_scores();
-  const attn::ClaimCheck claim = ch03::asymmetry_claim(a);
+  const attn::ClaimCheck claim = ch03::claim_asymmetry(a);
   BOOST_TEST(claim.id == "val_05");
   BOOST_TEST(claim.holds);
   BOOST_TEST(a.words[a.i] == "bank");
@@ -196,7 +197,7 @@ BOOST_AUTO_TEST_CASE(claim_val_05_score_from_i_to_j_differs_from_j_to_i) {
   ch03::Asymmetry symmetric = a;
   symmetric.M = arma::eye(4, 4);
   symmetric.backward = symmetric.forward;
-  BOOST_TEST(!ch03::asymmetry_claim(symmetric).holds);
+  BOOST_TEST(!ch03::claim_asymmetry(symmetric).holds);
 }
 
 BOOST_AUTO_TEST_CASE(the_claim_functions_fail_on_numbers_that_contradict_them) {

@@ -35,62 +35,62 @@ attn::ClaimCheck mixture_line(const char* id, const SentencePass& s, const std::
 
 }  // namespace
 
-attn::ClaimCheck river_weights_claim(const ForwardPassSection& f) {
+attn::ClaimCheck claim_river_weights(const ForwardPassSection& f) {
   return weights_line("mix_01", f.river, as_printed(f.river.weights(), kBankWeights));
 }
 
-attn::ClaimCheck river_mixture_claim(const ForwardPassSection& f, const std::vector<std::string>& axes) {
+attn::ClaimCheck claim_river_mixture(const ForwardPassSection& f, const std::vector<std::string>& axes) {
   return mixture_line("mix_02", f.river, axes, kRiverMixture);
 }
 
-attn::ClaimCheck money_weights_claim(const ForwardPassSection& f) {
+attn::ClaimCheck claim_money_weights(const ForwardPassSection& f) {
   const arma::rowvec money = f.money.weights(), river = f.river.weights();
   const bool same = money.n_elem == river.n_elem && arma::abs(money - river).max() <= 1e-15;
   return weights_line("mix_03", f.money, same && as_printed(money, kBankWeights));
 }
 
-attn::ClaimCheck money_mixture_claim(const ForwardPassSection& f, const std::vector<std::string>& axes) {
+attn::ClaimCheck claim_money_mixture(const ForwardPassSection& f, const std::vector<std::string>& axes) {
   return mixture_line("mix_04", f.money, axes, kMoneyMixture);
 }
 
-attn::ClaimCheck river_residual_claim(const ForwardPassSection& f) {
+attn::ClaimCheck claim_river_residual(const ForwardPassSection& f) {
   return {"mix_05", as_printed(f.river.residual(), kRiverResidual),
           "    river sentence: " + vector_text(f.river.residual())};
 }
 
-attn::ClaimCheck money_residual_claim(const ForwardPassSection& f) {
+attn::ClaimCheck claim_money_residual(const ForwardPassSection& f) {
   return {"mix_06", as_printed(f.money.residual(), kMoneyResidual),
           "    money sentence: " + vector_text(f.money.residual())};
 }
 
-attn::ClaimCheck plain_average_claim(const ForwardPassSection& f) {
+attn::ClaimCheck claim_plain_average(const ForwardPassSection& f) {
   const double water = f.mean(1), finance = f.mean(0);
   return {"mix_07", as_printed({water, finance}, {0.50, 0.17}),
           "    water " + attn::format_number(water, kArticleDecimals) + ", finance " +
               attn::format_number(finance, kArticleDecimals)};
 }
 
-attn::ClaimCheck dots_claim(const WhyItMixedSection& w) {
+attn::ClaimCheck claim_dots(const WhyItMixedSection& w) {
   return {"mix_08", as_printed(w.trace.dots, kDots),
           "  dot products with " + comma_list(w.sentence.words) + ": " + vector_text(w.trace.dots)};
 }
 
-attn::ClaimCheck scaled_claim(const WhyItMixedSection& w) {
+attn::ClaimCheck claim_scaled(const WhyItMixedSection& w) {
   const arma::uword d = w.sentence.X.n_cols;
   const std::string label =
       fmt::format("  divided by sqrt({}) = {}:", d, attn::format_number(std::sqrt(static_cast<double>(d)), 0));
-  // padded to dots_claim's label, so the two vectors line up
+  // padded to claim_dots's label, so the two vectors line up
   const std::size_t width = ("  dot products with " + comma_list(w.sentence.words) + ": ").size();
   return {"mix_09", as_printed(w.trace.scaled, kScaled),
           fmt::format("{:<{}}{}", label, width, vector_text(w.trace.scaled))};
 }
 
-attn::ClaimCheck softmax_claim(const WhyItMixedSection& w) {
+attn::ClaimCheck claim_softmax(const WhyItMixedSection& w) {
   return {"mix_01", as_printed(w.trace.weights, kBankWeights),
           "  softmax (exp, then divide by sum):  " + vector_text(w.trace.weights)};
 }
 
-attn::ClaimCheck sharpening_claim(const ScoreScaleSection& s) {
+attn::ClaimCheck claim_sharpening(const ScoreScaleSection& s) {
   const arma::rowvec sharp = s.at(5.0), plain = s.at(1.0);
   const arma::uword bank = s.words.size() - 1;
   return {.id = "mix_10",
@@ -99,7 +99,7 @@ attn::ClaimCheck sharpening_claim(const ScoreScaleSection& s) {
                       " to " + attn::format_number(sharp(bank), 2) + " and stays the largest"};
 }
 
-attn::ClaimCheck flattening_claim(const ScoreScaleSection& s) {
+attn::ClaimCheck claim_flattening(const ScoreScaleSection& s) {
   const arma::rowvec flat = s.at(0.1);
   const double deviation = arma::abs(flat - 1.0 / static_cast<double>(flat.n_elem)).max();
   return {.id = "mix_11",
@@ -108,7 +108,7 @@ attn::ClaimCheck flattening_claim(const ScoreScaleSection& s) {
                       std::to_string(flat.n_elem) + ", close to a plain average"};
 }
 
-attn::ClaimCheck shapes_claim(const SentencePass& s) {
+attn::ClaimCheck claim_shapes(const SentencePass& s) {
   const attn::HeadPass& p = s.pass;
   const arma::uword n = s.X.n_rows;
   const bool shapes = p.scores.n_rows == n && p.scores.n_cols == n && p.A.n_rows == n && p.A.n_cols == n &&

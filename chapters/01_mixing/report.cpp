@@ -47,20 +47,20 @@ void print_forward_pass(std::ostream& out, const ForwardPassSection& f, const st
   attn::print_heading(out,
                       fmt::format("1. One forward pass, no training (Wq = Wk = Wv = I, d_k = {})", f.river.X.n_cols));
   fmt::print(out, "Every token's vector is its own query, key and value. bank is the last row.\n");
-  print_sentence(out, f.river, river_weights_claim(f), river_mixture_claim(f, axes));
-  print_sentence(out, f.money, money_weights_claim(f), money_mixture_claim(f, axes));
+  print_sentence(out, f.river, claim_river_weights(f), claim_river_mixture(f, axes));
+  print_sentence(out, f.money, claim_money_weights(f), claim_money_mixture(f, axes));
   fmt::print(out,
              "\n  The weights are the same in both sentences: river and money have the same length and\n"
              "  the same dot product with bank. The mixtures differ because the vectors being mixed differ:\n"
              "  river brings water, money brings finance.\n");
 
   fmt::print(out, "\n  Residual preview (identity output projection): bank input + mixture\n");
-  attn::print_claim(out, river_residual_claim(f));
-  attn::print_claim(out, money_residual_claim(f));
+  attn::print_claim(out, claim_river_residual(f));
+  attn::print_claim(out, claim_money_residual(f));
 
   fmt::print(out, "\n  A plain average separates the sentences too. The mean of \"{}\":\n",
              attn::join_words(f.river.words));
-  attn::print_claim(out, plain_average_claim(f));
+  attn::print_claim(out, claim_plain_average(f));
   fmt::print(out, "  So this experiment shows information mixing, not a task that needs selective weights.\n");
 }
 
@@ -68,9 +68,9 @@ void print_why_it_mixed(std::ostream& out, const WhyItMixedSection& w) {
   const SentencePass& s = w.sentence;
   const RowTrace& t = w.trace;
   attn::print_heading(out, fmt::format("2. Why it mixed at all: bank's row in \"{}\"", attn::join_words(s.words)));
-  attn::print_claim(out, dots_claim(w));
-  attn::print_claim(out, scaled_claim(w));
-  attn::print_claim(out, softmax_claim(w));
+  attn::print_claim(out, claim_dots(w));
+  attn::print_claim(out, claim_scaled(w));
+  attn::print_claim(out, claim_softmax(w));
   fmt::print(out,
              "  mixture = {} x {} + {} x {} + {} x {}\n"
              "          = {}   (printed rounded; computed in full precision)\n"
@@ -81,7 +81,7 @@ void print_why_it_mixed(std::ostream& out, const WhyItMixedSection& w) {
              format_number(t.weights(2), kPrecision), s.words[2], format_vector(t.mixture, kPrecision),
              format_number(t.dots(s.receiver), kPrecision));
 
-  attn::print_claim(out, shapes_claim(s));
+  attn::print_claim(out, claim_shapes(s));
   fmt::print(out, "  A (row i: how receiving position i shares its attention over the sources):\n");
   attn::print_matrix(out, s.words, s.pass.A, kPrecision);
   fmt::print(out, "  row sums: {}\n", format_vector(s.row_sums(), 12));
@@ -104,9 +104,9 @@ void print_score_scale(std::ostream& out, const ScoreScaleSection& s) {
     t.add(row);
   }
   t.print(out);
-  attn::print_claim(out, sharpening_claim(s));
+  attn::print_claim(out, claim_sharpening(s));
   fmt::print(out, "      (the largest score wins a larger share)\n");
-  attn::print_claim(out, flattening_claim(s));
+  attn::print_claim(out, claim_flattening(s));
   fmt::print(out,
              "  The sqrt(d_k) divisor sets the scale of the scores as d_k changes; it does not choose\n"
              "  which token wins (chapter 04 explains why).\n");

@@ -8,6 +8,7 @@
 #include <armadillo>
 #include <vector>
 
+#include "claims.hpp"
 #include "common/apparatus/print.hpp"
 #include "common/attention/toy.hpp"
 
@@ -223,7 +224,7 @@ void print_combined_criteria(std::ostream& out, const CombinedQuery& c) {
                format_number(100.0 * t.weights(j), 1) + "%"});
   }
   table.print(out, "    ");
-  attn::print_claim(out, combined_query_claim(c));
+  attn::print_claim(out, claim_combined_query(c));
   fmt::print(out, "  By linearity each score is the water preset's plus the structure preset's (largest gap {}):\n  ",
              attn::format_plain(c.largest_split_gap));
   for (arma::uword j = 0; j < t.words.size(); ++j) {
@@ -245,7 +246,7 @@ void print_superposition(std::ostream& out, const Superposition& s) {
   std::vector<std::string> names;
   for (arma::uword i = 0; i < features; ++i) names.push_back(fmt::format("w_{}", i + 1));
   attn::print_matrix(out, names, s.W, 3);
-  attn::print_claim(out, superposition_claim(s));
+  attn::print_claim(out, claim_superposition(s));
   fmt::print(out,
              "  {0} dimensions hold at most {0} linearly independent directions, so the {1} strengths cannot all be\n"
              "  recovered by a linear read x W^T:\n",

@@ -1,9 +1,9 @@
 /// \file report.hpp
 /// \brief Chapter 02's printers: each section's result as the article prints it.
 ///
-/// Each printer takes a lesson result (swap_query.hpp) and only lays it out; the numbers and the
-/// claims come from the lesson. All write to `out` and throw nothing beyond std::bad_alloc (stream
-/// errors are the stream's state).
+/// Each printer takes a lesson result (swap_query.hpp) and only lays it out; the numbers come from
+/// the lesson, the claims from claims.hpp. All write to `out` and throw nothing beyond std::bad_alloc
+/// (stream errors are the stream's state).
 #pragma once
 
 #include <ostream>

@@ -15,7 +15,6 @@
 #include <string>
 #include <vector>
 
-#include "common/apparatus/print.hpp"
 #include "common/attention/attention.hpp"
 
 namespace ch02 {
@@ -170,11 +169,6 @@ arma::mat combined_wq();
 /// Source: the article, "One query can combine several matching criteria"; Vaswani et al. 2017, §3.2.1.
 CombinedQuery combined_query(const std::vector<std::string>& words);
 
-/// Claim qk_09: the shares add up to every score (to 1e-12), and every key that matches either
-/// preference (a non-zero water or structure coordinate) scores from it (a positive share there).
-/// Source: the claims ledger, qk_09.
-attn::ClaimCheck combined_query_claim(const CombinedQuery& c);
-
 /// More feature directions than dimensions, after Elhage et al. 2022, "Toy Models of Superposition":
 /// a representational possibility, not a claim about what a trained head holds.
 struct Superposition {
@@ -194,10 +188,6 @@ struct Superposition {
 /// of Superposition" (the pentagon of 5 features in 2-d, ReLU read with a bias); the article, "One
 /// query can combine several matching criteria".
 Superposition superposition(arma::uword features = 5);
-
-/// Claim qk_10: rank(W) = dims < features, and reading one active feature picks up non-zero
-/// interference from the others. Source: the claims ledger, qk_10.
-attn::ClaimCheck superposition_claim(const Superposition& s);
 
 // ---- the program's sections, computed once --------------------------------------------------------
 
@@ -287,40 +277,5 @@ struct Sections {
   CombinedQuery combined{};       ///< section 5, first part
   Superposition superposition{};  ///< section 5, second part
 };
-
-// ---- the claims, each checked on its section's result (docs/claims.md) ----------------------
-// Each returns the line(s) the program prints before the claim's tag; all throw nothing.
-
-/// swap_01: under raw similarity tower's weights tie Eiffel with the filler and favour tower itself.
-attn::ClaimCheck claim_raw_weights(const TeachingSection& t);
-/// swap_02: tower's raw mixture carries its weights: Paris identity = weight on Eiffel, structure = its own.
-attn::ClaimCheck claim_raw_mixture(const TeachingSection& t);
-/// swap_03: tower . Eiffel = 0 = tower . the, so Eiffel's weight equals the filler's exactly.
-attn::ClaimCheck claim_eiffel_ties_the_filler(const TeachingSection& t);
-/// swap_04: under the swap query tower's largest weight is on Eiffel, the other two tie.
-attn::ClaimCheck claim_swap_weights(const TeachingSection& t);
-/// swap_05: the swap query's mixture takes its Paris identity from Eiffel's weight, now the larger part.
-attn::ClaimCheck claim_swap_mixture(const TeachingSection& t);
-/// swap_06: Q = X2 swap row by row (the same matrix on every token); tower's query is [0, 1].
-attn::ClaimCheck claim_queries_row_by_row(const TeachingSection& t);
-/// qk_01: n = (1, 1, -1) spans M's null space (rank 2, nullity 1) and M n = 0.
-attn::ClaimCheck claim_n_in_null_space(const SmallNullSpace& s);
-/// qk_02: M e = M (e + n): the map cannot tell e from e + n.
-attn::ClaimCheck claim_same_query(const SmallNullSpace& s);
-/// qk_03: rank + nullity = d for the width example, rank <= d_k, and sampled null-space rows leave
-/// the query unchanged (relative 1e-12).
-attn::ClaimCheck claim_width_nullity(const WidthExample& w);
-/// qk_04: the receiver's query of `t` is the sum of its terms x_r Wq_r (query_terms), and for the
-/// water preset it points along water only. `Wq`: 4 x 3, the table's query projection.
-attn::ClaimCheck claim_query_of(const MatchTable& t, const arma::mat& Wq);
-/// qk_05: every key is the token's finance, water and structure (Wk keeps them, drops generic).
-attn::ClaimCheck claim_fixed_keys(const MatchTable& t);
-/// qk_06: every score is q_receiver . k_j / sqrt(d_k).
-attn::ClaimCheck claim_scores(const MatchTable& t);
-/// qk_07: the weights are the scores' softmax: positive, summing to 1, largest where the score is.
-attn::ClaimCheck claim_weights(const MatchTable& t);
-/// qk_08: the receiver's query is the same in every table of `m` (only the keys differ); needs at
-/// least two tables.
-attn::ClaimCheck claim_query_same_in_both(const MatchingSection& m);
 
 }  // namespace ch02

@@ -10,6 +10,7 @@
 #include <string>
 #include <utility>
 
+#include "claims.hpp"
 #include "common/apparatus/print.hpp"
 #include "common/attention/toy.hpp"
 
@@ -90,7 +91,7 @@ void print_separate_objects(std::ostream& out, const std::vector<SeparateObject>
   const std::string note = "  (\"shape here\": head 1 of section 1's hand-set sublayer on";
   const std::string sentence = fmt::format("\"{}\".)", attn::join_words(example.words));
   fmt::print(out, "{}{}{}\n", note, note.size() + 1 + sentence.size() <= kColumns ? " " : "\n  ", sentence);
-  attn::print_claim(out, separate_objects_claim(rows, example));
+  attn::print_claim(out, claim_separate_objects(rows, example));
   fmt::print(out,
              "  Only the lookup in E is indexed by token ID; the projections have input-coordinate rows, so\n"
              "  every token of a head uses the same Wq, Wk, Wv. Later blocks project updated rows, not E's.\n");
@@ -153,7 +154,7 @@ void print_asymmetry(std::ostream& out, const Asymmetry& a) {
              "  Q and K come from separate projections, so a score need not equal its reverse. In head 1 of\n"
              "  section 1 on \"{}\" (Wq reads structure into water, Wk keeps finance, water, structure):\n",
              attn::join_words(a.words));
-  attn::print_claim(out, asymmetry_claim(a));
+  attn::print_claim(out, claim_asymmetry(a));
   fmt::print(out,
              "  M = Wq Wk^T has M(structure, water) = {} but M(water, structure) = {},\n"
              "  so s_ij = x_i M x_j^T / sqrt(3) is not symmetric,\n"

@@ -14,7 +14,6 @@
 #include <string>
 #include <vector>
 
-#include "common/apparatus/print.hpp"
 #include "common/attention/attention.hpp"
 #include "common/attention/multihead.hpp"
 
@@ -141,11 +140,6 @@ struct SeparateObject {
 /// Source: the article, "The embedding table and the projection matrices are separate".
 std::vector<SeparateObject> separate_objects(const ExampleSublayer& example);
 
-/// Claim heads_04: E and the projections Wq, Wk, Wv are learned; X, Q, K, V, A and H are computed
-/// on each pass; and in `example` they are separate objects of different shapes (E is
-/// vocabulary x d, a projection d x d_k, X n x d). Source: the claims ledger, heads_04.
-attn::ClaimCheck separate_objects_claim(const std::vector<SeparateObject>& rows, const ExampleSublayer& example);
-
 /// A score and its reverse in one head whose query and key projections differ.
 struct Asymmetry {
   std::vector<std::string> words{};  ///< the sentence ("the river bank")
@@ -163,10 +157,6 @@ struct Asymmetry {
 /// Source: the article, "Three roles: matching and carrying information" ("the
 /// score from i to j can differ from the score from j to i").
 Asymmetry asymmetric_scores();
-
-/// Claim val_05: with Wq != Wk, s_ij differs from s_ji (by more than 1e-9) and M is not symmetric.
-/// Source: the claims ledger, val_05.
-attn::ClaimCheck asymmetry_claim(const Asymmetry& a);
 
 /// Section 1's random sublayer built with the counting table's n and h, run to confirm the counts.
 struct BuiltSublayer {
@@ -196,26 +186,5 @@ struct CountingSection {
 /// Computes section 1. Throws like count_objects() (sizes not positive or beyond kMaxTokens,
 /// kMaxHeads, kMaxBlocks). Source: the article, "How many tables and vectors are there?".
 CountingSection counting_section(long long n, long long h, long long N);
-
-// ---- the claims, each checked on its section's result (docs/claims.md) ----------------------
-// Each returns the line(s) the program prints before the claim's tag; all throw nothing.
-
-/// heads_01: one sublayer of h heads on n tokens has 3h learned projections, 3h computed Q/K/V
-/// matrices and 3nh vectors; `built` (when given) confirms them from real matrices.
-attn::ClaimCheck claim_counts_per_block(const Counts& c, long long n, long long h,
-                                        const std::optional<BuiltSublayer>& built);
-/// heads_02: N blocks hold 3Nh Q/K/V projections and N output projections.
-attn::ClaimCheck claim_stack_counts(const Counts& c, long long h, long long N);
-/// heads_03: the example's X (n x d) -> Concat (n x sum d_v) -> Wo ((sum d_v) x d) -> Delta (n x d)
-/// -> Y = X + Delta (n x d), and Y equals X + Delta.
-attn::ClaimCheck claim_sublayer_shapes(const ExampleSublayer& e);
-/// val_01: swapping the values leaves tower's weights exactly as with raw values (swap query).
-attn::ClaimCheck claim_values_keep_weights(const std::vector<Combination>& combos);
-/// val_02: swapping the values swaps tower's mixture coordinates (swap query).
-attn::ClaimCheck claim_values_swap_content(const std::vector<Combination>& combos);
-/// val_03: the extra key leaves q_tower, k_Eiffel and their score unchanged and lowers a(tower, Eiffel).
-attn::ClaimCheck claim_another_key(const AnotherKey& k);
-/// val_04: tower [1, 0] plus its swap-query mixture is the residual result, to the last bit.
-attn::ClaimCheck claim_residual(const std::vector<Combination>& combos);
 
 }  // namespace ch03
