@@ -1,8 +1,8 @@
 /// \file test_ch04_scaling.cpp
 /// \brief Chapter 04: claims scale_01..scale_09 of docs/claims.md, and the program run as a reader would.
 ///
-/// Each claim test asserts the lesson function the program prints the claim from (its ClaimCheck's
-/// `holds`) and the numbers behind it, derived here by hand.
+/// Each claim test asserts the claim function (claims.hpp) the program prints the claim from (its
+/// ClaimCheck's `holds`) and the numbers behind it, derived here by hand.
 ///
 /// Expected values are the article's, at its printed precision (half a unit in the last digit), or
 /// derived independently here (the variance of a sum of products, finite differences of softmax).
@@ -16,6 +16,7 @@
 #include "common/attention/attention.hpp"
 #include "common/attention/gradcheck.hpp"
 #include "common/attention/random.hpp"
+#include "claims.hpp"
 #include "scaling.hpp"
 #include "sections.hpp"
 #include "support.hpp"
@@ -50,8 +51,8 @@ BOOST_AUTO_TEST_CASE(claim_scale_01_dot_product_vs_cosine_table) {
   BOOST_TEST(ch04::cosine_similarity({1, 0}, {-1, 0}) == -1.0, tt::tolerance(1e-12));
   // clang-format on
   const ch04::DotCosineTable t = ch04::dot_cosine_table();
-  BOOST_TEST(t.claim.id == "scale_01");
-  BOOST_TEST(t.claim.holds);
+  BOOST_TEST(ch04::claim_dot_cosine(t).id == "scale_01");
+  BOOST_TEST(ch04::claim_dot_cosine(t).holds);
   BOOST_REQUIRE_EQUAL(t.rows.size(), 4u);
   BOOST_TEST(t.rows[1].dot == 10.0 * 10.0);  // (10, 0) . (10, 0) = 10 x 10 + 0 x 0
 }
@@ -66,13 +67,13 @@ BOOST_AUTO_TEST_CASE(claim_scale_02_shadow_at_20_degrees_length_10) {
   BOOST_TEST((s.side == ch04::Side::positive));
   // The program's lines: tagged at the article's setting, holding 10 cos(20 degrees) = 9.3969.
   const ch04::Explorer e = ch04::explorer(20.0, 10.0, 1.0);
-  for (const ch04::ClaimLine* line : {&e.projection, &e.dot}) {
-    BOOST_TEST(line->check.id == "scale_02");
-    BOOST_TEST(line->check.holds);
-    BOOST_TEST(line->tagged);
+  BOOST_TEST(e.article);
+  for (const attn::ClaimCheck& claim : {ch04::claim_projection(e), ch04::claim_shadow_dot(e)}) {
+    BOOST_TEST(claim.id == "scale_02");
+    BOOST_TEST(claim.holds);
   }
-  BOOST_TEST(e.dot.check.evidence.find("= 9.40") != std::string::npos);
-  BOOST_TEST(!ch04::explorer(20.0, 10.0, 2.0).dot.tagged);  // another |b| is not the article's
+  BOOST_TEST(ch04::claim_shadow_dot(e).evidence.find("= 9.40") != std::string::npos);
+  BOOST_TEST(!ch04::explorer(20.0, 10.0, 2.0).article);  // another |b| is not the article's
 }
 
 BOOST_AUTO_TEST_CASE(claim_scale_03_dk_64_divides_by_8) {
@@ -81,8 +82,8 @@ BOOST_AUTO_TEST_CASE(claim_scale_03_dk_64_divides_by_8) {
   // Ten times one vector: ten times the scaled dot product.
   BOOST_TEST(ch04::scaled_dot(10 * 40.0, 64) == 10 * 5.0, tt::tolerance(1e-12));
   const ch04::FixedDivisor f = ch04::fixed_divisor();
-  BOOST_TEST(f.claim.id == "scale_03");
-  BOOST_TEST(f.claim.holds);
+  BOOST_TEST(ch04::claim_fixed_divisor(f).id == "scale_03");
+  BOOST_TEST(ch04::claim_fixed_divisor(f).holds);
   BOOST_TEST(f.divisor == 8.0);  // sqrt(64)
   BOOST_TEST(f.longer_scaled == 400.0 / 8.0);
 }
@@ -105,7 +106,7 @@ BOOST_AUTO_TEST_CASE(claim_scale_04_the_program_table_is_within_3_standard_error
   // The program's own widths and default settings (10000 pairs, seed 4), as its table prints them.
   const std::vector<ch04::VarianceEstimate> sweep = ch04::variance_sweep(ch04::variance_widths(), 10000, 4);
   for (const ch04::VarianceEstimate& e : sweep) BOOST_TEST(ch04::within_three_standard_errors(e), "d_k " << e.d_k);
-  const attn::ClaimCheck claim = ch04::variance_section(10000, 4).claim;
+  const attn::ClaimCheck claim = ch04::claim_scaled_variance(ch04::variance_section(10000, 4).estimates);
   BOOST_TEST(claim.id == "scale_04");
   BOOST_TEST(claim.holds);
   // The predicate can fail: a variance off by 4 standard errors is caught.
@@ -114,7 +115,7 @@ BOOST_AUTO_TEST_CASE(claim_scale_04_the_program_table_is_within_3_standard_error
   BOOST_TEST(!ch04::within_three_standard_errors(off));
   std::vector<ch04::VarianceEstimate> spoiled = sweep;
   spoiled[6] = off;
-  BOOST_TEST(!ch04::scaled_variance_claim(spoiled).holds);  // one bad width fails the claim
+  BOOST_TEST(!ch04::claim_scaled_variance(spoiled).holds);  // one bad width fails the claim
 }
 
 BOOST_AUTO_TEST_CASE(claim_scale_05_softmax_raw_and_scaled) {
@@ -127,12 +128,12 @@ BOOST_AUTO_TEST_CASE(claim_scale_05_softmax_raw_and_scaled) {
   const ch04::SoftmaxScaling r = ch04::softmax_scaling({4, 2, 0}, 4, true);
   BOOST_TEST(r.a_raw(0) == std::exp(4.0) / z, tt::tolerance(1e-12));
   BOOST_TEST(r.scaled(1) == 1.0);
-  for (const ch04::ClaimLine* line : {&r.raw_line, &r.scaled_line}) {
-    BOOST_TEST(line->check.id == "scale_05");
-    BOOST_TEST(line->check.holds);
-    BOOST_TEST(line->tagged);
+  BOOST_TEST(r.article);
+  for (const attn::ClaimCheck& claim : {ch04::claim_raw_weights(r), ch04::claim_scaled_weights(r)}) {
+    BOOST_TEST(claim.id == "scale_05");
+    BOOST_TEST(claim.holds);
   }
-  BOOST_TEST(!ch04::softmax_scaling({4, 2, 0}, 16, false).scaled_line.check.holds);  // divided by 4 instead
+  BOOST_TEST(!ch04::claim_scaled_weights(ch04::softmax_scaling({4, 2, 0}, 16, false)).holds);  // divided by 4 instead
 }
 
 BOOST_AUTO_TEST_CASE(claim_scale_06_ratio_is_exp_of_difference_and_shifts_change_nothing) {
@@ -147,13 +148,12 @@ BOOST_AUTO_TEST_CASE(claim_scale_06_ratio_is_exp_of_difference_and_shifts_change
     BOOST_TEST(arma::abs(ch04::softmax(s + shift) - a).max() <= 1e-12, "shift " << shift);
   }
   const ch04::SoftmaxScaling r = ch04::softmax_scaling({4, 2, 0}, 4, true);
-  BOOST_REQUIRE(r.ratio_raw.has_value());
-  BOOST_REQUIRE(r.ratio_scaled.has_value());
-  for (const ch04::ClaimLine* line : {&*r.ratio_raw, &*r.ratio_scaled, &r.shift}) {
-    BOOST_TEST(line->check.id == "scale_06");
-    BOOST_TEST(line->check.holds, line->check.evidence);
+  for (const attn::ClaimCheck& claim : {ch04::claim_raw_ratio(r), ch04::claim_scaled_ratio(r), ch04::claim_shift(r)}) {
+    BOOST_TEST(claim.id == "scale_06");
+    BOOST_TEST(claim.holds, claim.evidence);
   }
-  BOOST_TEST(r.ratio_raw->check.evidence.find("exp(2) = 7.389056") != std::string::npos);
+  BOOST_TEST(ch04::claim_raw_ratio(r).evidence.find("exp(2) = 7.389056") != std::string::npos);
+  BOOST_CHECK_THROW(ch04::claim_raw_ratio(ch04::softmax_scaling({4}, 4, false)), std::invalid_argument);  // one key
 }
 
 BOOST_AUTO_TEST_CASE(claim_scale_07_jacobian_norm_falls_as_scores_grow) {
@@ -167,11 +167,12 @@ BOOST_AUTO_TEST_CASE(claim_scale_07_jacobian_norm_falls_as_scores_grow) {
   const auto J = [](const arma::rowvec& s) { return arma::norm(ch04::softmax_jacobian(ch04::softmax(s)), "fro"); };
   BOOST_TEST(J({2, 1, 0}) > J({4, 2, 0}));
   const ch04::LearningSignal signal = ch04::learning_signal({4, 2, 0}, 2.0, true);
-  BOOST_TEST(signal.verdict.check.id == "scale_07");
-  BOOST_TEST(signal.verdict.check.holds);
-  BOOST_TEST(signal.verdict.tagged);
+  BOOST_TEST(ch04::claim_jacobian_falls(signal).id == "scale_07");
+  BOOST_TEST(ch04::claim_jacobian_falls(signal).holds);
+  BOOST_TEST(signal.article);
   BOOST_TEST(signal.at[0].norm == J({2, 1, 0}), tt::tolerance(1e-12));
-  BOOST_TEST(!ch04::learning_signal({1, 1, 0}, 2.0, true).verdict.check.holds);  // tied winners: no claim
+  const ch04::LearningSignal tied = ch04::learning_signal({1, 1, 0}, 2.0, true);
+  BOOST_TEST(!ch04::claim_jacobian_falls(tied).holds);  // tied winners: no claim
 }
 
 namespace {
@@ -205,14 +206,14 @@ BOOST_AUTO_TEST_CASE(claim_scale_08_a_longer_query_scales_its_row_and_sharpens) 
     previous_max = row.weights.max();
   }
   BOOST_TEST(std::abs(r.query_rows[1].weights(0) - 0.705) <= 0.0005);  // e^2 / (e^2 + e + e^-1)
-  BOOST_TEST(r.query_claim.id == "scale_08");
-  BOOST_TEST(r.query_claim.holds);
+  BOOST_TEST(ch04::claim_query_length(r.example, r.query_rows).id == "scale_08");
+  BOOST_TEST(ch04::claim_query_length(r.example, r.query_rows).holds);
   // The claim can fail: rows whose largest weight falls, or whose scores are not c times the row.
   std::vector<ch04::QueryScaleRow> reversed(r.query_rows.rbegin(), r.query_rows.rend());
-  BOOST_TEST(!ch04::query_length_claim(r.example, reversed).holds);
+  BOOST_TEST(!ch04::claim_query_length(r.example, reversed).holds);
   std::vector<ch04::QueryScaleRow> off = r.query_rows;
   off[2].scores(1) += 0.01;
-  BOOST_TEST(!ch04::query_length_claim(r.example, off).holds);
+  BOOST_TEST(!ch04::claim_query_length(r.example, off).holds);
 }
 
 BOOST_AUTO_TEST_CASE(claim_scale_09_a_longer_key_moves_its_weight_by_its_sign) {
@@ -236,11 +237,11 @@ BOOST_AUTO_TEST_CASE(claim_scale_09_a_longer_key_moves_its_weight_by_its_sign) {
   }
   BOOST_TEST(r.key_rows[1].weight > r.key_rows[0].weight);  // k1 (score > 0) gains
   BOOST_TEST(r.key_rows[4].weight < r.key_rows[3].weight);  // k3 (score < 0) loses
-  BOOST_TEST(r.key_claim.id == "scale_09");
-  BOOST_TEST(r.key_claim.holds);
+  BOOST_TEST(ch04::claim_key_length(r.example, r.key_rows).id == "scale_09");
+  BOOST_TEST(ch04::claim_key_length(r.example, r.key_rows).holds);
   // Both signs must be shown: k1's rows alone do not make the claim.
   const std::vector<ch04::KeyScaleRow> only_k1(r.key_rows.begin(), r.key_rows.begin() + 3);
-  BOOST_TEST(!ch04::key_length_claim(r.example, only_k1).holds);
+  BOOST_TEST(!ch04::claim_key_length(r.example, only_k1).holds);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -19,6 +19,7 @@
 #include "common/attention/backprop.hpp"
 #include "common/attention/gradcheck.hpp"
 #include "common/attention/random.hpp"
+#include "claims.hpp"
 #include "common/attention/toy.hpp"
 #include "features.hpp"
 #include "support.hpp"
@@ -87,12 +88,12 @@ BOOST_AUTO_TEST_CASE(claim_train_01_parameter_count_242) {
   const attn::OneHeadModel m = ch05::initial_model(4, ch05::TrainSettings{});
   BOOST_TEST(attn::parameter_count(m) == 4u * 8 + 3u * 8 * 8 + (8u * 2 + 2));
   BOOST_TEST(attn::parameter_count(m) == 242u);
-  const attn::ClaimCheck claim = ch05::parameter_count_claim(m);  // what the program prints
+  const attn::ClaimCheck claim = ch05::claim_parameter_count(m);  // what the program prints
   BOOST_TEST(claim.id == "train_01");
   BOOST_TEST(claim.holds);
   BOOST_TEST(claim.evidence.find("trainable parameters: 242 (4x8 + 3x8x8 + (8x2 + 2) for d = 8).") == 2u);
   // The formula follows the model's sizes: the 2-d widget model has 4x2 + 3x2x2 + (2x2 + 2) = 26.
-  const attn::ClaimCheck small = ch05::parameter_count_claim(ch05::walkthrough_model(0));
+  const attn::ClaimCheck small = ch05::claim_parameter_count(ch05::walkthrough_model(0));
   BOOST_TEST(small.holds);
   BOOST_TEST(small.evidence.find("trainable parameters: 26 (4x2 + 3x2x2 + (2x2 + 2) for d = 2).") == 2u);
 }
@@ -108,7 +109,7 @@ BOOST_AUTO_TEST_CASE(claim_train_02_adam_300_passes_gets_all_four_right) {
     BOOST_TEST(ch05::mean_loss(model, data) < 1e-2, "seed " << seed);
     const arma::uword expected[] = {0, 1, 0, 1};
     for (std::size_t i = 0; i < 4; ++i) BOOST_TEST(ch05::predict(model, data[i]) == expected[i], "seed " << seed);
-    const attn::ClaimCheck claim = ch05::predictions_claim(ch05::predictions(model, data));
+    const attn::ClaimCheck claim = ch05::claim_predictions(ch05::predictions(model, data));
     BOOST_TEST(claim.holds, "seed " << seed);
     BOOST_TEST(claim.evidence == "  4 of 4 predictions right");
   }
@@ -117,7 +118,7 @@ BOOST_AUTO_TEST_CASE(claim_train_02_adam_300_passes_gets_all_four_right) {
   for (std::uint64_t seed = 0; seed < 5; ++seed) {
     ch05::TrainSettings s;
     s.seed = seed;
-    some_wrong = some_wrong || !ch05::predictions_claim(ch05::predictions(ch05::initial_model(4, s), data)).holds;
+    some_wrong = some_wrong || !ch05::claim_predictions(ch05::predictions(ch05::initial_model(4, s), data)).holds;
   }
   BOOST_TEST(some_wrong);
 }
@@ -138,14 +139,14 @@ BOOST_AUTO_TEST_CASE(claim_train_03_attention_rows_are_reported_not_asserted) {
       BOOST_TEST(arma::abs(arma::sum(rows, 1) - 1.0).max() < 1e-12);
     }
     const std::vector<ch05::Prediction> predictions = ch05::predictions(model, data);
-    BOOST_TEST(ch05::rows_reported_claim(predictions).holds);
+    BOOST_TEST(ch05::claim_rows_reported(predictions).holds);
     bool all_right = true;
     for (const ch05::Example& e : data) {
       const arma::rowvec mean_x = arma::mean(model.E.rows(e.ids), 0);
       const arma::rowvec logits = mean_x * model.Wv * model.Wc + model.bc;
       all_right = all_right && logits.index_max() == e.label;
     }
-    const attn::ClaimCheck uniform = ch05::uniform_routing_claim(predictions);
+    const attn::ClaimCheck uniform = ch05::claim_uniform_routing(predictions);
     BOOST_TEST(uniform.id == "train_03");
     BOOST_TEST(uniform.holds == all_right, "seed " << seed);
     if (seed == 0) BOOST_TEST(uniform.holds);  // the default run: routing is not required
@@ -155,7 +156,7 @@ BOOST_AUTO_TEST_CASE(claim_train_03_attention_rows_are_reported_not_asserted) {
   // A row that is not a distribution fails the reporting claim.
   std::vector<ch05::Prediction> broken = ch05::predictions(ch05::initial_model(4, {}), data);
   broken[1].weights(0) += 0.5;
-  BOOST_TEST(!ch05::rows_reported_claim(broken).holds);
+  BOOST_TEST(!ch05::claim_rows_reported(broken).holds);
   const attn::test::Run r = attn::test::run(std::string(CHAPTER_EXE) + " --no-plots --no-companions");
   BOOST_TEST(r.out.find("bank attends to the ") != std::string::npos);
   BOOST_TEST(r.out.find("one solution among many") != std::string::npos);
@@ -176,7 +177,7 @@ BOOST_AUTO_TEST_CASE(claim_train_04_absent_word_gets_exactly_zero_gradient) {
   attn::OneHeadModel updated = m;
   attn::Sgd(0.3).step(attn::parameter_groups(updated, g));
   BOOST_TEST(arma::all(updated.E.row(2) == m.E.row(2)));
-  const std::vector<attn::ClaimCheck> claims = ch05::absent_rows_claims(e, g);
+  const std::vector<attn::ClaimCheck> claims = ch05::claim_absent_rows(e, g);
   BOOST_REQUIRE(claims.size() == 1u);
   BOOST_TEST(claims[0].id == "train_04");
   BOOST_TEST(claims[0].holds);
@@ -214,13 +215,13 @@ BOOST_AUTO_TEST_CASE(claim_bias_01_fits_six_of_six_arbitrary_assignments) {
     BOOST_TEST(rows[i].prediction == labels[i], contexts[i]);
     BOOST_TEST((rows[i].attention >= 0.0 && rows[i].attention <= 1.0));
   }
-  const attn::ClaimCheck claim = ch05::fitted_claim(rows);
+  const attn::ClaimCheck claim = ch05::claim_fitted(rows);
   BOOST_TEST(claim.id == "bias_01");
   BOOST_TEST(claim.holds);
   BOOST_TEST(claim.evidence == "  6 of 6 assignments fitted");
   std::vector<ch05::BiasedRow> wrong = rows;
   wrong[3].prediction = 1 - wrong[3].label;
-  BOOST_TEST(!ch05::fitted_claim(wrong).holds);
+  BOOST_TEST(!ch05::claim_fitted(wrong).holds);
 }
 
 BOOST_AUTO_TEST_CASE(claim_bias_02_the_two_classes_get_different_patterns_for_some_seeds) {
@@ -295,7 +296,7 @@ BOOST_AUTO_TEST_CASE(claim_feat_01_recovers_features_and_interventions_behave) {
   BOOST_TEST(ch05::features_recovered(r, &why), why);
   // The three claims the program prints, on the same result.
   for (const attn::ClaimCheck& c :
-       {ch05::feature_fit_claim(r), ch05::feature_maps_claim(r), ch05::interventions_claim(r)}) {
+       {ch05::claim_feature_fit(r), ch05::claim_feature_maps(r), ch05::claim_interventions(r)}) {
     BOOST_TEST(c.id == "feat_01");
     BOOST_TEST(c.holds, c.evidence);
   }
@@ -305,16 +306,16 @@ BOOST_AUTO_TEST_CASE(claim_feat_01_recovers_features_and_interventions_behave) {
   ch05::FeatureRecovery off = r;
   off.heldout_error = 2e-3;
   off.Wv_error = 0.05;
-  BOOST_TEST(!ch05::feature_fit_claim(off).holds);
-  BOOST_TEST(!ch05::feature_maps_claim(off).holds);
-  BOOST_TEST(ch05::interventions_claim(off).holds);
+  BOOST_TEST(!ch05::claim_feature_fit(off).holds);
+  BOOST_TEST(!ch05::claim_feature_maps(off).holds);
+  BOOST_TEST(ch05::claim_interventions(off).holds);
   // The claim's function can fail: a distractor that moves the output is caught.
   ch05::FeatureRecovery leaky = r;
   leaky.source_effect(7) = 0.5;
   BOOST_TEST(!ch05::features_recovered(leaky, &why));
   BOOST_TEST(why == "source intervention on feature 7");
-  BOOST_TEST(!ch05::interventions_claim(leaky).holds);
-  BOOST_TEST(ch05::interventions_claim(leaky).evidence.ends_with("Not here: source intervention on feature 7."));
+  BOOST_TEST(!ch05::claim_interventions(leaky).holds);
+  BOOST_TEST(ch05::claim_interventions(leaky).evidence.ends_with("Not here: source intervention on feature 7."));
   // Moving every source token by +1 along value feature f moves y by exactly row f of Wv.
   const arma::mat tv = ch05::true_Wv();
   for (arma::uword f = 3; f < 6; ++f) BOOST_TEST(std::abs(r.source_effect(f) - arma::norm(tv.row(f))) < 1e-2);

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <cmath>
 
+#include "common/apparatus/print.hpp"
 #include "sections.hpp"
 
 namespace ch04 {
@@ -43,42 +44,6 @@ LengthCurves length_curves(const LengthExample& ex) {
 
 }  // namespace
 
-attn::ClaimCheck query_length_claim(const LengthExample& ex, const std::vector<QueryScaleRow>& rows) {
-  const arma::rowvec base = scaled_scores(ex.q, ex.K), base_cosine = softmax(cosine_scores(ex.q, ex.K));
-  bool holds = rows.size() >= 2;
-  for (std::size_t r = 0; r < rows.size(); ++r) {
-    holds = holds && arma::abs(rows[r].scores - rows[r].c * base).max() <= 1e-12 * (1.0 + rows[r].c);
-    holds = holds && arma::abs(rows[r].cosine_weights - base_cosine).max() <= 1e-12;
-    if (r > 0) holds = holds && rows[r].c > rows[r - 1].c && rows[r].largest > rows[r - 1].largest;
-  }
-  return {.id = "scale_08",
-          .holds = holds,
-          .evidence =
-              "  Each score row is c times the row at c = 1 and the largest weight rises with c;\n"
-              "  the cosine weights are the same in every row."};
-}
-
-attn::ClaimCheck key_length_claim(const LengthExample& ex, const std::vector<KeyScaleRow>& rows) {
-  const arma::rowvec base = scaled_scores(ex.q, ex.K);
-  bool holds = true, positive = false, negative = false;  // both signs must be shown
-  for (std::size_t r = 1; r < rows.size(); ++r) {
-    const KeyScaleRow &prev = rows[r - 1], &row = rows[r];
-    if (row.key != prev.key) continue;
-    const double s = base(row.key);
-    holds = holds && row.c > prev.c && std::abs(row.score - row.c * s) <= 1e-12 * (1.0 + row.c * std::abs(s));
-    holds = holds && std::abs(row.cosine_weight - prev.cosine_weight) <= 1e-12;
-    if (s > 0) holds = holds && row.weight > prev.weight;
-    if (s < 0) holds = holds && row.weight < prev.weight;
-    positive = positive || s > 0;
-    negative = negative || s < 0;
-  }
-  return {.id = "scale_09",
-          .holds = holds && positive && negative,
-          .evidence =
-              "  k1 scores above 0, so a longer k1 takes more weight; k3 scores below 0, so a longer\n"
-              "  k3 takes less. Under cosine scores neither moves."};
-}
-
 CosineComparison cosine_comparison() {
   CosineComparison r{.example = length_example()};
   const LengthExample& ex = r.example;
@@ -94,8 +59,6 @@ CosineComparison cosine_comparison() {
     for (double c : {1.0, 2.0, 4.0}) r.key_rows.push_back(key_row(ex, key, c));
   }
   r.curves = length_curves(ex);
-  r.query_claim = query_length_claim(ex, r.query_rows);
-  r.key_claim = key_length_claim(ex, r.key_rows);
   return r;
 }
 

@@ -6,6 +6,9 @@
 
 #include <fmt/format.h>
 
+#include "claims.hpp"
+#include "common/apparatus/print.hpp"
+
 namespace ch04 {
 namespace {
 
@@ -35,11 +38,11 @@ std::string plain_pair(const arma::vec& v) { return fmt::format("[{}, {}]", form
 
 }  // namespace
 
-void print_line(std::ostream& out, const ClaimLine& line) {
-  if (line.tagged) {
-    attn::print_claim(out, line.check);
+void print_line(std::ostream& out, const attn::ClaimCheck& claim, bool tagged) {
+  if (tagged) {
+    attn::print_claim(out, claim);
   } else {
-    out << line.check.evidence << '\n';
+    out << claim.evidence << '\n';
   }
 }
 
@@ -47,9 +50,10 @@ void print_dot_cosine(std::ostream& out, const DotCosineTable& t) {
   attn::print_heading(out, "2. A dot product includes length; cosine similarity removes it");
   out << "  q . k = |q| |k| cos(theta);   cosSim(q, k) = q . k / (|q| |k|) = cos(theta)\n";
   attn::Table table({"query q", "key k", "dot product", "cosine similarity", ""});
+  const attn::ClaimCheck claim = claim_dot_cosine(t);
   for (const DotCosineRow& r : t.rows) {
     table.add(
-        {format_vector(r.q, 0), format_vector(r.k, 0), format_plain(r.dot), format_plain(r.cosine), tag(t.claim)});
+        {format_vector(r.q, 0), format_vector(r.k, 0), format_plain(r.dot), format_plain(r.cosine), tag(claim)});
   }
   table.print(out);
   out << "  Ten times longer in the same direction: the dot product grows " << format_plain(t.growth)
@@ -63,8 +67,8 @@ void print_explorer(std::ostream& out, const Explorer& e) {
                                ", 0))");
   out << "  a = " << format_vector(s.a, 2) << ", |a| = " << format_plain(s.length) << ";   b = " << plain_pair(s.b)
       << ", |b| = " << format_plain(s.b_length) << '\n';
-  print_line(out, e.projection);
-  print_line(out, e.dot);
+  print_line(out, claim_projection(e), e.article);
+  print_line(out, claim_shadow_dot(e), e.article);
   out << "  projection vector  (on b's line)       = " << format_vector(s.shadow, 2) << '\n'
       << "  cosine similarity  cos(theta)          = "
       << (s.cosine ? format_number(*s.cosine, 2) : std::string("undefined (a is the zero vector)")) << '\n'
@@ -88,8 +92,9 @@ void print_fixed_divisor(std::ostream& out, const FixedDivisor& f) {
   attn::print_heading(out, "3. Scaling keeps the lengths: a head with d_k = " + std::to_string(f.d_k) +
                                " divides every dot product by " + format_plain(f.divisor));
   attn::Table t({"dot product", "scaled dot product", ""});
+  const attn::ClaimCheck claim = claim_fixed_divisor(f);
   for (arma::uword i = 0; i < f.dots.n_elem; ++i) {
-    t.add({format_plain(f.dots(i)), format_plain(f.scaled(i)), tag(f.claim)});
+    t.add({format_plain(f.dots(i)), format_plain(f.scaled(i)), tag(claim)});
   }
   t.print(out);
   out << "  Make one vector ten times longer: " << format_plain(f.base_dot) << " becomes " << format_plain(f.longer_dot)
@@ -113,7 +118,7 @@ void print_variance(std::ostream& out, const VarianceSection& v) {
   }
   t.print(out);
   out << "  The mean stays near 0; the spread grows like sqrt(d_k). At d_k = 64 the SD is 8, and dividing\n";
-  attn::print_claim(out, v.claim);
+  attn::print_claim(out, claim_scaled_variance(v.estimates));
   out << "  (Vaswani et al. 2017, §3.2.1. Learned queries and keys need not stay independent or\n"
          "  unit-variance.)\n";
 }
@@ -121,17 +126,17 @@ void print_variance(std::ostream& out, const VarianceSection& v) {
 void print_softmax_scaling(std::ostream& out, const SoftmaxScaling& r) {
   attn::print_heading(out, "5. Scaling changes how sharply softmax chooses (d_k = " + std::to_string(r.d_k) +
                                ": divide by " + format_plain(r.divisor) + ")");
-  print_line(out, r.raw_line);
-  print_line(out, r.scaled_line);
+  print_line(out, claim_raw_weights(r), r.article);
+  print_line(out, claim_scaled_weights(r), r.article);
   out << r.winner << "\n\n";
-  if (r.ratio_raw && r.ratio_scaled) {
+  if (r.raw.n_elem >= 2) {
     out << "  Two keys: a1 / a2 = exp(s1 - s2)\n";
-    print_line(out, *r.ratio_raw);
-    print_line(out, *r.ratio_scaled);
+    print_line(out, claim_raw_ratio(r), r.article);
+    print_line(out, claim_scaled_ratio(r), r.article);
   } else {
     out << "  One key: its weight is 1 whatever its score, so there is no ratio to compare.\n";
   }
-  print_line(out, r.shift);
+  print_line(out, claim_shift(r), r.article);
 }
 
 void print_learning_signal(std::ostream& out, const LearningSignal& r) {
@@ -156,7 +161,7 @@ void print_learning_signal(std::ostream& out, const LearningSignal& r) {
     t.add(row);
   }
   t.print(out);
-  print_line(out, r.verdict);
+  print_line(out, claim_jacobian_falls(r), r.article);
   out << "  Small derivatives weaken the learning signal through the weights; the sqrt(d_k) divisor keeps\n"
          "  wide heads from starting there. It does not stop training from learning sharp attention.\n";
 }
@@ -181,7 +186,7 @@ void print_query_rows(std::ostream& out, const CosineComparison& r) {
            format_number(row.largest, 3), format_vector(row.cosine_weights, 3)});
   }
   t.print(out);
-  attn::print_claim(out, r.query_claim);
+  attn::print_claim(out, claim_query_length(r.example, r.query_rows));
 }
 
 void print_key_rows(std::ostream& out, const CosineComparison& r) {
@@ -192,7 +197,7 @@ void print_key_rows(std::ostream& out, const CosineComparison& r) {
            format_number(row.weight, 3), format_number(row.cosine_weight, 3)});
   }
   t.print(out);
-  attn::print_claim(out, r.key_claim);
+  attn::print_claim(out, claim_key_length(r.example, r.key_rows));
 }
 
 }  // namespace

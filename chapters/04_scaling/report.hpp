@@ -8,12 +8,14 @@
 
 #include <ostream>
 
+#include "common/apparatus/print.hpp"
 #include "sections.hpp"
 
 namespace ch04 {
 
-/// Prints a claim line: with its tag (attn::print_claim) when tagged, as plain text otherwise.
-void print_line(std::ostream& out, const ClaimLine& line);
+/// Prints a claim line: with its tag (attn::print_claim) when `tagged` (the section runs on the
+/// article's numbers), as plain text, the same evidence without the tag, otherwise.
+void print_line(std::ostream& out, const attn::ClaimCheck& claim, bool tagged);
 
 /// Section 2: the dot product / cosine table.
 void print_dot_cosine(std::ostream& out, const DotCosineTable& t);

@@ -1,7 +1,7 @@
 /// \file sections.hpp
 /// \brief Chapter 04's sections as results: each lesson function computes one section of the
-/// program once, with its claims of docs/claims.md as attn::ClaimCheck; the printers
-/// (report.hpp) and the figures (figures.hpp) only read these results.
+/// program once; the claims (claims.hpp), the printers (report.hpp) and the figures (figures.hpp)
+/// only read these results.
 ///
 /// Source: the article, "Dot products, cosine similarity, and scaling" and its subsections.
 /// Unless its comment names an exception, a function here throws nothing (beyond std::bad_alloc).
@@ -9,12 +9,10 @@
 
 #include <armadillo>
 #include <cstdint>
-#include <optional>
 #include <string>
 #include <vector>
 
 #include "common/apparatus/numbers.hpp"
-#include "common/apparatus/print.hpp"
 #include "scaling.hpp"
 
 namespace ch04 {
@@ -33,13 +31,6 @@ attn::Parsed<arma::rowvec> scores_from_text(const std::string& name, const std::
 /// (0.2130, 3.55e-02, 1.13e-07): how the chapter prints the size of the softmax Jacobian.
 std::string small_number(double x);
 
-/// A printed line that is claim evidence: tagged with its ID when the section runs on the
-/// article's numbers, printed plainly (the same text, no tag) on a reader's own numbers.
-struct ClaimLine {
-  attn::ClaimCheck check{};  ///< the ID, whether it holds here, and the line's text
-  bool tagged = false;       ///< print the tag (the article's setting)
-};
-
 /// Section 2: one row of the dot product / cosine table.
 struct DotCosineRow {
   arma::vec q{};        ///< 2 x 1 query
@@ -48,11 +39,10 @@ struct DotCosineRow {
   double cosine = 0.0;  ///< cosSim(q, k)
 };
 
-/// Section 2: the article's four pairs and claim scale_01 over all of them.
+/// Section 2: the article's four pairs (claim scale_01 is checked on all of them).
 struct DotCosineTable {
   double growth = 0.0;               ///< row 2's dot product over row 1's: 100 (ten times both lengths)
   std::vector<DotCosineRow> rows{};  ///< (1,0).(1,0), (10,0).(10,0), (1,0).(0,1), (1,0).(-1,0)
-  attn::ClaimCheck claim{};          ///< scale_01: dots 1, 100, 0, -1 and cosines 1, 1, 0, -1 (to 1e-12)
 };
 
 /// Section 2. Source: the article, "Cosine similarity removes the lengths".
@@ -72,8 +62,7 @@ struct Explorer {
   Shadow shadow{};                      ///< a, b, the projection and the dot product
   std::vector<Shadow> other_lengths{};  ///< the same angle and |b| with |a| = 1, 5, 10
   AngleSweep sweep{};                   ///< the dot product against the angle
-  ClaimLine projection{};               ///< "signed projection ... = 9.40": scale_02 at 20 degrees, 10, |b| = 1
-  ClaimLine dot{};                      ///< "dot product ... = 9.40": scale_02 likewise
+  bool article = false;                 ///< the article's setting (20 degrees, |a| = 10, |b| = 1): claims tagged
 };
 
 /// Section 1. angle: finite degrees; length >= 0; b_length > 0 (both finite). Throws
@@ -91,28 +80,22 @@ struct FixedDivisor {
   double longer_dot = 0.0;      ///< 40 with one vector ten times longer: 400
   double longer_scaled = 0.0;   ///< its scaled score
   double shorter_scaled = 0.0;  ///< the scaled score of 40
-  attn::ClaimCheck claim{};     ///< scale_03: 0.125, 1, 5, 12.5 (to 1e-12)
 };
 
 /// Section 3. Source: the article, "Scaling preserves the influence of lengths".
 FixedDivisor fixed_divisor();
 
-/// Section 4: the Monte Carlo run and claim scale_04.
+/// Section 4: the Monte Carlo run (claim scale_04 is checked on its estimates).
 struct VarianceSection {
   std::vector<VarianceEstimate> estimates{};  ///< one per width of variance_widths()
   arma::uword samples = 0;                    ///< pairs per width
   std::vector<bool> within{};                 ///< per width: within_three_standard_errors
   std::uint64_t seed = 0;                     ///< first seed (width i uses seed + i)
-  attn::ClaimCheck claim{};                   ///< scale_04: every width within 3 standard errors
 };
 
 /// Section 4. Throws std::invalid_argument if samples < 2 (as dot_product_variance).
 /// Source: the article, "Why divide by the square root of the dimension?".
 VarianceSection variance_section(arma::uword samples, std::uint64_t seed);
-
-/// Claim scale_04 over a sweep: every estimate within_three_standard_errors.
-/// Source: the article, "Why divide by the square root of the dimension?".
-attn::ClaimCheck scaled_variance_claim(const std::vector<VarianceEstimate>& estimates);
 
 /// Section 5: raw and scaled weights of one score row.
 struct SoftmaxScaling {
@@ -122,16 +105,12 @@ struct SoftmaxScaling {
   arma::rowvec scaled{};                    ///< raw / sqrt(d_k)
   arma::rowvec a_raw{};                     ///< softmax(raw)
   arma::rowvec a_scaled{};                  ///< softmax(scaled)
-  ClaimLine raw_line{};                     ///< "raw [4, 2, 0] -> [86.7%, ...]" (scale_05)
-  ClaimLine scaled_line{};                  ///< "scaled [2, 1, 0] -> [66.5%, ...]" (scale_05)
   std::string winner{};                     ///< what the division did to the top key, in words
-  std::optional<ClaimLine> ratio_raw{};     ///< a1 / a2 = exp(s1 - s2) on the raw scores (scale_06); m >= 2
-  std::optional<ClaimLine> ratio_scaled{};  ///< the same on the scaled scores (scale_06); m >= 2
-  ClaimLine shift{};                        ///< adding a constant changes no weight (scale_06)
+  bool article = false;                     ///< the article's [4, 2, 0] with d_k = 4: its claims are tagged
 };
 
-/// Section 5. scores: 1 x m finite (m >= 1), d_k >= 1; `article` tags the claims (the article's
-/// [4, 2, 0] with d_k = 4). Throws std::invalid_argument for empty or non-finite scores or d_k 0.
+/// Section 5. scores: 1 x m finite (m >= 1), d_k >= 1; `article`: these are the article's [4, 2, 0]
+/// with d_k = 4, so the claims are tagged. Throws std::invalid_argument for empty or non-finite scores or d_k 0.
 /// Source: the article, "Scaling changes how sharply softmax chooses".
 SoftmaxScaling softmax_scaling(const arma::rowvec& scores, arma::uword d_k, bool article);
 
@@ -152,10 +131,11 @@ struct LearningSignal {
   arma::mat weights{};              ///< cs x m: softmax(c x scores)
   arma::vec norms{};                ///< cs x 1: |J| at each c
   arma::vec largest{};              ///< cs x 1: the largest weight at each c
-  ClaimLine verdict{};              ///< what |J| did; scale_07 when the scores are the article's
+  bool article = false;             ///< the article's scores: the claim on |J| (scale_07) is tagged
 };
 
-/// Section 6. scores: 1 x m finite; divisor > 0 (the section 5 divisor). Throws
+/// Section 6. scores: 1 x m finite; divisor > 0 (the section 5 divisor); `article` as for
+/// softmax_scaling. Throws
 /// std::invalid_argument like softmax(). Source: the article, "Scaling changes how sharply softmax chooses".
 LearningSignal learning_signal(const arma::rowvec& scores, double divisor, bool article);
 
@@ -207,23 +187,9 @@ struct CosineComparison {
   std::vector<QueryScaleRow> query_rows{};  ///< c = 0.5, 1, 2, 4
   std::vector<KeyScaleRow> key_rows{};      ///< k1 and then k3, each at c = 1, 2, 4
   LengthCurves curves{};                    ///< for the figures
-  attn::ClaimCheck query_claim{};           ///< scale_08
-  attn::ClaimCheck key_claim{};             ///< scale_09
 };
 
 /// Section 7. Source: the article, "Why not use cosine similarity instead?".
 CosineComparison cosine_comparison();
-
-/// Claim scale_08 on the example: in every row the score row of c q is c times q K^T / sqrt(d_k)
-/// (to 1e-12), the largest weight rises from row to row (rows in ascending c > 0), and the cosine
-/// weights are those of q (to 1e-12).
-/// Source: the article, "Why not use cosine similarity instead?".
-attn::ClaimCheck query_length_claim(const LengthExample& ex, const std::vector<QueryScaleRow>& rows);
-
-/// Claim scale_09 on the example: making one key c > 1 times longer multiplies its score by c;
-/// its weight rises if its score is positive and falls if negative, both signs shown; cosine
-/// weights do not move. rows: per key, ascending c starting at 1.
-/// Source: the article, "Why not use cosine similarity instead?".
-attn::ClaimCheck key_length_claim(const LengthExample& ex, const std::vector<KeyScaleRow>& rows);
 
 }  // namespace ch04

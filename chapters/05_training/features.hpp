@@ -23,7 +23,6 @@
 #include <cstdint>
 #include <string>
 #include <vector>
-#include "common/apparatus/print.hpp"
 
 #include "common/attention/optim.hpp"
 
@@ -111,31 +110,5 @@ FeatureRecovery recover_features(const FeatureSettings& settings = {});
 /// a result of recover_features. Source: the article, "Can two small matrices recover identifiable
 /// features?".
 arma::mat feature_row_norms(const FeatureRecovery& r);
-
-/// What "an intervention barely moves the output" means: a mean change below this (and a
-/// relevant feature moves it by more than kRelevantEffect).
-inline constexpr double kIrrelevantEffect = 1e-2;
-/// A relevant feature's intervention moves the output by more than this.
-inline constexpr double kRelevantEffect = 0.1;
-
-/// Claim feat_01, the fit: held-out relative squared error below 1e-3. Evidence: the training and
-/// held-out errors, 8 decimals. Source: the article, "Can two small matrices recover
-/// identifiable features?".
-attn::ClaimCheck feature_fit_claim(const FeatureRecovery& r);
-
-/// Claim feat_01, the maps: both learned maps within 1e-2 (relative, Frobenius) of the true ones.
-/// Evidence: both errors, 6 decimals. Source: as feature_fit_claim.
-attn::ClaimCheck feature_maps_claim(const FeatureRecovery& r);
-
-/// Claim feat_01, the interventions: query features 0-2 move the output through the query, value
-/// features 3-5 through the sources (each by more than kRelevantEffect), and every other pairing,
-/// the distractors 6-8 included, by less than kIrrelevantEffect. Evidence: three lines ending with
-/// the tolerance; a failure names the first feature that breaks it. Throws nothing on a result of
-/// recover_features. Source: as feature_fit_claim.
-attn::ClaimCheck interventions_claim(const FeatureRecovery& r);
-
-/// Claim feat_01 whole: the three claims above hold. Returns whether it holds; `why` (if given)
-/// names the first failure. Source: as feature_fit_claim.
-bool features_recovered(const FeatureRecovery& r, std::string* why = nullptr);
 
 }  // namespace ch05

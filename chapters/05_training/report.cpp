@@ -11,6 +11,7 @@
 #include <memory>
 #include <sstream>
 
+#include "claims.hpp"
 #include "common/apparatus/print.hpp"
 #include "common/attention/attention.hpp"
 #include "common/attention/toy.hpp"
@@ -84,7 +85,7 @@ void print_model(std::ostream& out, const TrainingRun& run, const std::optional<
   }
   t.add({"total", "", std::to_string(attn::parameter_count(m))});
   t.print(out);
-  attn::print_claim(out, parameter_count_claim(m));
+  attn::print_claim(out, claim_parameter_count(m));
 }
 
 void print_training(std::ostream& out, const TrainingRun& run) {
@@ -112,9 +113,9 @@ void print_findings(std::ostream& out, const Findings& f) {
       fmt::print(out, " {} {}", e.words[j], format_number(weights(j), 2));
     fmt::print(out, "\n");
   }
-  attn::print_claim(out, predictions_claim(f.predictions));
-  attn::print_claim(out, rows_reported_claim(f.predictions));
-  attn::print_claim(out, uniform_routing_claim(f.predictions));
+  attn::print_claim(out, claim_predictions(f.predictions));
+  attn::print_claim(out, claim_rows_reported(f.predictions));
+  attn::print_claim(out, claim_uniform_routing(f.predictions));
   fmt::print(out,
              "  The attention rows are printed rounded and are one solution among many: the article's PyTorch\n"
              "  seed-0 run routed bank almost entirely to river / money, yet selective routing is not required\n"
@@ -143,8 +144,8 @@ void print_companions(std::ostream& out, const Companions& c) {
              "  Only Wq and Wv (each 9 x 3) are trained; the four keys and the 3-d output space are fixed.\n"
              "  The data come from known maps: Wq* reads query features 0-2, Wv* reads source features 3-5,\n"
              "  features 6-8 are distractors read by neither. 256 training and 256 held-out examples.\n");
-  attn::print_claim(out, feature_fit_claim(r));
-  attn::print_claim(out, feature_maps_claim(r));
+  attn::print_claim(out, claim_feature_fit(r));
+  attn::print_claim(out, claim_feature_maps(r));
   attn::Table t({"feature", "role", "|Wq* row|", "|Wq row|", "|Wv* row|", "|Wv row|", "query move", "source move"});
   const arma::mat& norms = c.feature_norms;
   for (arma::uword f = 0; f < norms.n_rows; ++f) {
@@ -154,7 +155,7 @@ void print_companions(std::ostream& out, const Companions& c) {
            format_number(r.source_effect(f), 4)});
   }
   t.print(out);
-  attn::print_claim(out, interventions_claim(r));
+  attn::print_claim(out, claim_interventions(r));
   fmt::print(out,
              "  The fixed keys and targets are what make the features identifiable here; a freely trained\n"
              "  model could spread the same function over rotated, unnamed coordinates.\n");
@@ -178,7 +179,7 @@ void print_companions(std::ostream& out, const Companions& c) {
   }
   fmt::print(out, "  Your seed ({}), the same data and settings:\n", c.seed);
   print_biased_table(out, c.biased);
-  attn::print_claim(out, fitted_claim(c.biased));
+  attn::print_claim(out, claim_fitted(c.biased));
   fmt::print(out,
              "  What it shows: this supervised toy fits arbitrary label assignments, including opposite labels\n"
              "  for near-synonyms. What it does not show: that a language model reproduces every bias in its\n"
@@ -311,7 +312,7 @@ void print_gradients(std::ostream& out, const Example& e, const WalkUpdate& u, c
   matrix(out, "dS (softmax backward, full Jacobian)", words, g.dS);
   matrix(out, "dX (through Q, K and V)", words, g.dX);
   matrix(out, "dE (gathered back to vocabulary rows)", vocab, g.E);
-  for (const attn::ClaimCheck& claim : absent_rows_claims(e, g)) attn::print_claim(out, claim);
+  for (const attn::ClaimCheck& claim : claim_absent_rows(e, g)) attn::print_claim(out, claim);
   for (const auto& group : attn::kOneHeadGroups) {
     if (group.rows != attn::Dim::vocab) matrix(out, std::string("d") + group.name, group_rows(group), g.*group.grad);
   }

@@ -164,67 +164,6 @@ double microseconds_per_step(const TrainSettings& settings, int repeats) {
   return best;
 }
 
-attn::ClaimCheck parameter_count_claim(const attn::OneHeadModel& m) {
-  const arma::uword v = m.E.n_rows, d = m.E.n_cols, c = m.Wc.n_cols;
-  const auto n = [](arma::uword x) { return std::to_string(x); };
-  const arma::uword count = attn::parameter_count(m);
-  return {.id = "train_01",
-          .holds = count == v * d + 3 * d * d + (d * c + c),
-          .evidence = "  trainable parameters: " + n(count) + " (" + n(v) + "x" + n(d) + " + 3x" + n(d) + "x" + n(d) +
-                      " + (" + n(d) + "x" + n(c) + " + " + n(c) + ") for d = " + n(d) +
-                      ").\n  The weights A are recomputed from each input; they are activations, not parameters."};
-}
-
-attn::ClaimCheck predictions_claim(const std::vector<Prediction>& predictions) {
-  std::size_t right = 0;
-  for (const Prediction& p : predictions) right += p.predicted == p.example.label;
-  return {
-      .id = "train_02",
-      .holds = right == predictions.size(),
-      .evidence = "  " + std::to_string(right) + " of " + std::to_string(predictions.size()) + " predictions right"};
-}
-
-attn::ClaimCheck rows_reported_claim(const std::vector<Prediction>& predictions) {
-  std::size_t distributions = 0;
-  for (const Prediction& p : predictions) {
-    const arma::rowvec& w = p.weights;
-    distributions +=
-        w.n_elem == p.example.ids.n_elem && w.n_elem > 0 && w.min() >= 0.0 && std::abs(arma::accu(w) - 1.0) <= 1e-12;
-  }
-  return {.id = "train_03",
-          .holds = !predictions.empty() && distributions == predictions.size(),
-          .evidence = "  " + std::to_string(distributions) + " of " + std::to_string(predictions.size()) +
-                      " rows are distributions over their own sentence (entries >= 0, sum 1)"};
-}
-
-attn::ClaimCheck uniform_routing_claim(const std::vector<Prediction>& predictions) {
-  std::size_t right = 0;
-  for (const Prediction& p : predictions) right += p.uniform == p.example.label;
-  // The claim is that routing is one solution, not a requirement: a run whose model needs it for
-  // some sentence says so in words (seed 0's model, the book's, needs none), not as a failed claim.
-  const bool all = !predictions.empty() && right == predictions.size();
-  return {.id = "train_03",
-          .holds = all,
-          .evidence = "  bank's row set to 1/n each: " + std::string(all ? "still " : "") + std::to_string(right) +
-                      " of " + std::to_string(predictions.size()) + " right" +
-                      (all ? "" : " (this seed's model needs its routing)"),
-          .says_verdict = !all};
-}
-
-std::vector<attn::ClaimCheck> absent_rows_claims(const Example& example, const attn::OneHeadGrads& grads) {
-  std::vector<attn::ClaimCheck> claims;
-  const auto& vocab = vocabulary();
-  for (arma::uword r = 0; r < grads.E.n_rows && r < vocab.size(); ++r) {
-    if (arma::any(example.ids == r)) continue;
-    const bool zero = arma::all(grads.E.row(r) == 0.0);
-    claims.push_back({.id = "train_04",
-                      .holds = zero,
-                      .evidence = "  '" + vocab[r] + "' is absent from the sentence: its row of dE is exactly " +
-                                  (zero ? "zero" : "NOT zero")});
-  }
-  return claims;
-}
-
 // ---- parameters on disk ------------------------------------------------------------------------
 
 namespace {
@@ -387,14 +326,6 @@ std::vector<BiasedRow> train_biased(const TrainSettings& settings) {
   return rows;
 }
 
-attn::ClaimCheck fitted_claim(const std::vector<BiasedRow>& rows) {
-  std::size_t fitted = 0;
-  for (const BiasedRow& r : rows) fitted += r.prediction == r.label;
-  return {.id = "bias_01",
-          .holds = fitted == rows.size(),
-          .evidence = "  " + std::to_string(fitted) + " of " + std::to_string(rows.size()) + " assignments fitted"};
-}
-
 bool BiasPattern::contrast() const {
   return (water == ClassAttention::near_0 && finance == ClassAttention::near_1) ||
          (water == ClassAttention::near_1 && finance == ClassAttention::near_0);
@@ -434,19 +365,6 @@ std::vector<BiasedRun> survey_biased_seeds(const TrainSettings& settings, std::u
     runs.push_back(std::move(run));
   }
   return runs;
-}
-
-attn::ClaimCheck claim_bias_02(const std::vector<BiasedRun>& runs) {
-  int contrast = 0;
-  bool several = false;
-  for (const BiasedRun& r : runs) {
-    contrast += r.fitted == 6 && r.pattern.contrast();
-    several = several || !(r.pattern == runs.front().pattern);
-  }
-  return {.id = "bias_02",
-          .holds = contrast > 0 && several,
-          .evidence = "  " + std::to_string(contrast) + " of " + std::to_string(runs.size()) +
-                      " seeds fit all six with one class near 0 and the other near 1"};
 }
 
 }  // namespace ch05

@@ -14,7 +14,6 @@
 #include <string>
 #include <vector>
 
-#include "common/apparatus/print.hpp"
 #include "common/attention/backprop.hpp"
 #include "common/attention/optim.hpp"
 
@@ -133,29 +132,6 @@ double mean_loss(const attn::OneHeadModel& model, const std::vector<Example>& da
 /// settings. Source: the article's training loop ("Make it learn"); the article reports no timing.
 double microseconds_per_step(const TrainSettings& settings, int repeats);
 
-/// Claim train_01 on a model: its trainable parameters, counted from the parameter table and
-/// written out from its sizes ("4x8 + 3x8x8 + (8x2 + 2)" for the article's model, which has 242;
-/// the formula assumes d_k = d_v = d). Holds if the count equals the formula's total. Evidence: two
-/// lines, the count and the remark that A holds activations, not parameters.
-/// Source: the article, "Make it learn" (242 parameters).
-attn::ClaimCheck parameter_count_claim(const attn::OneHeadModel& model);
-
-/// Claim train_02 on a model's predictions: every example's predicted class is its target.
-/// Evidence: "  N of M predictions right". Source: the article, "Make it learn"
-/// (predictions 0, 1, 0, 1).
-attn::ClaimCheck predictions_claim(const std::vector<Prediction>& predictions);
-
-/// Claim train_03 on a model's predictions: every reported row is bank's attention over its own
-/// sentence (n entries, non-negative, summing to 1 to 1e-12). Evidence: how many of them are.
-/// Source: the article, "Make it learn" (the attention table).
-attn::ClaimCheck rows_reported_claim(const std::vector<Prediction>& predictions);
-
-/// Claim train_03, "not a requirement": with bank's row forced uniform (1/n over its sentence) the
-/// same trained model still predicts every target. Evidence: "K of N". A reader's other seed can
-/// make it fail (the model then leans on its routing). Source: the article, "Make it
-/// learn" (selective routing is one observed solution).
-attn::ClaimCheck uniform_routing_claim(const std::vector<Prediction>& predictions);
-
 // ---- parameters on disk -----------------------------------------------------------------------
 
 /// Writes E.txt, Wq.txt, Wk.txt, Wv.txt, Wc.txt and bc.txt into `dir` (created if needed) in
@@ -253,12 +229,6 @@ Walk run_walk(const WalkSettings& settings);
 
 // ---- companion: the biased dataset --------------------------------------------------------------
 
-/// Claim train_04 on one backward pass of the widget: for each vocabulary word absent from the
-/// example, its row of dE is exactly zero. One ClaimCheck per absent word (none if every word is
-/// present), in vocabulary order. Evidence: "  'money' is absent from the sentence: its row of dE is
-/// exactly zero". Source: the article, "Follow one sentence through training".
-std::vector<attn::ClaimCheck> absent_rows_claims(const Example& example, const attn::OneHeadGrads& grads);
-
 /// Vocabulary of the biased dataset: the, bank and the six context words. Source: the
 /// article, "Attention learns the data, not the world".
 const std::vector<std::string>& biased_vocabulary();
@@ -313,20 +283,9 @@ struct BiasedRun {
   BiasPattern pattern;          ///< bias_pattern(rows)
 };
 
-/// Claim bias_01 on one biased-dataset table: every assigned label is predicted. Evidence:
-/// "  6 of 6 assignments fitted". Source: the article, "Attention learns the data,
-/// not the world".
-attn::ClaimCheck fitted_claim(const std::vector<BiasedRow>& rows);
-
 /// The biased dataset trained from `count` consecutive seeds starting at `first` (settings.seed
 /// is ignored), in seed order. Throws std::invalid_argument if count is 0 (and like train_biased).
 /// Source: the article, "Attention learns the data, not the world" (its table is one seed's run).
 std::vector<BiasedRun> survey_biased_seeds(const TrainSettings& settings, std::uint64_t first, std::uint64_t count);
-
-/// Claim bias_02 on a survey: it holds if at least one run that fits all six assignments shows the
-/// contrast (one class near 0, the other near 1) and the runs show more than one pattern (the
-/// solution depends on the initialisation). Evidence: how many runs show the contrast. Throws
-/// nothing. Source: the article, "Attention learns the data, not the world".
-attn::ClaimCheck claim_bias_02(const std::vector<BiasedRun>& runs);
 
 }  // namespace ch05

@@ -10,7 +10,6 @@
 #include <string>
 #include <vector>
 
-#include "common/apparatus/print.hpp"
 #include "common/attention/attention.hpp"
 
 namespace ch06 {
@@ -61,8 +60,6 @@ struct MaskSection {
   attn::HeadPass causal{};           ///< causal pass
   arma::mat leaky{};                 ///< n x n: softmax of zero_fill(open.scores), the wrong fill's weights
   arma::vec leaked{};                ///< n x 1: future_share(leaky), what each row gives the future
-  attn::ClaimCheck causal_claim{};   ///< mask_01 on causal.A (causal_weights_claim)
-  attn::ClaimCheck leak_claim{};     ///< mask_02 on leaky (zero_fill_claim)
 };
 /// Computes section 1. Source: the article, "Causal masking".
 MaskSection mask_section();
@@ -76,9 +73,6 @@ struct TiredCatSection {
   arma::mat scores{};                ///< 5 x 5: log A, scores whose row-wise softmax is A
   arma::mat mask{};                  ///< 5 x 5: the causal mask, 0 on and below the diagonal, -inf above
   arma::mat masked_scores{};         ///< 5 x 5: log A + causal mask (-inf above the diagonal)
-  attn::ClaimCheck sums_claim{};     ///< mask_05: every row of A sums to 1 (row_sums_claim)
-  attn::ClaimCheck tired_claim{};    ///< mask_05: the causal view of "tired" (renormalized_row_claim, row 1)
-  attn::ClaimCheck by_mask_claim{};  ///< mask_05: the mask gives the same rows (mask_renormalizes_claim)
 };
 /// Computes section 2. Source: the article, "Causal masking: a decoder only
 /// looks left".
@@ -99,8 +93,6 @@ BothViews both_views(const std::vector<std::string>& words);
 struct WordOrderSection {
   BothViews bank_last{};               ///< the river bank: bank is row 2
   BothViews bank_middle{};             ///< the bank river: bank is row 1
-  attn::ClaimCheck unchanged_claim{};  ///< mask_03: bank last, its causal row is its bidirectional row
-  attn::ClaimCheck blocked_claim{};    ///< mask_04: bank in the middle, river (after it) gets exactly 0
 };
 /// Computes section 3. Source: the article, "Causal masking".
 WordOrderSection word_order_section();
@@ -111,7 +103,6 @@ struct CrossSection {
   std::vector<std::string> q_words{};       ///< river bank (n_q = 2)
   std::vector<std::string> kv_words{};      ///< the money bank the river (n_kv = 5)
   attn::HeadPass pass{};                    ///< A: 2 x 5
-  attn::ClaimCheck shapes_claim{};          ///< mask_06 on pass (cross_shapes_claim)
   arma::uword offset = 0;                   ///< the alignment of the newest two queries: 3
   std::vector<std::string> newest_words{};  ///< the last two words of kv_words, the queries of offset_pass
   attn::HeadPass offset_pass{};             ///< causal with the offset: query i reads keys j <= i + offset
@@ -120,47 +111,5 @@ struct CrossSection {
 /// Computes section 4. Source: the article, "Causal masking"
 /// (cross-attention); Vaswani et al. 2017, §3.2.3.
 CrossSection cross_section();
-
-// ---- claims, checked on the computed weights (printed with attn::print_claim) ----------------------
-
-/// Claim mask_01 on causal weights A (n x n): every entry above the diagonal is exactly 0, every row
-/// sums to 1 (to 1e-12) and row 0 is [1, 0, ..]. Evidence: two lines, the row sums to 12 digits
-/// and row 0 to two. Throws nothing for a non-empty square A. Source: the article, "Causal masking".
-attn::ClaimCheck causal_weights_claim(const arma::mat& A);
-
-/// Claim mask_02 on the weights of the wrong fill (n x n, zero_fill before softmax): the future
-/// keeps a share (row 0's weight above the diagonal is positive). Evidence: each row's share, two
-/// decimals. Throws std::invalid_argument like future_share. Source: the article, "Causal masking".
-attn::ClaimCheck zero_fill_claim(const arma::mat& leaky);
-
-/// Claim mask_03 on section 3: in "the river bank" bank is last, so its causal row equals its
-/// bidirectional row, mix_01's weights (to 1e-15). Evidence: the causal row and "unchanged".
-/// Throws nothing on a result of word_order_section.
-attn::ClaimCheck unchanged_row_claim(const WordOrderSection& s);
-
-/// Claim mask_05 on section 2: every row of the illustrative table sums to 1 (to 1e-12).
-/// Evidence: the row sums, two decimals. Throws nothing on a result of tired_cat_section.
-attn::ClaimCheck row_sums_claim(const TiredCatSection& t);
-
-/// Claim mask_05 on section 2, one row: the causal view of row `i` is its allowed weights (j <= i)
-/// divided by their total; for "tired" (i = 1) the article's [0.10, 0.90, 0, 0, 0]. Evidence: the
-/// division with its numbers. Throws std::invalid_argument if i is not a row of the table.
-attn::ClaimCheck renormalized_row_claim(const TiredCatSection& t, arma::uword i);
-
-/// Claim mask_05 on section 2: softmax(log A + causal mask) gives the renormalized rows (largest
-/// difference at most 1e-12). Evidence: two lines, ending with the difference. Throws nothing on a
-/// result of tired_cat_section.
-attn::ClaimCheck mask_renormalizes_claim(const TiredCatSection& t);
-
-/// Claim mask_04 on a causal receiving row (1 x n, "the bank river": bank at position 1): the
-/// source `blocked` after it gets weight exactly 0. Evidence: the row and the blocked word's
-/// weight. Throws std::invalid_argument if blocked >= n. Source: the article, "Causal masking".
-attn::ClaimCheck blocked_source_claim(const arma::rowvec& row, arma::uword blocked, const std::string& word);
-
-/// Claim mask_06 on a cross-attention pass of n_q queries over n_kv keys and values: Q n_q x d_k,
-/// K n_kv x d_k, V n_kv x d_v, A n_q x n_kv with rows summing to 1, H n_q x d_v. Evidence: the five
-/// shapes. Source: the article, "Causal masking" (cross-attention); Vaswani et al.
-/// 2017, §3.2.3.
-attn::ClaimCheck cross_shapes_claim(const attn::HeadPass& pass, arma::uword n_q, arma::uword n_kv);
 
 }  // namespace ch06

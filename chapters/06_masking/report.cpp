@@ -6,6 +6,8 @@
 
 #include <fmt/ostream.h>
 
+#include "claims.hpp"
+#include "common/apparatus/print.hpp"
 #include "common/attention/toy.hpp"
 
 namespace ch06 {
@@ -24,11 +26,11 @@ void print_mask(std::ostream& out, const MaskSection& m) {
   attn::print_matrix(out, m.words, m.open.scores, kPrecision);
   out << "  Causal weights, softmax(scores + mask); exp(-inf) = 0 removes the future exactly:\n";
   attn::print_matrix(out, m.words, m.causal.A, kPrecision);
-  attn::print_claim(out, m.causal_claim);
+  attn::print_claim(out, claim_causal_weights(m.causal.A));
 
   out << "\n  The wrong fill: set the future scores to 0 instead of -inf. exp(0) = 1, so they keep a share:\n";
   attn::print_matrix(out, m.words, m.leaky, kPrecision);
-  attn::print_claim(out, m.leak_claim);
+  attn::print_claim(out, claim_zero_fill(m.leaky));
   fmt::print(out, "  (\"{}\" at position 0 would put {} of its attention on {} and {}, which it must not see)\n",
              m.words[0], attn::format_number(m.leaked(0), kPrecision), m.words[1], m.words[2]);
   out << "  Every row keeps at least its own position, so no row is left with nothing to normalize.\n";
@@ -38,11 +40,11 @@ void print_tired_cat(std::ostream& out, const TiredCatSection& t) {
   attn::print_heading(out, fmt::format("2. \"{}\": the article's illustrative weights", attn::join_words(t.words)));
   out << "  Bidirectional (every row sums to 1; illustrative values, not from a model):\n";
   attn::print_matrix(out, t.words, t.A, kPrecision);
-  attn::print_claim(out, t.sums_claim);
+  attn::print_claim(out, claim_row_sums(t));
   out << "  Causal: keep keys j <= i and divide each row by what survives:\n";
   attn::print_matrix(out, t.words, t.renormalized, kPrecision);
-  attn::print_claim(out, t.tired_claim);
-  attn::print_claim(out, t.by_mask_claim);
+  attn::print_claim(out, claim_renormalized_row(t, 1));
+  attn::print_claim(out, claim_mask_renormalizes(t));
   out << "  The scores behind that: log A (softmax of each row gives A back), then the mask:\n";
   attn::print_matrix(out, t.words, t.masked_scores, kPrecision);
   out << "  (below the diagonal these are the scores log A; the figure ch06_three_panels shows scores,\n"
@@ -54,12 +56,12 @@ void print_word_orders(std::ostream& out, const WordOrderSection& s) {
   const BothViews& last = s.bank_last;
   fmt::print(out, "  \"{}\": bank is last, so it already sees every position\n", attn::join_words(last.words));
   fmt::print(out, "    bidirectional bank row: {}\n", attn::format_vector(row(last.open.A, 2), kPrecision));
-  attn::print_claim(out, s.unchanged_claim);
+  attn::print_claim(out, claim_unchanged_row(s));
   const BothViews& middle = s.bank_middle;
   fmt::print(out, "  \"{}\": bank is in the middle\n", attn::join_words(middle.words));
   fmt::print(out, "    bidirectional bank row: {}  over ({}, {}, {})\n",
              attn::format_vector(row(middle.open.A, 1), kPrecision), middle.words[0], middle.words[1], middle.words[2]);
-  attn::print_claim(out, s.blocked_claim);
+  attn::print_claim(out, claim_blocked_source(row(middle.causal.A, 1), 2, middle.words[2]));
   out << "  The mask changed which sources are allowed; projecting and mixing did not change.\n";
 }
 
@@ -67,7 +69,7 @@ void print_cross(std::ostream& out, const CrossSection& c) {
   attn::print_heading(out, "4. Cross-attention: queries from one sequence, keys and values from another");
   fmt::print(out, "  queries: \"{}\" (n_q = {}); keys and values: \"{}\" (n_kv = {})\n", attn::join_words(c.q_words),
              c.q_words.size(), attn::join_words(c.kv_words), c.kv_words.size());
-  attn::print_claim(out, c.shapes_claim);
+  attn::print_claim(out, claim_cross_shapes(c.pass, c.q_words.size(), c.kv_words.size()));
   attn::print_matrix(out, c.q_words, c.pass.A, kPrecision);
   fmt::print(out, "  (columns: {})\n", attn::join_words(c.kv_words));
   fmt::print(out,

@@ -63,7 +63,7 @@ void print_heading(std::ostream& out, const std::string& title);
 
 /// One checkable statement of docs/claims.md as a lesson function measured it: its ID, whether
 /// it holds on the numbers measured, and the printed line(s) that show those numbers. Lesson code
-/// returns it (e.g. `ClaimCheck scaled_variance_claim(..)`); the program prints it with print_claim
+/// returns it (e.g. `ClaimCheck claim_scaled_variance(..)`); the program prints it with print_claim
 /// and the test asserts `holds` and the numbers of the same function, so no predicate is written twice.
 struct ClaimCheck {
   std::string id;             ///< the ledger's ID, e.g. "scale_04"

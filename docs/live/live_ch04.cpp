@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "chapters/04_scaling/claims.hpp"
 #include "chapters/04_scaling/sections.hpp"
 #include "common/apparatus/print.hpp"
 #include "docs/live/convert.hpp"
@@ -28,8 +29,8 @@ live::val shadow(double angle, double length, double b_length) {
     out.set("projection", s.projection);
     out.set("dot", s.dot);
     out.set("a_text", attn::format_vector(s.a, kExplorerDecimals));
-    out.set("projection_line", e.projection.check.evidence);
-    out.set("dot_line", e.dot.check.evidence);
+    out.set("projection_line", ch04::claim_projection(e).evidence);
+    out.set("dot_line", ch04::claim_shadow_dot(e).evidence);
     out.set("shadow_text", attn::format_vector(s.shadow, kExplorerDecimals));
     out.set("cosine_text", s.cosine ? attn::format_number(*s.cosine, kExplorerDecimals)
                                     : std::string("undefined (a is the zero vector)"));
@@ -54,8 +55,8 @@ live::val sharpness(const live::val& scores, double d_k) {
     out.set("scaled", live::numbers(r.scaled));
     out.set("a_raw", live::numbers(r.a_raw));
     out.set("a_scaled", live::numbers(r.a_scaled));
-    out.set("raw_line", r.raw_line.check.evidence);
-    out.set("scaled_line", r.scaled_line.check.evidence);
+    out.set("raw_line", ch04::claim_raw_weights(r).evidence);
+    out.set("scaled_line", ch04::claim_scaled_weights(r).evidence);
     out.set("winner", r.winner);
     out.set("divisor", attn::format_plain(r.divisor));
     return out;
