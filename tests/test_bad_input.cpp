@@ -150,6 +150,8 @@ BOOST_AUTO_TEST_CASE(every_bad_input_is_one_line_and_exit_2) {
       {"ch02_swap_query", "--wq '1,,0; 0 1 0; 0 0 1; 1 1 1'", "empty entry"},    // ... in a matrix row
       {"ch02_swap_query", "--wq '1e308 0 0; 0 1 0; 0 0 1; 1 1 1'", "--wq"},      // huge matrix entry
       {"ch02_swap_query", "--wq '1 0 0; 0 1 0; 0 0 1; 1 1 1;'", "empty last row"},  // a ';' that ends the matrix
+      {"ch02_swap_query", "--wq \"$(printf '1 0 0; 0 1 0; 0 0 1; 1 1 1\\r')\"", "'1\\r' is not a number"},  // CR
+      {"ch02_swap_query", "--wq \"$(printf '1\\v0 0; 0 1 0; 0 0 1; 1 1 1')\"", "'1\\x0b0' is not a number"},  // VT
       {"ch05_training", "--init ''", "non-empty path"},                          // empty path
       {"ch05_training", "--lr 1e308", "got '1e308'"},                             // huge number, quoted short
       {"ch05_training", "--walkthrough --passes 5", "--passes"},                 // flag outside its mode
@@ -188,7 +190,7 @@ BOOST_AUTO_TEST_CASE(every_bad_input_is_one_line_and_exit_2) {
       // session 5's trial: names the system refuses, folders whose files block
       {"ch05_training", "--loss-log $(printf 'x%.0s' $(seq 300))", "--loss-log: cannot write"},  // before training
       {"ch09_real_heads", "--save $(printf 'x%.0s' $(seq 300)) --quick", "File name too long"},  // before training
-      {"ch09_real_heads", "--corpus /proc --quick", "too little text"},           // /proc/kmsg would block
+      {"ch09_real_heads", "--corpus /proc --quick", "is in /proc"},               // /proc/kmsg would block
   };
   // clang-format on
   BOOST_TEST(cases.size() >= 20u);

@@ -134,9 +134,15 @@ arma::mat parse_matrix(const std::string& text, arma::uword rows, arma::uword co
       spaced.clear();
       for (const std::string& entry : *entries.value) spaced += entry + " ";
     }
-    std::istringstream cells(spaced);
     std::vector<double> values;
-    for (std::string cell; cells >> cell;) {
+    std::vector<std::string> cells;  // split at spaces and tabs only: a CR, LF, VT or FF stays in its entry
+    for (std::size_t at = spaced.find_first_not_of(" \t"); at != std::string::npos;
+         at = spaced.find_first_not_of(" \t", at)) {
+      const std::size_t end = std::min(spaced.find_first_of(" \t", at), spaced.size());
+      cells.push_back(spaced.substr(at, end - at));
+      at = end;
+    }
+    for (const std::string& cell : cells) {
       const attn::Parsed<double> x = attn::parse_number(cell);  // the one number rule
       if (!x.value) throw std::invalid_argument("matrix entry " + attn::quoted(cell) + " " + x.problem);
       if (std::abs(*x.value) > attn::kLargestInput) {

@@ -62,11 +62,11 @@ struct Corpus {
   std::string held_text;           ///< the held-out entries, concatenated
 };
 
-/// Reads every fortune file in `folder` (regular files whose names have no extension: the
-/// `.dat` indexes and `.u8` links are skipped), splits each at lines holding only '%' (and spaces;
+/// Reads every fortune file in `folder` (every regular file, or link to one, but strfile's `.dat`
+/// indexes and Debian's `.u8` links, and empty files), splits each at lines holding only '%' (and spaces;
 /// CRLF line ends read as LF), and holds out every 20th entry in reading order (5%, deterministic),
 /// or, with fewer than 20 entries, the text's last 5% from the start of a line. Throws std::runtime_error naming the
-/// folder if it is missing, cannot be read or holds too little fortune text; for Debian's folder
+/// folder if it is missing, cannot be read, holds no fortune file or too little fortune text; for Debian's folder
 /// (kFortuneFolder) the message also says how to install it.
 Corpus read_corpus(const std::string& folder = kFortuneFolder);
 

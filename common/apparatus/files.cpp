@@ -154,9 +154,17 @@ std::string hex64(std::uint64_t value) {
   return text;
 }
 
-/// "/dev", "/proc" or "/sys" if `folder` (resolved) lies in one of the kernel's own folders, which
-/// hold streams and settings, never files a chapter writes (a link such as /dev/stdout there leads
-/// to a regular file when stdout is one, yet is the system's); else nullptr.
+std::string file_type(mode_t mode) {
+  if (S_ISDIR(mode)) return "a folder";
+  if (S_ISFIFO(mode)) return "a FIFO (named pipe)";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  if (S_ISSOCK(mode)) return "a socket";
+  return "not a regular file";
+}
+
+}  // namespace
+
 const char* system_folder(const fs::path& folder) {
   std::error_code ec;
   // Both the name as written (/proc/self/cwd/x leads back to a folder of yours, but is named in /proc)
@@ -170,17 +178,6 @@ const char* system_folder(const fs::path& folder) {
   }
   return nullptr;
 }
-
-std::string file_type(mode_t mode) {
-  if (S_ISDIR(mode)) return "a folder";
-  if (S_ISFIFO(mode)) return "a FIFO (named pipe)";
-  if (S_ISCHR(mode)) return "a character device";
-  if (S_ISBLK(mode)) return "a block device";
-  if (S_ISSOCK(mode)) return "a socket";
-  return "not a regular file";
-}
-
-}  // namespace
 
 std::string os_reason(int error_number) { return std::strerror(error_number); }
 

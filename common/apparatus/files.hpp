@@ -176,6 +176,12 @@ std::map<std::string, std::string> read_file_set(const std::filesystem::path& fo
                                                  const std::vector<std::string>& names, std::size_t limit,
                                                  bool manifest_required);
 
+/// "/dev", "/proc" or "/sys" if `folder` lies in one of the kernel's own folders, which hold
+/// streams and settings, never files a chapter writes or reads as data (a link such as /dev/stdout
+/// leads to a regular file when stdout is one, yet is the system's); else nullptr. Both the name as
+/// written and where its links lead are checked. Throws nothing (beyond std::bad_alloc).
+const char* system_folder(const std::filesystem::path& folder);
+
 /// Why files cannot be created in `folder` (creating it and its parents first if `create`), or an
 /// empty string if they can: a folder inside /dev, /proc or /sys is refused at once; a real file is created and removed
 /// there, so read-only folders and file systems are found before any work is done. Reports problems as text; throws
