@@ -287,6 +287,31 @@ BOOST_AUTO_TEST_CASE(reader_splits_entries_and_holds_out_every_twentieth) {
   fs::remove_all(dir);
 }
 
+// A fortune file is any regular file, or link to one, whatever its name; only strfile's .dat
+// indexes and Debian's .u8 links are skipped. A folder without one says so; the system's folders
+// are refused.
+BOOST_AUTO_TEST_CASE(any_named_file_or_link_is_read_and_a_folder_without_one_says_so) {
+  const fs::path dir = fake_fortunes();
+  const fs::path other = fs::temp_directory_path() / ("attn-ch09-named-" + std::to_string(::getpid()));
+  fs::remove_all(other);
+  fs::create_directories(other / "folder");
+  fs::copy_file(dir / "alpha", other / "alpha.txt");
+  fs::create_symlink(dir / "beta", other / "beta");  // a link to a fortune file elsewhere
+  std::ofstream(other / "alpha.txt.dat") << "index";
+  const ch09::Corpus c = ch09::read_corpus(other.string());
+  BOOST_TEST(c.files == (std::vector<std::string>{"alpha.txt", "beta"}));
+  BOOST_TEST(c.entries == 40u);
+  const fs::path empty = other / "folder";  // a subfolder only: no fortune file
+  BOOST_CHECK_EXCEPTION(ch09::read_corpus(empty.string()), std::runtime_error, [](const std::runtime_error& e) {
+    return std::string(e.what()).find("holds no fortune file") != std::string::npos;
+  });
+  BOOST_CHECK_EXCEPTION(ch09::read_corpus("/proc/self"), std::runtime_error, [](const std::runtime_error& e) {
+    return std::string(e.what()).find("is in /proc") != std::string::npos;
+  });
+  fs::remove_all(other);
+  fs::remove_all(dir);
+}
+
 BOOST_AUTO_TEST_CASE(missing_folder_is_a_clear_error) {
   try {
     ch09::read_corpus("/nonexistent/fortunes");
