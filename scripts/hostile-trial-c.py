@@ -225,7 +225,7 @@ def input_cases():
             d = WORK / ("load-%s-%s" % (f, kind))
             d.mkdir()
             if f == "model.txt":
-                (d / "run.txt").write_text("ch09-run 2\n")
+                (d / "run.txt").write_text("ch09-run 3\n")
             p = d / f
             if kind == "fifo":
                 os.mkfifo(p)
@@ -237,7 +237,7 @@ def input_cases():
                 os.symlink(d / "nowhere", p)
             else:
                 with open(p, "wb") as out:
-                    out.write(b"ch09-run 2\n" + b"x" * (40 << 20))
+                    out.write(b"ch09-run 3\n" + b"x" * (40 << 20))
             for flag in ["--load", "--cached"]:
                 cases.append(Case("input that could hang", "ch09_real_heads", ["--no-plots", flag, str(d)], 2, flag,
                                   limit=20))

@@ -832,7 +832,7 @@ BOOST_AUTO_TEST_CASE(a_saved_model_is_read_safely_and_checked_field_by_field) {
   fs::create_directories(dir / "fifo-run");
   ::mkfifo((dir / "fifo-run" / "run.txt").c_str(), 0644);
   fs::create_directories(dir / "fifo-model");
-  std::ofstream(dir / "fifo-model" / "run.txt") << "ch09-run 2\n";
+  std::ofstream(dir / "fifo-model" / "run.txt") << "ch09-run 3\n";
   ::mkfifo((dir / "fifo-model" / "model.txt").c_str(), 0644);
   const std::string d = dir.string();
   check_refused(cat(ch09(), " --no-plots --load ", d, "/fifo-run"), "ch09_real_heads", "FIFO");
@@ -1180,6 +1180,21 @@ BOOST_AUTO_TEST_CASE(hand_edited_model_folders_are_refused_naming_what_is_wrong)
   text.close();
   check_refused(cat(ch09(), " --no-plots --load ", d, "/good --corpus ", few.string()), "ch09_real_heads",
                 "differs from the 4 of the corpus read now from token 2 on (saved '!', now 'a')");
+  // The corpus is a setting, even with the same characters: Debian's fortunes and one entry more.
+  const fs::path more = dir / "one-more-entry";
+  fs::remove_all(more);
+  fs::copy("/usr/share/games/fortunes", more, fs::copy_options::recursive | fs::copy_options::copy_symlinks);
+  std::ofstream(more / "fortunes", std::ios::app) << "the cat sat on the mat.\n%\n";
+  check_refused(cat(ch09(), " --no-plots --load ", d, "/good --corpus ", more.string()), "ch09_real_heads",
+                "the model was trained on another corpus (checksum ");
+  // --cached trains again (and saves) instead of refusing, as it does for any other setting.
+  fs::remove_all(dir / "cached");
+  fs::copy(dir / "good", dir / "cached", fs::copy_options::recursive);
+  const attn::test::Run cached = attn::test::run(cat("timeout 300 ", ch09(), " --no-plots --quick --steps 20 --cached ",
+                                                     d, "/cached --corpus ", more.string()));
+  BOOST_TEST(cached.code == 0, cached.err);
+  BOOST_TEST(cached.out.find("it was trained on another corpus") != std::string::npos, cached.out);
+  BOOST_TEST(slurp(dir / "cached" / "run.txt") != run);  // saved again, with the corpus read now
 }
 
 BOOST_AUTO_TEST_CASE(two_outputs_of_one_run_never_meet_and_nothing_is_left_behind) {

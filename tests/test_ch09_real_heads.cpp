@@ -760,7 +760,7 @@ BOOST_AUTO_TEST_CASE(cached_reads_back_only_a_run_of_the_same_recipe_and_setting
   std::string format, recipe_key, recipe;
   std::getline(in, format);
   in >> recipe_key >> recipe;
-  BOOST_TEST(format == "ch09-run 2");
+  BOOST_TEST(format == "ch09-run 3");
   BOOST_TEST(recipe_key == "recipe");
   BOOST_TEST(recipe == ch09::training_recipe());
   BOOST_TEST(recipe.size() == 16u);  // the build's checksum, not the "unknown" of a build without one

@@ -43,7 +43,7 @@ int run_compare(const MarkedPair& pair, const ModelFolders& folders, const std::
   const Corpus corpus = corpus_for(corpus_folder);
   const Vocabulary vocab(corpus.train_text);
   std::string stale;  // why a --cached folder's run is not read back
-  const std::optional<Run> loaded = saved_run(folders, vocab, options, stale);
+  const std::optional<Run> loaded = saved_run(folders, corpus, vocab, options, stale);
   const auto compare_run = [&](const Run& run) {
     try {
       return compare(run.model, vocab, pair, corpus.held_text);

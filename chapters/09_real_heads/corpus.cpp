@@ -139,6 +139,7 @@ Corpus read_corpus(const std::string& folder) {
     throw std::runtime_error("the fortunes folder " + attn::quoted_path(folder) + " holds too little text (" +
                              std::to_string(c.train_text.size()) + " training characters)" + install);
   }
+  c.checksum = attn::checksum(c.train_text + '\0' + c.held_text);
   return c;
 }
 

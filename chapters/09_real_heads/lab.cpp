@@ -110,7 +110,7 @@ Run train(const Corpus& corpus, const Vocabulary& vocab, TrainOptions o,
   o.shape.vocab = vocab.size();
   validate(o);
   attn::Random rng(o.seed);
-  Run run{o, training_recipe(), vocab.characters(), attn::init_model<Real>(o.shape, rng), {}, 0.0};
+  Run run{o, training_recipe(), vocab.characters(), corpus.checksum, attn::init_model<Real>(o.shape, rng), {}, 0.0};
   const arma::urowvec text = vocab.encode(corpus.train_text);
   const arma::umat held = held_out_windows(vocab.encode(corpus.held_text), 32, o.shape.context);
   const double limit = 2.0 * std::log(static_cast<double>(o.shape.vocab));
@@ -300,9 +300,9 @@ void require_chapter_shape(const attn::AttnOnlyShape& s, arma::uword vocab, cons
 /// Refuses a run.txt of another format: an earlier version's (EarlierRun) or not a saved run at all.
 void check_run_format(const fs::path& path) {
   const std::string text = attn::read_input_file(path, kMaxRunFileBytes);
-  if (text.rfind("ch09-run 1\n", 0) == 0)
+  if (text.rfind("ch09-run 1\n", 0) == 0 || text.rfind("ch09-run 2\n", 0) == 0)
     throw EarlierRun(attn::quoted_path(path) + ": saved by an earlier version of this chapter; train again");
-  if (text.rfind("ch09-run 2\n", 0) != 0)
+  if (text.rfind("ch09-run 3\n", 0) != 0)
     throw std::runtime_error(attn::quoted_path(path) + ": not a run saved by ch09_real_heads");
 }
 
@@ -328,10 +328,10 @@ void save_run(const Run& run, const std::string& dir) {
   std::ostringstream out;
   out.precision(17);
   const TrainOptions& o = run.options;
-  out << "ch09-run 2\nrecipe " << run.recipe << "\nsteps " << o.steps << "\nbatch " << o.batch << "\nlr " << o.lr
+  out << "ch09-run 3\nrecipe " << run.recipe << "\nsteps " << o.steps << "\nbatch " << o.batch << "\nlr " << o.lr
       << "\nseed " << o.seed << "\nrepeat_share " << o.windows.repeat_share << "\neval_every " << o.eval_every
-      << "\nseconds " << run.seconds << "\ncharacters " << hex(run.characters) << "\ncurve " << run.curve.size()
-      << '\n';
+      << "\nseconds " << run.seconds << "\ncharacters " << hex(run.characters) << "\ncorpus " << run.corpus
+      << "\ncurve " << run.curve.size() << '\n';
   for (const CurvePoint& p : run.curve) out << p.step << ' ' << p.train << ' ' << p.held_out << '\n';
   // One set: model.txt and run.txt in full under temporary names, a manifest of their checksums
   // renamed first, then the two files; --load refuses a pair that does not match the manifest.
@@ -376,7 +376,12 @@ Run load_run(const std::string& dir, const Vocabulary& vocab, const std::functio
   } catch (const std::invalid_argument& e) {
     throw in.fail(std::string("the vocabulary is malformed (") + e.what() + ")");
   }
-  if (run.characters != vocab.characters()) throw in.fail(vocabulary_difference(run.characters, vocab.characters()));
+  if (run.characters != vocab.characters()) {
+    throw OtherCorpus(attn::quoted_path(path) + ": " + vocabulary_difference(run.characters, vocab.characters()));
+  }
+  run.corpus = in.field("corpus");
+  if (run.corpus.size() != 16 || run.corpus.find_first_not_of("0123456789abcdef") != std::string::npos)
+    throw in.fail("the corpus checksum is not 16 hexadecimal digits");
   const std::vector<arma::uword> steps = curve_steps(o);
   const long long points = in.whole("curve", 0, 1000001);
   if (static_cast<std::size_t>(points) != steps.size()) {

@@ -72,6 +72,7 @@ struct Run {
   TrainOptions options;           ///< how it was trained
   std::string recipe;             ///< training_recipe() of the program that trained it
   std::string characters;         ///< the vocabulary's characters (checked against the corpus on load)
+  std::string corpus;             ///< Corpus::checksum of the text it was trained and evaluated on
   Model model;                    ///< parameters after the last step
   std::vector<CurvePoint> curve;  ///< at step 0, every eval_every steps and at the end
   double seconds = 0.0;           ///< wall time of training
@@ -141,9 +142,15 @@ class EarlierRun : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+/// Thrown by load_run() for a run trained on a corpus whose vocabulary is not `vocab`'s.
+class OtherCorpus : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 /// Reads a run written by save_run(): both files regular and at most 32 MiB (a FIFO or device is
 /// refused, never waited on), matching the manifest; every field of run.txt in range (steps,
-/// batch, lr, seed, repeat share, evaluation interval, seconds, vocabulary, a curve of exactly the
+/// batch, lr, seed, repeat share, evaluation interval, seconds, vocabulary, corpus checksum, a curve of exactly the
 /// points the steps and interval record, losses in [0, 1000]) and the model of this chapter's
 /// shape over `vocab`. Each file is read once and the bytes checked are the bytes parsed, so a save
 /// into `dir` meanwhile is refused or read whole, never mixed; `after_reading` is called once the

@@ -51,7 +51,7 @@ void declare_flags(po::options_description& o) {
       ("position", po::value<long long>()->value_name("I"), "decode each head's write at character I (from 0; default: the last; --gpt2: token I)")
       ("save", po::value<std::string>()->value_name("DIR"), "save the trained model into DIR")
       ("load", po::value<std::string>()->value_name("DIR"), "inspect the model saved in DIR instead of training")
-      ("cached", po::value<std::string>()->value_name("DIR"), "load the model saved in DIR if this program trained it with these settings, else train and save it there (the tour, the book and the tests use this)")
+      ("cached", po::value<std::string>()->value_name("DIR"), "load the model saved in DIR if this program trained it with these settings and this corpus, else train and save it there (the tour, the book and the tests use this)")
       ("corpus", po::value<std::string>()->value_name("DIR")->default_value(ch09::kFortuneFolder), "the folder of fortune files")
       ("quick", "a short run (300 steps of 16 windows, seconds) for the tour: too short for the claims")
       ("bench", po::value<long long>()->value_name("N"), "time N training steps of the full model and stop")

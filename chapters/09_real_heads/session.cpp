@@ -137,8 +137,8 @@ void require_directions(const Model& model, const std::string& file) {
   }
 }
 
-std::optional<Run> saved_run(const ModelFolders& folders, const Vocabulary& vocab, const TrainOptions& wanted,
-                             std::string& stale) {
+std::optional<Run> saved_run(const ModelFolders& folders, const Corpus& corpus, const Vocabulary& vocab,
+                             const TrainOptions& wanted, std::string& stale) {
   if (!folders.load) return std::nullopt;
   std::optional<Run> run;
   try {
@@ -148,8 +148,22 @@ std::optional<Run> saved_run(const ModelFolders& folders, const Vocabulary& voca
     if (!folders.cached) throw FileError(folders.flag + ": " + e.what());
     stale = "an earlier version of this chapter saved it";
     return std::nullopt;
+  } catch (const OtherCorpus& e) {
+    if (!folders.cached) throw FileError(folders.flag + ": " + e.what());
+    stale = "it was trained on another corpus";
+    return std::nullopt;
   } catch (const std::exception& e) {
     throw FileError(folders.flag + ": " + e.what());
+  }
+  // The corpus is a setting: a model scored on held-out text it may have trained on says nothing.
+  if (run->corpus != corpus.checksum) {
+    if (!folders.cached) {
+      throw FileError(folders.flag + ": " + attn::quoted_path(std::filesystem::path(*folders.load) / "run.txt") +
+                      ": the model was trained on another corpus (checksum " + run->corpus + ", the corpus read now " +
+                      corpus.checksum + "); give that corpus with --corpus, or train again");
+    }
+    stale = "it was trained on another corpus";
+    return std::nullopt;
   }
   if (folders.cached) {
     stale = run_mismatch(*run, wanted);
@@ -161,7 +175,7 @@ std::optional<Run> saved_run(const ModelFolders& folders, const Vocabulary& voca
 std::optional<Loaded> load_given(const ModelFolders& folders, const Corpus& corpus, const Vocabulary& vocab,
                                  const std::string& sentence, std::optional<arma::uword> position,
                                  const TrainOptions& wanted, std::string& stale) {
-  std::optional<Run> run = saved_run(folders, vocab, wanted, stale);
+  std::optional<Run> run = saved_run(folders, corpus, vocab, wanted, stale);
   if (!run) return std::nullopt;
   std::optional<Loaded> out(Loaded{std::move(*run), {}});
   try {

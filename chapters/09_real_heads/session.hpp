@@ -107,11 +107,12 @@ inline constexpr double kSmallestWeight = 1e-6;
 void require_directions(const Model& model, const std::string& file);
 
 /// The run saved in folders.load, or nothing when no folder is read. Refuses, naming the flag, a
-/// folder load_run() or require_directions() refuses. With --cached, a run of another recipe or other settings than
-/// `wanted` (or of an earlier format) is not read: nothing is returned and `stale` says why, so the
-/// caller trains again and saves into folders.save.
-std::optional<Run> saved_run(const ModelFolders& folders, const Vocabulary& vocab, const TrainOptions& wanted,
-                             std::string& stale);
+/// folder load_run() or require_directions() refuses, and a run trained on another corpus than
+/// `corpus` (its checksum). With --cached, a run of another recipe, other settings than `wanted`,
+/// another corpus or an earlier format is not read: nothing is returned and `stale` says why, so
+/// the caller trains again and saves into folders.save.
+std::optional<Run> saved_run(const ModelFolders& folders, const Corpus& corpus, const Vocabulary& vocab,
+                             const TrainOptions& wanted, std::string& stale);
 
 /// A saved run read back, with its report.
 struct Loaded {

@@ -165,6 +165,8 @@ std::string file_type(mode_t mode) {
 
 }  // namespace
 
+std::string checksum(const std::string& bytes) { return hex64(fnv1a(bytes)); }
+
 const char* system_folder(const fs::path& folder) {
   std::error_code ec;
   // Both the name as written (/proc/self/cwd/x leads back to a folder of yours, but is named in /proc)

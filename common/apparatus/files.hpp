@@ -176,6 +176,10 @@ std::map<std::string, std::string> read_file_set(const std::filesystem::path& fo
                                                  const std::vector<std::string>& names, std::size_t limit,
                                                  bool manifest_required);
 
+/// The 64-bit FNV-1a checksum of `bytes` as 16 hexadecimal digits, as a set's manifest records each
+/// file's. Throws nothing (beyond std::bad_alloc).
+std::string checksum(const std::string& bytes);
+
 /// "/dev", "/proc" or "/sys" if `folder` lies in one of the kernel's own folders, which hold
 /// streams and settings, never files a chapter writes or reads as data (a link such as /dev/stdout
 /// leads to a regular file when stdout is one, yet is the system's); else nullptr. Both the name as
