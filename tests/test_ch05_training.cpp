@@ -19,11 +19,14 @@
 #include "common/attention/backprop.hpp"
 #include "common/attention/gradcheck.hpp"
 #include "common/attention/random.hpp"
-#include "claims.hpp"
 #include "common/attention/toy.hpp"
+#include "biased.hpp"
+#include "claims.hpp"
 #include "features.hpp"
+#include "parameter_files.hpp"
 #include "support.hpp"
 #include "training.hpp"
+#include "walkthrough.hpp"
 
 namespace tt = boost::test_tools;
 

@@ -14,6 +14,7 @@
 #include "common/apparatus/print.hpp"
 #include "common/attention/backprop.hpp"
 #include "features.hpp"
+#include "biased.hpp"
 #include "training.hpp"
 
 namespace ch05 {

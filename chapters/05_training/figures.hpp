@@ -10,7 +10,9 @@
 
 #include "common/apparatus/plot.hpp"
 #include "sections.hpp"
+#include "biased.hpp"
 #include "training.hpp"
+#include "walkthrough.hpp"
 
 namespace ch05 {
 

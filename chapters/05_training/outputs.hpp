@@ -11,7 +11,9 @@
 
 #include "common/apparatus/plot.hpp"
 #include "common/attention/backprop.hpp"
+#include "parameter_files.hpp"
 #include "training.hpp"
+#include "walkthrough.hpp"
 
 namespace ch05 {
 

@@ -17,6 +17,7 @@
 #include "common/attention/backprop.hpp"
 #include "sections.hpp"
 #include "training.hpp"
+#include "walkthrough.hpp"
 
 namespace ch05 {
 

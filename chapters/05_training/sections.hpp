@@ -18,6 +18,8 @@
 
 #include "common/attention/backprop.hpp"
 #include "features.hpp"
+#include "biased.hpp"
+#include "parameter_files.hpp"
 #include "training.hpp"
 
 namespace ch05 {

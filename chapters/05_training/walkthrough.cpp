@@ -1,5 +1,5 @@
 /// \file walkthrough.cpp
-/// \brief Chapter 05: the step-through widget's updates, computed once (see training.hpp, run_walk();
+/// \brief Chapter 05: the step-through's model and updates, computed once (see walkthrough.hpp;
 /// report.hpp prints them stage by stage).
 #include <algorithm>
 #include <stdexcept>
@@ -9,9 +9,20 @@
 #include "common/attention/attention.hpp"
 #include "common/attention/optim.hpp"
 #include "common/attention/toy.hpp"
-#include "training.hpp"
+#include "walkthrough.hpp"
 
 namespace ch05 {
+
+attn::OneHeadModel walkthrough_model(std::uint64_t seed) {
+  attn::OneHeadModel m = attn::init_like_pytorch(vocabulary().size(), 2, 2, 2, class_names().size(), seed);
+  m.bc.zeros();  // the widget starts its classifier bias at zero
+  return m;
+}
+
+std::vector<Example> walkthrough_examples() {
+  const std::vector<Example> all = article_examples();
+  return {all[0], all[1]};
+}
 namespace {
 
 /// One update applied in place: forward, backward, SGD step. Returns the loss before the step.
