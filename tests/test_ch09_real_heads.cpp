@@ -13,11 +13,9 @@
 #include <string>
 #include <utility>
 
-#include "circuit.hpp"
 #include "claims.hpp"
 #include "common/apparatus/plot.hpp"
 #include "compare.hpp"
-#include "compare_view.hpp"
 #include "corpus.hpp"
 #include "heads.hpp"
 #include "interventions.hpp"

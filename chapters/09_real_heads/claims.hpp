@@ -10,7 +10,6 @@
 #include <string>
 #include <vector>
 
-#include "circuit.hpp"
 #include "common/apparatus/print.hpp"
 #include "compare.hpp"
 #include "heads.hpp"

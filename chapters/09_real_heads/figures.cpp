@@ -2,6 +2,8 @@
 /// \brief Drawing the chapter's results (see figures.hpp).
 #include "figures.hpp"
 
+#include <cmath>
+
 
 #include "common/apparatus/panels.hpp"
 #include "common/apparatus/print.hpp"
@@ -126,6 +128,30 @@ void draw_report(attn::Plotter& plots, const Report& r, const Run& run) {
 
 void draw_head_view(attn::Plotter& plots, const std::string& name, const HeadView& view) {
   draw_grid(plots, name, "Attention weights A[i, j] on \"" + view.sentence + "\"", view, view.weights, "weight", true);
+}
+
+void draw_comparison(attn::Plotter& plots, const Comparison& c) {
+  draw_head_view(plots, "ch09_compare_a", c.view_a);
+  draw_head_view(plots, "ch09_compare_b", c.view_b);
+  const arma::uword layers = c.centred.n_elem - 1;
+  arma::mat y(layers, 4);
+  for (arma::uword l = 0; l < layers; ++l) {
+    const arma::vec all = arma::join_cols(arma::vec(c.control_a.col(l + 1)), arma::vec(c.control_b.col(l + 1)));
+    const arma::vec known = all.elem(arma::find_finite(all));
+    if (known.n_elem == 0 || !std::isfinite(c.centred(l + 1))) return;  // nothing to draw
+    y.row(l) = {c.centred(l + 1), known.min(), arma::mean(known), known.max()};
+  }
+  std::vector<std::string> stages;
+  for (arma::uword l = 1; l <= layers; ++l) stages.push_back("after layer " + std::to_string(l));
+  plots.bars({.name = "ch09_compare",
+              .title = "Centred cosine of the two readings, against their controls",
+              .xlabel = "",
+              .ylabel = "centred cosine",
+              .categories = stages,
+              .series = {"A vs B", "controls: lowest", "controls: mean", "controls: highest"},
+              .values = y,
+              .yrange = std::make_pair(-1.0, 1.0),
+              .key = "below"});
 }
 
 }  // namespace ch09

@@ -22,4 +22,8 @@ void draw_report(attn::Plotter& plots, const Report& report, const Run& run);
 /// (figure `name`, PNG and .dat); the sentence reaches gnuplot only quoted. Throws as draw_report() does.
 void draw_head_view(attn::Plotter& plots, const std::string& name, const HeadView& view);
 
+/// Figures ch09_compare_a and ch09_compare_b (the two head views) and ch09_compare (A vs B's
+/// centred cosine after each layer beside the controls' lowest, mean and highest).
+void draw_comparison(attn::Plotter& plots, const Comparison& c);
+
 }  // namespace ch09

@@ -2,14 +2,20 @@
 /// \brief Chapter 09's interventions a reader can trust: zero and mean ablation of each head side by
 /// side, activation patching from one sentence into another (a head's output, or the stream at one
 /// position and layer), and the findings a reader should not miss (a head that compensates, a head
-/// whose removal helps, an unnamed head that matters).
+/// whose removal helps, an unnamed head that matters); then the induction circuit, shown: the
+/// induction head's QK and OV circuits through the embedding and the unembedding, its Q-, K- and
+/// V-composition with every first-layer head, and a patch that breaks the circuit.
 ///
-/// Sources: the article, "Watch real heads" (test a proposed role with interventions); Olsson et
-/// al. 2022 and Wang et al. 2022, §3 (mean ablation over a reference distribution); Meng et al. 2022
-/// and Heimersheim & Nanda 2024, "How to use and interpret activation patching". Functions throw
-/// std::invalid_argument for sentences of different lengths or longer than the context.
+/// Shapes: W_QK = W_Q^h W_K^h^T and W_OV = W_V^h W_O^h are width x width (tokens are rows, so a
+/// score is x_q W_QK x_k^T and a write is x W_OV). Sources: the article, "Watch real heads" (test a
+/// proposed role with interventions); Olsson et al. 2022 and Wang et al. 2022, §3 (mean ablation
+/// over a reference distribution); Meng et al. 2022 and Heimersheim & Nanda 2024, "How to use and
+/// interpret activation patching"; Elhage et al. 2021, §3 (QK and OV circuits) and §4 (composition
+/// scores, ||A B||_F / (||A||_F ||B||_F)). Functions throw std::invalid_argument for sentences of
+/// different lengths or longer than the context, and for a model whose scores are not finite.
 #pragma once
 
+#include <armadillo>
 #include <string>
 #include <vector>
 
@@ -95,5 +101,30 @@ struct PatchingSection {
 PatchingSection patching(const Model& model, const Vocabulary& vocab, const std::string& a, const std::string& b,
                          const std::vector<arma::uword>& together = {});
 
+
+// ---- the induction circuit ----------------------------------------------------------------------
+
+/// The induction circuit, read off the weights and tested by patching.
+struct CircuitSection {
+  std::string induction;          ///< the second-layer head with the top induction score
+  std::string previous;           ///< the first-layer head with the top previous-token score
+  arma::uword previous_head = 0;  ///< its index within the first layer
+  arma::rowvec k_composition;     ///< 1 x heads: K-composition of the induction head with each first-layer head
+  arma::rowvec q_composition;     ///< 1 x heads: Q-composition, for comparison
+  arma::rowvec v_composition;     ///< 1 x heads: V-composition, for comparison
+  double random_baseline = 0.0;   ///< the K-composition of random matrices of the same shapes (mean of 20)
+  double qk_diagonal = 0.0;     ///< share of the 26 letters whose own key through the previous head wins its query row
+  double ov_diagonal = 0.0;     ///< share of the 26 letters the OV circuit copies (own logit highest)
+  double clean_repeat = 0.0;    ///< random-repeat loss, clean
+  double patched_repeat = 0.0;  ///< the same with the previous-token head's output taken from shuffled windows
+  double first = 0.0;           ///< the first-copy loss (clean), for the in-context advantage
+};
+
+/// The circuit of the induction head (`induction`, its index in the last layer: induction_head()):
+/// QK and OV circuits through the embedding and unembedding, its Q-, K- and V-composition with
+/// every first-layer head, and a patch that replaces the previous-token head's output with its
+/// output on the same windows shuffled.
+CircuitSection circuit(const Model& model, const Vocabulary& vocab, const Probes& probes, const Roles& roles,
+                       arma::uword induction);
 
 }  // namespace ch09

@@ -2,11 +2,10 @@
 /// \brief Chapter 09 program ("Watch real heads"): train a small attention-only transformer on Debian's
 /// fortunes, then watch its heads read, write, do measurable work, break when zeroed, and represent
 /// "bank"; --compare two sentences; --gpt2 the same tools on GPT-2. Lesson: corpus, lab, heads, writes,
-/// study, compare, gpt2_lab; printers report, figures, compare_view, gpt2_report; checks session.hpp.
+/// study, compare, gpt2_lab; printers report, figures, gpt2_report; checks session.hpp.
 #include <iostream>
 
 #include "common/apparatus/cli.hpp"
-#include "compare_session.hpp"
 #include "figures.hpp"
 #include "gpt2_report.hpp"
 #include "report.hpp"

@@ -43,4 +43,16 @@ void print_wall_time(std::ostream& out, const Run& run, bool loaded);
 /// --bench: "ch09 model step: X ms (N steps, batch B x T, K threads, float)".
 void print_step_timing(std::ostream& out, const StepTiming& timing);
 
+// --compare A B (compare.hpp's Comparison): the two marked sentences, where every head reads at
+// the marked positions side by side, and the readings compared stage by stage against their controls.
+
+/// `m`'s sentence with its span in brackets, a newline shown as "\\n" and any other unprintable byte
+/// as '?', cut to at most `width` characters around the span ("..." where cut; `width` >= 12).
+/// Throws nothing (beyond std::bad_alloc).
+std::string shown(const Marked& m, std::size_t width);
+
+/// The comparison: the sentences and positions, the heads side by side, the table of cosines
+/// (raw and centred, with the controls' lowest, mean and highest) and what each stage's rank says.
+void print_comparison(std::ostream& out, const Comparison& c);
+
 }  // namespace ch09

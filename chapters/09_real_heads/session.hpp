@@ -1,7 +1,8 @@
 /// \file chapters/09_real_heads/session.hpp
 /// \brief The program's session: its inputs checked before anything is printed (the sentence, the
 /// modes the flags ask for, the fortunes folder, a saved model, the folder a run will be saved
-/// into) and a training run whose divergence is said in the flags' terms.
+/// into) and a training run whose divergence is said in the flags' terms; and the `--compare A B`
+/// mode, its two sentences checked as typed, then a model loaded or trained.
 ///
 /// Part of the program (compiled into ch09_real_heads beside main.cpp, not into the lesson): its
 /// errors name the flag a reader typed. Every function here throws FlagError for an input the
@@ -16,6 +17,7 @@
 #include <set>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "common/apparatus/files.hpp"
 #include "common/apparatus/plot.hpp"
@@ -128,5 +130,31 @@ std::optional<Loaded> load_given(const ModelFolders& folders, const Corpus& corp
 
 /// Refuses a --save (or --cached) folder that cannot be written, before minutes of training.
 void check_save(const ModelFolders& folders);
+
+// ---- --compare A B: its two sentences checked as typed, then a model loaded or trained ----------
+
+/// What `--help` says of --compare.
+inline const char* const kCompareHelp =
+    "compare two sentences' streams at a marked position after the embedding and each layer, centred and "
+    "against held-out controls, instead of the report. Brackets mark the span read at its last character: "
+    "--compare \"the river [bank]\" \"the money [bank]\"; without them, the last word both sentences share";
+
+/// The --compare flag's value: absent, or the two marked sentences.
+using CompareFlag = std::optional<MarkedPair>;
+
+/// --compare's two values in the marker syntax of mark_pair(), for this chapter's model (its
+/// context of TrainOptions{}.shape.context characters, loaded or trained); `typed` holds the flags
+/// given. Throws FlagError for other than two values, a value that starts with "--" (a flag typed
+/// where a sentence should be), an unusable sentence (mark_pair()'s reason), or a flag given beside
+/// it that the mode would ignore: --sentence, --position, --bench.
+MarkedPair compare_flag(const std::vector<std::string>& values, const std::set<std::string>& typed);
+
+/// The --compare mode: the model from `folders` (loaded, or trained with `options` on the corpus in
+/// `corpus_folder` and saved when asked), then compare() printed on standard output and drawn with
+/// `plots`; a --quick run's model (is_quick()) adds its note. Throws FlagError for a folder
+/// load_run() refuses or weights that overflow; training's own failures as train_or_explain() does.
+/// Returns exit code 0.
+int run_compare(const MarkedPair& pair, const ModelFolders& folders, const std::optional<std::string>& corpus_folder,
+                const TrainOptions& options, const attn::PlotSettings& plots);
 
 }  // namespace ch09

@@ -11,7 +11,6 @@
 #include <optional>
 
 #include "claims.hpp"
-#include "circuit.hpp"
 #include "compare.hpp"
 #include "heads.hpp"
 #include "interventions.hpp"
