@@ -8,6 +8,7 @@
 #include <filesystem>
 
 #include "circuit.hpp"
+#include "claims.hpp"
 #include "common/apparatus/plot.hpp"
 #include "lab.hpp"
 #include "model.hpp"

@@ -218,7 +218,6 @@ BilinearSection learned_matching(const RandomHead& h) {
   b.largest_difference = arma::abs(b.S - QK).max();
   b.rank = arma::rank(b.M);
   b.asymmetry = arma::abs(b.M - b.M.t()).max();
-  b.claim = claim_bilinear_form(b, h.Wq.n_cols);
   return b;
 }
 
@@ -228,7 +227,6 @@ FactorSection not_unique(const RandomHead& h) {
   f.factor_change = arma::abs(f.Wq2 - h.Wq).max();
   f.score_change = arma::abs(after - before).max();
   f.det_R = arma::det(h.R);
-  f.claim = claim_factors_not_unique(f);
   return f;
 }
 
@@ -236,7 +234,6 @@ KernelSection kernel_view(const RandomHead& h) {
   KernelSection k{.pass = attn::attention(h.X, h.Wq, h.Wk, h.Wv)};
   k.smooth = kernel_smoothing(k.pass.Q, k.pass.K, k.pass.V);
   k.largest_difference = arma::abs(k.smooth - k.pass.H).max();
-  k.claim = claim_kernel_smoothing(k);
   return k;
 }
 
@@ -249,9 +246,6 @@ MemorySection running_memory(const attn::EmbeddingTable& table) {
   m.softmax = attn::attention(X, I, I, I, {.causal = true});
   m.largest_difference = arma::abs(m.masked - m.recurrent).max();
   for (std::size_t i = 1; i <= m.words.size(); ++i) m.cache_numbers.push_back(i * 2 * X.n_cols);
-  m.recurrent_claim = claim_running_memory(m);
-  m.fixed_size_claim = claim_memory_fixed_size(m);
-  m.at_scale_claim = claim_memory_at_scale();
   return m;
 }
 
@@ -265,46 +259,5 @@ CostSection cost_section(std::size_t max_position) {
 }
 
 std::string scientific(double x) { return fmt::format("{:.1e}", x); }
-
-// [claims]
-attn::ClaimCheck claim_bilinear_form(const BilinearSection& b, arma::uword d_k) {
-  const bool asymmetric = std::abs(b.S(0, 1) - b.S(1, 0)) > 1e-9 && b.asymmetry > 1e-9;
-  const bool holds = b.rank <= d_k && b.largest_difference <= 1e-12 * (1.0 + arma::abs(b.S).max()) && asymmetric;
-  return {"mem_01", holds,
-          "  s_01 = " + attn::format_number(b.S(0, 1), 4) + " but s_10 = " + attn::format_number(b.S(1, 0), 4) +
-              ": how token 0 matches token 1 is not how 1 matches 0"};
-}
-
-attn::ClaimCheck claim_factors_not_unique(const FactorSection& f) {
-  return {"mem_02", f.score_change <= 1e-10 && f.factor_change > 1e-6,
-          "  Wq changed by up to " + attn::format_number(f.factor_change, 2) + ", yet the scores differ by at most " +
-              scientific(f.score_change)};
-}
-
-attn::ClaimCheck claim_kernel_smoothing(const KernelSection& k) {
-  const std::string root = "sqrt(" + std::to_string(k.pass.K.n_cols) + ")";
-  return {"mem_03", k.largest_difference <= 1e-12,
-          "  sum_j exp(q_i.k_j / " + root + ") v_j / sum_j exp(q_i.k_j / " + root + "):\n  largest difference " +
-              scientific(k.largest_difference)};
-}
-
-attn::ClaimCheck claim_running_memory(const MemorySection& m) {
-  return {"mem_04", m.largest_difference <= 1e-10, "  largest difference: " + scientific(m.largest_difference)};
-}
-
-attn::ClaimCheck claim_memory_fixed_size(const MemorySection& m) {
-  bool fixed = !m.memories.empty();
-  for (const arma::mat& S : m.memories) fixed = fixed && arma::size(S) == arma::size(m.memories.front());
-  return {"mem_05", fixed,
-          "  S stays " + attn::shape(m.memories.back()) + " while the cache grows by one key and one value per token"};
-}
-
-attn::ClaimCheck claim_memory_at_scale() {
-  const std::size_t memory = linear_memory_bytes(64, 64), cache = kv_cache_bytes(16384, 64, 64);
-  return {"mem_05", memory < cache,
-          "  At d_k = d_v = 64 and position 16384: S holds " + std::to_string(memory) + " bytes, the cache " +
-              std::to_string(cache) + " bytes"};
-}
-// [claims]
 
 }  // namespace ch07

@@ -13,7 +13,6 @@
 #include <string>
 #include <vector>
 
-#include "common/apparatus/print.hpp"
 #include "common/attention/attention.hpp"
 #include "common/attention/toy.hpp"
 
@@ -113,7 +112,6 @@ struct BilinearSection {
   double largest_difference = 0.0;  ///< max |X M X^T - (X Wq)(X Wk)^T|
   arma::uword rank = 0;             ///< rank(M), at most d_k
   double asymmetry = 0.0;           ///< max |M - M^T|
-  attn::ClaimCheck claim{};         ///< mem_01 (claim_bilinear_form with the head's d_k)
 };
 /// Computes section 1 on `head`. Throws std::invalid_argument only for a head whose shapes disagree.
 /// Source: the article, "Learned matching, kernel smoothing, and memory".
@@ -126,7 +124,6 @@ struct FactorSection {
   double factor_change = 0.0;  ///< max |Wq R - Wq|: the factors moved
   double score_change = 0.0;   ///< max |scores after - scores before|: the scores did not
   double det_R = 0.0;          ///< det R, away from 0 (random_head redraws R until |det R| >= 0.1)
-  attn::ClaimCheck claim{};    ///< mem_02 (claim_factors_not_unique)
 };
 /// Computes section 2 on `head` (with head.R). Throws std::runtime_error (Armadillo) if R is singular,
 /// which random_head rules out. Source: the article, "Learned matching, kernel smoothing, and memory".
@@ -137,7 +134,6 @@ struct KernelSection {
   attn::HeadPass pass{};            ///< the head on X
   arma::mat smooth{};               ///< 4 x 3: kernel_smoothing(Q, K, V)
   double largest_difference = 0.0;  ///< max |smooth - H|
-  attn::ClaimCheck claim{};         ///< mem_03 (claim_kernel_smoothing)
 };
 /// Computes section 3 on `head`. Throws std::invalid_argument like kernel_smoothing.
 /// Source: the article, "Learned matching, kernel smoothing, and memory".
@@ -153,9 +149,6 @@ struct MemorySection {
   attn::HeadPass softmax{};                  ///< the causal softmax head on the same sentence, for contrast
   double largest_difference = 0.0;           ///< max |masked - recurrent|
   std::vector<std::size_t> cache_numbers{};  ///< per step i (1-based): the i keys and i values a cache holds, 2 i d
-  attn::ClaimCheck recurrent_claim{};        ///< mem_04 (claim_running_memory)
-  attn::ClaimCheck fixed_size_claim{};       ///< mem_05 per step (claim_memory_fixed_size)
-  attn::ClaimCheck at_scale_claim{};         ///< mem_05 at d_k = d_v = 64, position 16384 (claim_memory_at_scale)
 };
 /// Computes section 4 over `table`. Throws std::invalid_argument if `table` lacks the, river, money or
 /// bank. Source: the article, "Learned matching, kernel smoothing, and memory"; Katharopoulos et al.
@@ -180,22 +173,5 @@ CostSection cost_section(std::size_t max_position);
 /// `x` in scientific notation with one decimal ("3.6e-15"), how the chapter prints rounding-level
 /// differences.
 std::string scientific(double x);
-
-// ---- the claims, each checked on its section's result (docs/claims.md) ----------------------
-
-/// mem_01: rank(M) <= d_k (d_k = head.Wq's columns), X M X^T equals (X Wq)(X Wk)^T to 1e-12
-/// relative, and M is not symmetric: s_01 differs from s_10.
-attn::ClaimCheck claim_bilinear_form(const BilinearSection& section, arma::uword d_k);
-/// mem_02: Wq R and Wk R^-T give the same scores to 1e-10 although the factors moved.
-attn::ClaimCheck claim_factors_not_unique(const FactorSection& section);
-/// mem_03: softmax attention equals normalized exp-kernel smoothing of the values, to 1e-12.
-attn::ClaimCheck claim_kernel_smoothing(const KernelSection& section);
-/// mem_04: y_i = S_i q_i with S_i = S_(i-1) + v_i k_i^T equals the masked product, to 1e-10.
-attn::ClaimCheck claim_running_memory(const MemorySection& section);
-/// mem_05, per step: every S_i is d_v x d_k while the cache holds i keys and i values.
-attn::ClaimCheck claim_memory_fixed_size(const MemorySection& section);
-/// mem_05, at scale: at d_k = d_v = 64 and position 16384, S holds 64 x 64 doubles and the cache
-/// 16384 x 128 (512 times more).
-attn::ClaimCheck claim_memory_at_scale();
 
 }  // namespace ch07

@@ -6,6 +6,7 @@
 
 #include <fmt/ostream.h>
 
+#include "common/apparatus/print.hpp"
 #include "common/attention/toy.hpp"
 
 namespace ch07 {
@@ -34,7 +35,7 @@ void print_matching(std::ostream& out, const RandomHead& h, const BilinearSectio
   fmt::print(out, "  X M X^T equals (X Wq)(X Wk)^T: largest difference {}\n", scientific(b.largest_difference));
   fmt::print(out, "  rank(M) = {} <= d_k = {}; largest |M - M^T| = {} (not symmetric)\n", b.rank, h.Wq.n_cols,
              format_number(b.asymmetry, kPrecision));
-  attn::print_claim(out, b.claim);
+  attn::print_claim(out, claim_bilinear_form(b, h.Wq.n_cols));
   out << "  A bilinear compatibility, not a distance: it need not be symmetric or zero on the diagonal.\n";
 }
 
@@ -42,7 +43,7 @@ void print_not_unique(std::ostream& out, const RandomHead& h, const FactorSectio
   attn::print_heading(out, "2. The factorization is not unique: Wq R and Wk R^-T");
   fmt::print(out, "  R ({}), det {}:\n", attn::shape(h.R), format_number(f.det_R, 3));
   attn::print_matrix(out, {"", ""}, h.R, 3);
-  attn::print_claim(out, f.claim);
+  attn::print_claim(out, claim_factors_not_unique(f));
   out << "  (Wq R)(Wk R^-T)^T = Wq R R^-1 Wk^T = M: only M is pinned down, not its factors.\n";
 }
 
@@ -50,7 +51,7 @@ void print_kernel(std::ostream& out, const KernelSection& k) {
   attn::print_heading(out, "3. Softmax attention is normalized exp-kernel smoothing of the values");
   fmt::print(out, "  H = softmax(Q K^T / sqrt({})) V ({}):\n", k.pass.K.n_cols, attn::shape(k.pass.H));
   attn::print_matrix(out, numbered("token ", k.pass.H.n_rows), k.pass.H, 4);
-  attn::print_claim(out, k.claim);
+  attn::print_claim(out, claim_kernel_smoothing(k));
 }
 
 void print_memory(std::ostream& out, const MemorySection& m) {
@@ -62,7 +63,7 @@ void print_memory(std::ostream& out, const MemorySection& m) {
   attn::print_matrix(out, words, m.masked, kPrecision);
   out << "  y_i = S_i q_i with S_i = S_(i-1) + v_i k_i^T, token by token:\n";
   attn::print_matrix(out, words, m.recurrent, kPrecision);
-  attn::print_claim(out, m.recurrent_claim);
+  attn::print_claim(out, claim_running_memory(m));
 
   out << "\n  What each method holds while generating (doubles):\n";
   attn::Table t({"step", "token", "S (d_v x d_k)", "numbers in S", "key/value cache", "numbers in cache"});
@@ -72,8 +73,8 @@ void print_memory(std::ostream& out, const MemorySection& m) {
            fmt::format("{} x ({} + {})", i + 1, d, d), std::to_string(m.cache_numbers[i])});
   }
   t.print(out);
-  attn::print_claim(out, m.fixed_size_claim);
-  attn::print_claim(out, m.at_scale_claim);
+  attn::print_claim(out, claim_memory_fixed_size(m));
+  attn::print_claim(out, claim_memory_at_scale());
 
   const arma::uword last = m.recurrent.n_rows - 1;
   fmt::print(out,

@@ -1,12 +1,14 @@
 /// \file report.hpp
 /// \brief Chapter 07's printed sections: each printer takes its section's result
-/// (linear_memory.hpp) and writes it to `out`; none computes anything. The printers throw nothing.
+/// (linear_memory.hpp), writes it to `out` with its claims checked on it (claims.hpp); none computes
+/// the mathematics. The printers throw nothing.
 ///
 /// Source: the article, "Learned matching, kernel smoothing, and memory".
 #pragma once
 
 #include <ostream>
 
+#include "claims.hpp"
 #include "linear_memory.hpp"
 
 namespace ch07 {

@@ -89,46 +89,4 @@ AblationSummary summarize_ablations(const std::vector<Ablation>& ablations, cons
   return s;
 }
 
-namespace {
-std::string verdict(bool holds) { return holds ? "holds" : "does NOT hold"; }
-constexpr int kPrecision = 3;
-}  // namespace
-
-// [claims]
-attn::ClaimCheck claim_repeats_predicted(const RegionLosses& l) {
-  const bool holds = l.repeat < 0.5 * l.first;
-  return {"ind_01", holds,
-          "  repeat / first = " + attn::format_number(l.repeat / l.first, kPrecision) +
-              "\n  (claim: the repeat is predicted far better, ratio below one half: " + verdict(holds) + ")",
-          true};
-}
-
-attn::ClaimCheck claim_induction_in_last_layer(const HeadScores& s) {
-  const double first = s.induction.row(0).max(), last = s.induction.row(s.induction.n_rows - 1).max();
-  const bool holds = last > 0.3 && last > first;
-  return {"ind_02", holds,
-          "  highest last-layer induction score " + attn::format_number(last, kPrecision) + " vs highest first-layer " +
-              attn::format_number(first, kPrecision) +
-              "\n  (> 0.3 and above every first-layer head: " + verdict(holds) + ")",
-          true};
-}
-
-attn::ClaimCheck claim_both_layers_needed(const AblationSummary& s) {
-  const bool holds = s.last_layer_rise > s.advantage / 2 && s.key_first_layer_rise > s.advantage / 2;
-  return {
-      "ind_03", holds,
-      "  both above half the advantage (" + attn::format_number(s.advantage / 2, kPrecision) + "): " + verdict(holds),
-      true};
-}
-
-attn::ClaimCheck claim_position_finds_copy(const HeadScores& s) {
-  const double first = s.induction.row(0).max();
-  const bool holds = first > 0.5;
-  return {"ind_04", holds,
-          "  fixed offset: highest first-layer induction score " + attn::format_number(first, kPrecision) +
-              " (high, > 0.5: " + verdict(holds) + "):\n  position alone finds the copy",
-          true};
-}
-// [claims]
-
 }  // namespace ch08

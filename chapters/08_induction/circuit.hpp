@@ -12,7 +12,6 @@
 #include <string>
 #include <vector>
 
-#include "common/apparatus/print.hpp"
 #include "common/attention/head_roles.hpp"
 #include "model.hpp"
 #include "repeats.hpp"
@@ -86,18 +85,5 @@ struct AblationSummary {
 /// Throws std::invalid_argument if `ablations` does not hold layers x heads + layers entries.
 AblationSummary summarize_ablations(const std::vector<Ablation>& ablations, const RegionLosses& base,
                                     arma::uword layers, arma::uword heads);
-
-/// Claim ind_01: the repeat is predicted far better than the first occurrence (repeat loss below
-/// half the first-occurrence loss). The evidence prints the ratio and the verdict.
-attn::ClaimCheck claim_repeats_predicted(const RegionLosses& held_out);
-/// Claim ind_02: the highest last-layer induction score is above 0.3 and above every first-layer
-/// head's (the circuit's copying step sits in layer 2).
-attn::ClaimCheck claim_induction_in_last_layer(const HeadScores& scores);
-/// Claim ind_03: zeroing all of the last layer, and zeroing the key first-layer head, each raise the
-/// repeat loss by more than half the in-context advantage (both layers are needed).
-attn::ClaimCheck claim_both_layers_needed(const AblationSummary& summary);
-/// Claim ind_04 (the fixed-offset control): a first-layer head scores above 0.5 as induction, since
-/// position alone then finds the copy.
-attn::ClaimCheck claim_position_finds_copy(const HeadScores& scores);
 
 }  // namespace ch08

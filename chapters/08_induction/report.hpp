@@ -1,6 +1,7 @@
 /// \file chapters/08_induction/report.hpp
 /// \brief Chapter 08's printed sections: each printer takes the lab's options, a checkpoint or the
-/// findings (lab.hpp) and writes them to a stream; none computes anything.
+/// findings (lab.hpp, skip_trigrams.hpp) and writes them to a stream, with the claims checked on them
+/// (claims.hpp); none computes the mathematics.
 ///
 /// Source: the article, "Reverse-engineer a head you trained". Printers throw nothing of their own
 /// (stream errors are the stream's state, checked by attn::cli::run).
@@ -8,6 +9,7 @@
 
 #include <ostream>
 
+#include "claims.hpp"
 #include "lab.hpp"
 #include "skip_trigrams.hpp"
 

@@ -22,7 +22,6 @@
 #include <string>
 #include <vector>
 
-#include "common/apparatus/print.hpp"
 #include "model.hpp"
 
 namespace ch08 {
@@ -116,17 +115,5 @@ struct SkipTrigramFindings {
 
 /// The findings of a trained run (the readable forward pass in double over its held-out set).
 SkipTrigramFindings measure_skip_trigrams(SkipTrigramRun run);
-
-/// Claim skip_01: the model completes every skip-trigram (mean probability of the right
-/// continuation above 0.5 in each row) with the head on the source (mean weight above 0.5).
-attn::ClaimCheck claim_skip_trigrams_learned(const SkipTrigramFindings& f);
-/// Claim skip_02, the bug: in every row the message read from the source raises both of that
-/// source's continuations above both of the other source's, the unwanted one (the continuation the
-/// source takes after the other query) by at least half as much as the wanted one; so the two
-/// queries after one source receive the same message.
-attn::ClaimCheck claim_same_message(const SkipTrigramFindings& f);
-/// Claim skip_03, its cost: in every row the model gives the unwanted continuation more than twice
-/// the probability of the continuation neither word calls for.
-attn::ClaimCheck claim_unwanted_continuation(const SkipTrigramFindings& f);
 
 }  // namespace ch08
