@@ -69,7 +69,7 @@ BOOST_AUTO_TEST_CASE(every_bad_input_is_one_line_and_exit_2) {
   std::filesystem::create_symlink("/dev/zero", cat(bad_dir, "-zero/E.txt"));
   std::ofstream(cat(bad_dir, "-big/E.txt")) << std::string(2u << 20, '1');
   std::ofstream(cat(bad_dir, "-tiny/E.txt")) << "+0.5 1e-400\n";  // '+' is fine; 1e-400 rounds to 0
-  for (const char* name : {"Wq", "Wk", "Wv", "Wc", "bc"}) {  // beside five readable files
+  for (const char* name : {"Wq", "Wk", "Wv", "Wc", "bc"}) {       // beside five readable files
     std::ofstream(cat(bad_dir, "/", name, ".txt")) << "0\n";
     std::ofstream(cat(bad_dir, "-tiny/", name, ".txt")) << "0\n";
   }
@@ -1190,8 +1190,8 @@ BOOST_AUTO_TEST_CASE(hand_edited_model_folders_are_refused_naming_what_is_wrong)
   // --cached trains again (and saves) instead of refusing, as it does for any other setting.
   fs::remove_all(dir / "cached");
   fs::copy(dir / "good", dir / "cached", fs::copy_options::recursive);
-  const attn::test::Run cached = attn::test::run(cat("timeout 300 ", ch09(), " --no-plots --quick --steps 20 --cached ",
-                                                     d, "/cached --corpus ", more.string()));
+  const attn::test::Run cached = attn::test::run(
+      cat("timeout 300 ", ch09(), " --no-plots --quick --steps 20 --cached ", d, "/cached --corpus ", more.string()));
   BOOST_TEST(cached.code == 0, cached.err);
   BOOST_TEST(cached.out.find("it was trained on another corpus") != std::string::npos, cached.out);
   BOOST_TEST(slurp(dir / "cached" / "run.txt") != run);  // saved again, with the corpus read now

@@ -12,11 +12,11 @@
 #include <filesystem>
 #include <numbers>
 
+#include "claims.hpp"
 #include "common/apparatus/plot.hpp"
 #include "common/attention/attention.hpp"
 #include "common/attention/gradcheck.hpp"
 #include "common/attention/random.hpp"
-#include "claims.hpp"
 #include "scaling.hpp"
 #include "sections.hpp"
 #include "support.hpp"

@@ -13,6 +13,8 @@
 #include <utility>
 #include <vector>
 
+#include "biased.hpp"
+#include "claims.hpp"
 #include "common/apparatus/files.hpp"
 #include "common/apparatus/plot.hpp"
 #include "common/attention/attention.hpp"
@@ -20,8 +22,6 @@
 #include "common/attention/gradcheck.hpp"
 #include "common/attention/random.hpp"
 #include "common/attention/toy.hpp"
-#include "biased.hpp"
-#include "claims.hpp"
 #include "features.hpp"
 #include "parameter_files.hpp"
 #include "support.hpp"

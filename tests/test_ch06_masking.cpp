@@ -10,11 +10,11 @@
 #include <filesystem>
 #include <limits>
 
+#include "claims.hpp"
 #include "common/apparatus/plot.hpp"
 #include "common/attention/cross_attention.hpp"
 #include "common/attention/random.hpp"
 #include "common/attention/toy.hpp"
-#include "claims.hpp"
 #include "masking.hpp"
 #include "support.hpp"
 

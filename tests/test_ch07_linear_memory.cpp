@@ -10,10 +10,10 @@
 #include <cmath>
 #include <filesystem>
 
+#include "claims.hpp"
 #include "common/apparatus/plot.hpp"
 #include "common/attention/attention.hpp"
 #include "common/attention/random.hpp"
-#include "claims.hpp"
 #include "linear_memory.hpp"
 #include "support.hpp"
 

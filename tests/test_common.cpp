@@ -415,8 +415,13 @@ BOOST_AUTO_TEST_CASE(a_pattern_grid_draws_one_panel_a_head_and_refuses_maps_that
   attn::Plotter p(attn::PlotSettings{.folder = dir.string()});
   BOOST_REQUIRE_MESSAGE(p.enabled(), p.skip_reason());
   const arma::mat A{{1.0, 0.0}, {0.25, 0.75}};  // causal weights over two tokens
-  attn::PatternGrid grid{.name = "grid", .title = "t", .labels = {"a", "b"}, .heads = {"L1.H0", "L1.H1"},
-                         .cells = {A, A}, .columns = 2, .unit_range = true};
+  attn::PatternGrid grid{.name = "grid",
+                         .title = "t",
+                         .labels = {"a", "b"},
+                         .heads = {"L1.H0", "L1.H1"},
+                         .cells = {A, A},
+                         .columns = 2,
+                         .unit_range = true};
   attn::pattern_grid(p, grid);
   BOOST_TEST(attn::is_valid_png(dir / "grid.png"));
   // One data file per head; the masked entry (j > i) is NaN, the rest as given.

@@ -52,8 +52,7 @@ void print_dot_cosine(std::ostream& out, const DotCosineTable& t) {
   attn::Table table({"query q", "key k", "dot product", "cosine similarity", ""});
   const attn::ClaimCheck claim = claim_dot_cosine(t);
   for (const DotCosineRow& r : t.rows) {
-    table.add(
-        {format_vector(r.q, 0), format_vector(r.k, 0), format_plain(r.dot), format_plain(r.cosine), tag(claim)});
+    table.add({format_vector(r.q, 0), format_vector(r.k, 0), format_plain(r.dot), format_plain(r.cosine), tag(claim)});
   }
   table.print(out);
   out << "  Ten times longer in the same direction: the dot product grows " << format_plain(t.growth)

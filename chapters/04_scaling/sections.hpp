@@ -99,14 +99,14 @@ VarianceSection variance_section(arma::uword samples, std::uint64_t seed);
 
 /// Section 5: raw and scaled weights of one score row.
 struct SoftmaxScaling {
-  arma::uword d_k = 0;                      ///< the head width whose sqrt divides the scores
-  double divisor = 0.0;                     ///< sqrt(d_k)
-  arma::rowvec raw{};                       ///< 1 x m scores sent to softmax unscaled
-  arma::rowvec scaled{};                    ///< raw / sqrt(d_k)
-  arma::rowvec a_raw{};                     ///< softmax(raw)
-  arma::rowvec a_scaled{};                  ///< softmax(scaled)
-  std::string winner{};                     ///< what the division did to the top key, in words
-  bool article = false;                     ///< the article's [4, 2, 0] with d_k = 4: its claims are tagged
+  arma::uword d_k = 0;      ///< the head width whose sqrt divides the scores
+  double divisor = 0.0;     ///< sqrt(d_k)
+  arma::rowvec raw{};       ///< 1 x m scores sent to softmax unscaled
+  arma::rowvec scaled{};    ///< raw / sqrt(d_k)
+  arma::rowvec a_raw{};     ///< softmax(raw)
+  arma::rowvec a_scaled{};  ///< softmax(scaled)
+  std::string winner{};     ///< what the division did to the top key, in words
+  bool article = false;     ///< the article's [4, 2, 0] with d_k = 4: its claims are tagged
 };
 
 /// Section 5. scores: 1 x m finite (m >= 1), d_k >= 1; `article`: these are the article's [4, 2, 0]

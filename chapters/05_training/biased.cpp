@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <stdexcept>
 
-
 namespace ch05 {
 
 const std::vector<std::string>& biased_vocabulary() {

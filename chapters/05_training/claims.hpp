@@ -11,10 +11,10 @@
 #include <string>
 #include <vector>
 
+#include "biased.hpp"
 #include "common/apparatus/print.hpp"
 #include "common/attention/backprop.hpp"
 #include "features.hpp"
-#include "biased.hpp"
 #include "training.hpp"
 
 namespace ch05 {

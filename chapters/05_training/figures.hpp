@@ -8,9 +8,9 @@
 /// matrices recover identifiable features?" and "Attention learns the data, not the world".
 #pragma once
 
+#include "biased.hpp"
 #include "common/apparatus/plot.hpp"
 #include "sections.hpp"
-#include "biased.hpp"
 #include "training.hpp"
 #include "walkthrough.hpp"
 

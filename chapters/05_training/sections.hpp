@@ -16,9 +16,9 @@
 #include <string>
 #include <vector>
 
+#include "biased.hpp"
 #include "common/attention/backprop.hpp"
 #include "features.hpp"
-#include "biased.hpp"
 #include "parameter_files.hpp"
 #include "training.hpp"
 

@@ -91,8 +91,8 @@ BothViews both_views(const std::vector<std::string>& words);
 /// Section 3, the same head in two word orders: bank last ("the river bank") and bank in the middle
 /// ("the bank river"), both views each.
 struct WordOrderSection {
-  BothViews bank_last{};               ///< the river bank: bank is row 2
-  BothViews bank_middle{};             ///< the bank river: bank is row 1
+  BothViews bank_last{};    ///< the river bank: bank is row 2
+  BothViews bank_middle{};  ///< the bank river: bank is row 1
 };
 /// Computes section 3. Source: the article, "Causal masking".
 WordOrderSection word_order_section();

@@ -40,8 +40,8 @@ attn::ClaimCheck claim_induction_in_last_layer(const HeadScores& s) {
   const double first = s.induction.row(0).max(), last = s.induction.row(s.induction.n_rows - 1).max();
   const bool holds = last > 0.3 && last > first;
   return {"ind_02", holds,
-          "  highest last-layer induction score " + attn::format_number(last, kPrecision) +
-              " vs highest first-layer " + attn::format_number(first, kPrecision) +
+          "  highest last-layer induction score " + attn::format_number(last, kPrecision) + " vs highest first-layer " +
+              attn::format_number(first, kPrecision) +
               "\n  (> 0.3 and above every first-layer head: " + verdict(holds) + ")",
           true};
 }

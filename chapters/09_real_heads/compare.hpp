@@ -191,5 +191,4 @@ constexpr double kLettersSeen = 0.05;
 /// P(X >= k) for X ~ Binomial(n, 1/2): the one-sided sign test. Throws nothing (1 for k = 0).
 double sign_test(arma::uword k, arma::uword n);
 
-
 }  // namespace ch09

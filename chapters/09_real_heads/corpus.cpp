@@ -67,6 +67,38 @@ void hold_out(const std::vector<std::string>& texts, Corpus& c) {
   }
 }
 
+/// The fortune files in `folder`, sorted: every regular file, or link to one, but strfile's .dat
+/// indexes, Debian's .u8 links and empty files. Refuses a folder in /dev, /proc or /sys, one it
+/// cannot list, and one without a fortune file (std::runtime_error naming it).
+std::vector<std::string> fortune_files(const std::string& folder) {
+  std::error_code ec;
+  if (const char* system = attn::system_folder(folder)) {
+    throw std::runtime_error(
+        "the fortunes folder " + attn::quoted_path(folder) + " is in " + system +
+        ", the system's folder of devices and streams, not of text; name a folder of fortune files");
+  }
+  std::vector<std::string> files;
+  fs::directory_iterator entries(folder, ec);
+  if (ec)
+    throw std::runtime_error("cannot read the fortunes folder " + attn::quoted_path(folder) + ": " + ec.message());
+  for (const fs::directory_entry& e : entries) {
+    // strfile's .dat indexes are not text, and Debian's .u8 names link to a file already read; any
+    // other regular file (or link to one) is a fortune file, whatever its name.
+    const std::string ext = e.path().extension().string();
+    if (ext == ".dat" || ext == ".u8" || !e.is_regular_file(ec)) continue;
+    // An empty file holds no entries; files in /proc also say 0 bytes, and some block when read.
+    if (e.file_size(ec) == 0 || ec) continue;
+    files.push_back(e.path().filename().string());
+  }
+  if (files.empty()) {
+    throw std::runtime_error("the fortunes folder " + attn::quoted_path(folder) +
+                             " holds no fortune file (a regular file of text, other than the .dat indexes and .u8 "
+                             "links; empty files are skipped)");
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
 }  // namespace
 
 Corpus read_corpus(const std::string& folder) {
@@ -80,29 +112,8 @@ Corpus read_corpus(const std::string& folder) {
         "the fortunes folder " + attn::quoted_path(folder) +
         (there ? " is not a folder (name the folder that holds the fortune files)" : " is missing") + install);
   }
-  if (const char* system = attn::system_folder(folder)) {
-    throw std::runtime_error("the fortunes folder " + attn::quoted_path(folder) + " is in " + system +
-                             ", the system's folder of devices and streams, not of text; name a folder of fortune files");
-  }
   Corpus c;
-  fs::directory_iterator entries(folder, ec);
-  if (ec)
-    throw std::runtime_error("cannot read the fortunes folder " + attn::quoted_path(folder) + ": " + ec.message());
-  for (const fs::directory_entry& e : entries) {
-    // strfile's .dat indexes are not text, and Debian's .u8 names link to a file already read; any
-    // other regular file (or link to one) is a fortune file, whatever its name.
-    const std::string ext = e.path().extension().string();
-    if (ext == ".dat" || ext == ".u8" || !e.is_regular_file(ec)) continue;
-    // An empty file holds no entries; files in /proc also say 0 bytes, and some block when read.
-    if (e.file_size(ec) == 0 || ec) continue;
-    c.files.push_back(e.path().filename().string());
-  }
-  if (c.files.empty()) {
-    throw std::runtime_error("the fortunes folder " + attn::quoted_path(folder) +
-                             " holds no fortune file (a regular file of text, other than the .dat indexes and .u8 "
-                             "links; empty files are skipped)");
-  }
-  std::sort(c.files.begin(), c.files.end());
+  c.files = fortune_files(folder);
   std::size_t total = 0;
   std::vector<std::string> texts;  // the entries, in reading order
   for (const std::string& name : c.files) {

@@ -4,7 +4,6 @@
 
 #include <cmath>
 
-
 #include "common/apparatus/panels.hpp"
 #include "common/apparatus/print.hpp"
 

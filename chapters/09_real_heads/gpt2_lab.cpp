@@ -119,7 +119,8 @@ arma::mat with_head_output(const Weights& w, const Pass& clean, arma::uword laye
 
 Pass patched_head(const Weights& w, const Pass& clean, arma::uword layer, arma::uword head,
                   const arma::mat& replacement) {
-  return resume(w, clean, layer, attn::replacing_head(layer, head, replacement), {});  // earlier blocks are the clean ones
+  return resume(w, clean, layer, attn::replacing_head(layer, head, replacement),
+                {});  // earlier blocks are the clean ones
 }
 // [gpt2_with_head_output]
 

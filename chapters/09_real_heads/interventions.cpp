@@ -155,7 +155,6 @@ PatchingSection patching(const Model& model, const Vocabulary& vocab, const std:
 }
 // [patching]
 
-
 // ---- the induction circuit ----------------------------------------------------------------------
 
 namespace {
@@ -246,8 +245,7 @@ CircuitSection circuit(const Model& model, const Vocabulary& vocab, const Probes
                        arma::urowvec shuffled = probes.random.tokens.row(b);
                        for (arma::uword i = shuffled.n_elem - 1; i > 0; --i)
                          std::swap(shuffled(i), shuffled(rng.below(i + 1)));
-                       return attn::replacing_head(prev / s.heads, prev % s.heads,
-                                                   trace(model, shuffled).writes[prev]);
+                       return attn::replacing_head(prev / s.heads, prev % s.heads, trace(model, shuffled).writes[prev]);
                      }).second;
   return c;
 }

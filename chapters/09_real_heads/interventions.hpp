@@ -101,7 +101,6 @@ struct PatchingSection {
 PatchingSection patching(const Model& model, const Vocabulary& vocab, const std::string& a, const std::string& b,
                          const std::vector<arma::uword>& together = {});
 
-
 // ---- the induction circuit ----------------------------------------------------------------------
 
 /// The induction circuit, read off the weights and tested by patching.

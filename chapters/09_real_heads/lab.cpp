@@ -319,6 +319,47 @@ std::string vocabulary_difference(const std::string& saved, const std::string& n
          "): the model was trained on another corpus; train again, or give that corpus with --corpus";
 }
 
+/// run.txt's fields (`text`, read from `path`) checked and parsed: the options, recipe, vocabulary
+/// (OtherCorpus unless it is `vocab`'s), corpus checksum and curve. Throws std::runtime_error naming
+/// the file and line.
+Run parse_run(const std::string& text, const fs::path& path, const Vocabulary& vocab) {
+  RunFile in(text, path);
+  Run run;
+  TrainOptions& o = run.options;
+  in.field("ch09-run");
+  run.recipe = in.field("recipe");
+  o.steps = static_cast<arma::uword>(in.whole("steps", 1, 1000000));
+  o.batch = static_cast<arma::uword>(in.whole("batch", 1, 4096));
+  o.lr = in.real("lr", 0, 1);
+  if (!(o.lr > 0)) throw in.fail("lr must be in (0, 1]");
+  o.seed = static_cast<std::uint64_t>(in.whole("seed", 0, 4294967295LL));
+  o.windows.repeat_share = o.long_windows.repeat_share = in.real("repeat_share", 0, 1);
+  o.eval_every = static_cast<arma::uword>(in.whole("eval_every", 1, 1000000));
+  run.seconds = in.real("seconds", 0, kMaxSeconds);
+  const std::string chars = in.field("characters");
+  try {
+    run.characters = unhex(chars);
+  } catch (const std::invalid_argument& e) {
+    throw in.fail(std::string("the vocabulary is malformed (") + e.what() + ")");
+  }
+  if (run.characters != vocab.characters()) {
+    throw OtherCorpus(attn::quoted_path(path) + ": " + vocabulary_difference(run.characters, vocab.characters()));
+  }
+  run.corpus = in.field("corpus");
+  if (run.corpus.size() != 16 || run.corpus.find_first_not_of("0123456789abcdef") != std::string::npos)
+    throw in.fail("the corpus checksum is not 16 hexadecimal digits");
+  const std::vector<arma::uword> steps = curve_steps(o);
+  const long long points = in.whole("curve", 0, 1000001);
+  if (static_cast<std::size_t>(points) != steps.size()) {
+    throw in.fail("curve " + std::to_string(points) + ": a run of " + std::to_string(o.steps) +
+                  " steps evaluated every " + std::to_string(o.eval_every) + " records " +
+                  std::to_string(steps.size()) + " points");
+  }
+  for (const arma::uword step : steps) run.curve.push_back(in.point(step));
+  in.end();
+  return run;
+}
+
 }  // namespace
 
 std::vector<std::string> run_files() { return {"run.txt", "model.txt"}; }
@@ -357,41 +398,8 @@ Run load_run(const std::string& dir, const Vocabulary& vocab, const std::functio
   // landing in this folder meanwhile can make the set refused, never mixed.
   std::map<std::string, std::string> files = attn::read_file_set(dir, run_files(), kMaxRunFileBytes, true);
   if (after_reading) after_reading();
-  RunFile in(files["run.txt"], path);
-  Run run;
+  Run run = parse_run(files["run.txt"], path, vocab);
   TrainOptions& o = run.options;
-  in.field("ch09-run");
-  run.recipe = in.field("recipe");
-  o.steps = static_cast<arma::uword>(in.whole("steps", 1, 1000000));
-  o.batch = static_cast<arma::uword>(in.whole("batch", 1, 4096));
-  o.lr = in.real("lr", 0, 1);
-  if (!(o.lr > 0)) throw in.fail("lr must be in (0, 1]");
-  o.seed = static_cast<std::uint64_t>(in.whole("seed", 0, 4294967295LL));
-  o.windows.repeat_share = o.long_windows.repeat_share = in.real("repeat_share", 0, 1);
-  o.eval_every = static_cast<arma::uword>(in.whole("eval_every", 1, 1000000));
-  run.seconds = in.real("seconds", 0, kMaxSeconds);
-  const std::string chars = in.field("characters");
-  try {
-    run.characters = unhex(chars);
-  } catch (const std::invalid_argument& e) {
-    throw in.fail(std::string("the vocabulary is malformed (") + e.what() + ")");
-  }
-  if (run.characters != vocab.characters()) {
-    throw OtherCorpus(attn::quoted_path(path) + ": " + vocabulary_difference(run.characters, vocab.characters()));
-  }
-  run.corpus = in.field("corpus");
-  if (run.corpus.size() != 16 || run.corpus.find_first_not_of("0123456789abcdef") != std::string::npos)
-    throw in.fail("the corpus checksum is not 16 hexadecimal digits");
-  const std::vector<arma::uword> steps = curve_steps(o);
-  const long long points = in.whole("curve", 0, 1000001);
-  if (static_cast<std::size_t>(points) != steps.size()) {
-    throw in.fail("curve " + std::to_string(points) + ": a run of " + std::to_string(o.steps) +
-                  " steps evaluated every " + std::to_string(o.eval_every) + " records " +
-                  std::to_string(steps.size()) + " points");
-  }
-  for (const arma::uword step : steps) run.curve.push_back(in.point(step));
-  in.end();
-
   const fs::path model_path = fs::path(dir) / "model.txt";
   std::istringstream model_bytes(files["model.txt"]);
   run.model = attn::read_model<Real>(model_bytes, attn::quoted_path(model_path));

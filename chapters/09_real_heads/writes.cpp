@@ -5,7 +5,6 @@
 #include <cmath>
 #include <stdexcept>
 
-
 namespace ch09 {
 
 namespace {

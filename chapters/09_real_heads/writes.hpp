@@ -95,5 +95,4 @@ struct CopyingSection {
 CopyingSection copying(const Model& model, const Probes& probes, arma::uword layer,
                        const std::vector<arma::uword>& heads);
 
-
 }  // namespace ch09

@@ -170,8 +170,8 @@ std::string replace_problem(const std::filesystem::path& target);
 /// chapter 05's parameters), a folder without a manifest is read unchecked. A file that differs from
 /// a manifest is refused, whether copied from another save or edited by hand (the two look alike):
 /// deleting the manifest is how one says edited files are meant. Returns name -> bytes, each file
-/// read once, so the caller parses the bytes that were checked. Throws InputFileError naming the file and the reason (unreadable, not listed, not saved
-/// together).
+/// read once, so the caller parses the bytes that were checked. Throws InputFileError naming the file and the reason
+/// (unreadable, not listed, not saved together).
 std::map<std::string, std::string> read_file_set(const std::filesystem::path& folder,
                                                  const std::vector<std::string>& names, std::size_t limit,
                                                  bool manifest_required);

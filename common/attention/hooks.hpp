@@ -40,9 +40,9 @@ inline Hooks replacing_head(arma::uword layer, arma::uword head, const arma::mat
   hooks.head_output = [=](arma::uword l, arma::uword h, arma::mat& write) {
     if (l != layer || h != head) return;
     if (replacement.n_cols != write.n_cols || (replacement.n_rows != 1 && replacement.n_rows != write.n_rows)) {
-      throw std::invalid_argument("replacing a head's write: the replacement is " +
-                                  std::to_string(replacement.n_rows) + " x " + std::to_string(replacement.n_cols) +
-                                  ", the write " + std::to_string(write.n_rows) + " x " + std::to_string(write.n_cols));
+      throw std::invalid_argument("replacing a head's write: the replacement is " + std::to_string(replacement.n_rows) +
+                                  " x " + std::to_string(replacement.n_cols) + ", the write " +
+                                  std::to_string(write.n_rows) + " x " + std::to_string(write.n_cols));
     }
     write = replacement.n_rows == 1 ? arma::mat(arma::repmat(replacement, write.n_rows, 1)) : replacement;
   };

@@ -5,10 +5,10 @@
 ///
 /// The docs build exports the saved model into the book (html/live/ch09_model.js, written by
 /// docs/live/export_ch09.cpp: the shape, the float32 parameters, and the vocabulary run.txt
-/// records), and the page hands the floats to ch09_load, which fills the model with them. For every head of every layer, ch09_heads gives what chapter 09's head view and
-/// contribution sections compute (ch09::head_view, chapters/09_real_heads/heads.cpp, there with the
-/// fast pass): the weights a_ij, the size of what each source sends, ||a_ij v_j W_O^h||
-/// (Kobayashi et al. 2020, §3), and the size of the head's whole write at each position,
+/// records), and the page hands the floats to ch09_load, which fills the model with them. For every head of every
+/// layer, ch09_heads gives what chapter 09's head view and contribution sections compute (ch09::head_view,
+/// chapters/09_real_heads/heads.cpp, there with the fast pass): the weights a_ij, the size of what each source sends,
+/// ||a_ij v_j W_O^h|| (Kobayashi et al. 2020, §3), and the size of the head's whole write at each position,
 /// ||sum_j a_ij v_j W_O^h|| (Elhage et al. 2021).
 #include <emscripten/bind.h>
 
@@ -61,8 +61,13 @@ live::val float64(const std::vector<double>& values) {
 live::val load(const live::val& shape, const live::val& parameters, const std::string& characters_hex) {
   return live::guarded([&] {
     const auto size = [&](const char* key) { return shape[key].as<arma::uword>(); };
-    const attn::AttnOnlyShape s{size("vocab"), size("context"), size("width"),  size("heads"),
-                                size("d_k"),   size("layers"),  shape["final_norm"].as<bool>()};
+    const attn::AttnOnlyShape s{size("vocab"),
+                                size("context"),
+                                size("width"),
+                                size("heads"),
+                                size("d_k"),
+                                size("layers"),
+                                shape["final_norm"].as<bool>()};
     Model model = attn::zero_model<float>(s);  // validates the shape
     const std::vector<float> values = emscripten::convertJSArrayToNumberVector<float>(parameters);
     if (values.size() != attn::parameter_count(s)) {
