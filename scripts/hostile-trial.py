@@ -125,7 +125,7 @@ def run(case):
 
 
 def escaped(text):
-    """How attn::cli::printable shows the start of a value."""
+    """How app::cli::printable shows the start of a value."""
     out = ""
     for ch in text.encode("utf-8", "surrogateescape")[:20]:
         c = chr(ch)

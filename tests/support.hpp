@@ -116,7 +116,7 @@ inline void check_usage_error(const std::string& command, const std::string& pro
 /// NAME.dat beside it (how every chapter writes a plot).
 inline void check_plots(const std::filesystem::path& dir, std::initializer_list<const char*> names) {
   for (const char* name : names) {
-    BOOST_TEST(attn::is_valid_png(dir / (std::string(name) + ".png")), name << ".png is missing or incomplete");
+    BOOST_TEST(app::is_valid_png(dir / (std::string(name) + ".png")), name << ".png is missing or incomplete");
     BOOST_TEST(std::filesystem::exists(dir / (std::string(name) + ".dat")), name << ".dat is missing");
   }
 }

@@ -249,8 +249,8 @@ BOOST_AUTO_TEST_CASE(save_then_load_gives_the_same_float_model) {
   const std::filesystem::path dir = std::filesystem::temp_directory_path() / "attn_only_test";
   std::filesystem::create_directories(dir);
   const std::string path = (dir / "model.txt").string();
-  attn::save_model(m, path);
-  const attn::AttnOnlyModel<float> back = attn::load_model<float>(path);
+  app::save_model(m, path);
+  const attn::AttnOnlyModel<float> back = app::load_model<float>(path);
   const auto a = attn::parameter_ptrs(m);
   const auto b = attn::parameter_ptrs(back);
   BOOST_REQUIRE_EQUAL(a.size(), b.size());
@@ -268,7 +268,7 @@ BOOST_AUTO_TEST_CASE(save_then_load_gives_the_same_float_model) {
           << "\n";
     }
     try {
-      attn::load_model<float>(path);
+      app::load_model<float>(path);
     } catch (const std::runtime_error& e) {
       return std::string(e.what());
     }
@@ -279,7 +279,7 @@ BOOST_AUTO_TEST_CASE(save_then_load_gives_the_same_float_model) {
   BOOST_TEST(refusal("1e30").find("beyond +-1e6") != std::string::npos, refusal("1e30"));
   BOOST_TEST(refusal("0x1p3").find("entry '0x1p3'") != std::string::npos, refusal("0x1p3"));
   BOOST_TEST(refusal("").find("truncated in group E") != std::string::npos, refusal(""));
-  BOOST_CHECK_THROW(attn::load_model<float>((dir / "missing.txt").string()), std::runtime_error);
+  BOOST_CHECK_THROW(app::load_model<float>((dir / "missing.txt").string()), std::runtime_error);
   std::filesystem::remove_all(dir);
 }
 
@@ -291,7 +291,7 @@ BOOST_AUTO_TEST_CASE(read_model_reads_the_text_of_a_model_file) {
       "E 3 1\n0.5\n-1\n2\nP 2 1\n0.25\n0\nL1.Wq 1 1\n1\nL1.Wk 1 1\n-2\nL1.Wv 1 1\n3\nL1.Wo 1 1\n0.125\n"
       "U 1 3\n1 2 3\n";
   std::istringstream in(text);
-  const attn::AttnOnlyModel<double> m = attn::read_model<double>(in, "the page's model");
+  const attn::AttnOnlyModel<double> m = app::read_model<double>(in, "the page's model");
   BOOST_TEST(m.E(2, 0) == 2.0);
   BOOST_TEST(m.P(0, 0) == 0.25);
   BOOST_TEST(m.layers[0].Wk(0, 0) == -2.0);
@@ -300,7 +300,7 @@ BOOST_AUTO_TEST_CASE(read_model_reads_the_text_of_a_model_file) {
   // A text cut short is refused under the name given.
   std::istringstream cut(text.substr(0, text.find("U 1 3")));
   try {
-    attn::read_model<double>(cut, "the page's model");
+    app::read_model<double>(cut, "the page's model");
     BOOST_FAIL("a truncated text was read");
   } catch (const std::runtime_error& e) {
     BOOST_TEST(std::string(e.what()).find("the page's model: expected group U") == 0, e.what());

@@ -311,14 +311,14 @@ BOOST_AUTO_TEST_CASE(hostile_folder_names_run_nothing_and_the_plots_land) {
       "p\\\" `touch " + m + "` \\",            // backslashes and quotes together
   };
   for (const std::string& name : names) {
-    BOOST_TEST_CONTEXT(attn::cli::printable(name)) {
+    BOOST_TEST_CONTEXT(app::cli::printable(name)) {
       const fs::path dir = base / name;
       const attn::test::Run r =
           attn::test::run(cat("timeout 60 ", ch01(), " --plots ", attn::test::quote(dir.string())));
       BOOST_TEST(r.code == 0, r.err);
       BOOST_TEST(!fs::exists(marker));
       for (const char* png : {"ch01_bank_weights.png", "ch01_mixtures.png", "ch01_scale_sweep.png"}) {
-        BOOST_TEST(attn::is_valid_png(dir / png), png);
+        BOOST_TEST(app::is_valid_png(dir / png), png);
       }
       BOOST_TEST(leftovers(dir).empty());
       BOOST_TEST(r.out.find('\n' + std::string("system")) == std::string::npos);  // the report line stays one line
@@ -327,14 +327,14 @@ BOOST_AUTO_TEST_CASE(hostile_folder_names_run_nothing_and_the_plots_land) {
   // Chapter 09 draws through the same plotting code; one short training run into one of the names
   // (in the release pass: under the sanitizers its report runs in docs_runs, figures drawn).
   for (const std::string& name : ATTN_PROGRAMS_SANITIZED ? std::vector<std::string>{} : std::vector{names[1]}) {
-    BOOST_TEST_CONTEXT("ch09_real_heads " << attn::cli::printable(name)) {
+    BOOST_TEST_CONTEXT("ch09_real_heads " << app::cli::printable(name)) {
       const fs::path dir = base / name;
       const attn::test::Run r = attn::test::run(cat("timeout 120 ", programs().at("ch09_real_heads"),
                                                     " --quick --steps 20 --plots ", attn::test::quote(dir.string())));
       BOOST_TEST(r.code == 0, r.err);
       BOOST_TEST(!fs::exists(marker));
       for (const char* png : {"ch09_loss_curve.png", "ch09_head_view.png", "ch09_bank.png"}) {
-        BOOST_TEST(attn::is_valid_png(dir / png), png);
+        BOOST_TEST(app::is_valid_png(dir / png), png);
       }
       BOOST_TEST(leftovers(dir).empty());
     }
@@ -432,7 +432,7 @@ BOOST_AUTO_TEST_CASE(outputs_replace_links_and_refuse_folders_and_devices) {
   std::getline(victim, text);
   BOOST_TEST(text == "keep me");  // the link was replaced, not followed
   BOOST_TEST(!fs::is_symlink(dir / "plots" / "ch01_bank_weights.dat"));
-  BOOST_TEST(attn::is_valid_png(dir / "plots" / "ch01_bank_weights.png"));
+  BOOST_TEST(app::is_valid_png(dir / "plots" / "ch01_bank_weights.png"));
   BOOST_TEST(leftovers(dir).empty());
 }
 
@@ -452,7 +452,7 @@ BOOST_AUTO_TEST_CASE(three_runs_into_one_folder_at_once_all_succeed) {
   BOOST_TEST(r.out.find("error") == std::string::npos, r.out);
   BOOST_TEST(r.out.find("done") != std::string::npos);
   for (const char* png : {"ch01_bank_weights.png", "ch01_mixtures.png", "ch01_scale_sweep.png"}) {
-    BOOST_TEST(attn::is_valid_png(dir / png), png);
+    BOOST_TEST(app::is_valid_png(dir / png), png);
   }
   BOOST_TEST(leftovers(dir).empty());
 }
@@ -485,16 +485,16 @@ BOOST_AUTO_TEST_CASE(training_that_diverges_says_where_and_exits_1) {
 }
 
 BOOST_AUTO_TEST_CASE(the_divergence_rule) {
-  BOOST_TEST(!attn::first_divergence({0.7, 0.5, 6.9}).has_value());     // below 10 x max(0.7, 1)
-  BOOST_TEST(attn::first_divergence({0.7, 0.5, 10.1}).value() == 2u);   // past it
-  BOOST_TEST(attn::first_divergence({3.0, 29.0, 31.0}).value() == 2u);  // 10 x the first loss
-  BOOST_TEST(!attn::first_divergence({1e-4, 0.2}).has_value());         // a small bump after a trained start
-  BOOST_TEST(attn::first_divergence({0.7, std::nan("")}).value() == 1u);
-  BOOST_CHECK_THROW(attn::require_converging({0.7, 1e8}, "step", 1.0), attn::TrainingDiverged);
+  BOOST_TEST(!app::first_divergence({0.7, 0.5, 6.9}).has_value());     // below 10 x max(0.7, 1)
+  BOOST_TEST(app::first_divergence({0.7, 0.5, 10.1}).value() == 2u);   // past it
+  BOOST_TEST(app::first_divergence({3.0, 29.0, 31.0}).value() == 2u);  // 10 x the first loss
+  BOOST_TEST(!app::first_divergence({1e-4, 0.2}).has_value());         // a small bump after a trained start
+  BOOST_TEST(app::first_divergence({0.7, std::nan("")}).value() == 1u);
+  BOOST_CHECK_THROW(app::require_converging({0.7, 1e8}, "step", 1.0), app::TrainingDiverged);
 }
 
 BOOST_AUTO_TEST_CASE(the_number_rule) {
-  using attn::cli::parse_number;
+  using app::cli::parse_number;
   BOOST_TEST(parse_number("+0.5").value.value() == 0.5);
   BOOST_TEST(parse_number("-2e3").value.value() == -2000.0);
   BOOST_TEST(parse_number("4.9e-324").value.value() > 0.0);  // subnormal: accepted
@@ -505,30 +505,30 @@ BOOST_AUTO_TEST_CASE(the_number_rule) {
   for (const char* bad : {"", " 1", "1 ", "1e", ".", "1..2", "--1", "1,5", "e5"}) {
     BOOST_TEST(!parse_number(bad).value.has_value(), bad);
   }
-  BOOST_TEST(attn::cli::parse_integer("+7", 0, 10).value.value() == 7);
-  BOOST_TEST(!attn::cli::parse_integer("11", 0, 10).value.has_value());
-  BOOST_TEST(attn::cli::printable(std::string("a\x1b[31mb\n", 8)) == "a\\e[31mb\\n");
-  BOOST_TEST(attn::cli::printable(std::string(100, 'x')).size() < 80u);
-  BOOST_TEST(attn::cli::quoted_number(1000.0000001) == "1000.0000001");
+  BOOST_TEST(app::cli::parse_integer("+7", 0, 10).value.value() == 7);
+  BOOST_TEST(!app::cli::parse_integer("11", 0, 10).value.has_value());
+  BOOST_TEST(app::cli::printable(std::string("a\x1b[31mb\n", 8)) == "a\\e[31mb\\n");
+  BOOST_TEST(app::cli::printable(std::string(100, 'x')).size() < 80u);
+  BOOST_TEST(app::cli::quoted_number(1000.0000001) == "1000.0000001");
   // A whole number written as a real one is named, with the form to write instead.
-  BOOST_TEST(attn::cli::parse_integer("4.0", 0, 10).problem ==
+  BOOST_TEST(app::cli::parse_integer("4.0", 0, 10).problem ==
              "is a whole number written as a real one; write it with digits only (4)");
-  BOOST_TEST(attn::cli::parse_integer("1e3", 0, 10000).problem.find("(1000)") != std::string::npos);
-  BOOST_TEST(attn::cli::parse_integer("2.5", 0, 10).problem == "is not a whole number");
+  BOOST_TEST(app::cli::parse_integer("1e3", 0, 10000).problem.find("(1000)") != std::string::npos);
+  BOOST_TEST(app::cli::parse_integer("2.5", 0, 10).problem == "is not a whole number");
 }
 
 BOOST_AUTO_TEST_CASE(error_lines_escape_what_a_terminal_would_act_on) {
   // C1 controls (U+009B is a terminal's escape introducer), bidirectional overrides and bytes that
   // are not UTF-8 (a lone 0x9B) are shown as escapes; readable UTF-8 stays as it is.
-  BOOST_TEST(attn::one_line("caf\u00e9 \u65e5") == "caf\u00e9 \u65e5");
-  BOOST_TEST(attn::one_line("a\u009b31mb") == "a\\u009b31mb");
-  BOOST_TEST(attn::one_line("x\u202ey") == "x\\u202ey");
-  BOOST_TEST(attn::one_line(std::string("a\x9b"
-                                        "31m",
-                                        5)) == "a\\x9b31m");
-  BOOST_TEST(attn::one_line(std::string("\xe6\x97", 2)) == "\\xe6\\x97");  // a character cut short
-  BOOST_TEST(attn::one_line(std::string("n\0ul", 4)) == "n\\x00ul");
-  const std::string cut = attn::one_line(std::string(299, 'x') + "\u00e9\u00e9");
+  BOOST_TEST(app::one_line("caf\u00e9 \u65e5") == "caf\u00e9 \u65e5");
+  BOOST_TEST(app::one_line("a\u009b31mb") == "a\\u009b31mb");
+  BOOST_TEST(app::one_line("x\u202ey") == "x\\u202ey");
+  BOOST_TEST(app::one_line(std::string("a\x9b"
+                                       "31m",
+                                       5)) == "a\\x9b31m");
+  BOOST_TEST(app::one_line(std::string("\xe6\x97", 2)) == "\\xe6\\x97");  // a character cut short
+  BOOST_TEST(app::one_line(std::string("n\0ul", 4)) == "n\\x00ul");
+  const std::string cut = app::one_line(std::string(299, 'x') + "\u00e9\u00e9");
   BOOST_TEST(cut == std::string(299, 'x') + "...");  // never inside a character
 }
 
@@ -554,7 +554,7 @@ bool plots_whole(const fs::path& dir) {
   std::error_code ec;
   for (auto it = fs::directory_iterator(dir, ec); !ec && it != fs::directory_iterator(); ++it) {
     const fs::path p = it->path();
-    if (p.extension() == ".png" && !attn::is_valid_png(p)) return false;
+    if (p.extension() == ".png" && !app::is_valid_png(p)) return false;
     if (p.extension() == ".dat") {
       const std::string stem = p.stem().string();
       if (!fs::exists(dir / (stem + ".png")) && !fs::exists(dir / (stem.substr(0, stem.rfind('_')) + ".png")))
@@ -649,7 +649,7 @@ BOOST_AUTO_TEST_CASE(a_gnuplot_init_file_is_not_read) {
                                                 ch01(), " --plots ", attn::test::quote((base / "plots").string())));
   BOOST_TEST(r.code == 0, r.err);
   BOOST_TEST(!fs::exists(marker));
-  BOOST_TEST(attn::is_valid_png(base / "plots" / "ch01_bank_weights.png"));
+  BOOST_TEST(app::is_valid_png(base / "plots" / "ch01_bank_weights.png"));
 }
 
 BOOST_AUTO_TEST_CASE(a_gnuplot_that_stops_reading_floods_or_leaves_a_child_is_stopped) {
@@ -702,9 +702,9 @@ BOOST_AUTO_TEST_CASE(hostile_labels_run_nothing_in_gnuplot) {
                                         "a\"b",
                                         "tab\there",
                                         "\x1b[31m"};
-  attn::PlotSettings settings;
+  app::PlotSettings settings;
   settings.folder = dir.string();
-  attn::Plotter plots(settings);
+  app::Plotter plots(settings);
   BOOST_REQUIRE(plots.enabled());
   arma::mat values(labels.size(), 2, arma::fill::ones);
   plots.bars({.name = "labels_bars",
@@ -721,7 +721,7 @@ BOOST_AUTO_TEST_CASE(hostile_labels_run_nothing_in_gnuplot) {
   // clang-format on
   BOOST_TEST(!fs::exists(marker));
   for (const char* png : {"labels_bars.png", "labels_map.png", "labels_lines.png"}) {
-    BOOST_TEST(attn::is_valid_png(dir / png), png);
+    BOOST_TEST(app::is_valid_png(dir / png), png);
   }
   // The data file's label column reads back as one field per row (no quote breaks a row apart).
   std::ifstream in(dir / "labels_bars.dat");
@@ -733,7 +733,7 @@ BOOST_AUTO_TEST_CASE(hostile_labels_run_nothing_in_gnuplot) {
   }
   BOOST_TEST(rows == static_cast<int>(labels.size()));
   // How the command text quotes them: backquote as an octal escape, control bytes as visible text.
-  BOOST_TEST(attn::gnuplot_quote("a`b\x1b\tc\n\"\\") == "\"a\\140b\\\\x1b c\\n\\\"\\\\\"");
+  BOOST_TEST(app::gnuplot_quote("a`b\x1b\tc\n\"\\") == "\"a\\140b\\\\x1b c\\n\\\"\\\\\"");
 }
 
 namespace {
@@ -925,10 +925,10 @@ BOOST_AUTO_TEST_CASE(a_saved_model_is_read_safely_and_checked_field_by_field) {
 BOOST_AUTO_TEST_CASE(a_set_interrupted_between_renames_is_whole_or_refused) {
   const fs::path dir = fs::path(TEST_PLOTS) / "set-commit";
   const auto save = [&](const std::string& tag, const std::function<void(std::size_t)>& between) {
-    attn::AtomicFile a(dir / "a.txt"), b(dir / "b.txt");
+    app::AtomicFile a(dir / "a.txt"), b(dir / "b.txt");
     a.write("a from " + tag + "\n");
     b.write("b from " + tag + "\n");
-    attn::AtomicFile::commit_all({&a, &b}, dir / attn::kManifestName, between);
+    app::AtomicFile::commit_all({&a, &b}, dir / app::kManifestName, between);
   };
   const auto in_child = [&](const std::function<void(std::size_t)>& between) {
     const pid_t pid = ::fork();
@@ -942,7 +942,7 @@ BOOST_AUTO_TEST_CASE(a_set_interrupted_between_renames_is_whole_or_refused) {
     ::waitpid(pid, &status, 0);
     return status;
   };
-  const auto read_set = [&] { return attn::read_file_set(dir, {"a.txt", "b.txt"}, 1000, true); };
+  const auto read_set = [&] { return app::read_file_set(dir, {"a.txt", "b.txt"}, 1000, true); };
   // Every terminating signal, not only SIGTERM: SIGQUIT, SIGUSR1 and SIGALRM end a process too.
   const std::vector<std::pair<int, bool>> sent{
       {SIGTERM, false}, {SIGTERM, true}, {SIGQUIT, false}, {SIGUSR1, true}, {SIGALRM, false}};
@@ -975,10 +975,10 @@ BOOST_AUTO_TEST_CASE(a_set_interrupted_between_renames_is_whole_or_refused) {
     if (k == 2) ::raise(SIGKILL);
   });
   BOOST_TEST((WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL));
-  BOOST_CHECK_THROW(read_set(), attn::InputFileError);
+  BOOST_CHECK_THROW(read_set(), app::InputFileError);
   try {
     read_set();
-  } catch (const attn::InputFileError& e) {
+  } catch (const app::InputFileError& e) {
     BOOST_TEST(std::string(e.what()).find("not saved together") != std::string::npos, e.what());
   }
 }
@@ -1386,7 +1386,7 @@ BOOST_AUTO_TEST_CASE(temporaries_left_by_a_process_that_is_gone_are_removed_by_t
   std::sort(left.begin(), left.end());
   std::sort(kept.begin(), kept.end());  // the order of the two names depends on this test's process id
   BOOST_TEST(left == kept, boost::test_tools::per_element());
-  BOOST_TEST(attn::is_valid_png(plots / "ch01_mixtures.png"));
+  BOOST_TEST(app::is_valid_png(plots / "ch01_mixtures.png"));
 }
 
 BOOST_AUTO_TEST_CASE(a_memory_limit_without_proc_ends_the_program) {
@@ -1432,7 +1432,7 @@ BOOST_AUTO_TEST_CASE(out_of_memory_where_no_exception_may_pass_is_still_one_line
     const int fd = ::open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     ::dup2(fd, STDERR_FILENO);
     static void (*thrower)() = [] { throw std::bad_alloc(); };
-    attn::cli::run("escaped", [] {
+    app::cli::run("escaped", [] {
       [&]() noexcept { thrower(); }();
       return 0;
     });

@@ -26,7 +26,7 @@ ch01::ForwardPassSection forward() { return ch01::one_forward_pass(attn::toy_emb
 
 /// A value claim the program prints: the right ID, holding on the article's numbers, and printed
 /// by the program with its tag.
-void expect_holds(const attn::ClaimCheck& claim, const std::string& id) {
+void expect_holds(const app::ClaimCheck& claim, const std::string& id) {
   BOOST_TEST(claim.id == id);
   BOOST_TEST(claim.holds, id);
   static const std::string out = attn::test::run(std::string(CHAPTER_EXE) + " --no-plots").out;
@@ -107,7 +107,7 @@ BOOST_AUTO_TEST_CASE(claims_mix_01_to_09_fail_on_other_embeddings) {
   const attn::EmbeddingTable longer_bank(toy.words(), toy.axes(), E);
   const ch01::ForwardPassSection f = ch01::one_forward_pass(longer_bank);
   const ch01::WhyItMixedSection w = ch01::why_it_mixed(longer_bank);
-  for (const attn::ClaimCheck& c :
+  for (const app::ClaimCheck& c :
        {ch01::claim_river_weights(f), ch01::claim_river_mixture(f, toy.axes()), ch01::claim_money_weights(f),
         ch01::claim_money_mixture(f, toy.axes()), ch01::claim_river_residual(f), ch01::claim_money_residual(f),
         ch01::claim_dots(w), ch01::claim_scaled(w), ch01::claim_softmax(w)}) {
@@ -131,7 +131,7 @@ BOOST_AUTO_TEST_CASE(claim_mix_10_times_5_sharpens_toward_bank) {
   BOOST_TEST(w(2) > scale.at(1.0)(2));
   BOOST_TEST(std::abs(scale.at(1.0)(2) - 0.43) <= 0.005);
   BOOST_TEST(w.index_max() == 2u);
-  const attn::ClaimCheck claim = ch01::claim_sharpening(scale);  // the program prints this one
+  const app::ClaimCheck claim = ch01::claim_sharpening(scale);  // the program prints this one
   BOOST_TEST(claim.id == "mix_10");
   BOOST_TEST(claim.holds);
   BOOST_TEST(claim.evidence == "  x5: bank's own weight grows from 0.43 to 0.78 and stays the largest");
@@ -145,24 +145,24 @@ BOOST_AUTO_TEST_CASE(claim_mix_11_times_0_1_nearly_uniform) {
   for (double x : w) BOOST_TEST(std::abs(x - 1.0 / 3.0) <= 0.02);
   // The printed bound is never below the deviation it bounds (0.00905... is printed 0.0091, not 0.009).
   const double deviation = arma::abs(w - 1.0 / 3.0).max();
-  BOOST_TEST(std::stod(attn::format_upper_bound(deviation, 4)) >= deviation);
+  BOOST_TEST(std::stod(app::format_upper_bound(deviation, 4)) >= deviation);
   const attn::test::Run r = attn::test::run(std::string(CHAPTER_EXE) + " --no-plots");
-  BOOST_TEST(r.out.find("within " + attn::format_upper_bound(deviation, 4) + " of 1/3") != std::string::npos);
-  const attn::ClaimCheck claim = ch01::claim_flattening(ch01::score_scale(attn::toy_embeddings()));
+  BOOST_TEST(r.out.find("within " + app::format_upper_bound(deviation, 4) + " of 1/3") != std::string::npos);
+  const app::ClaimCheck claim = ch01::claim_flattening(ch01::score_scale(attn::toy_embeddings()));
   BOOST_TEST(claim.id == "mix_11");
   BOOST_TEST(claim.holds);
   BOOST_TEST(r.out.find(claim.evidence + "   [mix_11]") != std::string::npos);
 }
 
 BOOST_AUTO_TEST_CASE(a_printed_bound_is_never_below_its_value) {
-  BOOST_TEST(attn::format_upper_bound(0.00905, 4) == "0.0091");
-  BOOST_TEST(attn::format_upper_bound(0.00905, 3) == "0.010");
-  BOOST_TEST(attn::format_upper_bound(0.25, 2) == "0.25");
-  BOOST_TEST(attn::format_upper_bound(0.0, 3) == "0.000");
+  BOOST_TEST(app::format_upper_bound(0.00905, 4) == "0.0091");
+  BOOST_TEST(app::format_upper_bound(0.00905, 3) == "0.010");
+  BOOST_TEST(app::format_upper_bound(0.25, 2) == "0.25");
+  BOOST_TEST(app::format_upper_bound(0.0, 3) == "0.000");
   for (int k = 1; k < 2000; ++k) {
     const double x = 1e-4 * k + 3e-7 * (k % 7);
     for (int digits : {2, 3, 4}) {
-      const double printed = std::stod(attn::format_upper_bound(x, digits));
+      const double printed = std::stod(app::format_upper_bound(x, digits));
       BOOST_TEST(printed >= x, x << " printed " << printed);
       BOOST_TEST(printed <= x + std::pow(10.0, -digits) + 1e-15, x << " printed " << printed);
     }
@@ -182,7 +182,7 @@ BOOST_AUTO_TEST_CASE(claim_mix_12_shapes_and_row_sums) {
     BOOST_TEST(ch01::claim_shapes(pass).holds, s);
   }
   const ch01::SentencePass rb = ch01::sentence_pass(attn::toy_embeddings(), attn::split_sentence("the river bank"));
-  const attn::ClaimCheck claim = ch01::claim_shapes(rb);
+  const app::ClaimCheck claim = ch01::claim_shapes(rb);
   BOOST_TEST(claim.id == "mix_12");
   BOOST_TEST(claim.evidence.find("A = softmax(scores) is 3 x 3, H = A X is 3 x 4") != std::string::npos);
   // A pass whose rows do not sum to 1 fails the claim.
@@ -213,7 +213,7 @@ BOOST_AUTO_TEST_CASE(sweep_rows_are_distributions) {
 // The opening picture: bank's vector [0.5, 0.5] in the (finance, water) plane, each update drawn
 // from its tip, ending at the article's residual previews (finance, water) = (0.71, 1.02) and (1.02, 0.71).
 BOOST_AUTO_TEST_CASE(opening_picture_adds_each_update_to_the_same_bank_vector) {
-  const attn::ArrowChart c = ch01::updates_chart(forward(), attn::toy_embeddings().axes());
+  const app::ArrowChart c = ch01::updates_chart(forward(), attn::toy_embeddings().axes());
   BOOST_TEST(c.xlabel == "finance");
   BOOST_TEST(c.ylabel == "water");
   BOOST_TEST_REQUIRE(c.arrows.size() == 5u);
@@ -222,8 +222,8 @@ BOOST_AUTO_TEST_CASE(opening_picture_adds_each_update_to_the_same_bank_vector) {
   BOOST_TEST(c.arrows[0].y1 == 0.5);
   const double ends[2][2] = {{0.71, 1.02}, {1.02, 0.71}};
   for (int s = 0; s < 2; ++s) {
-    const attn::Arrow& update = c.arrows[1 + 2 * s];
-    const attn::Arrow& result = c.arrows[2 + 2 * s];
+    const app::Arrow& update = c.arrows[1 + 2 * s];
+    const app::Arrow& result = c.arrows[2 + 2 * s];
     BOOST_TEST(update.x0 == 0.5);  // drawn from bank's tip
     BOOST_TEST(update.y0 == 0.5);
     BOOST_TEST(std::abs(update.x1 - ends[s][0]) <= 0.005);

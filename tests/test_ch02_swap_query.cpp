@@ -182,7 +182,7 @@ BOOST_AUTO_TEST_CASE(claim_qk_08_same_query_in_both_sentences) {
 
 BOOST_AUTO_TEST_CASE(claim_qk_09_one_score_is_the_sum_of_coordinate_shares) {
   const ch02::CombinedQuery c = ch02::combined_query(attn::split_sentence("the river bank"));
-  const attn::ClaimCheck claim = ch02::claim_combined_query(c);
+  const app::ClaimCheck claim = ch02::claim_combined_query(c);
   BOOST_TEST(claim.id == "qk_09");
   BOOST_TEST(claim.holds);
   // By hand: q_bank = 0.8 x [0, 3.75, 3.75] = [0, 3, 3]; keys the [0,0,0], river [0,1,0], bank [0.5,0.5,0.8].
@@ -205,7 +205,7 @@ BOOST_AUTO_TEST_CASE(claim_qk_09_one_score_is_the_sum_of_coordinate_shares) {
 
 BOOST_AUTO_TEST_CASE(claim_qk_10_five_directions_in_two_dimensions_interfere) {
   const ch02::Superposition s = ch02::superposition();
-  const attn::ClaimCheck claim = ch02::claim_superposition(s);
+  const app::ClaimCheck claim = ch02::claim_superposition(s);
   BOOST_TEST(claim.id == "qk_10");
   BOOST_TEST(claim.holds);
   BOOST_TEST(s.W.n_rows == 5u);
@@ -279,23 +279,23 @@ BOOST_AUTO_TEST_CASE(query_terms_follow_the_article_derivation) {
 }
 
 BOOST_AUTO_TEST_CASE(vector_figures_refuse_bad_shapes) {
-  attn::VectorFigure f{.name = "x", .axes = {"a", "b", "c"}, .points = {{.points = arma::mat(2, 2)}}};
-  BOOST_CHECK_THROW(attn::vector_figure_data(f), std::invalid_argument);  // 2 columns in a 3-d figure
+  app::VectorFigure f{.name = "x", .axes = {"a", "b", "c"}, .points = {{.points = arma::mat(2, 2)}}};
+  BOOST_CHECK_THROW(app::vector_figure_data(f), std::invalid_argument);  // 2 columns in a 3-d figure
   f.points = {{.points = arma::mat(2, 3, arma::fill::zeros), .labels = {"one"}}};
-  BOOST_CHECK_THROW(attn::vector_figure_data(f), std::invalid_argument);  // 2 points, 1 label
+  BOOST_CHECK_THROW(app::vector_figure_data(f), std::invalid_argument);  // 2 points, 1 label
   f.points = {{.points = arma::mat(2, 3, arma::fill::zeros), .labels = {"one", "two"}}};
-  BOOST_TEST(attn::vector_figure_data(f).size() == 1u);
+  BOOST_TEST(app::vector_figure_data(f).size() == 1u);
   f.views = {};
-  BOOST_CHECK_THROW(attn::vector_figure_data(f), std::invalid_argument);  // a 3-d figure needs a view
+  BOOST_CHECK_THROW(app::vector_figure_data(f), std::invalid_argument);  // a 3-d figure needs a view
   f.axes = {"a"};
-  BOOST_CHECK_THROW(attn::vector_figure_data(f), std::invalid_argument);
+  BOOST_CHECK_THROW(app::vector_figure_data(f), std::invalid_argument);
 }
 
 // The superposition figure's labels sit beyond their arrowheads, clear of every arrow and of the input.
 BOOST_AUTO_TEST_CASE(superposition_labels_stay_clear_of_the_arrows) {
-  const attn::VectorFigure f = ch02::superposition_figure(ch02::superposition());
+  const app::VectorFigure f = ch02::superposition_figure(ch02::superposition());
   BOOST_TEST_REQUIRE(f.arrows.size() == 1u);
-  const attn::ArrowSet& a = f.arrows.front();
+  const app::ArrowSet& a = f.arrows.front();
   BOOST_TEST_REQUIRE(a.label_gap > 0.0);
   // Distance from p to the segment from the origin to w (every arrow starts at the origin).
   const auto to_segment = [](const arma::rowvec& p, const arma::rowvec& w) {
@@ -320,15 +320,15 @@ BOOST_AUTO_TEST_CASE(superposition_labels_stay_clear_of_the_arrows) {
 BOOST_AUTO_TEST_CASE(matching_views_keep_coinciding_labels_apart) {
   const ch02::MatchTable t =
       ch02::match_last(attn::split_sentence("the river bank"), ch02::preset_wq(ch02::Preset::water), ch02::fixed_wk());
-  const attn::VectorFigure f = ch02::matching_views_figure("water", t, {});
+  const app::VectorFigure f = ch02::matching_views_figure("water", t, {});
   std::size_t coinciding = 0;
-  for (const attn::View3d& v : f.views) {
+  for (const app::View3d& v : f.views) {
     // The depth axis of an axis-aligned view: z from above, x (finance) from azimuth 90, y from azimuth 0.
     const int depth = v.elevation == 90 ? 2 : v.elevation == 0 && v.azimuth == 90 ? 0 : v.elevation == 0 ? 1 : -1;
     if (depth < 0) continue;
     for (std::size_t s1 = 0; s1 < f.points.size(); ++s1) {
       for (std::size_t s2 = s1; s2 < f.points.size(); ++s2) {
-        const attn::PointSet &a = f.points[s1], &b = f.points[s2];
+        const app::PointSet &a = f.points[s1], &b = f.points[s2];
         for (arma::uword i = 0; i < a.points.n_rows; ++i) {
           for (arma::uword j = s1 == s2 ? i + 1 : 0; j < b.points.n_rows; ++j) {
             arma::rowvec d = a.points.row(i) - b.points.row(j);
@@ -354,7 +354,7 @@ BOOST_AUTO_TEST_CASE(matching_views_keep_coinciding_labels_apart) {
   }
   BOOST_TEST(at_tail == 1u);  // k_the
   // From straight above, the vertical axis is a point: no floating "structure" label in that panel.
-  const std::string commands = attn::vector_figure_commands(f, {"\"a\"", "\"b\"", "\"c\""});
+  const std::string commands = app::vector_figure_commands(f, {"\"a\"", "\"b\"", "\"c\""});
   BOOST_TEST(commands.find("set zlabel \"\" rotate parallel") != std::string::npos);
   BOOST_TEST(commands.find("set zlabel \"structure\" rotate parallel") != std::string::npos);
 }
@@ -366,7 +366,7 @@ BOOST_AUTO_TEST_CASE(the_query_map_diagram_carries_the_width_example_sizes) {
        {"12,288 x 128", "1 x 12,288", "1 x 128", "ignores", "12,160 input directions", "sqrt(128)"}) {
     BOOST_TEST(dot.find(part) != std::string::npos, part);
   }
-  BOOST_TEST(attn::graphviz_quote("a \"b\"\n\\") == "\"a \\\"b\\\"\\n\\\\\"");
+  BOOST_TEST(app::graphviz_quote("a \"b\"\n\\") == "\"a \\\"b\\\"\\n\\\\\"");
 }
 
 BOOST_AUTO_TEST_CASE(null_space_of_a_rank_deficient_non_square_map) {
@@ -483,7 +483,7 @@ BOOST_AUTO_TEST_CASE(runs_prints_the_article_numbers_and_draws_its_plots) {
               "q_bank = 0.8 x [0.00, 3.75, 3.75] = [0.00, 3.00, 3.00]", "[qk_09]", "[qk_10]", "Toy Models of"});
   BOOST_TEST(r.out.find("does not hold") == std::string::npos);
   // The query map is a Graphviz diagram: its source and PNG appear together (or, without dot, neither).
-  const bool drawn = attn::is_valid_png(dir / "ch02_query_map.png");
+  const bool drawn = app::is_valid_png(dir / "ch02_query_map.png");
   BOOST_TEST(drawn == std::filesystem::exists(dir / "ch02_query_map.dot"));
   BOOST_TEST((drawn || r.out.find("diagrams: 1 skipped") != std::string::npos));
 }
@@ -579,7 +579,7 @@ BOOST_AUTO_TEST_CASE(bad_input_is_one_line_and_exit_2) {
   }
 }
 
-// The list rule (attn::split_list): spaces around a comma are allowed, an empty entry is refused.
+// The list rule (app::split_list): spaces around a comma are allowed, an empty entry is refused.
 BOOST_AUTO_TEST_CASE(comma_lists_allow_spaces_and_refuse_empty_entries) {
   // The run's own wall time is left out of the comparison (it varies with the machine's load).
   const std::string fast = exe + " --no-plots --width 64 --dk 8";

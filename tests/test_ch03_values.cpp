@@ -152,7 +152,7 @@ BOOST_AUTO_TEST_CASE(claim_heads_03_sublayer_shapes) {
 BOOST_AUTO_TEST_CASE(claim_heads_04_embedding_table_and_projections_are_separate) {
   const ch03::ExampleSublayer example = ch03::example_sublayer({"the", "river", "bank"});
   const std::vector<ch03::SeparateObject> rows = ch03::separate_objects(example);
-  const attn::ClaimCheck claim = ch03::claim_separate_objects(rows, example);
+  const app::ClaimCheck claim = ch03::claim_separate_objects(rows, example);
   BOOST_TEST(claim.id == "heads_04");
   BOOST_TEST(claim.holds);
   // The article's table: E and the projections learned; X, Q, K, V and A, H computed on each pass.
@@ -177,7 +177,7 @@ BOOST_AUTO_TEST_CASE(claim_heads_04_embedding_table_and_projections_are_separate
 
 BOOST_AUTO_TEST_CASE(claim_val_05_score_from_i_to_j_differs_from_j_to_i) {
   const ch03::Asymmetry a = ch03::asymmetric_scores();
-  const attn::ClaimCheck claim = ch03::claim_asymmetry(a);
+  const app::ClaimCheck claim = ch03::claim_asymmetry(a);
   BOOST_TEST(claim.id == "val_05");
   BOOST_TEST(claim.holds);
   BOOST_TEST(a.words[a.i] == "bank");
@@ -334,7 +334,7 @@ BOOST_AUTO_TEST_CASE(runs_prints_the_article_numbers_and_draws_its_plots) {
   BOOST_TEST(r.out.find("does not hold") == std::string::npos);
   // The two diagrams: source and PNG together, or (without Graphviz) neither, and a line saying so.
   for (const char* name : {"ch03_counting", "ch03_full_head", "ch03_communication"}) {
-    const bool drawn = attn::is_valid_png(dir / (std::string(name) + ".png"));
+    const bool drawn = app::is_valid_png(dir / (std::string(name) + ".png"));
     BOOST_TEST(drawn == std::filesystem::exists(dir / (std::string(name) + ".dot")), name);
     BOOST_TEST((drawn || r.out.find("diagrams: 3 skipped") != std::string::npos), name);
   }

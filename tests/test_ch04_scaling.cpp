@@ -68,7 +68,7 @@ BOOST_AUTO_TEST_CASE(claim_scale_02_shadow_at_20_degrees_length_10) {
   // The program's lines: tagged at the article's setting, holding 10 cos(20 degrees) = 9.3969.
   const ch04::Explorer e = ch04::explorer(20.0, 10.0, 1.0);
   BOOST_TEST(e.article);
-  for (const attn::ClaimCheck& claim : {ch04::claim_projection(e), ch04::claim_shadow_dot(e)}) {
+  for (const app::ClaimCheck& claim : {ch04::claim_projection(e), ch04::claim_shadow_dot(e)}) {
     BOOST_TEST(claim.id == "scale_02");
     BOOST_TEST(claim.holds);
   }
@@ -106,7 +106,7 @@ BOOST_AUTO_TEST_CASE(claim_scale_04_the_program_table_is_within_3_standard_error
   // The program's own widths and default settings (10000 pairs, seed 4), as its table prints them.
   const std::vector<ch04::VarianceEstimate> sweep = ch04::variance_sweep(ch04::variance_widths(), 10000, 4);
   for (const ch04::VarianceEstimate& e : sweep) BOOST_TEST(ch04::within_three_standard_errors(e), "d_k " << e.d_k);
-  const attn::ClaimCheck claim = ch04::claim_scaled_variance(ch04::variance_section(10000, 4).estimates);
+  const app::ClaimCheck claim = ch04::claim_scaled_variance(ch04::variance_section(10000, 4).estimates);
   BOOST_TEST(claim.id == "scale_04");
   BOOST_TEST(claim.holds);
   // The predicate can fail: a variance off by 4 standard errors is caught.
@@ -129,7 +129,7 @@ BOOST_AUTO_TEST_CASE(claim_scale_05_softmax_raw_and_scaled) {
   BOOST_TEST(r.a_raw(0) == std::exp(4.0) / z, tt::tolerance(1e-12));
   BOOST_TEST(r.scaled(1) == 1.0);
   BOOST_TEST(r.article);
-  for (const attn::ClaimCheck& claim : {ch04::claim_raw_weights(r), ch04::claim_scaled_weights(r)}) {
+  for (const app::ClaimCheck& claim : {ch04::claim_raw_weights(r), ch04::claim_scaled_weights(r)}) {
     BOOST_TEST(claim.id == "scale_05");
     BOOST_TEST(claim.holds);
   }
@@ -148,7 +148,7 @@ BOOST_AUTO_TEST_CASE(claim_scale_06_ratio_is_exp_of_difference_and_shifts_change
     BOOST_TEST(arma::abs(ch04::softmax(s + shift) - a).max() <= 1e-12, "shift " << shift);
   }
   const ch04::SoftmaxScaling r = ch04::softmax_scaling({4, 2, 0}, 4, true);
-  for (const attn::ClaimCheck& claim : {ch04::claim_raw_ratio(r), ch04::claim_scaled_ratio(r), ch04::claim_shift(r)}) {
+  for (const app::ClaimCheck& claim : {ch04::claim_raw_ratio(r), ch04::claim_scaled_ratio(r), ch04::claim_shift(r)}) {
     BOOST_TEST(claim.id == "scale_06");
     BOOST_TEST(claim.holds, claim.evidence);
   }
@@ -384,7 +384,7 @@ BOOST_AUTO_TEST_CASE(own_scores_replace_4_2_0) {
   for (const char* tag : {"[scale_05]", "[scale_06]", "[scale_07]"}) BOOST_TEST(!contains(r.out, tag), tag);
 }
 
-// The list rule (attn::split_list), as for ch02's --view: spaces around commas allowed, no empty entry.
+// The list rule (app::split_list), as for ch02's --view: spaces around commas allowed, no empty entry.
 BOOST_AUTO_TEST_CASE(scores_allow_spaces_around_commas_and_refuse_a_trailing_comma) {
   const std::string run = std::string(CHAPTER_EXE) + " --no-plots --samples 100 --scores ";
   const attn::test::Run plain = attn::test::run(run + "3,1,1,0");
@@ -422,7 +422,7 @@ BOOST_AUTO_TEST_CASE(one_score_or_far_apart_scores_still_draw_every_plot) {
     const attn::test::Run r = attn::test::run(
         attn::test::cat(CHAPTER_EXE, " --samples 100 --scores ", scores, " --plots ", attn::test::quote(dir.string())));
     BOOST_TEST(r.code == 0, scores << ": " << r.err);
-    BOOST_TEST(attn::is_valid_png(dir / "ch04_jacobian_norm.png"), scores);
+    BOOST_TEST(app::is_valid_png(dir / "ch04_jacobian_norm.png"), scores);
   }
 }
 

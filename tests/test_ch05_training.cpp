@@ -91,12 +91,12 @@ BOOST_AUTO_TEST_CASE(claim_train_01_parameter_count_242) {
   const attn::OneHeadModel m = ch05::initial_model(4, ch05::TrainSettings{});
   BOOST_TEST(attn::parameter_count(m) == 4u * 8 + 3u * 8 * 8 + (8u * 2 + 2));
   BOOST_TEST(attn::parameter_count(m) == 242u);
-  const attn::ClaimCheck claim = ch05::claim_parameter_count(m);  // what the program prints
+  const app::ClaimCheck claim = ch05::claim_parameter_count(m);  // what the program prints
   BOOST_TEST(claim.id == "train_01");
   BOOST_TEST(claim.holds);
   BOOST_TEST(claim.evidence.find("trainable parameters: 242 (4x8 + 3x8x8 + (8x2 + 2) for d = 8).") == 2u);
   // The formula follows the model's sizes: the 2-d widget model has 4x2 + 3x2x2 + (2x2 + 2) = 26.
-  const attn::ClaimCheck small = ch05::claim_parameter_count(ch05::walkthrough_model(0));
+  const app::ClaimCheck small = ch05::claim_parameter_count(ch05::walkthrough_model(0));
   BOOST_TEST(small.holds);
   BOOST_TEST(small.evidence.find("trainable parameters: 26 (4x2 + 3x2x2 + (2x2 + 2) for d = 2).") == 2u);
 }
@@ -112,7 +112,7 @@ BOOST_AUTO_TEST_CASE(claim_train_02_adam_300_passes_gets_all_four_right) {
     BOOST_TEST(ch05::mean_loss(model, data) < 1e-2, "seed " << seed);
     const arma::uword expected[] = {0, 1, 0, 1};
     for (std::size_t i = 0; i < 4; ++i) BOOST_TEST(ch05::predict(model, data[i]) == expected[i], "seed " << seed);
-    const attn::ClaimCheck claim = ch05::claim_predictions(ch05::predictions(model, data));
+    const app::ClaimCheck claim = ch05::claim_predictions(ch05::predictions(model, data));
     BOOST_TEST(claim.holds, "seed " << seed);
     BOOST_TEST(claim.evidence == "  4 of 4 predictions right");
   }
@@ -149,7 +149,7 @@ BOOST_AUTO_TEST_CASE(claim_train_03_attention_rows_are_reported_not_asserted) {
       const arma::rowvec logits = mean_x * model.Wv * model.Wc + model.bc;
       all_right = all_right && logits.index_max() == e.label;
     }
-    const attn::ClaimCheck uniform = ch05::claim_uniform_routing(predictions);
+    const app::ClaimCheck uniform = ch05::claim_uniform_routing(predictions);
     BOOST_TEST(uniform.id == "train_03");
     BOOST_TEST(uniform.holds == all_right, "seed " << seed);
     if (seed == 0) BOOST_TEST(uniform.holds);  // the default run: routing is not required
@@ -180,7 +180,7 @@ BOOST_AUTO_TEST_CASE(claim_train_04_absent_word_gets_exactly_zero_gradient) {
   attn::OneHeadModel updated = m;
   attn::Sgd(0.3).step(attn::parameter_groups(updated, g));
   BOOST_TEST(arma::all(updated.E.row(2) == m.E.row(2)));
-  const std::vector<attn::ClaimCheck> claims = ch05::claim_absent_rows(e, g);
+  const std::vector<app::ClaimCheck> claims = ch05::claim_absent_rows(e, g);
   BOOST_REQUIRE(claims.size() == 1u);
   BOOST_TEST(claims[0].id == "train_04");
   BOOST_TEST(claims[0].holds);
@@ -218,7 +218,7 @@ BOOST_AUTO_TEST_CASE(claim_bias_01_fits_six_of_six_arbitrary_assignments) {
     BOOST_TEST(rows[i].prediction == labels[i], contexts[i]);
     BOOST_TEST((rows[i].attention >= 0.0 && rows[i].attention <= 1.0));
   }
-  const attn::ClaimCheck claim = ch05::claim_fitted(rows);
+  const app::ClaimCheck claim = ch05::claim_fitted(rows);
   BOOST_TEST(claim.id == "bias_01");
   BOOST_TEST(claim.holds);
   BOOST_TEST(claim.evidence == "  6 of 6 assignments fitted");
@@ -230,7 +230,7 @@ BOOST_AUTO_TEST_CASE(claim_bias_01_fits_six_of_six_arbitrary_assignments) {
 BOOST_AUTO_TEST_CASE(claim_bias_02_the_two_classes_get_different_patterns_for_some_seeds) {
   const std::vector<ch05::BiasedRun> runs = ch05::survey_biased_seeds(ch05::TrainSettings{}, 0, 20);
   BOOST_REQUIRE(runs.size() == 20u);
-  const attn::ClaimCheck claim = ch05::claim_bias_02(runs);
+  const app::ClaimCheck claim = ch05::claim_bias_02(runs);
   BOOST_TEST(claim.id == "bias_02");
   BOOST_TEST(claim.holds);
   // Seed 10, trained independently: water contexts (river, vault, lawyer) near 0, finance near 1.
@@ -298,7 +298,7 @@ BOOST_AUTO_TEST_CASE(claim_feat_01_recovers_features_and_interventions_behave) {
   std::string why;
   BOOST_TEST(ch05::features_recovered(r, &why), why);
   // The three claims the program prints, on the same result.
-  for (const attn::ClaimCheck& c :
+  for (const app::ClaimCheck& c :
        {ch05::claim_feature_fit(r), ch05::claim_feature_maps(r), ch05::claim_interventions(r)}) {
     BOOST_TEST(c.id == "feat_01");
     BOOST_TEST(c.holds, c.evidence);
@@ -488,8 +488,8 @@ BOOST_AUTO_TEST_CASE(save_then_load_is_exact) {
   // An edit by hand is refused while the saved set's manifest stands, and read once it is deleted;
   // bc may hold one value per line.
   write(dir / "bc.txt", "0.25\n-0.5\n");
-  BOOST_CHECK_THROW(ch05::load_model(dir, 4, 2), attn::InputFileError);
-  std::filesystem::remove(dir / attn::kManifestName);
+  BOOST_CHECK_THROW(ch05::load_model(dir, 4, 2), app::InputFileError);
+  std::filesystem::remove(dir / app::kManifestName);
   BOOST_TEST(ch05::load_model(dir, 4, 2).bc(0, 1) == -0.5);
 }
 
@@ -497,7 +497,7 @@ BOOST_AUTO_TEST_CASE(bad_parameter_files_name_file_and_shape) {
   const auto dir = scratch("badfiles");
   const auto save = [&] {  // the files as a reader would write them by hand: no manifest
     ch05::save_model(ch05::initial_model(4, ch05::TrainSettings{}), dir);
-    std::filesystem::remove(dir / attn::kManifestName);
+    std::filesystem::remove(dir / app::kManifestName);
   };
   save();
   const auto message = [&] {
@@ -567,7 +567,7 @@ BOOST_AUTO_TEST_CASE(save_init_and_loss_log_flags) {
       attn::test::run(exe + " --no-plots --no-companions --passes 1 --init " + attn::test::quote((dir / "p").string()));
   BOOST_TEST(again.code == 0, again.err);
   BOOST_TEST(again.out.find("parameters read from") != std::string::npos);
-  std::filesystem::remove(dir / "p" / attn::kManifestName);  // files edited by hand carry no manifest
+  std::filesystem::remove(dir / "p" / app::kManifestName);  // files edited by hand carry no manifest
   write(dir / "p" / "Wv.txt", "1 2\n");
   const attn::test::Run bad = attn::test::run(exe + " --no-plots --init " + attn::test::quote((dir / "p").string()));
   BOOST_TEST(bad.code == 2);

@@ -59,7 +59,7 @@ BOOST_AUTO_TEST_CASE(claim_mask_01_future_weights_exactly_zero_rows_sum_to_one) 
   attn::test::check_distributions(p.A);
   // The function the program prints holds on these weights and fails on leaky ones.
   BOOST_TEST(ch06::claim_causal_weights(p.A).holds);
-  const attn::ClaimCheck claim = ch06::claim_causal_weights(ch06::identity_head(sentence("the river bank"), true).A);
+  const app::ClaimCheck claim = ch06::claim_causal_weights(ch06::identity_head(sentence("the river bank"), true).A);
   BOOST_TEST(claim.id == "mask_01");
   BOOST_TEST(claim.holds);
   BOOST_TEST(claim.evidence.find("row 0 = [1.00, 0.00, 0.00]") != std::string::npos);
@@ -76,7 +76,7 @@ BOOST_AUTO_TEST_CASE(claim_mask_02_zero_fill_leaks_a_share_to_the_future) {
   BOOST_TEST(leaked(1) > 0.0);
   BOOST_TEST(leaked(2) == 0.0);  // the last row has no future
   BOOST_TEST(arma::accu(ch06::future_share(ch06::identity_head(sentence("the river bank"), true).A)) == 0.0);
-  const attn::ClaimCheck claim = ch06::claim_zero_fill(leaky);
+  const app::ClaimCheck claim = ch06::claim_zero_fill(leaky);
   BOOST_TEST(claim.id == "mask_02");
   BOOST_TEST(claim.holds);
   BOOST_TEST(claim.evidence == "  share leaked to the future, per row: [0.55, 0.26, 0.00]");
@@ -90,7 +90,7 @@ BOOST_AUTO_TEST_CASE(claim_mask_03_river_bank_last_row_unchanged) {
   check_printed(causal, {0.26, 0.31, 0.43}, 0.005);  // mix_01
   BOOST_TEST(arma::abs(causal - open).max() == 0.0);
   const ch06::WordOrderSection orders = ch06::word_order_section();  // what the program prints
-  const attn::ClaimCheck claim = ch06::claim_unchanged_row(orders);
+  const app::ClaimCheck claim = ch06::claim_unchanged_row(orders);
   BOOST_TEST(claim.id == "mask_03");
   BOOST_TEST(claim.holds);
   BOOST_TEST(arma::abs(orders.bank_last.causal.A.row(2) - causal).max() == 0.0);
@@ -108,7 +108,7 @@ BOOST_AUTO_TEST_CASE(claim_mask_04_bank_river_causal_bank_gives_river_zero) {
   BOOST_TEST(bank(0) == the / (the + self), tt::tolerance(1e-12));
   BOOST_TEST(bank(1) == self / (the + self), tt::tolerance(1e-12));
   BOOST_TEST(ch06::identity_head(sentence("the bank river"), false).A(1, 2) > 0.3);  // bidirectional: river visible
-  const attn::ClaimCheck claim = ch06::claim_blocked_source(bank, 2, "river");
+  const app::ClaimCheck claim = ch06::claim_blocked_source(bank, 2, "river");
   BOOST_TEST(claim.id == "mask_04");
   BOOST_TEST(claim.holds);
   BOOST_TEST(claim.evidence.find("river gets exactly 0") != std::string::npos);
@@ -138,8 +138,8 @@ BOOST_AUTO_TEST_CASE(claim_mask_05_tired_cat_table_and_causal_view) {
 
   // The claims the program prints, on the section it prints them from.
   const ch06::TiredCatSection t = ch06::tired_cat_section();
-  for (const attn::ClaimCheck& c : {ch06::claim_row_sums(t), ch06::claim_renormalized_row(t, 1),
-                                    ch06::claim_renormalized_row(t, 2), ch06::claim_mask_renormalizes(t)}) {
+  for (const app::ClaimCheck& c : {ch06::claim_row_sums(t), ch06::claim_renormalized_row(t, 1),
+                                   ch06::claim_renormalized_row(t, 2), ch06::claim_mask_renormalizes(t)}) {
     BOOST_TEST(c.id == "mask_05");
     BOOST_TEST(c.holds, c.evidence);
   }
@@ -190,7 +190,7 @@ BOOST_AUTO_TEST_CASE(claim_mask_06_cross_attention_shapes) {
   const arma::rowvec w = arma::exp(s) / arma::accu(arma::exp(s));
   BOOST_TEST(arma::abs(p.A.row(1) - w).max() <= 1e-12);
   BOOST_TEST(arma::abs(p.H.row(1) - w * Xkv * Wv).max() <= 1e-12);
-  const attn::ClaimCheck claim = ch06::claim_cross_shapes(p, 3, 6);
+  const app::ClaimCheck claim = ch06::claim_cross_shapes(p, 3, 6);
   BOOST_TEST(claim.id == "mask_06");
   BOOST_TEST(claim.holds);
   BOOST_TEST(claim.evidence == "  Q 3 x 2, K 6 x 2, V 6 x 7, A 3 x 6, H 3 x 7");

@@ -213,7 +213,7 @@ BOOST_AUTO_TEST_CASE(runs_prints_every_claim_and_draws_the_memory) {
   attn::test::check_contains(r.out, {"rank(M) = 2 <= d_k = 2", "[mem_01]", "[mem_02]", "[mem_03]", "[mem_04]",
                                      "S holds 32768 bytes, the cache 16777216 bytes   [mem_05]", "run with --bench"});
   BOOST_TEST(!attn::test::has_nan_word(r.out));
-  BOOST_TEST(attn::is_valid_png(dir / "ch07_memory.png"));
+  BOOST_TEST(app::is_valid_png(dir / "ch07_memory.png"));
   BOOST_TEST(std::filesystem::exists(dir / "ch07_memory.dat"));
 }
 
@@ -226,7 +226,7 @@ BOOST_AUTO_TEST_CASE(a_short_bench_prints_its_table_and_plots) {
   BOOST_TEST(r.out.find("at position 64: softmax with a cache takes") != std::string::npos);
   BOOST_TEST(r.out.find("holds 2.00x its bytes") != std::string::npos);  // 64 x 128 x 8 / (64 x 64 x 8)
   for (const char* name : {"ch07_cost_time", "ch07_cost_memory"}) {
-    BOOST_TEST(attn::is_valid_png(dir / (std::string(name) + ".png")), name);
+    BOOST_TEST(app::is_valid_png(dir / (std::string(name) + ".png")), name);
   }
 }
 
@@ -236,7 +236,7 @@ BOOST_AUTO_TEST_CASE(help_exits_zero) {
   BOOST_TEST(r.out.find("--bench") != std::string::npos);
 }
 
-// --help states each numeric flag's range; the flag readers (attn::cli::seed, integer) enforce the same.
+// --help states each numeric flag's range; the flag readers (app::cli::seed, integer) enforce the same.
 BOOST_AUTO_TEST_CASE(help_states_the_ranges_it_enforces) {
   const std::string help = attn::test::run(kExe + " --help").out;
   struct Range {

@@ -47,7 +47,7 @@ BOOST_AUTO_TEST_SUITE(claims)
 
 BOOST_AUTO_TEST_CASE(claim_ind_01_repeat_loss_below_half_of_first_occurrence) {
   const ch08::RegionLosses& l = quick_run(false).curve.back().held_out;
-  const attn::ClaimCheck c = ch08::claim_repeats_predicted(l);
+  const app::ClaimCheck c = ch08::claim_repeats_predicted(l);
   BOOST_TEST(c.id == "ind_01");
   BOOST_TEST(c.holds, c.evidence);
   BOOST_TEST(l.repeat < 0.5 * l.first, "repeat " << l.repeat << " vs first " << l.first);
@@ -56,7 +56,7 @@ BOOST_AUTO_TEST_CASE(claim_ind_01_repeat_loss_below_half_of_first_occurrence) {
 
 BOOST_AUTO_TEST_CASE(claim_ind_02_induction_heads_in_second_layer) {
   const ch08::HeadScores s = scores_of(quick_run(false));
-  const attn::ClaimCheck c = ch08::claim_induction_in_last_layer(s);
+  const app::ClaimCheck c = ch08::claim_induction_in_last_layer(s);
   BOOST_TEST(c.holds, c.evidence);
   const ch08::HeadIndex top = ch08::top_head(s.induction);
   BOOST_TEST(top.layer == 1u);  // the strongest induction head sits in layer 2
@@ -74,13 +74,13 @@ BOOST_AUTO_TEST_CASE(claim_ind_03_ablation_needs_both_layers) {
   BOOST_TEST(sum.advantage == base.first - base.repeat);
   BOOST_TEST(sum.last_layer_rise == a[5].losses.repeat - base.repeat);
   BOOST_TEST(sum.key_first_layer_rise == std::max(a[0].losses.repeat, a[1].losses.repeat) - base.repeat);
-  const attn::ClaimCheck c = ch08::claim_both_layers_needed(sum);
+  const app::ClaimCheck c = ch08::claim_both_layers_needed(sum);
   BOOST_TEST(c.holds, c.evidence);
 }
 
 BOOST_AUTO_TEST_CASE(claim_ind_04_fixed_offset_first_layer_induction) {
   const ch08::HeadScores s = scores_of(quick_run(true));
-  const attn::ClaimCheck c = ch08::claim_position_finds_copy(s);
+  const app::ClaimCheck c = ch08::claim_position_finds_copy(s);
   BOOST_TEST(c.holds, c.evidence << "; first-layer induction scores " << s.induction.row(0));
 }
 
@@ -93,7 +93,7 @@ BOOST_AUTO_TEST_CASE(claims_fail_on_numbers_that_contradict_them) {
   BOOST_TEST(!ch08::claim_induction_in_last_layer(s).holds);  // below 0.3 and below layer 1
   BOOST_TEST(ch08::claim_position_finds_copy(s).holds);
   BOOST_TEST(ch08::claim_repeats_predicted({.overall = 2, .first = 3.4, .repeat = 1.6}).holds);
-  const attn::ClaimCheck weak = ch08::claim_repeats_predicted({.overall = 2, .first = 3.4, .repeat = 1.8});
+  const app::ClaimCheck weak = ch08::claim_repeats_predicted({.overall = 2, .first = 3.4, .repeat = 1.8});
   BOOST_TEST(!weak.holds);
   BOOST_TEST(weak.evidence.find("repeat / first = 0.529") != std::string::npos, weak.evidence);
   BOOST_TEST(weak.evidence.find("does NOT hold") != std::string::npos);
@@ -149,7 +149,7 @@ BOOST_AUTO_TEST_CASE(claim_skip_01_one_layer_model_completes_every_skip_trigram)
   const ch08::SkipTrigramFindings& f = skip_findings();
   BOOST_TEST(f.run.model.shape.layers == 1u);
   BOOST_TEST(f.run.model.shape.heads == 1u);
-  const attn::ClaimCheck c = ch08::claim_skip_trigrams_learned(f);
+  const app::ClaimCheck c = ch08::claim_skip_trigrams_learned(f);
   BOOST_TEST(c.id == "skip_01");
   BOOST_TEST(c.holds, c.evidence);
   // The probabilities recomputed by hand, row by row of the held-out set.
@@ -175,7 +175,7 @@ BOOST_AUTO_TEST_CASE(claim_skip_01_one_layer_model_completes_every_skip_trigram)
 
 BOOST_AUTO_TEST_CASE(claim_skip_02_both_queries_receive_the_same_message) {
   const ch08::SkipTrigramFindings& f = skip_findings();
-  const attn::ClaimCheck c = ch08::claim_same_message(f);
+  const app::ClaimCheck c = ch08::claim_same_message(f);
   BOOST_TEST(c.id == "skip_02");
   BOOST_TEST(c.holds, c.evidence);
   // The message recomputed by hand: mean over each skip-trigram's held-out rows of a_qs (x_s Wv Wo) U,
@@ -201,7 +201,7 @@ BOOST_AUTO_TEST_CASE(claim_skip_02_both_queries_receive_the_same_message) {
 
 BOOST_AUTO_TEST_CASE(claim_skip_03_the_unwanted_continuation_outranks_the_unrelated_one) {
   const ch08::SkipTrigramFindings& f = skip_findings();
-  const attn::ClaimCheck c = ch08::claim_unwanted_continuation(f);
+  const app::ClaimCheck c = ch08::claim_unwanted_continuation(f);
   BOOST_TEST(c.id == "skip_03");
   BOOST_TEST(c.holds, c.evidence);
   // keep ... in: bay (keep's continuation after "at") against home (neither keep's nor in's).
@@ -333,7 +333,7 @@ BOOST_AUTO_TEST_CASE(short_run_prints_tables_and_valid_plots) {
   BOOST_TEST(r.out.find("[ind_03]") != std::string::npos);
   for (const char* name : {"ch08_loss_curves", "ch08_head_scores", "ch08_induction_pattern",
                            "ch08_previous_token_pattern", "ch08_key_first_layer_pattern", "ch08_ablation"}) {
-    BOOST_TEST(attn::is_valid_png(std::filesystem::path(dir) / (std::string(name) + ".png")), name);
+    BOOST_TEST(app::is_valid_png(std::filesystem::path(dir) / (std::string(name) + ".png")), name);
   }
 }
 

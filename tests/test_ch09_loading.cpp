@@ -44,7 +44,7 @@ BOOST_AUTO_TEST_CASE(a_save_landing_while_a_run_is_read_never_mixes_two_saves) {
   save_short_run(corpus, vocab, 1, base / "a");
   save_short_run(corpus, vocab, 2, base / "b");
   std::istringstream a_text(slurp(base / "a" / "model.txt"));
-  const ch09::Model a = attn::read_model<ch09::Real>(a_text, "a");
+  const ch09::Model a = app::read_model<ch09::Real>(a_text, "a");
   const ch09::Model b = ch09::load_run((base / "b").string(), vocab).model;
   BOOST_REQUIRE(!arma::approx_equal(a.E, b.E, "absdiff", 0.0f));  // two saves, two models
 

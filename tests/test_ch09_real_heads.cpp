@@ -53,8 +53,8 @@ const ch09::Report& fixture_report() {
   return r;
 }
 
-const attn::ClaimCheck& claim(const std::string& tag) {
-  for (const attn::ClaimCheck& c : fixture_report().claims) {
+const app::ClaimCheck& claim(const std::string& tag) {
+  for (const app::ClaimCheck& c : fixture_report().claims) {
     if (c.id == tag) return c;
   }
   throw std::logic_error("no claim " + tag);
@@ -239,7 +239,7 @@ BOOST_AUTO_TEST_CASE(short_run_report_is_complete) {
   const ch09::Report& r = fixture_report();
   BOOST_REQUIRE_EQUAL(r.claims.size(), 8u);
   for (const char* tag : {"real_01", "real_02", "real_03", "real_04", "real_05", "real_06", "real_07", "real_08"}) {
-    const attn::ClaimCheck& c = claim(tag);  // throws if the report lacks it
+    const app::ClaimCheck& c = claim(tag);  // throws if the report lacks it
     BOOST_TEST(!c.evidence.empty(), tag);
     BOOST_TEST(c.evidence.find("nan") == std::string::npos, c.evidence);
   }
@@ -668,7 +668,7 @@ BOOST_AUTO_TEST_CASE(loaded_model_prints_every_claim_and_draws_valid_plots) {
                                      "[real_07]", "[real_08]", "Loaded the model"});
   for (const char* name :
        {"ch09_loss_curve", "ch09_head_view", "ch09_contributions", "ch09_head_roles", "ch09_ablations", "ch09_bank"}) {
-    BOOST_TEST(attn::is_valid_png(dir / (std::string(name) + ".png")), name);
+    BOOST_TEST(app::is_valid_png(dir / (std::string(name) + ".png")), name);
   }
   BOOST_TEST(!attn::test::has_nan_word(r.out));
 }
@@ -699,7 +699,7 @@ BOOST_AUTO_TEST_CASE(compare_prints_both_readings_and_their_controls) {
   std::istringstream lines(r.out);
   for (std::string line; std::getline(lines, line);) BOOST_TEST(line.size() <= 100u, line);
   for (const char* name : {"ch09_compare", "ch09_compare_a", "ch09_compare_b"})
-    BOOST_TEST(attn::is_valid_png(dir / (std::string(name) + ".png")), name);
+    BOOST_TEST(app::is_valid_png(dir / (std::string(name) + ".png")), name);
 }
 
 // A --corpus or --load folder the reader named that cannot be used is an unusable input, refused

@@ -206,49 +206,49 @@ BOOST_AUTO_TEST_SUITE(printing)
 
 // Bar labels: a falling bar's value sits below its end, and -0.04 at one decimal prints as 0.0.
 BOOST_AUTO_TEST_CASE(bar_labels_sit_beyond_each_bar_end_and_never_read_minus_zero) {
-  const attn::BarChart chart{.name = "b",
-                             .categories = {"a", "b"},
-                             .series = {"s"},
-                             .values = arma::mat(arma::vec{1.0, -1.0}),
-                             .precision = 1};
-  const std::string commands = attn::bar_chart_commands(chart, "'b.dat'");
+  const app::BarChart chart{.name = "b",
+                            .categories = {"a", "b"},
+                            .series = {"s"},
+                            .values = arma::mat(arma::vec{1.0, -1.0}),
+                            .precision = 1};
+  const std::string commands = app::bar_chart_commands(chart, "'b.dat'");
   BOOST_TEST(commands.find("($2 < 0 ? $2 - ") != std::string::npos, commands);
   BOOST_TEST(commands.find("abs($2) < 0.05 ? 0.0 : $2") != std::string::npos, commands);
 }
 
 BOOST_AUTO_TEST_CASE(integers_out_of_range_name_the_range_only_when_it_is_the_callers) {
-  BOOST_TEST(attn::parse_integer("101", 0, 100).problem == "is out of range (0 to 100)");
-  BOOST_TEST(attn::parse_integer("99999999999999999999", 0, 100).problem == "is out of range");
-  BOOST_TEST(attn::parse_integer("42", 0, 100).value.value() == 42);
+  BOOST_TEST(app::parse_integer("101", 0, 100).problem == "is out of range (0 to 100)");
+  BOOST_TEST(app::parse_integer("99999999999999999999", 0, 100).problem == "is out of range");
+  BOOST_TEST(app::parse_integer("42", 0, 100).value.value() == 42);
 }
 
 BOOST_AUTO_TEST_CASE(counted_is_singular_for_one_only) {
-  BOOST_TEST(attn::counted(1, "update") == "1 update");
-  BOOST_TEST(attn::counted(0, "update") == "0 updates");
-  BOOST_TEST(attn::counted(20, "more update") == "20 more updates");
-  BOOST_TEST(attn::counted(1, "matrix", "matrices") == "1 matrix");
-  BOOST_TEST(attn::counted(3, "matrix", "matrices") == "3 matrices");
-  BOOST_TEST(attn::counted(-1, "step") == "-1 steps");
+  BOOST_TEST(app::counted(1, "update") == "1 update");
+  BOOST_TEST(app::counted(0, "update") == "0 updates");
+  BOOST_TEST(app::counted(20, "more update") == "20 more updates");
+  BOOST_TEST(app::counted(1, "matrix", "matrices") == "1 matrix");
+  BOOST_TEST(app::counted(3, "matrix", "matrices") == "3 matrices");
+  BOOST_TEST(app::counted(-1, "step") == "-1 steps");
 }
 
 BOOST_AUTO_TEST_CASE(vectors_print_like_the_article) {
-  BOOST_TEST(attn::format_vector(arma::rowvec{0.2583, 0.3109, 0.4307}, 2) == "[0.26, 0.31, 0.43]");
-  BOOST_TEST(attn::format_number(-0.001, 2) == "0.00");
-  BOOST_TEST(attn::format_number(-inf, 2) == "-inf");
+  BOOST_TEST(app::format_vector(arma::rowvec{0.2583, 0.3109, 0.4307}, 2) == "[0.26, 0.31, 0.43]");
+  BOOST_TEST(app::format_number(-0.001, 2) == "0.00");
+  BOOST_TEST(app::format_number(-inf, 2) == "-inf");
 }
 
 BOOST_AUTO_TEST_CASE(a_tic_label_doubles_percent_signs) {
   // gnuplot reads explicit tic labels as format strings: a lone % would be a "Bad format character".
-  BOOST_TEST(attn::gnuplot_tic_label("100%") == "\"100%%\"");
-  BOOST_TEST(attn::gnuplot_tic_label("a`b") == attn::gnuplot_quote("a`b"));  // everything else as gnuplot_quote
+  BOOST_TEST(app::gnuplot_tic_label("100%") == "\"100%%\"");
+  BOOST_TEST(app::gnuplot_tic_label("a`b") == app::gnuplot_quote("a`b"));  // everything else as gnuplot_quote
 }
 
 BOOST_AUTO_TEST_CASE(a_claim_prints_its_evidence_then_its_tag) {
   std::ostringstream out;
-  attn::print_claim(out, {.id = "mix_01", .holds = true, .evidence = "  weights sum to 1"});
-  attn::print_claim(out, {.id = "mix_02", .holds = false, .evidence = "  bank keeps 0.47"});
+  app::print_claim(out, {.id = "mix_01", .holds = true, .evidence = "  weights sum to 1"});
+  app::print_claim(out, {.id = "mix_02", .holds = false, .evidence = "  bank keeps 0.47"});
   BOOST_TEST(out.str() == "  weights sum to 1   [mix_01]\n  bank keeps 0.47 (does not hold here)   [mix_02]\n");
-  BOOST_CHECK_THROW(attn::print_claim(out, {.id = "", .holds = true, .evidence = "x"}), std::invalid_argument);
+  BOOST_CHECK_THROW(app::print_claim(out, {.id = "", .holds = true, .evidence = "x"}), std::invalid_argument);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
@@ -257,19 +257,18 @@ BOOST_AUTO_TEST_SUITE(lists)
 
 BOOST_AUTO_TEST_CASE(the_list_rule_trims_blanks_and_refuses_empty_entries) {
   using Items = std::vector<std::string>;
-  BOOST_TEST((attn::split_list("35,28").value == Items{"35", "28"}));
-  BOOST_TEST((attn::split_list(" 35 ,\t28 ").value == Items{"35", "28"}));  // blanks around commas
-  BOOST_TEST((attn::split_list("4 2 0").value == Items{"4 2 0"}));          // inner spaces stay
-  BOOST_TEST((attn::split_list("7").value == Items{"7"}));
+  BOOST_TEST((app::split_list("35,28").value == Items{"35", "28"}));
+  BOOST_TEST((app::split_list(" 35 ,\t28 ").value == Items{"35", "28"}));  // blanks around commas
+  BOOST_TEST((app::split_list("4 2 0").value == Items{"4 2 0"}));          // inner spaces stay
+  BOOST_TEST((app::split_list("7").value == Items{"7"}));
   for (const char* bad : {"1,2,", ",1", "1,,2", "1, ,2", " , "}) {
-    const attn::Parsed<Items> p = attn::split_list(bad);
+    const app::Parsed<Items> p = app::split_list(bad);
     BOOST_TEST(!p.value, bad);
     BOOST_TEST(p.problem.find("has an empty entry (entry ") == 0u, bad << ": " << p.problem);
   }
-  BOOST_TEST(attn::split_list("1,2,").problem ==
-             "has an empty entry (entry 3 of 3; separate entries by single commas)");
-  BOOST_TEST(attn::split_list(",1").problem.find("(entry 1 of 2;") != std::string::npos);
-  for (const char* blank : {"", "  ", "\t"}) BOOST_TEST(attn::split_list(blank).problem == "is empty", blank);
+  BOOST_TEST(app::split_list("1,2,").problem == "has an empty entry (entry 3 of 3; separate entries by single commas)");
+  BOOST_TEST(app::split_list(",1").problem.find("(entry 1 of 2;") != std::string::npos);
+  for (const char* blank : {"", "  ", "\t"}) BOOST_TEST(app::split_list(blank).problem == "is empty", blank);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
@@ -345,19 +344,19 @@ BOOST_AUTO_TEST_SUITE_END()
 BOOST_AUTO_TEST_SUITE(plotting)
 
 BOOST_AUTO_TEST_CASE(no_plots_disables_with_a_reason) {
-  const attn::Plotter p(attn::PlotSettings{.enabled = false});
+  const app::Plotter p(app::PlotSettings{.enabled = false});
   BOOST_TEST(!p.enabled());
   BOOST_TEST(p.skip_reason().find("--no-plots") != std::string::npos);
 }
 
 BOOST_AUTO_TEST_CASE(an_unwritable_explicit_folder_is_an_error) {
-  BOOST_CHECK_THROW(attn::Plotter(attn::PlotSettings{.folder = "/dev/null/plots"}), attn::PlotFolderError);
+  BOOST_CHECK_THROW(app::Plotter(app::PlotSettings{.folder = "/dev/null/plots"}), app::PlotFolderError);
 }
 
 BOOST_AUTO_TEST_CASE(missing_gnuplot_disables_with_a_reason) {
   const std::string saved = std::getenv("PATH") ? std::getenv("PATH") : "";
   ::setenv("PATH", "/nonexistent", 1);
-  const attn::Plotter p(attn::PlotSettings{.folder = std::filesystem::temp_directory_path().string()});
+  const app::Plotter p(app::PlotSettings{.folder = std::filesystem::temp_directory_path().string()});
   ::setenv("PATH", saved.c_str(), 1);
   BOOST_TEST(!p.enabled());
   BOOST_TEST(p.skip_reason().find("gnuplot") != std::string::npos);
@@ -366,7 +365,7 @@ BOOST_AUTO_TEST_CASE(missing_gnuplot_disables_with_a_reason) {
 BOOST_AUTO_TEST_CASE(bars_write_a_valid_png_and_its_data) {
   const auto dir = std::filesystem::temp_directory_path() / "attn-test-common-plots";
   std::filesystem::remove_all(dir);
-  attn::Plotter p(attn::PlotSettings{.folder = dir.string()});
+  app::Plotter p(app::PlotSettings{.folder = dir.string()});
   BOOST_REQUIRE_MESSAGE(p.enabled(), p.skip_reason());
   // clang-format off
   p.bars({.name = "bars", .title = "t", .xlabel = "x", .ylabel = "y", .categories = {"a", "b c"},
@@ -374,95 +373,95 @@ BOOST_AUTO_TEST_CASE(bars_write_a_valid_png_and_its_data) {
   p.heatmap({.name = "map", .title = "t", .xlabel = "x", .ylabel = "y", .col_labels = {"a", "b"},
              .row_labels = {"c", "d"}, .values = arma::mat{{0.5, std::nan("")}, {0.25, 0.75}}});
   // clang-format on
-  BOOST_TEST(attn::is_valid_png(dir / "bars.png"));
-  BOOST_TEST(attn::is_valid_png(dir / "map.png"));
+  BOOST_TEST(app::is_valid_png(dir / "bars.png"));
+  BOOST_TEST(app::is_valid_png(dir / "map.png"));
   BOOST_TEST(std::filesystem::exists(dir / "bars.dat"));
   BOOST_TEST(p.written().size() == 2u);
   BOOST_CHECK_THROW(p.bars({.name = "bad", .categories = {"a"}, .series = {"s"}, .values = arma::mat(2, 1)}),
                     std::invalid_argument);
-  BOOST_TEST(!attn::is_valid_png(dir / "bars.dat"));
+  BOOST_TEST(!app::is_valid_png(dir / "bars.dat"));
   std::filesystem::remove_all(dir);
 }
 
 BOOST_AUTO_TEST_CASE(heatmap_kinds_draw_labelled_boxes_and_labels_can_be_hidden) {
   // clang-format off
-  const attn::Heatmap mask{.title = "mask", .col_labels = {"a", "b"}, .row_labels = {"a", "b"},
+  const app::Heatmap mask{.title = "mask", .col_labels = {"a", "b"}, .row_labels = {"a", "b"},
                            .values = arma::mat{{0, 1}, {0, 0}},
                            .kinds = {{.label = "0", .colour = "#c6dbef", .key = "allowed"},
                                      {.label = "-inf", .colour = "#4d4d4d", .text_colour = "white", .key = "blocked"}}};
   // clang-format on
-  const std::string data = attn::heatmap_data(mask);
+  const std::string data = app::heatmap_data(mask);
   BOOST_TEST(data.find("1\t0\t1\t\"-inf\"\t0xffffff") != std::string::npos, data);  // column 1, row 0: blocked
-  const std::string commands = attn::heatmap_commands(mask, "'m.dat'");
+  const std::string commands = app::heatmap_commands(mask, "'m.dat'");
   BOOST_TEST(commands.find("keyentry with boxes fillcolor rgb \"#4d4d4d\" title \"blocked\"") != std::string::npos);
   BOOST_TEST(commands.find("unset colorbox") != std::string::npos);
-  attn::Heatmap bad = mask;
+  app::Heatmap bad = mask;
   bad.values(0, 0) = 2;  // no third kind
-  BOOST_CHECK_THROW(attn::heatmap_data(bad), std::invalid_argument);
+  BOOST_CHECK_THROW(app::heatmap_data(bad), std::invalid_argument);
 
-  attn::Heatmap quiet{.col_labels = {"a"},
-                      .row_labels = {"b"},
-                      .values = arma::mat(1, 1, arma::fill::value(0.5)),
-                      .cell_labels = false};
-  BOOST_TEST(attn::heatmap_commands(quiet, "'q.dat'").find("with labels") == std::string::npos);
+  app::Heatmap quiet{.col_labels = {"a"},
+                     .row_labels = {"b"},
+                     .values = arma::mat(1, 1, arma::fill::value(0.5)),
+                     .cell_labels = false};
+  BOOST_TEST(app::heatmap_commands(quiet, "'q.dat'").find("with labels") == std::string::npos);
   quiet.cell_labels = true;
-  BOOST_TEST(attn::heatmap_commands(quiet, "'q.dat'").find("with labels") != std::string::npos);
+  BOOST_TEST(app::heatmap_commands(quiet, "'q.dat'").find("with labels") != std::string::npos);
 }
 
 BOOST_AUTO_TEST_CASE(a_pattern_grid_draws_one_panel_a_head_and_refuses_maps_that_do_not_fit) {
   const auto dir = std::filesystem::temp_directory_path() / "attn-test-common-grid";
   std::filesystem::remove_all(dir);
-  attn::Plotter p(attn::PlotSettings{.folder = dir.string()});
+  app::Plotter p(app::PlotSettings{.folder = dir.string()});
   BOOST_REQUIRE_MESSAGE(p.enabled(), p.skip_reason());
   const arma::mat A{{1.0, 0.0}, {0.25, 0.75}};  // causal weights over two tokens
-  attn::PatternGrid grid{.name = "grid",
-                         .title = "t",
-                         .labels = {"a", "b"},
-                         .heads = {"L1.H0", "L1.H1"},
-                         .cells = {A, A},
-                         .columns = 2,
-                         .unit_range = true};
-  attn::pattern_grid(p, grid);
-  BOOST_TEST(attn::is_valid_png(dir / "grid.png"));
+  app::PatternGrid grid{.name = "grid",
+                        .title = "t",
+                        .labels = {"a", "b"},
+                        .heads = {"L1.H0", "L1.H1"},
+                        .cells = {A, A},
+                        .columns = 2,
+                        .unit_range = true};
+  app::pattern_grid(p, grid);
+  BOOST_TEST(app::is_valid_png(dir / "grid.png"));
   // One data file per head; the masked entry (j > i) is NaN, the rest as given.
   std::ifstream in(dir / "grid_2.dat");
   const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   BOOST_TEST(text.find("1\t0\tNaN") != std::string::npos, text);
   BOOST_TEST(text.find("1\t1\t0.75") != std::string::npos, text);
   grid.heads.pop_back();  // two maps, one title
-  BOOST_CHECK_THROW(attn::pattern_grid(p, grid), std::invalid_argument);
+  BOOST_CHECK_THROW(app::pattern_grid(p, grid), std::invalid_argument);
   grid.heads.push_back("L1.H1");
   grid.cells[1] = arma::mat(3, 3, arma::fill::zeros);  // a map for three tokens, two labels
-  BOOST_CHECK_THROW(attn::pattern_grid(p, grid), std::invalid_argument);
+  BOOST_CHECK_THROW(app::pattern_grid(p, grid), std::invalid_argument);
 }
 
 BOOST_AUTO_TEST_CASE(line_styles_error_bars_and_arrows_write_valid_pngs) {
   const auto dir = std::filesystem::temp_directory_path() / "attn-test-common-styles";
   std::filesystem::remove_all(dir);
-  attn::Plotter p(attn::PlotSettings{.folder = dir.string()});
+  app::Plotter p(app::PlotSettings{.folder = dir.string()});
   BOOST_REQUIRE_MESSAGE(p.enabled(), p.skip_reason());
-  attn::LineChart chart{.name = "styled",
-                        .x = arma::vec{1, 2, 4},
-                        .y = arma::mat{{1, 1.1}, {2, 1.9}, {4, 4.2}},
-                        .series = {"theory", "measured"},
-                        .logx = true,
-                        .styles = {{.colour = "#1f77b4", .dashed = true}, {.colour = "#1f77b4", .error_bars = true}},
-                        .errors = arma::mat{{0, 0.25}, {0, 0.5}, {0, 0.75}},
-                        .xrange = std::make_pair(0.5, 8.0),
-                        .log_base = 2};
+  app::LineChart chart{.name = "styled",
+                       .x = arma::vec{1, 2, 4},
+                       .y = arma::mat{{1, 1.1}, {2, 1.9}, {4, 4.2}},
+                       .series = {"theory", "measured"},
+                       .logx = true,
+                       .styles = {{.colour = "#1f77b4", .dashed = true}, {.colour = "#1f77b4", .error_bars = true}},
+                       .errors = arma::mat{{0, 0.25}, {0, 0.5}, {0, 0.75}},
+                       .xrange = std::make_pair(0.5, 8.0),
+                       .log_base = 2};
   p.lines(chart);
   p.arrows({.name = "arrows",
             .arrows = {{.x1 = 1, .y1 = 1, .colour = "#1f77b4", .label = "a"},
                        {.x0 = 1, .y0 = 1, .x1 = 1, .head = false, .dashed = true, .width = 1}},
             .xrange = {-2, 2},
             .yrange = {-2, 2}});
-  BOOST_TEST(attn::is_valid_png(dir / "styled.png"));
-  BOOST_TEST(attn::is_valid_png(dir / "arrows.png"));
+  BOOST_TEST(app::is_valid_png(dir / "styled.png"));
+  BOOST_TEST(app::is_valid_png(dir / "arrows.png"));
   std::ifstream in(dir / "styled.dat");
   const std::string data((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   BOOST_TEST(data.find("\t+- measured\n") != std::string::npos, data);  // the error columns follow the series
   BOOST_TEST(data.find("\n2\t2\t1.8999999999999999\t0\t0.5\n") != std::string::npos, data);
-  attn::LineChart wrong = chart;
+  app::LineChart wrong = chart;
   wrong.styles.pop_back();  // one style for two series
   BOOST_CHECK_THROW(p.lines(wrong), std::invalid_argument);
   wrong = chart;

@@ -83,15 +83,15 @@ BOOST_AUTO_TEST_CASE(every_local_link_and_image_resolves) {
   std::size_t figures = 0;
   for (const auto& image : images) {
     if (image.extension() == ".png") {
-      BOOST_TEST(attn::is_valid_png(image), image.string() << " is not a valid PNG");
+      BOOST_TEST(app::is_valid_png(image), image.string() << " is not a valid PNG");
       continue;
     }
-    BOOST_TEST(attn::is_valid_svg(image), image.string() << " is not a whole SVG");
+    BOOST_TEST(app::is_valid_svg(image), image.string() << " is not a whole SVG");
     const std::string stem = image.stem().string();
     if (stem.rfind("ch", 0) != 0 || stem.find(".narrow") != std::string::npos) continue;
     ++figures;
     const fs::path narrow = image.parent_path() / (stem + ".narrow.svg");
-    BOOST_TEST(attn::is_valid_svg(narrow), narrow.string() << " (the phone's drawing) is missing or not a whole SVG");
+    BOOST_TEST(app::is_valid_svg(narrow), narrow.string() << " (the phone's drawing) is missing or not a whole SVG");
   }
   BOOST_TEST(figures > 40u);  // the chapters' figures, each drawn for the page
 }

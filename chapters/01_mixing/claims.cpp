@@ -18,97 +18,97 @@ const std::vector<double> kDots{0.20, 0.54, 1.18}, kScaled{0.10, 0.27, 0.59};
 
 /// Whether `value` rounds to the article's `printed` numbers (two decimals).
 bool as_printed(const arma::rowvec& value, const std::vector<double>& printed) {
-  return attn::as_printed(value, printed, kArticleDecimals);
+  return app::as_printed(value, printed, kArticleDecimals);
 }
 
-std::string vector_text(const arma::rowvec& v) { return attn::format_vector(v, kArticleDecimals); }
+std::string vector_text(const arma::rowvec& v) { return app::format_vector(v, kArticleDecimals); }
 
-attn::ClaimCheck weights_line(const char* id, const SentencePass& s, bool holds) {
+app::ClaimCheck weights_line(const char* id, const SentencePass& s, bool holds) {
   return {id, holds, "    weights:    " + vector_text(s.weights()) + "  over (" + comma_list(s.words) + ")"};
 }
 
-attn::ClaimCheck mixture_line(const char* id, const SentencePass& s, const std::vector<std::string>& axes,
-                              const std::vector<double>& printed) {
+app::ClaimCheck mixture_line(const char* id, const SentencePass& s, const std::vector<std::string>& axes,
+                             const std::vector<double>& printed) {
   return {id, as_printed(s.mixture(), printed),
           "    mixture:    " + vector_text(s.mixture()) + "  (" + comma_list(axes) + ")"};
 }
 
 }  // namespace
 
-attn::ClaimCheck claim_river_weights(const ForwardPassSection& f) {
+app::ClaimCheck claim_river_weights(const ForwardPassSection& f) {
   return weights_line("mix_01", f.river, as_printed(f.river.weights(), kBankWeights));
 }
 
-attn::ClaimCheck claim_river_mixture(const ForwardPassSection& f, const std::vector<std::string>& axes) {
+app::ClaimCheck claim_river_mixture(const ForwardPassSection& f, const std::vector<std::string>& axes) {
   return mixture_line("mix_02", f.river, axes, kRiverMixture);
 }
 
-attn::ClaimCheck claim_money_weights(const ForwardPassSection& f) {
+app::ClaimCheck claim_money_weights(const ForwardPassSection& f) {
   const arma::rowvec money = f.money.weights(), river = f.river.weights();
   const bool same = money.n_elem == river.n_elem && arma::abs(money - river).max() <= 1e-15;
   return weights_line("mix_03", f.money, same && as_printed(money, kBankWeights));
 }
 
-attn::ClaimCheck claim_money_mixture(const ForwardPassSection& f, const std::vector<std::string>& axes) {
+app::ClaimCheck claim_money_mixture(const ForwardPassSection& f, const std::vector<std::string>& axes) {
   return mixture_line("mix_04", f.money, axes, kMoneyMixture);
 }
 
-attn::ClaimCheck claim_river_residual(const ForwardPassSection& f) {
+app::ClaimCheck claim_river_residual(const ForwardPassSection& f) {
   return {"mix_05", as_printed(f.river.residual(), kRiverResidual),
           "    river sentence: " + vector_text(f.river.residual())};
 }
 
-attn::ClaimCheck claim_money_residual(const ForwardPassSection& f) {
+app::ClaimCheck claim_money_residual(const ForwardPassSection& f) {
   return {"mix_06", as_printed(f.money.residual(), kMoneyResidual),
           "    money sentence: " + vector_text(f.money.residual())};
 }
 
-attn::ClaimCheck claim_plain_average(const ForwardPassSection& f) {
+app::ClaimCheck claim_plain_average(const ForwardPassSection& f) {
   const double water = f.mean(1), finance = f.mean(0);
   return {"mix_07", as_printed({water, finance}, {0.50, 0.17}),
-          "    water " + attn::format_number(water, kArticleDecimals) + ", finance " +
-              attn::format_number(finance, kArticleDecimals)};
+          "    water " + app::format_number(water, kArticleDecimals) + ", finance " +
+              app::format_number(finance, kArticleDecimals)};
 }
 
-attn::ClaimCheck claim_dots(const WhyItMixedSection& w) {
+app::ClaimCheck claim_dots(const WhyItMixedSection& w) {
   return {"mix_08", as_printed(w.trace.dots, kDots),
           "  dot products with " + comma_list(w.sentence.words) + ": " + vector_text(w.trace.dots)};
 }
 
-attn::ClaimCheck claim_scaled(const WhyItMixedSection& w) {
+app::ClaimCheck claim_scaled(const WhyItMixedSection& w) {
   const arma::uword d = w.sentence.X.n_cols;
   const std::string label =
-      fmt::format("  divided by sqrt({}) = {}:", d, attn::format_number(std::sqrt(static_cast<double>(d)), 0));
+      fmt::format("  divided by sqrt({}) = {}:", d, app::format_number(std::sqrt(static_cast<double>(d)), 0));
   // padded to claim_dots's label, so the two vectors line up
   const std::size_t width = ("  dot products with " + comma_list(w.sentence.words) + ": ").size();
   return {"mix_09", as_printed(w.trace.scaled, kScaled),
           fmt::format("{:<{}}{}", label, width, vector_text(w.trace.scaled))};
 }
 
-attn::ClaimCheck claim_softmax(const WhyItMixedSection& w) {
+app::ClaimCheck claim_softmax(const WhyItMixedSection& w) {
   return {"mix_01", as_printed(w.trace.weights, kBankWeights),
           "  softmax (exp, then divide by sum):  " + vector_text(w.trace.weights)};
 }
 
-attn::ClaimCheck claim_sharpening(const ScoreScaleSection& s) {
+app::ClaimCheck claim_sharpening(const ScoreScaleSection& s) {
   const arma::rowvec sharp = s.at(5.0), plain = s.at(1.0);
   const arma::uword bank = s.words.size() - 1;
   return {.id = "mix_10",
           .holds = sharp(bank) > plain(bank) && sharp.index_max() == bank,
-          .evidence = "  x5: " + s.words[bank] + "'s own weight grows from " + attn::format_number(plain(bank), 2) +
-                      " to " + attn::format_number(sharp(bank), 2) + " and stays the largest"};
+          .evidence = "  x5: " + s.words[bank] + "'s own weight grows from " + app::format_number(plain(bank), 2) +
+                      " to " + app::format_number(sharp(bank), 2) + " and stays the largest"};
 }
 
-attn::ClaimCheck claim_flattening(const ScoreScaleSection& s) {
+app::ClaimCheck claim_flattening(const ScoreScaleSection& s) {
   const arma::rowvec flat = s.at(0.1);
   const double deviation = arma::abs(flat - 1.0 / static_cast<double>(flat.n_elem)).max();
   return {.id = "mix_11",
           .holds = deviation <= 0.02,
-          .evidence = "  x0.1: every weight is within " + attn::format_upper_bound(deviation, 4) + " of 1/" +
+          .evidence = "  x0.1: every weight is within " + app::format_upper_bound(deviation, 4) + " of 1/" +
                       std::to_string(flat.n_elem) + ", close to a plain average"};
 }
 
-attn::ClaimCheck claim_shapes(const SentencePass& s) {
+app::ClaimCheck claim_shapes(const SentencePass& s) {
   const attn::HeadPass& p = s.pass;
   const arma::uword n = s.X.n_rows;
   const bool shapes = p.scores.n_rows == n && p.scores.n_cols == n && p.A.n_rows == n && p.A.n_cols == n &&

@@ -10,7 +10,7 @@
 
 namespace ch01 {
 
-attn::BarChart bank_weights_chart(const ForwardPassSection& f) {
+app::BarChart bank_weights_chart(const ForwardPassSection& f) {
   std::vector<std::string> sources = f.river.words;  // "the", "river / money", "bank"
   sources[1] += " / " + f.money.words[1];
   return {.name = "ch01_bank_weights",
@@ -23,7 +23,7 @@ attn::BarChart bank_weights_chart(const ForwardPassSection& f) {
           .yrange = std::make_pair(0.0, 0.6)};
 }
 
-attn::BarChart mixtures_chart(const ForwardPassSection& f, const std::vector<std::string>& axes) {
+app::BarChart mixtures_chart(const ForwardPassSection& f, const std::vector<std::string>& axes) {
   return {.name = "ch01_mixtures",
           .title = "bank's input and the two mixtures it receives",
           .xlabel = "coordinate",
@@ -36,13 +36,13 @@ attn::BarChart mixtures_chart(const ForwardPassSection& f, const std::vector<std
           .yrange = std::make_pair(0.0, 1.0)};
 }
 
-attn::ArrowChart updates_chart(const ForwardPassSection& f, const std::vector<std::string>& axes) {
+app::ArrowChart updates_chart(const ForwardPassSection& f, const std::vector<std::string>& axes) {
   const arma::rowvec x = f.river.X.row(f.river.receiver);  // bank's looked-up vector, 1 x d
   const std::string& bank = f.river.words[f.river.receiver];
-  std::vector<attn::Arrow> arrows{{.x1 = x(0),
-                                   .y1 = x(1),
-                                   .colour = attn::word_colour(bank),
-                                   .label = bank + "'s looked-up vector (both sentences)"}};
+  std::vector<app::Arrow> arrows{{.x1 = x(0),
+                                  .y1 = x(1),
+                                  .colour = app::word_colour(bank),
+                                  .label = bank + "'s looked-up vector (both sentences)"}};
   for (const SentencePass* s : {&f.river, &f.money}) {
     const arma::rowvec y = s->residual();  // x + mixture
     const std::string& clue = s->words[1];
@@ -50,11 +50,11 @@ attn::ArrowChart updates_chart(const ForwardPassSection& f, const std::vector<st
                       .y0 = x(1),
                       .x1 = y(0),
                       .y1 = y(1),
-                      .colour = attn::word_colour(clue),
+                      .colour = app::word_colour(clue),
                       .label = "+ update in \"" + attn::join_words(s->words) + "\""});
     arrows.push_back({.x1 = y(0),
                       .y1 = y(1),
-                      .colour = attn::word_colour(clue),
+                      .colour = app::word_colour(clue),
                       .label = "= " + bank + " after the update (" + clue + ")",
                       .dashed = true,
                       .width = 1});
@@ -71,12 +71,12 @@ attn::ArrowChart updates_chart(const ForwardPassSection& f, const std::vector<st
           .key = "below vertical Left reverse"};
 }
 
-attn::LineChart scale_sweep_chart(const Experiment& e) {
+app::LineChart scale_sweep_chart(const Experiment& e) {
   const std::vector<std::string>& words = e.sentence.words;
   // Each word its own colour in every run; dashes keep coinciding curves (all near 1/3 at x0.1) visible.
-  std::vector<attn::LineStyle> styles;
+  std::vector<app::LineStyle> styles;
   for (std::size_t k = 0; k < words.size(); ++k) {
-    styles.push_back({.colour = attn::word_colour(words[k]), .dashtype = k == 0 ? 1 : static_cast<int>(k) + 1});
+    styles.push_back({.colour = app::word_colour(words[k]), .dashtype = k == 0 ? 1 : static_cast<int>(k) + 1});
   }
   std::vector<std::pair<double, std::string>> marks{{0.1, "x0.1"}, {1.0, "x1"}, {5.0, "x5"}};
   const bool marked = e.multiplier == 0.1 || e.multiplier == 1.0 || e.multiplier == 5.0;

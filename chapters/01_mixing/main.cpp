@@ -20,7 +20,7 @@ namespace po = boost::program_options;
 
 namespace {
 
-const attn::cli::ProgramInfo kProgram{
+const app::cli::ProgramInfo kProgram{
     "ch01_mixing", "one attention head mixes the words of \"the river bank\" (identity projections)",
     "\"One forward pass, no training\", \"Why it mixed at all\", \"Try the score scale\"",
     "  ch01_mixing\n  ch01_mixing --scale 5\n  ch01_mixing --sentence \"the money river bank\" --scale 0.1\n"
@@ -31,7 +31,7 @@ struct Flags {
   std::vector<std::string> words;  ///< --sentence (default "the river bank")
   double multiplier = 1.0;         ///< --scale
   bool experiment = false;         ///< print "Your experiment" (a flag of it was given)
-  attn::PlotSettings plots;        ///< --plots, --no-plots
+  app::PlotSettings plots;         ///< --plots, --no-plots
 };
 
 /// The chapter's own flags (--help, --plots and --no-plots come from the skeleton).
@@ -47,18 +47,18 @@ void declare_flags(po::options_description& options) {
 
 Flags read_flags(const po::variables_map& vm) {
   Flags f;
-  f.multiplier = attn::cli::real(vm, "scale", -1000.0, 1000.0);
+  f.multiplier = app::cli::real(vm, "scale", -1000.0, 1000.0);
   if (f.multiplier == 0.0) f.multiplier = 0.0;  // "--scale -0" is the multiplier 0, printed "x 0"
   f.experiment = vm.count("sentence") > 0 || !vm["scale"].defaulted();
-  f.words = attn::cli::sentence(vm, "sentence", "the river bank", attn::toy_embeddings());
-  f.plots = attn::cli::plot_settings(vm);
+  f.words = app::cli::sentence(vm, "sentence", "the river bank", attn::toy_embeddings());
+  f.plots = app::cli::plot_settings(vm);
   return f;
 }
 
 int run(const Flags& flags) {
   const attn::EmbeddingTable& table = attn::toy_embeddings();
   const ch01::Experiment yours = ch01::experiment(table, flags.words, flags.multiplier);  // refuses unknown words
-  attn::Plotter plots(flags.plots);
+  app::Plotter plots(flags.plots);
 
   const ch01::ForwardPassSection forward = ch01::one_forward_pass(table);
   const ch01::WhyItMixedSection why = ch01::why_it_mixed(table);
@@ -83,5 +83,5 @@ int run(const Flags& flags) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  return attn::cli::chapter_main<Flags>(argc, argv, {kProgram, declare_flags, read_flags, run});
+  return app::cli::chapter_main<Flags>(argc, argv, {kProgram, declare_flags, read_flags, run});
 }

@@ -12,20 +12,20 @@
 
 namespace ch01 {
 
-using attn::format_number;
-using attn::format_vector;
+using app::format_number;
+using app::format_vector;
 
 namespace {
 
 constexpr int kPrecision = 2;  // the article prints this chapter to two decimals
 
 /// One sentence of section 1: bank's input, then its weights and mixture (claims, printed with their tags).
-void print_sentence(std::ostream& out, const SentencePass& s, const attn::ClaimCheck& weights,
-                    const attn::ClaimCheck& mixture) {
+void print_sentence(std::ostream& out, const SentencePass& s, const app::ClaimCheck& weights,
+                    const app::ClaimCheck& mixture) {
   fmt::print(out, "\n  \"{}\"\n    bank input: {}\n", attn::join_words(s.words),
              format_vector(arma::rowvec(s.X.row(s.receiver)), kPrecision));
-  attn::print_claim(out, weights);
-  attn::print_claim(out, mixture);
+  app::print_claim(out, weights);
+  app::print_claim(out, mixture);
 }
 
 }  // namespace
@@ -34,7 +34,7 @@ void print_embedding_table(std::ostream& out, const attn::EmbeddingTable& table)
   fmt::print(out, "\nThe toy embedding table (hand-set axes; tokens are rows):\n");
   std::vector<std::string> header{"word"};
   header.insert(header.end(), table.axes().begin(), table.axes().end());
-  attn::Table t(header);
+  app::Table t(header);
   for (const auto& w : table.words()) {
     std::vector<std::string> row{w};
     for (double x : table.vector(w)) row.push_back(format_number(x, 1));
@@ -44,8 +44,8 @@ void print_embedding_table(std::ostream& out, const attn::EmbeddingTable& table)
 }
 
 void print_forward_pass(std::ostream& out, const ForwardPassSection& f, const std::vector<std::string>& axes) {
-  attn::print_heading(out,
-                      fmt::format("1. One forward pass, no training (Wq = Wk = Wv = I, d_k = {})", f.river.X.n_cols));
+  app::print_heading(out,
+                     fmt::format("1. One forward pass, no training (Wq = Wk = Wv = I, d_k = {})", f.river.X.n_cols));
   fmt::print(out, "Every token's vector is its own query, key and value. bank is the last row.\n");
   print_sentence(out, f.river, claim_river_weights(f), claim_river_mixture(f, axes));
   print_sentence(out, f.money, claim_money_weights(f), claim_money_mixture(f, axes));
@@ -55,22 +55,22 @@ void print_forward_pass(std::ostream& out, const ForwardPassSection& f, const st
              "  river brings water, money brings finance.\n");
 
   fmt::print(out, "\n  Residual preview (identity output projection): bank input + mixture\n");
-  attn::print_claim(out, claim_river_residual(f));
-  attn::print_claim(out, claim_money_residual(f));
+  app::print_claim(out, claim_river_residual(f));
+  app::print_claim(out, claim_money_residual(f));
 
   fmt::print(out, "\n  A plain average separates the sentences too. The mean of \"{}\":\n",
              attn::join_words(f.river.words));
-  attn::print_claim(out, claim_plain_average(f));
+  app::print_claim(out, claim_plain_average(f));
   fmt::print(out, "  So this experiment shows information mixing, not a task that needs selective weights.\n");
 }
 
 void print_why_it_mixed(std::ostream& out, const WhyItMixedSection& w) {
   const SentencePass& s = w.sentence;
   const RowTrace& t = w.trace;
-  attn::print_heading(out, fmt::format("2. Why it mixed at all: bank's row in \"{}\"", attn::join_words(s.words)));
-  attn::print_claim(out, claim_dots(w));
-  attn::print_claim(out, claim_scaled(w));
-  attn::print_claim(out, claim_softmax(w));
+  app::print_heading(out, fmt::format("2. Why it mixed at all: bank's row in \"{}\"", attn::join_words(s.words)));
+  app::print_claim(out, claim_dots(w));
+  app::print_claim(out, claim_scaled(w));
+  app::print_claim(out, claim_softmax(w));
   fmt::print(out,
              "  mixture = {} x {} + {} x {} + {} x {}\n"
              "          = {}   (printed rounded; computed in full precision)\n"
@@ -81,21 +81,21 @@ void print_why_it_mixed(std::ostream& out, const WhyItMixedSection& w) {
              format_number(t.weights(2), kPrecision), s.words[2], format_vector(t.mixture, kPrecision),
              format_number(t.dots(s.receiver), kPrecision));
 
-  attn::print_claim(out, claim_shapes(s));
+  app::print_claim(out, claim_shapes(s));
   fmt::print(out, "  A (row i: how receiving position i shares its attention over the sources):\n");
-  attn::print_matrix(out, s.words, s.pass.A, kPrecision);
+  app::print_matrix(out, s.words, s.pass.A, kPrecision);
   fmt::print(out, "  row sums: {}\n", format_vector(s.row_sums(), 12));
   fmt::print(out, "  H (row i: the mixture received at position i):\n");
-  attn::print_matrix(out, s.words, s.pass.H, kPrecision);
+  app::print_matrix(out, s.words, s.pass.H, kPrecision);
   fmt::print(out, "  A[i, j] is a distribution over source positions, not over next-token choices.\n");
 }
 
 void print_score_scale(std::ostream& out, const ScoreScaleSection& s) {
-  attn::print_heading(out, "3. Try the score scale: multiply the scores before softmax");
+  app::print_heading(out, "3. Try the score scale: multiply the scores before softmax");
   std::vector<std::string> header{"multiplier"};
   header.insert(header.end(), s.words.begin(), s.words.end());
   header.push_back("largest");
-  attn::Table t(header);
+  app::Table t(header);
   for (arma::uword r = 0; r < s.multipliers.n_elem; ++r) {
     const arma::rowvec w = s.weights.row(r);
     std::vector<std::string> row{format_number(s.multipliers(r), 1)};
@@ -104,9 +104,9 @@ void print_score_scale(std::ostream& out, const ScoreScaleSection& s) {
     t.add(row);
   }
   t.print(out);
-  attn::print_claim(out, claim_sharpening(s));
+  app::print_claim(out, claim_sharpening(s));
   fmt::print(out, "      (the largest score wins a larger share)\n");
-  attn::print_claim(out, claim_flattening(s));
+  app::print_claim(out, claim_flattening(s));
   fmt::print(out,
              "  The sqrt(d_k) divisor sets the scale of the scores as d_k changes; it does not choose\n"
              "  which token wins (chapter 04 explains why).\n");
@@ -117,16 +117,16 @@ void print_experiment(std::ostream& out, const Experiment& e, const std::vector<
   const RowTrace& t = e.trace;
   // The multiplier as the shortest text that reads back exactly: -0.0001 is not shown as "0.000".
   const std::string factor = attn::quoted_number(e.multiplier);
-  attn::print_heading(out, fmt::format("Your experiment: \"{}\", scores x {}", attn::join_words(s.words), factor));
+  app::print_heading(out, fmt::format("Your experiment: \"{}\", scores x {}", attn::join_words(s.words), factor));
   fmt::print(out, "  receiving token: {} (the last word), input {}\n", s.words[s.receiver],
              format_vector(arma::rowvec(s.X.row(s.receiver)), kPrecision));
   const std::size_t width = 14;  // every label padded to one width, so the vectors line up
-  attn::print_vector(out, "dot products", t.dots, kPrecision, width);
-  attn::print_vector(out, fmt::format("/ sqrt({})", s.X.n_cols), t.scaled, kPrecision, width);
-  attn::print_vector(out, "x " + factor, t.scores, kPrecision, width);
-  attn::print_vector(out, "weights", t.weights, kPrecision, width);
-  attn::print_vector(out, "mixture", t.mixture, kPrecision, width);
-  attn::print_vector(out, "residual", s.residual(), kPrecision, width);
+  app::print_vector(out, "dot products", t.dots, kPrecision, width);
+  app::print_vector(out, fmt::format("/ sqrt({})", s.X.n_cols), t.scaled, kPrecision, width);
+  app::print_vector(out, "x " + factor, t.scores, kPrecision, width);
+  app::print_vector(out, "weights", t.weights, kPrecision, width);
+  app::print_vector(out, "mixture", t.mixture, kPrecision, width);
+  app::print_vector(out, "residual", s.residual(), kPrecision, width);
   fmt::print(out, "  (weights over: {};\n   mixture and residual over: {})\n", attn::join_words(s.words),
              comma_list(axes));
 }

@@ -31,31 +31,31 @@ std::string with_commas(arma::uword n) {
 }
 
 /// The keys and the query arrow of the matching space, without the views.
-attn::VectorFigure matching_space(const std::string& label, const MatchTable& t) {
+app::VectorFigure matching_space(const std::string& label, const MatchTable& t) {
   const auto& table = attn::toy_embeddings();
   const arma::mat keys = table.E() * fixed_wk();  // vocabulary x 3
-  attn::PointSet in{
+  app::PointSet in{
       .title = "keys in the sentence", .points = arma::mat(0, 3), .stems = true, .label_offset = {3.0, 1.1}};
   // Present keys' labels sit right of their dot, clear of the query arrow that starts at k_the.
   // Absent words' labels sit a line higher: seen along an axis, an absent key can hide behind a present
   // one (k_money behind k_the, looking along finance), and the two labels would print on top of each other.
-  attn::PointSet out{.title = "keys of absent words",
-                     .points = arma::mat(0, 3),
-                     .colour = "gray60",
-                     .hollow = true,
-                     .label_offset = {1.5, 2.3}};
+  app::PointSet out{.title = "keys of absent words",
+                    .points = arma::mat(0, 3),
+                    .colour = "gray60",
+                    .hollow = true,
+                    .label_offset = {1.5, 2.3}};
   for (arma::uword r = 0; r < keys.n_rows; ++r) {
     const std::string& w = table.words()[r];
-    attn::PointSet& set = std::find(t.words.begin(), t.words.end(), w) != t.words.end() ? in : out;
+    app::PointSet& set = std::find(t.words.begin(), t.words.end(), w) != t.words.end() ? in : out;
     set.points.insert_rows(set.points.n_rows, keys.row(r));
     set.labels.push_back("k_" + w);
   }
   const arma::rowvec q = t.Q.row(t.receiver);
   const std::string who = t.words[t.receiver];
-  attn::VectorFigure f{.name = "ch02_matching_space",
-                       .title = "Matching space (" + label + "): keys, and " + who + "'s query direction",
-                       .axes = {"finance", "water", "structure"},
-                       .points = {in, out}};
+  app::VectorFigure f{.name = "ch02_matching_space",
+                      .title = "Matching space (" + label + "): keys, and " + who + "'s query direction",
+                      .axes = {"finance", "water", "structure"},
+                      .points = {in, out}};
   if (arma::norm(q) > 0) {  // a zero query has no direction to draw
     f.arrows.push_back({.title = "q_" + who + " direction (drawn at length 0.75; scores use the full query)",
                         .from = arma::mat(1, 3, arma::fill::zeros),
@@ -74,26 +74,26 @@ std::string feature_name(arma::uword i) { return fmt::format("f{}", i + 1); }
 
 }  // namespace
 
-attn::View3d parse_view(const std::string& text) {
+app::View3d parse_view(const std::string& text) {
   const auto refused = [&](const std::string& why) {
     return std::invalid_argument(why + " (got " + attn::quoted(text) + ")");
   };
-  const attn::Parsed<std::vector<std::string>> angles = attn::split_list(text);
+  const app::Parsed<std::vector<std::string>> angles = app::split_list(text);
   if (!angles.value) throw std::invalid_argument(attn::quoted(text) + " " + angles.problem);
   if (angles.value->size() != 2) throw refused("must be AZIMUTH,ELEVATION in degrees, e.g. 35,28");
   double degrees[2];
   for (std::size_t i = 0; i < 2; ++i) {
-    const attn::Parsed<double> angle = attn::parse_number((*angles.value)[i]);
+    const app::Parsed<double> angle = app::parse_number((*angles.value)[i]);
     if (!angle.value) throw std::invalid_argument(attn::quoted((*angles.value)[i]) + " " + angle.problem);
     degrees[i] = *angle.value;
   }
-  const attn::View3d view{.azimuth = degrees[0], .elevation = degrees[1]};
+  const app::View3d view{.azimuth = degrees[0], .elevation = degrees[1]};
   if (view.azimuth < 0 || view.azimuth > 360) throw refused("azimuth must be between 0 and 360 degrees");
   if (view.elevation < -90 || view.elevation > 90) throw refused("elevation must be between -90 and 90 degrees");
   return view;
 }
 
-attn::BarChart tower_weights_chart(const TeachingSection& teaching) {
+app::BarChart tower_weights_chart(const TeachingSection& teaching) {
   const attn::HeadPass& raw = teaching.raw;
   const attn::HeadPass& swapped = teaching.swapped;
   return {.name = "ch02_tower_weights",
@@ -107,14 +107,14 @@ attn::BarChart tower_weights_chart(const TeachingSection& teaching) {
           .precision = 4};
 }
 
-attn::VectorFigure matching_space_figure(const std::string& label, const MatchTable& t, attn::View3d view) {
-  attn::VectorFigure f = matching_space(label, t);
+app::VectorFigure matching_space_figure(const std::string& label, const MatchTable& t, app::View3d view) {
+  app::VectorFigure f = matching_space(label, t);
   f.views = {view};
   return f;
 }
 
-attn::VectorFigure matching_views_figure(const std::string& label, const MatchTable& t, attn::View3d view) {
-  attn::VectorFigure f = matching_space(label, t);
+app::VectorFigure matching_views_figure(const std::string& label, const MatchTable& t, app::View3d view) {
+  app::VectorFigure f = matching_space(label, t);
   f.name = "ch02_matching_views";
   f.title = "Matching space (" + label +
             ") from three viewpoints: blue dots are the sentence's keys, "
@@ -124,8 +124,8 @@ attn::VectorFigure matching_views_figure(const std::string& label, const MatchTa
   return f;
 }
 
-void draw_bank_presets(attn::Plotter& plots, const PresetWeights& presets) {
-  std::vector<attn::BarChart> panels;
+void draw_bank_presets(app::Plotter& plots, const PresetWeights& presets) {
+  std::vector<app::BarChart> panels;
   for (std::size_t k = 0; k < presets.sentences.size(); ++k) {
     const arma::mat& values = presets.weights[k];
     std::string title = "\"";
@@ -141,10 +141,10 @@ void draw_bank_presets(attn::Plotter& plots, const PresetWeights& presets) {
   }
   const std::string what =
       presets.series.size() > 3 ? "the three hand-set queries and yours" : "the three hand-set queries";
-  attn::bar_panels(plots, "ch02_bank_presets", "bank's weights under " + what + ", in both sentences", panels);
+  app::bar_panels(plots, "ch02_bank_presets", "bank's weights under " + what + ", in both sentences", panels);
 }
 
-attn::BarChart combined_shares_chart(const CombinedQuery& c) {
+app::BarChart combined_shares_chart(const CombinedQuery& c) {
   const MatchTable& t = c.table;
   const std::string who = t.words[t.receiver];
   return {.name = "ch02_combined_shares",
@@ -157,16 +157,16 @@ attn::BarChart combined_shares_chart(const CombinedQuery& c) {
           .precision = 3};
 }
 
-attn::VectorFigure superposition_figure(const Superposition& s) {
-  attn::ArrowSet features{.title = "feature directions w_i (rows of W)",
-                          .from = arma::mat(s.W.n_rows, 2, arma::fill::zeros),
-                          .to = s.W,
-                          .colour = "#2b8cbe",
-                          .width = 2,
-                          .label_gap = 0.12};  // beyond each head: f4 and f5 point down, away from the default spot
+app::VectorFigure superposition_figure(const Superposition& s) {
+  app::ArrowSet features{.title = "feature directions w_i (rows of W)",
+                         .from = arma::mat(s.W.n_rows, 2, arma::fill::zeros),
+                         .to = s.W,
+                         .colour = "#2b8cbe",
+                         .width = 2,
+                         .label_gap = 0.12};  // beyond each head: f4 and f5 point down, away from the default spot
   for (arma::uword i = 0; i < s.W.n_rows; ++i) features.labels.push_back(feature_name(i));
   // f1 and f3 active together land near f2's direction: why f2, inactive, reads most.
-  attn::PointSet inputs{
+  app::PointSet inputs{
       .title = "input x = w_1 + w_3 (f1 and f3 active)",
       .points = arma::mat(s.W.row(0) + s.W.row(2)),
       .labels = {"x = w_1 + w_3"},
@@ -182,11 +182,11 @@ attn::VectorFigure superposition_figure(const Superposition& s) {
           .key = "outside below"};
 }
 
-attn::BarChart superposition_reads_chart(const Superposition& s) {
+app::BarChart superposition_reads_chart(const Superposition& s) {
   std::vector<std::string> names;
   for (arma::uword i = 0; i < s.W.n_rows; ++i) names.push_back(feature_name(i));
   std::string relu = "ReLU(x W^T ";
-  relu.append(attn::format_number(s.bias, 3)).append(")");
+  relu.append(app::format_number(s.bias, 3)).append(")");
   return {.name = "ch02_superposition_reads",
           .title = "Reading every feature: interference from the others (linear read x W^T, and a ReLU read)",
           .xlabel = "feature read",
@@ -202,17 +202,17 @@ attn::BarChart superposition_reads_chart(const Superposition& s) {
 std::string query_map_diagram(const WidthExample& w) {
   const std::string d = with_commas(w.d), dk = with_commas(w.d_k);
   const auto node = [](const std::string& id, const std::string& label, bool learned) {
-    return "  " + id + " [label=" + attn::graphviz_quote(label) + ", fillcolor=\"" + (learned ? "#fdd49e" : "#c6dbef") +
+    return "  " + id + " [label=" + app::graphviz_quote(label) + ", fillcolor=\"" + (learned ? "#fdd49e" : "#c6dbef") +
            "\"];\n";
   };
   std::ostringstream dot;
   dot << "digraph query_map {\n  rankdir=LR;\n  fontname=\"DejaVu Sans\";\n"
       << "  label="
-      << attn::graphviz_quote("One head maps " + d + " input coordinates to " + dk +
-                              " matching coordinates\n(amber: learned; blue: computed on each pass)")
+      << app::graphviz_quote("One head maps " + d + " input coordinates to " + dk +
+                             " matching coordinates\n(amber: learned; blue: computed on each pass)")
       << ";\n  labelloc=t;\n  node [shape=box, style=\"rounded,filled\", fontname=\"DejaVu Sans\"];\n"
       << "  edge [fontname=\"DejaVu Sans\"];\n"
-      << "  subgraph cluster_input {\n    label=" << attn::graphviz_quote("token representation space: " + d + " dims")
+      << "  subgraph cluster_input {\n    label=" << app::graphviz_quote("token representation space: " + d + " dims")
       << ";\n    style=dashed;\n"
       << "  " << node("x_bank", "x_bank\n1 x " + d, false) << "  " << node("x_river", "x_river\n1 x " + d, false)
       << "  }\n"
@@ -221,7 +221,7 @@ std::string query_map_diagram(const WidthExample& w) {
                   " input directions",
               true)
       << node("Wk", "Wk\n" + d + " x " + dk, true)
-      << "  subgraph cluster_match {\n    label=" << attn::graphviz_quote("query/key matching space: " + dk + " dims")
+      << "  subgraph cluster_match {\n    label=" << app::graphviz_quote("query/key matching space: " + dk + " dims")
       << ";\n    style=dashed;\n"
       << "  " << node("q_bank", "q_bank = x_bank Wq\n1 x " + dk, false) << "  "
       << node("k_river", "k_river = x_river Wk\n1 x " + dk, false) << "  }\n"
@@ -230,7 +230,7 @@ std::string query_map_diagram(const WidthExample& w) {
   return dot.str();
 }
 
-void draw_figures(attn::Plotter& plots, const Sections& r, const std::string& label, attn::View3d view) {
+void draw_figures(app::Plotter& plots, const Sections& r, const std::string& label, app::View3d view) {
   plots.bars(tower_weights_chart(r.teaching));
   plots.vectors(matching_space_figure(label, r.matching.tables.front(), view));
   draw_bank_presets(plots, r.presets);

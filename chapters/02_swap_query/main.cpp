@@ -17,7 +17,7 @@ namespace po = boost::program_options;
 
 namespace {
 
-const attn::cli::ProgramInfo kProgram{
+const app::cli::ProgramInfo kProgram{
     "ch02_swap_query", "a learned query asks a different question than raw similarity",
     "\"When raw similarity asks the wrong question\", \"Producing a query\", \"What is query/key space\", "
     "\"What information does the query map lose?\", \"Try three hypothetical matching directions\", "
@@ -34,8 +34,8 @@ struct Flags {
   std::optional<std::vector<std::string>> sentence;  ///< --sentence, instead of both article sentences
   arma::uword width = 12288;                         ///< --width
   arma::uword d_k = 128;                             ///< --dk
-  attn::View3d view{};                               ///< --view (azimuth 35, elevation 28)
-  attn::PlotSettings plots;                          ///< --plots, --no-plots
+  app::View3d view{};                                ///< --view (azimuth 35, elevation 28)
+  app::PlotSettings plots;                           ///< --plots, --no-plots
 };
 
 /// The chapter's own flags (--help, --plots and --no-plots come from the skeleton).
@@ -66,31 +66,31 @@ auto parsed(const std::string& prefix, const Parse& parse, const Args&... args) 
   try {
     return parse(args...);
   } catch (const std::invalid_argument& e) {
-    throw attn::cli::UsageError(prefix + e.what());
+    throw app::cli::UsageError(prefix + e.what());
   }
 }
 
 Flags read_flags(const po::variables_map& vm) {
   Flags f;
-  f.width = static_cast<arma::uword>(attn::cli::integer(vm, "width", 1, ch02::kMaxWidth));
-  f.d_k = static_cast<arma::uword>(attn::cli::integer(vm, "dk", 1, ch02::kMaxDk));
+  f.width = static_cast<arma::uword>(app::cli::integer(vm, "width", 1, ch02::kMaxWidth));
+  f.d_k = static_cast<arma::uword>(app::cli::integer(vm, "dk", 1, ch02::kMaxDk));
   if (f.width * f.d_k > ch02::kMaxEntries) {
-    throw attn::cli::UsageError(
+    throw app::cli::UsageError(
         fmt::format("--width x --dk must be at most {} entries (got {})", ch02::kMaxEntries, f.width * f.d_k));
   }
-  f.query.preset = ch02::parse_preset(attn::cli::choice(vm, "preset", {"water", "finance", "structure"}));
+  f.query.preset = ch02::parse_preset(app::cli::choice(vm, "preset", {"water", "finance", "structure"}));
   if (vm.count("wq")) {
-    if (!vm["preset"].defaulted()) throw attn::cli::UsageError("give either --preset or --wq, not both");
+    if (!vm["preset"].defaulted()) throw app::cli::UsageError("give either --preset or --wq, not both");
     f.query.custom = parsed("--wq: ", ch02::parse_matrix, vm["wq"].as<std::string>(), 4, 3);  // 4 x 3
   }
-  if (vm.count("sentence")) f.sentence = attn::cli::sentence(vm, "sentence", "", attn::toy_embeddings());
+  if (vm.count("sentence")) f.sentence = app::cli::sentence(vm, "sentence", "", attn::toy_embeddings());
   f.view = parsed("--view ", ch02::parse_view, vm["view"].as<std::string>());
-  f.plots = attn::cli::plot_settings(vm);
+  f.plots = app::cli::plot_settings(vm);
   return f;
 }
 
 int run(const Flags& flags) {
-  attn::Plotter plots(flags.plots);
+  app::Plotter plots(flags.plots);
   const ch02::Sections r{.teaching = ch02::teaching_section(),
                          .small = ch02::small_null_space(),
                          .width = ch02::width_example(flags.width, flags.d_k, ch02::kWidthSeed),
@@ -116,5 +116,5 @@ int run(const Flags& flags) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  return attn::cli::chapter_main<Flags>(argc, argv, {kProgram, declare_flags, read_flags, run});
+  return app::cli::chapter_main<Flags>(argc, argv, {kProgram, declare_flags, read_flags, run});
 }

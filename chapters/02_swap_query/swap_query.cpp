@@ -126,7 +126,7 @@ arma::mat parse_matrix(const std::string& text, arma::uword rows, arma::uword co
     // Entries separated by commas follow the list rule (no empty entry); spaces separate them too.
     std::string spaced = row;
     if (row.find(',') != std::string::npos) {
-      const attn::Parsed<std::vector<std::string>> entries = attn::split_list(row);
+      const app::Parsed<std::vector<std::string>> entries = app::split_list(row);
       if (!entries.value) {
         throw std::invalid_argument("matrix row " + std::to_string(parsed.size() + 1) + " " + attn::quoted(row) + " " +
                                     entries.problem);
@@ -143,7 +143,7 @@ arma::mat parse_matrix(const std::string& text, arma::uword rows, arma::uword co
       at = end;
     }
     for (const std::string& cell : cells) {
-      const attn::Parsed<double> x = attn::parse_number(cell);  // the one number rule
+      const app::Parsed<double> x = app::parse_number(cell);  // the one number rule
       if (!x.value) throw std::invalid_argument("matrix entry " + attn::quoted(cell) + " " + x.problem);
       if (std::abs(*x.value) > attn::kLargestInput) {
         throw std::invalid_argument("matrix entry " + attn::quoted(cell) + " is not between -1e6 and 1e6");

@@ -116,7 +116,7 @@ arma::mat fixed_wk();
 /// Parses a custom Wq written as rows separated by ';', entries by spaces or commas:
 /// "0 0 0; 0 0 0; 0 3.75 0; 0 0 0" or "0, 0, 0; ..". Returns rows x cols.
 /// Throws std::invalid_argument if the shape is not rows x cols, a row has an empty entry between
-/// commas (the list rule, attn::split_list: "1,,0", "1,0,0,"), or an entry is not a number within
+/// commas (the list rule, app::split_list: "1,,0", "1,0,0,"), or an entry is not a number within
 /// +-attn::kLargestInput (1e6). Source: the article's "Adjust Wq coefficients" widget, typed in.
 arma::mat parse_matrix(const std::string& text, arma::uword rows, arma::uword cols);
 

@@ -21,7 +21,7 @@ constexpr const char* kComputed = "#c6dbef";  // blue: computed on each pass
 
 /// One DOT node statement: a rounded box filled amber (learned) or blue (computed).
 std::string node(const std::string& id, const std::string& label, bool learned) {
-  return "  " + id + " [label=" + attn::graphviz_quote(label) + ", fillcolor=\"" + (learned ? kLearned : kComputed) +
+  return "  " + id + " [label=" + app::graphviz_quote(label) + ", fillcolor=\"" + (learned ? kLearned : kComputed) +
          "\"];\n";
 }
 
@@ -67,7 +67,7 @@ std::string rows_node(const std::string& id, const std::string& title, const std
 /// boxes' text (smaller ones would scale the whole drawing up for their sake).
 std::string opening(const std::string& name, const std::string& title) {
   return "digraph " + name +
-         " {\n  rankdir=TB;\n  ordering=out;\n  fontname=\"DejaVu Sans\";\n  label=" + attn::graphviz_quote(title) +
+         " {\n  rankdir=TB;\n  ordering=out;\n  fontname=\"DejaVu Sans\";\n  label=" + app::graphviz_quote(title) +
          ";\n  labelloc=t;\n  node [shape=box, style=\"rounded,filled\", fontname=\"DejaVu Sans\"];\n"
          "  edge [fontname=\"DejaVu Sans\", fontsize=14];\n";
 }
@@ -78,7 +78,7 @@ std::string head_cluster(const ExampleSublayer& e, std::size_t k, const std::str
   const attn::HeadPass& p = e.pass.heads[k];
   const std::string h = std::to_string(k + 1), s = "_" + h;
   std::ostringstream dot;
-  dot << "  subgraph cluster_head" << h << " {\n    label=" << attn::graphviz_quote("Head " + h)
+  dot << "  subgraph cluster_head" << h << " {\n    label=" << app::graphviz_quote("Head " + h)
       << ";\n    style=dashed;\n"
       << node("Wq" + s, "Wq(" + h + ")\n" + attn::shape(w.Wq), true)
       << node("Wk" + s, "Wk(" + h + ")\n" + attn::shape(w.Wk), true)
@@ -191,18 +191,18 @@ std::string communication_diagram(const attn::HeadPass& pass, const std::vector<
                            "3. The MLP: each position\nalone (next article)"};
   for (int panel = 0; panel < 3; ++panel) {
     const std::string p = std::to_string(panel + 1);
-    dot << "  subgraph cluster_" << p << " {\n    label=" << attn::graphviz_quote(titles[panel])
+    dot << "  subgraph cluster_" << p << " {\n    label=" << app::graphviz_quote(titles[panel])
         << ";\n    style=dashed;\n";
     std::string row;  // the sources left to right, in sentence order
     for (arma::uword j = 0; j < n; ++j) {
-      const std::string id = "s" + p + "_" + std::to_string(j), weight = attn::format_number(pass.A(i, j), 2);
+      const std::string id = "s" + p + "_" + std::to_string(j), weight = app::format_number(pass.A(i, j), 2);
       std::string label = words[j];
       if (panel == 0) label += "\nk_" + words[j] + "\na = " + weight;
       if (panel == 1) {  // a phone's column: the value on a line of its own
-        label += std::string(narrow ? "\nv =\n" : "\nv = ") + attn::format_vector(arma::rowvec(pass.V.row(j)), 2) +
+        label += std::string(narrow ? "\nv =\n" : "\nv = ") + app::format_vector(arma::rowvec(pass.V.row(j)), 2) +
                  "\nsends " + weight + " v";
       }
-      dot << "    " << id << " [label=" << attn::graphviz_quote(label) << "];\n";
+      dot << "    " << id << " [label=" << app::graphviz_quote(label) << "];\n";
       row += (j ? " -> " : "") + id;
       if (panel == 2) {
         dot << "    m3_" << j << " [label=\"MLP\", fillcolor=\"" << kLearned << "\"];\n    " << id << " -> m3_" << j
@@ -214,11 +214,11 @@ std::string communication_diagram(const attn::HeadPass& pass, const std::vector<
       const std::string r = "r" + p;
       const std::string label =
           panel == 0 ? receiver + "'s query\nq_" + receiver
-                     : receiver + " receives\nh = A V = " + attn::format_vector(arma::rowvec(pass.H.row(i)), 2);
-      dot << "    " << r << " [label=" << attn::graphviz_quote(label) << "];\n";
+                     : receiver + " receives\nh = A V = " + app::format_vector(arma::rowvec(pass.H.row(i)), 2);
+      dot << "    " << r << " [label=" << app::graphviz_quote(label) << "];\n";
       for (arma::uword j = 0; j < n; ++j) {  // each edge as thick as its weight is large
         dot << "    s" << p << "_" << j << " -> " << r
-            << " [penwidth=" << attn::format_number(1.0 + 6.0 * pass.A(i, j), 2) << "];\n";
+            << " [penwidth=" << app::format_number(1.0 + 6.0 * pass.A(i, j), 2) << "];\n";
       }
     }
     dot << "  }\n";
@@ -232,7 +232,7 @@ std::string communication_diagram(const attn::HeadPass& pass, const std::vector<
 namespace {
 
 /// The four query/value combinations as two bar panels (ch03_query_value_combos).
-void draw_bars(attn::Plotter& plots, const std::vector<Combination>& combinations) {
+void draw_bars(app::Plotter& plots, const std::vector<Combination>& combinations) {
   arma::mat weights(3, combinations.size()), mixtures(2, combinations.size());
   std::vector<std::string> combos;
   for (arma::uword c = 0; c < combinations.size(); ++c) {
@@ -241,28 +241,28 @@ void draw_bars(attn::Plotter& plots, const std::vector<Combination>& combination
     mixtures.col(c) = p.H.row(2).t();
     combos.push_back(choice_name(q) + " query, " + choice_name(v) + " values");
   }
-  attn::bar_panels(plots, "ch03_query_value_combos",
-                   "tower: the query chooses the weights, the values choose the content",
-                   {{.title = "weights over the sources",
-                     .xlabel = "source position",
-                     .ylabel = "weight a_tower,j",
-                     .categories = {"the", "Eiffel", "tower"},
-                     .series = combos,
-                     .values = weights,
-                     .yrange = std::make_pair(0.0, 0.75),
-                     .value_labels = false},
-                    {.title = "mixture h = A V",
-                     .xlabel = "coordinate",
-                     .ylabel = "value",
-                     .categories = {"structure", "Paris identity"},
-                     .series = combos,
-                     .values = mixtures,
-                     .yrange = std::make_pair(0.0, 0.75),
-                     .value_labels = false}});
+  app::bar_panels(plots, "ch03_query_value_combos",
+                  "tower: the query chooses the weights, the values choose the content",
+                  {{.title = "weights over the sources",
+                    .xlabel = "source position",
+                    .ylabel = "weight a_tower,j",
+                    .categories = {"the", "Eiffel", "tower"},
+                    .series = combos,
+                    .values = weights,
+                    .yrange = std::make_pair(0.0, 0.75),
+                    .value_labels = false},
+                   {.title = "mixture h = A V",
+                    .xlabel = "coordinate",
+                    .ylabel = "value",
+                    .categories = {"structure", "Paris identity"},
+                    .series = combos,
+                    .values = mixtures,
+                    .yrange = std::make_pair(0.0, 0.75),
+                    .value_labels = false}});
 }
 
 /// The example sublayer's two weight matrices as heat maps (ch03_head1_weights, ch03_head2_weights).
-void draw_heads(attn::Plotter& plots, const ExampleSublayer& example) {
+void draw_heads(app::Plotter& plots, const ExampleSublayer& example) {
   const std::vector<std::string>& words = example.words;
   const attn::MultiHeadPass& p = example.pass;
   const char* questions[2] = {"head 1 (bank asks for water)", "head 2 (bank asks for finance)"};
@@ -281,7 +281,7 @@ void draw_heads(attn::Plotter& plots, const ExampleSublayer& example) {
 
 }  // namespace
 
-void draw_figures(attn::Plotter& plots, const std::vector<Combination>& combinations, const ExampleSublayer& example,
+void draw_figures(app::Plotter& plots, const std::vector<Combination>& combinations, const ExampleSublayer& example,
                   const Counts& example_counts) {
   draw_bars(plots, combinations);
   draw_heads(plots, example);

@@ -46,7 +46,7 @@ std::string communication_diagram(const attn::HeadPass& pass, const std::vector<
 /// Throws nothing; a figure gnuplot or Graphviz cannot draw is reported by `plots`.
 /// Source: the article, "Three roles: matching and carrying information" and "How many tables and
 /// vectors are there?".
-void draw_figures(attn::Plotter& plots, const std::vector<Combination>& combinations, const ExampleSublayer& example,
+void draw_figures(app::Plotter& plots, const std::vector<Combination>& combinations, const ExampleSublayer& example,
                   const Counts& example_counts);
 
 }  // namespace ch03

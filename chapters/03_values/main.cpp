@@ -21,7 +21,7 @@ namespace po = boost::program_options;
 
 namespace {
 
-const attn::cli::ProgramInfo kProgram{
+const app::cli::ProgramInfo kProgram{
     "ch03_values", "values carry the content while queries and keys set the weights; a multi-head sublayer",
     "\"The embedding table and the projection matrices are separate\", "
     "\"How many tables and vectors are there?\", \"Three roles: matching and carrying information\", "
@@ -43,7 +43,7 @@ struct Flags {
   ch03::Choice values = ch03::Choice::raw;  ///< --values
   bool custom = false;                      ///< print "Your combination" (--query or --values given)
   std::vector<std::string> words;           ///< --sentence (default "the river bank")
-  attn::PlotSettings plots;                 ///< --plots, --no-plots
+  app::PlotSettings plots;                  ///< --plots, --no-plots
 };
 
 /// The chapter's own flags (--help, --plots and --no-plots come from the skeleton).
@@ -67,21 +67,21 @@ void declare_flags(po::options_description& options) {
 
 Flags read_flags(const po::variables_map& vm) {
   Flags f;
-  f.sizes = {.tokens = attn::cli::integer(vm, "tokens", 1, ch03::kMaxTokens),
-             .heads = attn::cli::integer(vm, "heads", 1, ch03::kMaxHeads),
-             .blocks = attn::cli::integer(vm, "blocks", 1, ch03::kMaxBlocks)};
+  f.sizes = {.tokens = app::cli::integer(vm, "tokens", 1, ch03::kMaxTokens),
+             .heads = app::cli::integer(vm, "heads", 1, ch03::kMaxHeads),
+             .blocks = app::cli::integer(vm, "blocks", 1, ch03::kMaxBlocks)};
   f.custom = vm.count("query") || vm.count("values");
-  if (vm.count("query")) f.query = ch03::parse_choice(attn::cli::choice(vm, "query", {"raw", "swap"}));
-  if (vm.count("values")) f.values = ch03::parse_choice(attn::cli::choice(vm, "values", {"raw", "swap"}));
-  f.words = attn::cli::sentence(vm, "sentence", "the river bank", attn::toy_embeddings());
-  f.plots = attn::cli::plot_settings(vm);
+  if (vm.count("query")) f.query = ch03::parse_choice(app::cli::choice(vm, "query", {"raw", "swap"}));
+  if (vm.count("values")) f.values = ch03::parse_choice(app::cli::choice(vm, "values", {"raw", "swap"}));
+  f.words = app::cli::sentence(vm, "sentence", "the river bank", attn::toy_embeddings());
+  f.plots = app::cli::plot_settings(vm);
   return f;
 }
 
 int run(const Flags& flags) {
   const auto [n, h, N] = flags.sizes;
   const ch03::ExampleSublayer example = ch03::example_sublayer(flags.words);  // refuses unknown words first
-  attn::Plotter plots(flags.plots);
+  app::Plotter plots(flags.plots);
 
   const std::vector<ch03::SeparateObject> objects = ch03::separate_objects(example);
   const ch03::CountingSection counting = ch03::counting_section(n, h, N);
@@ -110,5 +110,5 @@ int run(const Flags& flags) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  return attn::cli::chapter_main<Flags>(argc, argv, {kProgram, declare_flags, read_flags, run});
+  return app::cli::chapter_main<Flags>(argc, argv, {kProgram, declare_flags, read_flags, run});
 }

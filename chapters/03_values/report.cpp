@@ -16,8 +16,8 @@
 
 namespace ch03 {
 
-using attn::format_number;
-using attn::format_vector;
+using app::format_number;
+using app::format_vector;
 
 namespace {
 
@@ -34,7 +34,7 @@ std::string row(const arma::mat& M, arma::uword r, int precision) {
 /// 100 columns (large --tokens and --heads), its vectors go on a line of their own below it.
 std::string counting_text(const std::vector<CountRow>& rows) {
   const auto render = [&](bool split) {
-    attn::Table t({"object", "kind", "how many", "shape of each"});
+    app::Table t({"object", "kind", "how many", "shape of each"});
     for (const CountRow& r : rows) {
       const std::size_t semicolon = split ? r.count.find("; ") : std::string::npos;
       if (semicolon == std::string::npos) {
@@ -72,9 +72,9 @@ void print_example_sublayer(std::ostream& out, const ExampleSublayer& example) {
       attn::join_words(words));
   for (std::size_t k = 0; k < p.heads.size(); ++k) {
     fmt::print(out, "  A({}), rows = receiving tokens:\n", k + 1);
-    attn::print_matrix(out, words, p.heads[k].A, 2);
+    app::print_matrix(out, words, p.heads[k].A, 2);
   }
-  attn::print_claim(out, claim_sublayer_shapes(example));
+  app::print_claim(out, claim_sublayer_shapes(example));
   fmt::print(out, "  {}: input {} + Delta {} = Y {}\n", words.back(), row(X, X.n_rows - 1, 2),
              row(p.delta, X.n_rows - 1, 2), row(p.Y, X.n_rows - 1, 2));
 }
@@ -83,36 +83,36 @@ void print_example_sublayer(std::ostream& out, const ExampleSublayer& example) {
 
 void print_separate_objects(std::ostream& out, const std::vector<SeparateObject>& rows,
                             const ExampleSublayer& example) {
-  attn::print_heading(out, "0. The embedding table and the projection matrices are separate");
-  attn::Table t({"object", "purpose", "learned/computed", "shape here"});
+  app::print_heading(out, "0. The embedding table and the projection matrices are separate");
+  app::Table t({"object", "purpose", "learned/computed", "shape here"});
   for (const SeparateObject& r : rows)
     t.add({r.object, r.purpose, r.learned ? "learned" : "computed per pass", r.here});
   t.print(out);
   const std::string note = "  (\"shape here\": head 1 of section 1's hand-set sublayer on";
   const std::string sentence = fmt::format("\"{}\".)", attn::join_words(example.words));
   fmt::print(out, "{}{}{}\n", note, note.size() + 1 + sentence.size() <= kColumns ? " " : "\n  ", sentence);
-  attn::print_claim(out, claim_separate_objects(rows, example));
+  app::print_claim(out, claim_separate_objects(rows, example));
   fmt::print(out,
              "  Only the lookup in E is indexed by token ID; the projections have input-coordinate rows, so\n"
              "  every token of a head uses the same Wq, Wk, Wv. Later blocks project updated rows, not E's.\n");
 }
 
 void print_counting(std::ostream& out, const CountingSection& c, const ExampleSublayer& example) {
-  attn::print_heading(out, fmt::format("1. How many tables and vectors? {}, {}, {} block(s)",
-                                       attn::counted(c.n, "token"), attn::counted(c.h, "head"), c.N));
+  app::print_heading(out, fmt::format("1. How many tables and vectors? {}, {}, {} block(s)", app::counted(c.n, "token"),
+                                      app::counted(c.h, "head"), c.N));
   fmt::print(out, "{}", counting_text(c.table));
-  const attn::ClaimCheck per_block = claim_counts_per_block(c.counts, c.n, c.h, c.built);
+  const app::ClaimCheck per_block = claim_counts_per_block(c.counts, c.n, c.h, c.built);
   fmt::print(out, "\n");
   if (c.n == 3 && c.h == 2) {
-    attn::print_claim(out, per_block);  // the claim is about the article's 3 tokens and 2 heads
+    app::print_claim(out, per_block);  // the claim is about the article's 3 tokens and 2 heads
   } else {
     fmt::print(out, "{}\n", per_block.evidence);
   }
   const auto per_token = static_cast<long long>(c.counts.queries_per_token);
   fmt::print(out, "  Each token has {}, {} and {} in a block.\n  A stack of N = {} block(s):\n",
-             attn::counted(per_token, "query", "queries"), attn::counted(per_token, "key"),
-             attn::counted(per_token, "value"), c.N);
-  attn::print_claim(out, claim_stack_counts(c.counts, c.h, c.N));
+             app::counted(per_token, "query", "queries"), app::counted(per_token, "key"),
+             app::counted(per_token, "value"), c.N);
+  app::print_claim(out, claim_stack_counts(c.counts, c.h, c.N));
   fmt::print(out, "  (Logical matrices, no biases; implementations often pack several into one tensor.)\n");
 
   // A built sublayer with exactly these shapes, when small enough to run, confirms the counts.
@@ -128,11 +128,11 @@ void print_counting(std::ostream& out, const CountingSection& c, const ExampleSu
 }
 
 void print_three_roles(std::ostream& out, const std::vector<Combination>& combos) {
-  attn::print_heading(out, "2. Three roles: Q and K set the weights, V sets the content (receiving token: tower)");
-  attn::Table t({"query", "values", "weights (the, Eiffel, tower)", "mixture (structure, Paris id.)", "claims"});
+  app::print_heading(out, "2. Three roles: Q and K set the weights, V sets the content (receiving token: tower)");
+  app::Table t({"query", "values", "weights (the, Eiffel, tower)", "mixture (structure, Paris id.)", "claims"});
   // The swap/swap row carries val_01 and val_02 (their evidence is this row of the table).
-  const attn::ClaimCheck same = claim_values_keep_weights(combos);
-  const attn::ClaimCheck swapped = claim_values_swap_content(combos);
+  const app::ClaimCheck same = claim_values_keep_weights(combos);
+  const app::ClaimCheck swapped = claim_values_swap_content(combos);
   const std::string tags =
       fmt::format("[{}] [{}]{}", same.id, swapped.id, same.holds && swapped.holds ? "" : " (does not hold here)");
   for (const auto& [q, v, p] : combos) {
@@ -154,7 +154,7 @@ void print_asymmetry(std::ostream& out, const Asymmetry& a) {
              "  Q and K come from separate projections, so a score need not equal its reverse. In head 1 of\n"
              "  section 1 on \"{}\" (Wq reads structure into water, Wk keeps finance, water, structure):\n",
              attn::join_words(a.words));
-  attn::print_claim(out, claim_asymmetry(a));
+  app::print_claim(out, claim_asymmetry(a));
   fmt::print(out,
              "  M = Wq Wk^T has M(structure, water) = {} but M(water, structure) = {},\n"
              "  so s_ij = x_i M x_j^T / sqrt(3) is not symmetric,\n"
@@ -164,8 +164,8 @@ void print_asymmetry(std::ostream& out, const Asymmetry& a) {
 }
 
 void print_your_combination(std::ostream& out, const std::vector<Combination>& combos, Choice query, Choice values) {
-  attn::print_heading(out,
-                      fmt::format("Your combination: --query {} --values {}", choice_name(query), choice_name(values)));
+  app::print_heading(out,
+                     fmt::format("Your combination: --query {} --values {}", choice_name(query), choice_name(values)));
   const attn::HeadPass& p = combination(combos, query, values);
   fmt::print(out, "  tower's input x:   [1.0000, 0.0000]\n");
   for (arma::uword j = 0; j < 3; ++j) {
@@ -176,22 +176,22 @@ void print_your_combination(std::ostream& out, const std::vector<Combination>& c
 }
 
 void print_another_key(std::ostream& out, const AnotherKey& k) {
-  attn::print_heading(out, "3. What the weight measures: another key changes a_ij, not q_i or k_j");
-  attn::Table t({"", "q_tower", "k_Eiffel", "score s", "weight a(tower, Eiffel)"});
+  app::print_heading(out, "3. What the weight measures: another key changes a_ij, not q_i or k_j");
+  app::Table t({"", "q_tower", "k_Eiffel", "score s", "weight a(tower, Eiffel)"});
   t.add({"the Eiffel tower", format_vector(k.q_before, 0), format_vector(k.k_before, 0),
          format_number(k.score_before, 4), format_number(k.weight_before, 4)});
   t.add({"+ a second Eiffel-like token [0, 1]", format_vector(k.q_after, 0), format_vector(k.k_after, 0),
          format_number(k.score_after, 4), format_number(k.weight_after, 4)});
   t.print(out);
-  attn::print_claim(out, claim_another_key(k));
+  app::print_claim(out, claim_another_key(k));
   fmt::print(out,
              "  A weight compares one score with every other allowed score in its row;\n"
              "  it is not a co-occurrence count.\n");
 }
 
 void print_residual(std::ostream& out, const std::vector<Combination>& combos) {
-  attn::print_heading(out, "4. Where this leaves us: add the contribution (identity output projection)");
-  attn::print_claim(out, claim_residual(combos));
+  app::print_heading(out, "4. Where this leaves us: add the contribution (identity output projection)");
+  app::print_claim(out, claim_residual(combos));
   fmt::print(out,
              "  The mixture is one contribution to an existing representation; a real block adds an output\n"
              "  projection, several heads, normalization and a feed-forward update.\n");

@@ -83,7 +83,7 @@ std::vector<CountRow> counting_table(long long n, long long h) {
   count_objects(n, h, 1);
   const std::string ns = std::to_string(n), hs = std::to_string(h);
   const std::string per_head = hs + ", one per head";
-  const std::string matrices = attn::counted(h, "matrix", "matrices");
+  const std::string matrices = app::counted(h, "matrix", "matrices");
   const std::string hdv = h != 1 ? fmt::format("{} d_v", h) : "d_v";  // "h d_v" with h substituted
   const std::string concat_shape = fmt::format("{} x ({})", ns, hdv);
   const std::string wo_shape = fmt::format("({}) x d", hdv);
@@ -94,9 +94,9 @@ std::vector<CountRow> counting_table(long long n, long long h) {
       {"query projections Wq", "learned", per_head, "d x d_k"},
       {"key projections Wk", "learned", per_head, "d x d_k"},
       {"value projections Wv", "learned", per_head, "d x d_v"},
-      {"queries Q", "computed", matrices + "; " + attn::counted(n * h, "query vector"), ns + " x d_k"},
-      {"keys K", "computed", matrices + "; " + attn::counted(n * h, "key vector"), ns + " x d_k"},
-      {"values V", "computed", matrices + "; " + attn::counted(n * h, "value vector"), ns + " x d_v"},
+      {"queries Q", "computed", matrices + "; " + app::counted(n * h, "query vector"), ns + " x d_k"},
+      {"keys K", "computed", matrices + "; " + app::counted(n * h, "key vector"), ns + " x d_k"},
+      {"values V", "computed", matrices + "; " + app::counted(n * h, "value vector"), ns + " x d_v"},
       {"scores S", "computed", per_head, ns + " x " + ns},
       {"attention weights A", "computed", per_head, ns + " x " + ns},
       {"head mixtures H", "computed", per_head, ns + " x d_v"},

@@ -12,8 +12,8 @@
 namespace ch04 {
 namespace {
 
-using attn::format_number;
-using attn::format_plain;
+using app::format_number;
+using app::format_plain;
 
 /// "[4, 2, 0]": each entry in its shortest form.
 std::string plain_vector(const arma::rowvec& v) {
@@ -43,7 +43,7 @@ bool all_close(const arma::rowvec& got, const std::vector<double>& expected, dou
 std::string ratio_text(double x) { return x < 1e6 ? format_number(x, 6) : format_plain(x); }
 
 /// "    raw:    a1 / a2 = 7.389056,  exp(2) = 7.389056" (scale_06).
-attn::ClaimCheck ratio_line(const std::string& label, const arma::rowvec& s, const arma::rowvec& a) {
+app::ClaimCheck ratio_line(const std::string& label, const arma::rowvec& s, const arma::rowvec& a) {
   if (s.n_elem < 2) throw std::invalid_argument("scale_06: a ratio a1 / a2 needs two scores");
   const double ratio = a(0) / a(1), expected = std::exp(s(0) - s(1));
   if (!std::isfinite(ratio) || !std::isfinite(expected) || ratio == 0.0) {  // a weight underflowed to 0
@@ -60,7 +60,7 @@ attn::ClaimCheck ratio_line(const std::string& label, const arma::rowvec& s, con
 
 }  // namespace
 
-attn::ClaimCheck claim_dot_cosine(const DotCosineTable& t) {
+app::ClaimCheck claim_dot_cosine(const DotCosineTable& t) {
   arma::rowvec dots(t.rows.size()), cosines(t.rows.size());
   for (std::size_t i = 0; i < t.rows.size(); ++i) {
     dots(i) = t.rows[i].dot;
@@ -71,48 +71,48 @@ attn::ClaimCheck claim_dot_cosine(const DotCosineTable& t) {
           .evidence = "  dot products " + plain_vector(dots) + ", cosines " + plain_vector(cosines)};
 }
 
-attn::ClaimCheck claim_projection(const Explorer& e) {
+app::ClaimCheck claim_projection(const Explorer& e) {
   const Shadow& s = e.shadow;
   return {.id = "scale_02",
-          .holds = attn::as_printed({s.projection}, {9.40}, 2),
+          .holds = app::as_printed({s.projection}, {9.40}, 2),
           .evidence = "  signed projection  |a| cos(theta)      = " + format_number(s.projection, 2)};
 }
 
-attn::ClaimCheck claim_shadow_dot(const Explorer& e) {
+app::ClaimCheck claim_shadow_dot(const Explorer& e) {
   const Shadow& s = e.shadow;
   return {.id = "scale_02",
-          .holds = attn::as_printed({s.dot}, {9.40}, 2),
+          .holds = app::as_printed({s.dot}, {9.40}, 2),
           .evidence = "  dot product        projection x |b|    = " + format_number(s.dot, 2)};
 }
 
-attn::ClaimCheck claim_fixed_divisor(const FixedDivisor& f) {
+app::ClaimCheck claim_fixed_divisor(const FixedDivisor& f) {
   return {.id = "scale_03",
           .holds = all_close(f.scaled.t(), {0.125, 1, 5, 12.5}, 1e-12),
           .evidence = "  scaled dot products " + plain_vector(f.scaled.t())};
 }
 
-attn::ClaimCheck claim_scaled_variance(const std::vector<VarianceEstimate>& estimates) {
+app::ClaimCheck claim_scaled_variance(const std::vector<VarianceEstimate>& estimates) {
   const bool all = std::all_of(estimates.begin(), estimates.end(), within_three_standard_errors);
   return {.id = "scale_04", .holds = all && !estimates.empty(), .evidence = "  by 8 brings it back to 1."};
 }
 
-attn::ClaimCheck claim_raw_weights(const SoftmaxScaling& r) {
+app::ClaimCheck claim_raw_weights(const SoftmaxScaling& r) {
   return {.id = "scale_05",
-          .holds = attn::as_printed(r.a_raw, {0.867, 0.117, 0.016}, 3),
+          .holds = app::as_printed(r.a_raw, {0.867, 0.117, 0.016}, 3),
           .evidence = "  raw    " + plain_vector(r.raw) + " -> " + percents(r.a_raw)};
 }
 
-attn::ClaimCheck claim_scaled_weights(const SoftmaxScaling& r) {
+app::ClaimCheck claim_scaled_weights(const SoftmaxScaling& r) {
   return {.id = "scale_05",
-          .holds = attn::as_printed(r.a_scaled, {0.665, 0.245, 0.090}, 3),
+          .holds = app::as_printed(r.a_scaled, {0.665, 0.245, 0.090}, 3),
           .evidence = "  scaled " + plain_vector(r.scaled) + " -> " + percents(r.a_scaled)};
 }
 
-attn::ClaimCheck claim_raw_ratio(const SoftmaxScaling& r) { return ratio_line("raw:    ", r.raw, r.a_raw); }
+app::ClaimCheck claim_raw_ratio(const SoftmaxScaling& r) { return ratio_line("raw:    ", r.raw, r.a_raw); }
 
-attn::ClaimCheck claim_scaled_ratio(const SoftmaxScaling& r) { return ratio_line("scaled: ", r.scaled, r.a_scaled); }
+app::ClaimCheck claim_scaled_ratio(const SoftmaxScaling& r) { return ratio_line("scaled: ", r.scaled, r.a_scaled); }
 
-attn::ClaimCheck claim_shift(const SoftmaxScaling& r) {
+app::ClaimCheck claim_shift(const SoftmaxScaling& r) {
   double worst = 0.0;
   for (double shift : {-50.0, 3.0, 1000.0}) worst = std::max(worst, arma::abs(softmax(r.raw + shift) - r.a_raw).max());
   return {.id = "scale_06",
@@ -121,7 +121,7 @@ attn::ClaimCheck claim_shift(const SoftmaxScaling& r) {
                       (worst < 1e-12 ? std::string("below 1e-12") : format_number(worst, 15))};
 }
 
-attn::ClaimCheck claim_jacobian_falls(const LearningSignal& r) {
+app::ClaimCheck claim_jacobian_falls(const LearningSignal& r) {
   const arma::rowvec& scores = r.scores;
   const arma::vec& norms = r.norms;
   if (scores.max() == scores.min()) {
@@ -144,7 +144,7 @@ attn::ClaimCheck claim_jacobian_falls(const LearningSignal& r) {
                       small_number(norms.back()) + "."};
 }
 
-attn::ClaimCheck claim_query_length(const LengthExample& ex, const std::vector<QueryScaleRow>& rows) {
+app::ClaimCheck claim_query_length(const LengthExample& ex, const std::vector<QueryScaleRow>& rows) {
   const arma::rowvec base = scaled_scores(ex.q, ex.K), base_cosine = softmax(cosine_scores(ex.q, ex.K));
   bool holds = rows.size() >= 2;
   for (std::size_t r = 0; r < rows.size(); ++r) {
@@ -159,7 +159,7 @@ attn::ClaimCheck claim_query_length(const LengthExample& ex, const std::vector<Q
               "  the cosine weights are the same in every row."};
 }
 
-attn::ClaimCheck claim_key_length(const LengthExample& ex, const std::vector<KeyScaleRow>& rows) {
+app::ClaimCheck claim_key_length(const LengthExample& ex, const std::vector<KeyScaleRow>& rows) {
   const arma::rowvec base = scaled_scores(ex.q, ex.K);
   bool holds = true, positive = false, negative = false;  // both signs must be shown
   for (std::size_t r = 1; r < rows.size(); ++r) {

@@ -12,9 +12,9 @@
 namespace ch04 {
 namespace {
 
-using attn::format_number;
-using attn::format_plain;
-using attn::format_vector;
+using app::format_number;
+using app::format_plain;
+using app::format_vector;
 
 // One colour per key across the chapter's figures (key 1, key 2, key 3, ...).
 const char* const kColours[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
@@ -22,7 +22,7 @@ const char* const kColours[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#94
 
 }  // namespace
 
-void draw_variance(attn::Plotter& plots, const VarianceSection& v) {
+void draw_variance(app::Plotter& plots, const VarianceSection& v) {
   const arma::uword n = v.estimates.size();
   arma::vec widths(n);
   arma::mat y(n, 4), errors(n, 4, arma::fill::zeros);
@@ -54,7 +54,7 @@ void draw_variance(attn::Plotter& plots, const VarianceSection& v) {
                .log_base = 2});
 }
 
-void draw_softmax_sweeps(attn::Plotter& plots, const SharpnessCurves& c) {
+void draw_softmax_sweeps(app::Plotter& plots, const SharpnessCurves& c) {
   plots.lines({.name = "ch04_softmax_sharpness",
                .title = "Weights of softmax(c x " + format_vector(c.scores, 2) + ") as c grows",
                .xlabel = "score multiplier c (log scale)",
@@ -88,7 +88,7 @@ void draw_softmax_sweeps(attn::Plotter& plots, const SharpnessCurves& c) {
                .yrange = norm_range});
 }
 
-void draw_dot_vs_angle(attn::Plotter& plots, const AngleSweep& sweep) {
+void draw_dot_vs_angle(app::Plotter& plots, const AngleSweep& sweep) {
   std::vector<std::string> series;
   for (double length : sweep.lengths) series.push_back("|a| = " + format_plain(length));
   const bool unit = sweep.b_length == 1.0;
@@ -105,7 +105,7 @@ void draw_dot_vs_angle(attn::Plotter& plots, const AngleSweep& sweep) {
                .yrange = std::make_pair(-reach, reach)});
 }
 
-void draw_shadow(attn::Plotter& plots, const Shadow& s) {
+void draw_shadow(app::Plotter& plots, const Shadow& s) {
   const double size = std::max({s.length, s.b_length, 1.0});
   const double reach = 1.15 * size, below = -0.12 * size;
   const std::string b_label =
@@ -132,11 +132,11 @@ void draw_shadow(attn::Plotter& plots, const Shadow& s) {
        .yrange = {std::min(-reach, 2 * below), reach}});
 }
 
-void draw_length_effects(attn::Plotter& plots, const CosineComparison& r) {
+void draw_length_effects(app::Plotter& plots, const CosineComparison& r) {
   const LengthCurves& c = r.curves;
   const std::size_t m = c.keys.size();
   std::vector<std::string> series;
-  std::vector<attn::LineStyle> styles;
+  std::vector<app::LineStyle> styles;
   for (int cosine = 0; cosine < 2; ++cosine) {
     for (std::size_t j = 0; j < m; ++j) {
       series.push_back(c.keys[j] + (cosine ? ", cosine scores" : ", scaled dot products"));

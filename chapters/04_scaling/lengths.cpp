@@ -37,7 +37,7 @@ LengthCurves length_curves(const LengthExample& ex) {
   }
   const arma::rowvec s = scaled_scores(ex.q, ex.K);
   for (arma::uword j = 0; j < m; ++j) {
-    c.keys.push_back(fmt::format("k{} (score {})", j + 1, attn::format_plain(s(j))));
+    c.keys.push_back(fmt::format("k{} (score {})", j + 1, app::format_plain(s(j))));
   }
   return c;
 }

@@ -20,7 +20,7 @@ namespace {
 constexpr arma::uword kMaxSamples = 200000;  // 512-wide pairs: about a second and a half of draws at most
 constexpr double kMaxLength = 1000.0;        // keeps the explorer's picture readable
 
-const attn::cli::ProgramInfo kProgram{
+const app::cli::ProgramInfo kProgram{
     "ch04_scaling", "dot products, cosine similarity, and why attention divides scores by sqrt(d_k)",
     "\"Dot products, cosine similarity, and scaling\" and its subsections",
     "  ch04_scaling                                  # the article's numbers, every claim tagged\n"
@@ -41,7 +41,7 @@ struct Flags {
   arma::uword d_k = 4;           ///< --d-k: the head width whose sqrt(d_k) divides the scores
   arma::uword samples = 10000;   ///< --samples
   std::uint64_t seed = 4;        ///< --seed
-  attn::PlotSettings plots;      ///< --plots, --no-plots
+  app::PlotSettings plots;       ///< --plots, --no-plots
 };
 
 /// The chapter's own flags (--help, --plots and --no-plots come from the skeleton).
@@ -66,24 +66,24 @@ void declare_flags(po::options_description& options) {
 
 Flags read_flags(const po::variables_map& vm) {
   Flags f;
-  f.angle = attn::cli::real(vm, "angle", -360.0, 360.0);
-  f.length = attn::cli::real(vm, "length", 0.0, kMaxLength);
-  f.b_length = attn::cli::real(vm, "b-length", 0.01, kMaxLength);
-  f.d_k = static_cast<arma::uword>(attn::cli::integer(vm, "d-k", 1, 4096));
-  f.samples = static_cast<arma::uword>(attn::cli::integer(vm, "samples", 100, static_cast<long long>(kMaxSamples)));
-  f.seed = attn::cli::seed(vm, "seed", std::numeric_limits<long long>::max());
+  f.angle = app::cli::real(vm, "angle", -360.0, 360.0);
+  f.length = app::cli::real(vm, "length", 0.0, kMaxLength);
+  f.b_length = app::cli::real(vm, "b-length", 0.01, kMaxLength);
+  f.d_k = static_cast<arma::uword>(app::cli::integer(vm, "d-k", 1, 4096));
+  f.samples = static_cast<arma::uword>(app::cli::integer(vm, "samples", 100, static_cast<long long>(kMaxSamples)));
+  f.seed = app::cli::seed(vm, "seed", std::numeric_limits<long long>::max());
   f.article = vm.count("scores") == 0 && f.d_k == 4;
   if (vm.count("scores")) {
-    const attn::Parsed<arma::rowvec> scores = ch04::scores_from_text("--scores", vm["scores"].as<std::string>());
-    if (!scores.value) throw attn::cli::UsageError(scores.problem);
+    const app::Parsed<arma::rowvec> scores = ch04::scores_from_text("--scores", vm["scores"].as<std::string>());
+    if (!scores.value) throw app::cli::UsageError(scores.problem);
     f.scores = *scores.value;
   }
-  f.plots = attn::cli::plot_settings(vm);
+  f.plots = app::cli::plot_settings(vm);
   return f;
 }
 
 int run(const Flags& flags) {
-  attn::Plotter plots(flags.plots);
+  app::Plotter plots(flags.plots);
 
   const ch04::DotCosineTable table = ch04::dot_cosine_table();
   const ch04::Explorer explorer = ch04::explorer(flags.angle, flags.length, flags.b_length);
@@ -116,5 +116,5 @@ int run(const Flags& flags) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  return attn::cli::chapter_main<Flags>(argc, argv, {kProgram, declare_flags, read_flags, run});
+  return app::cli::chapter_main<Flags>(argc, argv, {kProgram, declare_flags, read_flags, run});
 }

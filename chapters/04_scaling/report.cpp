@@ -12,12 +12,12 @@
 namespace ch04 {
 namespace {
 
-using attn::format_number;
-using attn::format_plain;
-using attn::format_vector;
+using app::format_number;
+using app::format_plain;
+using app::format_vector;
 
 /// A table cell holding a claim's tag: "[scale_01]", or a warning when it does not hold.
-std::string tag(const attn::ClaimCheck& claim) {
+std::string tag(const app::ClaimCheck& claim) {
   return (claim.holds ? "" : "(does not hold here) ") + std::string("[") + claim.id + "]";
 }
 
@@ -38,19 +38,19 @@ std::string plain_pair(const arma::vec& v) { return fmt::format("[{}, {}]", form
 
 }  // namespace
 
-void print_line(std::ostream& out, const attn::ClaimCheck& claim, bool tagged) {
+void print_line(std::ostream& out, const app::ClaimCheck& claim, bool tagged) {
   if (tagged) {
-    attn::print_claim(out, claim);
+    app::print_claim(out, claim);
   } else {
     out << claim.evidence << '\n';
   }
 }
 
 void print_dot_cosine(std::ostream& out, const DotCosineTable& t) {
-  attn::print_heading(out, "2. A dot product includes length; cosine similarity removes it");
+  app::print_heading(out, "2. A dot product includes length; cosine similarity removes it");
   out << "  q . k = |q| |k| cos(theta);   cosSim(q, k) = q . k / (|q| |k|) = cos(theta)\n";
-  attn::Table table({"query q", "key k", "dot product", "cosine similarity", ""});
-  const attn::ClaimCheck claim = claim_dot_cosine(t);
+  app::Table table({"query q", "key k", "dot product", "cosine similarity", ""});
+  const app::ClaimCheck claim = claim_dot_cosine(t);
   for (const DotCosineRow& r : t.rows) {
     table.add({format_vector(r.q, 0), format_vector(r.k, 0), format_plain(r.dot), format_plain(r.cosine), tag(claim)});
   }
@@ -61,9 +61,9 @@ void print_dot_cosine(std::ostream& out, const DotCosineTable& t) {
 
 void print_explorer(std::ostream& out, const Explorer& e) {
   const Shadow& s = e.shadow;
-  attn::print_heading(out, "1. Rotate a. Watch its shadow. (a at " + format_number(s.angle_degrees, 2) +
-                               " degrees, length " + format_plain(s.length) + "; b = (" + format_plain(s.b_length) +
-                               ", 0))");
+  app::print_heading(out, "1. Rotate a. Watch its shadow. (a at " + format_number(s.angle_degrees, 2) +
+                              " degrees, length " + format_plain(s.length) + "; b = (" + format_plain(s.b_length) +
+                              ", 0))");
   out << "  a = " << format_vector(s.a, 2) << ", |a| = " << format_plain(s.length) << ";   b = " << plain_pair(s.b)
       << ", |b| = " << format_plain(s.b_length) << '\n';
   print_line(out, claim_projection(e), e.article);
@@ -78,7 +78,7 @@ void print_explorer(std::ostream& out, const Explorer& e) {
     out << "  |b| = " << format_plain(s.b_length) << ", so the dot product is " << format_plain(s.b_length)
         << " times the signed projection. Other lengths of a:\n";
   }
-  attn::Table t({"|a|", "dot product", "cosine"});
+  app::Table t({"|a|", "dot product", "cosine"});
   for (const Shadow& other : e.other_lengths) {
     t.add({format_plain(other.length), format_number(other.dot, 2), format_number(*other.cosine, 2)});
   }
@@ -88,10 +88,10 @@ void print_explorer(std::ostream& out, const Explorer& e) {
 }
 
 void print_fixed_divisor(std::ostream& out, const FixedDivisor& f) {
-  attn::print_heading(out, "3. Scaling keeps the lengths: a head with d_k = " + std::to_string(f.d_k) +
-                               " divides every dot product by " + format_plain(f.divisor));
-  attn::Table t({"dot product", "scaled dot product", ""});
-  const attn::ClaimCheck claim = claim_fixed_divisor(f);
+  app::print_heading(out, "3. Scaling keeps the lengths: a head with d_k = " + std::to_string(f.d_k) +
+                              " divides every dot product by " + format_plain(f.divisor));
+  app::Table t({"dot product", "scaled dot product", ""});
+  const app::ClaimCheck claim = claim_fixed_divisor(f);
   for (arma::uword i = 0; i < f.dots.n_elem; ++i) {
     t.add({format_plain(f.dots(i)), format_plain(f.scaled(i)), tag(claim)});
   }
@@ -103,12 +103,12 @@ void print_fixed_divisor(std::ostream& out, const FixedDivisor& f) {
 }
 
 void print_variance(std::ostream& out, const VarianceSection& v) {
-  attn::print_heading(out, "4. Why divide by sqrt(d_k)? The spread of q . k, measured");
+  app::print_heading(out, "4. Why divide by sqrt(d_k)? The spread of q . k, measured");
   out << "  q, k: d_k independent components, mean 0, variance 1. Then Var(q_r k_r) = 1 and\n"
          "  Var(q . k) = d_k, SD = sqrt(d_k); Var(q . k / sqrt(d_k)) = d_k / d_k = 1.\n"
       << "  Monte Carlo: " << v.samples << " pairs per width, random stream seed " << v.seed
       << " (+ index); +- is one standard error.\n";
-  attn::Table t({"d_k", "mean of q.k", "Var(q.k)", "expected", "Var(q.k / sqrt(d_k))", "expected", "within 3 SE"});
+  app::Table t({"d_k", "mean of q.k", "Var(q.k)", "expected", "Var(q.k / sqrt(d_k))", "expected", "within 3 SE"});
   for (std::size_t i = 0; i < v.estimates.size(); ++i) {
     const VarianceEstimate& e = v.estimates[i];
     t.add({std::to_string(e.d_k), format_number(e.mean, 2),
@@ -117,14 +117,14 @@ void print_variance(std::ostream& out, const VarianceSection& v) {
   }
   t.print(out);
   out << "  The mean stays near 0; the spread grows like sqrt(d_k). At d_k = 64 the SD is 8, and dividing\n";
-  attn::print_claim(out, claim_scaled_variance(v.estimates));
+  app::print_claim(out, claim_scaled_variance(v.estimates));
   out << "  (Vaswani et al. 2017, §3.2.1. Learned queries and keys need not stay independent or\n"
          "  unit-variance.)\n";
 }
 
 void print_softmax_scaling(std::ostream& out, const SoftmaxScaling& r) {
-  attn::print_heading(out, "5. Scaling changes how sharply softmax chooses (d_k = " + std::to_string(r.d_k) +
-                               ": divide by " + format_plain(r.divisor) + ")");
+  app::print_heading(out, "5. Scaling changes how sharply softmax chooses (d_k = " + std::to_string(r.d_k) +
+                              ": divide by " + format_plain(r.divisor) + ")");
   print_line(out, claim_raw_weights(r), r.article);
   print_line(out, claim_scaled_weights(r), r.article);
   out << r.winner << "\n\n";
@@ -139,19 +139,19 @@ void print_softmax_scaling(std::ostream& out, const SoftmaxScaling& r) {
 }
 
 void print_learning_signal(std::ostream& out, const LearningSignal& r) {
-  attn::print_heading(out, "6. Near one-hot, softmax passes back little signal");
+  app::print_heading(out, "6. Near one-hot, softmax passes back little signal");
   out << "  J = d a / d s = diag(a) - a^T a  (row i: how a_i moves with each score)\n";
   for (const JacobianAt& at : r.at) {
     out << "  at scores " << format_vector(at.scores, 2) << ", a = " << format_vector(at.a, 3)
         << ", |J| = " << format_number(at.norm, 4) << ":\n";
-    attn::print_matrix(out, r.keys, at.J, 4);
+    app::print_matrix(out, r.keys, at.J, 4);
   }
   out << "\n  Multiply the scores " << format_vector(r.scores, 2) << " by c:\n";
   std::vector<std::string> header{"c"};
   for (const auto& k : r.keys) header.push_back(k);
   header.push_back("largest weight");
   header.push_back("|J| (Frobenius)");
-  attn::Table t(header);
+  app::Table t(header);
   for (arma::uword i = 0; i < r.cs.n_elem; ++i) {
     std::vector<std::string> row{format_plain(r.cs(i))};
     for (arma::uword j = 0; j < r.weights.n_cols; ++j) row.push_back(format_number(r.weights(i, j), 4));
@@ -179,31 +179,31 @@ std::string key_list(const arma::mat& K) {
 
 void print_query_rows(std::ostream& out, const CosineComparison& r) {
   out << "\n  A longer query, keys fixed: q -> c q\n";
-  attn::Table t({"c", "scores of c q", "weights", "largest weight", "weights from cosine scores"});
+  app::Table t({"c", "scores of c q", "weights", "largest weight", "weights from cosine scores"});
   for (const QueryScaleRow& row : r.query_rows) {
     t.add({format_plain(row.c), format_vector(row.scores, 2), format_vector(row.weights, 3),
            format_number(row.largest, 3), format_vector(row.cosine_weights, 3)});
   }
   t.print(out);
-  attn::print_claim(out, claim_query_length(r.example, r.query_rows));
+  app::print_claim(out, claim_query_length(r.example, r.query_rows));
 }
 
 void print_key_rows(std::ostream& out, const CosineComparison& r) {
   out << "\n  A longer key, query fixed: one key k -> c k, the others as they were\n";
-  attn::Table t({"key", "c", "its score", "its weight", "its weight from cosine scores"});
+  app::Table t({"key", "c", "its score", "its weight", "its weight from cosine scores"});
   for (const KeyScaleRow& row : r.key_rows) {
     t.add({std::string("k").append(std::to_string(row.key + 1)), format_plain(row.c), format_number(row.score, 2),
            format_number(row.weight, 3), format_number(row.cosine_weight, 3)});
   }
   t.print(out);
-  attn::print_claim(out, claim_key_length(r.example, r.key_rows));
+  app::print_claim(out, claim_key_length(r.example, r.key_rows));
 }
 
 }  // namespace
 
 void print_cosine_comparison(std::ostream& out, const CosineComparison& r) {
   const LengthExample& ex = r.example;
-  attn::print_heading(out, "7. Why not use cosine similarity instead? Lengths steer dot products, not cosines");
+  app::print_heading(out, "7. Why not use cosine similarity instead? Lengths steer dot products, not cosines");
   out << "  q = " << format_vector(ex.q, 0) << ";   " << key_list(ex.K) << '\n'
       << "  scores q . k / sqrt(" << ex.q.n_elem << ") = " << format_vector(r.scores, 2)
       << ";   cosine scores cosSim(q, k) = " << format_vector(r.cosines, 2) << '\n'

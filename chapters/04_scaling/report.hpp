@@ -13,9 +13,9 @@
 
 namespace ch04 {
 
-/// Prints a claim line: with its tag (attn::print_claim) when `tagged` (the section runs on the
+/// Prints a claim line: with its tag (app::print_claim) when `tagged` (the section runs on the
 /// article's numbers), as plain text, the same evidence without the tag, otherwise.
-void print_line(std::ostream& out, const attn::ClaimCheck& claim, bool tagged);
+void print_line(std::ostream& out, const app::ClaimCheck& claim, bool tagged);
 
 /// Section 2: the dot product / cosine table.
 void print_dot_cosine(std::ostream& out, const DotCosineTable& t);

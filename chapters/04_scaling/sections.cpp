@@ -14,16 +14,16 @@
 
 namespace ch04 {
 
-using attn::format_plain;
+using app::format_plain;
 
-attn::Parsed<arma::rowvec> scores_from_text(const std::string& name, const std::string& text) {
-  const attn::Parsed<std::vector<std::string>> entries = attn::split_list(text);
+app::Parsed<arma::rowvec> scores_from_text(const std::string& name, const std::string& text) {
+  const app::Parsed<std::vector<std::string>> entries = app::split_list(text);
   if (!entries.value)
     return {.value = {}, .problem = fmt::format("{} {} {}", name, attn::quoted(text), entries.problem)};
   std::vector<double> values;
   for (const std::string& entry : *entries.value) {
     // One number an entry: "3 1" is two scores missing their comma, "\r" no score at all.
-    const attn::Parsed<double> x = attn::parse_number(entry);
+    const app::Parsed<double> x = app::parse_number(entry);
     if (!x.value) {
       const bool two = entry.find_first_of(" \t") != std::string::npos &&
                        entry.find_first_not_of(" \t0123456789.eE+-") == std::string::npos;

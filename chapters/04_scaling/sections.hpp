@@ -21,11 +21,11 @@ namespace ch04 {
 inline constexpr std::size_t kMaxScores = 10;
 
 /// A reader's own scores from text: "4,2,0" or "4, 2, 0" -> 1 x m, by the list rule
-/// (attn::split_list: entries separated by commas) and the number rule (attn::parse_number: one
+/// (app::split_list: entries separated by commas) and the number rule (app::parse_number: one
 /// number an entry, so "4 2 0" and an entry of a lone carriage return are refused), 1 to kMaxScores numbers within
 /// +-attn::kLargestInput. `name` is what the messages call the text ("--scores"). Throws nothing:
 /// a refusal is Parsed::problem, a whole message ("--scores needs 1 to 10 numbers, got 11").
-attn::Parsed<arma::rowvec> scores_from_text(const std::string& name, const std::string& text);
+app::Parsed<arma::rowvec> scores_from_text(const std::string& name, const std::string& text);
 
 /// `x` with four decimals, or in scientific form with three significant digits below 0.1
 /// (0.2130, 3.55e-02, 1.13e-07): how the chapter prints the size of the softmax Jacobian.

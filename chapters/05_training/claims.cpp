@@ -24,7 +24,7 @@ std::string intervention_failure(const FeatureRecovery& r) {
 
 }  // namespace
 
-attn::ClaimCheck claim_parameter_count(const attn::OneHeadModel& m) {
+app::ClaimCheck claim_parameter_count(const attn::OneHeadModel& m) {
   const arma::uword v = m.E.n_rows, d = m.E.n_cols, c = m.Wc.n_cols;
   const auto n = [](arma::uword x) { return std::to_string(x); };
   const arma::uword count = attn::parameter_count(m);
@@ -35,7 +35,7 @@ attn::ClaimCheck claim_parameter_count(const attn::OneHeadModel& m) {
                       ").\n  The weights A are recomputed from each input; they are activations, not parameters."};
 }
 
-attn::ClaimCheck claim_predictions(const std::vector<Prediction>& predictions) {
+app::ClaimCheck claim_predictions(const std::vector<Prediction>& predictions) {
   std::size_t right = 0;
   for (const Prediction& p : predictions) right += p.predicted == p.example.label;
   return {
@@ -44,7 +44,7 @@ attn::ClaimCheck claim_predictions(const std::vector<Prediction>& predictions) {
       .evidence = "  " + std::to_string(right) + " of " + std::to_string(predictions.size()) + " predictions right"};
 }
 
-attn::ClaimCheck claim_rows_reported(const std::vector<Prediction>& predictions) {
+app::ClaimCheck claim_rows_reported(const std::vector<Prediction>& predictions) {
   std::size_t distributions = 0;
   for (const Prediction& p : predictions) {
     const arma::rowvec& w = p.weights;
@@ -57,7 +57,7 @@ attn::ClaimCheck claim_rows_reported(const std::vector<Prediction>& predictions)
                       " rows are distributions over their own sentence (entries >= 0, sum 1)"};
 }
 
-attn::ClaimCheck claim_uniform_routing(const std::vector<Prediction>& predictions) {
+app::ClaimCheck claim_uniform_routing(const std::vector<Prediction>& predictions) {
   std::size_t right = 0;
   for (const Prediction& p : predictions) right += p.uniform == p.example.label;
   // The claim is that routing is one solution, not a requirement: a run whose model needs it for
@@ -71,8 +71,8 @@ attn::ClaimCheck claim_uniform_routing(const std::vector<Prediction>& prediction
           .says_verdict = !all};
 }
 
-std::vector<attn::ClaimCheck> claim_absent_rows(const Example& example, const attn::OneHeadGrads& grads) {
-  std::vector<attn::ClaimCheck> claims;
+std::vector<app::ClaimCheck> claim_absent_rows(const Example& example, const attn::OneHeadGrads& grads) {
+  std::vector<app::ClaimCheck> claims;
   const auto& vocab = vocabulary();
   for (arma::uword r = 0; r < grads.E.n_rows && r < vocab.size(); ++r) {
     if (arma::any(example.ids == r)) continue;
@@ -86,21 +86,21 @@ std::vector<attn::ClaimCheck> claim_absent_rows(const Example& example, const at
 }
 
 // [feature_claims]
-attn::ClaimCheck claim_feature_fit(const FeatureRecovery& r) {
+app::ClaimCheck claim_feature_fit(const FeatureRecovery& r) {
   return {.id = "feat_01",
           .holds = r.heldout_error < 1e-3,
-          .evidence = "  relative squared error: training " + attn::format_number(r.train_error, 8) + ", held out " +
-                      attn::format_number(r.heldout_error, 8)};
+          .evidence = "  relative squared error: training " + app::format_number(r.train_error, 8) + ", held out " +
+                      app::format_number(r.heldout_error, 8)};
 }
 
-attn::ClaimCheck claim_feature_maps(const FeatureRecovery& r) {
+app::ClaimCheck claim_feature_maps(const FeatureRecovery& r) {
   return {.id = "feat_01",
           .holds = r.Wq_error < 1e-2 && r.Wv_error < 1e-2,
-          .evidence = "  recovery |W - W*| / |W*|: Wq " + attn::format_number(r.Wq_error, 6) + ", Wv " +
-                      attn::format_number(r.Wv_error, 6)};
+          .evidence = "  recovery |W - W*| / |W*|: Wq " + app::format_number(r.Wq_error, 6) + ", Wv " +
+                      app::format_number(r.Wv_error, 6)};
 }
 
-attn::ClaimCheck claim_interventions(const FeatureRecovery& r) {
+app::ClaimCheck claim_interventions(const FeatureRecovery& r) {
   const std::string failure = intervention_failure(r);
   return {.id = "feat_01",
           .holds = failure.empty(),
@@ -108,7 +108,7 @@ attn::ClaimCheck claim_interventions(const FeatureRecovery& r) {
               "  Interventions on held-out examples move one feature by +1 (of the query token, or of every source\n"
               "  token) and report the mean change of the output. Relevant directions move it; the others move it\n"
               "  by less than " +
-              attn::format_number(kIrrelevantEffect, 2) + ", the tolerance the tests assert." +
+              app::format_number(kIrrelevantEffect, 2) + ", the tolerance the tests assert." +
               (failure.empty() ? "" : "\n  Not here: " + failure + ".")};
 }
 // [feature_claims]
@@ -126,7 +126,7 @@ bool features_recovered(const FeatureRecovery& r, std::string* why) {
   return failure.empty() || fail(failure);
 }
 
-attn::ClaimCheck claim_fitted(const std::vector<BiasedRow>& rows) {
+app::ClaimCheck claim_fitted(const std::vector<BiasedRow>& rows) {
   std::size_t fitted = 0;
   for (const BiasedRow& r : rows) fitted += r.prediction == r.label;
   return {.id = "bias_01",
@@ -134,7 +134,7 @@ attn::ClaimCheck claim_fitted(const std::vector<BiasedRow>& rows) {
           .evidence = "  " + std::to_string(fitted) + " of " + std::to_string(rows.size()) + " assignments fitted"};
 }
 
-attn::ClaimCheck claim_bias_02(const std::vector<BiasedRun>& runs) {
+app::ClaimCheck claim_bias_02(const std::vector<BiasedRun>& runs) {
   int contrast = 0;
   bool several = false;
   for (const BiasedRun& r : runs) {

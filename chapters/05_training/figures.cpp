@@ -38,7 +38,7 @@ arma::mat stack_groups(const attn::OneHeadGrads& grads) {
 }
 
 /// The biased-dataset survey: bank's weight on each context word (rows), one column per seed.
-void draw_survey(attn::Plotter& plots, const std::vector<BiasedRun>& survey) {
+void draw_survey(app::Plotter& plots, const std::vector<BiasedRun>& survey) {
   std::vector<std::string> contexts, seeds;
   for (const BiasedRow& r : survey.front().rows) contexts.push_back(r.context + (r.label == 0 ? " (w)" : " (f)"));
   arma::mat weights(contexts.size(), survey.size());
@@ -60,7 +60,7 @@ void draw_survey(attn::Plotter& plots, const std::vector<BiasedRun>& survey) {
 
 }  // namespace
 
-void draw_training(attn::Plotter& plots, const TrainingRun& run, const Findings& findings) {
+void draw_training(app::Plotter& plots, const TrainingRun& run, const Findings& findings) {
   const std::vector<Prediction>& predictions = findings.predictions;
   const TrainLog& log = run.log;
   const arma::uword passes = log.pass_loss.n_elem;
@@ -77,10 +77,10 @@ void draw_training(attn::Plotter& plots, const TrainingRun& run, const Findings&
   for (std::size_t k = 0; k < 2; ++k) {
     const Example& e = predictions[k].example;
     // A word keeps its colour in both figures; the and bank both end near 0: the dashes keep both visible.
-    std::vector<attn::LineStyle> styles;
+    std::vector<app::LineStyle> styles;
     const std::vector<int> dashes{1, 2, 4};
     for (std::size_t w = 0; w < e.words.size(); ++w) {
-      styles.push_back({.colour = attn::word_colour(e.words[w]), .dashtype = dashes[w % dashes.size()]});
+      styles.push_back({.colour = app::word_colour(e.words[w]), .dashtype = dashes[w % dashes.size()]});
     }
     plots.lines({.name = std::string("ch05_bank_attention_") + e.words[1],
                  .title = "bank's attention weights during training, \"" + attn::join_words(e.words) + "\"",
@@ -107,7 +107,7 @@ void draw_training(attn::Plotter& plots, const TrainingRun& run, const Findings&
                  .nan_label = "absent"});
 }
 
-void draw_companions(attn::Plotter& plots, const Companions& companions) {
+void draw_companions(app::Plotter& plots, const Companions& companions) {
   const std::vector<BiasedRow>& biased = companions.biased;
   if (companions.features) {
     const arma::mat& norms = companions.feature_norms;
@@ -149,36 +149,36 @@ void draw_companions(attn::Plotter& plots, const Companions& companions) {
   if (!companions.survey.empty()) draw_survey(plots, companions.survey);
 }
 
-void draw_walk(attn::Plotter& plots, const Walk& walk) {
+void draw_walk(app::Plotter& plots, const Walk& walk) {
   std::vector<std::string> rows;
   stack_groups(walk.initial, &rows);
   const std::vector<std::string> cols{"1", "2"};
   const auto panel = [&](const std::string& title, const arma::mat& values, double range, bool first = false) {
-    return attn::Heatmap{.title = title,
-                         .xlabel = "column: c1, c2 (Wc, bc: water, finance)",
-                         .ylabel = first ? "parameter group, row" : "",
-                         .col_labels = cols,
-                         .row_labels = rows,
-                         .values = values,
-                         .cbrange = std::make_pair(-range, range)};
+    return app::Heatmap{.title = title,
+                        .xlabel = "column: c1, c2 (Wc, bc: water, finance)",
+                        .ylabel = first ? "parameter group, row" : "",
+                        .col_labels = cols,
+                        .row_labels = rows,
+                        .values = values,
+                        .cbrange = std::make_pair(-range, range)};
   };
   for (const WalkUpdate& u : walk.followed) {
     const arma::mat before = stack_groups(u.before), grad = stack_groups(u.grads), after = stack_groups(u.after);
     const double range = std::max(arma::abs(before).max(), arma::abs(after).max());
     const double grange = std::max(arma::abs(grad).max(), 1e-12);
-    attn::heatmap_panels(plots, "ch05_walkthrough_update_" + std::to_string(u.number),
-                         "Update " + std::to_string(u.number) + ", \"" + attn::join_words(u.example.words) +
-                             "\": the parameters, their gradient, the parameters after the SGD step",
-                         {panel("before the step", before, range, true), panel("gradient", grad, grange),
-                          panel("after the step", after, range)});
+    app::heatmap_panels(plots, "ch05_walkthrough_update_" + std::to_string(u.number),
+                        "Update " + std::to_string(u.number) + ", \"" + attn::join_words(u.example.words) +
+                            "\": the parameters, their gradient, the parameters after the SGD step",
+                        {panel("before the step", before, range, true), panel("gradient", grad, grange),
+                         panel("after the step", after, range)});
   }
   if (walk.total() == 1) return;
   const arma::mat start = stack_groups(walk.initial), end = stack_groups(walk.final);
   const double range = std::max(arma::abs(start).max(), arma::abs(end).max());
-  attn::heatmap_panels(plots, "ch05_walkthrough_trained",
-                       "Every parameter before update 1 and after update " + std::to_string(walk.total()),
-                       {panel("at the start (seed " + std::to_string(walk.settings.seed) + ")", start, range, true),
-                        panel("after " + std::to_string(walk.total()) + " updates", end, range)});
+  app::heatmap_panels(plots, "ch05_walkthrough_trained",
+                      "Every parameter before update 1 and after update " + std::to_string(walk.total()),
+                      {panel("at the start (seed " + std::to_string(walk.settings.seed) + ")", start, range, true),
+                       panel("after " + std::to_string(walk.total()) + " updates", end, range)});
 }
 
 }  // namespace ch05

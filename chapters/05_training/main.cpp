@@ -13,11 +13,11 @@
 #include "sections.hpp"
 
 namespace po = boost::program_options;
-using attn::cli::UsageError;
+using app::cli::UsageError;
 
 namespace {
 
-const attn::cli::ProgramInfo kProgram{
+const app::cli::ProgramInfo kProgram{
     "ch05_training", "train one attention head with a hand-written backward pass and Adam; the article's companions",
     "\"Make it learn\", \"Follow one sentence through training\", \"Heads and blocks train together\",\n"
     "  \"Can two small matrices recover identifiable features?\", \"Attention learns the data, not the world\"",
@@ -36,7 +36,7 @@ struct Flags {
   bool companions = true;                 ///< not --no-companions
   std::optional<std::string> init_dir{};  ///< --init
   ch05::Outputs outputs{};                ///< --save, --loss-log
-  attn::PlotSettings plots{};             ///< --plots, --no-plots
+  app::PlotSettings plots{};              ///< --plots, --no-plots
 };
 
 void declare_flags(po::options_description& options) {
@@ -63,21 +63,21 @@ Flags read_flags(const po::variables_map& vm) {
   Flags f{.mode = ch05::mode_of(walk, vm.count("bench") > 0),
           .pause = vm.count("pause") > 0,
           .companions = vm.count("no-companions") == 0};
-  f.train.seed = f.walk.seed = attn::cli::seed(vm, "seed", std::numeric_limits<long long>::max());
-  f.train.passes = static_cast<int>(attn::cli::integer(vm, "passes", 1, 100000));
-  f.walk.updates = static_cast<int>(attn::cli::integer(vm, "updates", 0, 100000));
-  if (vm.count("lr")) f.train.lr = f.walk.lr = attn::cli::positive_real(vm, "lr", 10.0);
+  f.train.seed = f.walk.seed = app::cli::seed(vm, "seed", std::numeric_limits<long long>::max());
+  f.train.passes = static_cast<int>(app::cli::integer(vm, "passes", 1, 100000));
+  f.walk.updates = static_cast<int>(app::cli::integer(vm, "updates", 0, 100000));
+  if (vm.count("lr")) f.train.lr = f.walk.lr = app::cli::positive_real(vm, "lr", 10.0);
   const auto given = [&](const std::string& flag) { return vm.count(flag) && !vm[flag].defaulted(); };
   if (const std::string problem = ch05::mode_problem(f.mode, given); !problem.empty()) throw UsageError(problem);
   const std::vector<std::string> sentences = ch05::walkthrough_sentences();
-  if (walk && vm.count("sentence")) f.walk.first = attn::cli::choice(vm, "sentence", sentences) == sentences[1];
-  const attn::Parsed<std::vector<int>> follow = ch05::follow_list(vm["follow"].as<std::string>());
+  if (walk && vm.count("sentence")) f.walk.first = app::cli::choice(vm, "sentence", sentences) == sentences[1];
+  const app::Parsed<std::vector<int>> follow = ch05::follow_list(vm["follow"].as<std::string>());
   if (walk && !follow.value) throw UsageError(follow.problem);
   if (walk) f.walk.follow = *follow.value;
-  if (const auto p = attn::cli::path(vm, "init")) f.init_dir = p->string();
-  if (const auto p = attn::cli::path(vm, "save")) f.outputs.save_dir = p->string();
-  if (const auto p = attn::cli::path(vm, "loss-log")) f.outputs.loss_log = p->string();
-  if (f.mode != ch05::Mode::bench) f.plots = attn::cli::plot_settings(vm);  // --bench draws nothing
+  if (const auto p = app::cli::path(vm, "init")) f.init_dir = p->string();
+  if (const auto p = app::cli::path(vm, "save")) f.outputs.save_dir = p->string();
+  if (const auto p = app::cli::path(vm, "loss-log")) f.outputs.loss_log = p->string();
+  if (f.mode != ch05::Mode::bench) f.plots = app::cli::plot_settings(vm);  // --bench draws nothing
   if (const std::string why = ch05::output_problem(f.outputs, f.plots, f.init_dir); !why.empty()) throw UsageError(why);
   return f;
 }
@@ -87,7 +87,7 @@ int run(const Flags& flags) {
     ch05::print_bench(std::cout, ch05::bench(flags.train));
     return 0;
   }
-  attn::Plotter plots(flags.plots);
+  app::Plotter plots(flags.plots);
   if (flags.mode == ch05::Mode::walkthrough) {
     const ch05::Walk walk = ch05::run_walk(flags.walk);
     ch05::print_walk(std::cout, walk, ch05::stage_pause(flags.pause));
@@ -100,7 +100,7 @@ int run(const Flags& flags) {
   const ch05::TrainingRun run = ch05::train_article(ch05::starting_model(flags.init_dir, flags.train), flags.train);
   ch05::print_model(std::cout, run, flags.init_dir);
   ch05::print_training(std::cout, run);  // before the divergence check: a diverging run shows its losses
-  attn::require_converging(arma::conv_to<std::vector<double>>::from(run.log.pass_loss), "pass", flags.train.lr);
+  app::require_converging(arma::conv_to<std::vector<double>>::from(run.log.pass_loss), "pass", flags.train.lr);
   ch05::write_outputs(flags.outputs, run.model, run.log);
   const ch05::Findings findings = ch05::examine(run);
   const ch05::Companions companions = flags.companions ? ch05::run_companions(flags.train.seed) : ch05::Companions{};
@@ -116,5 +116,5 @@ int run(const Flags& flags) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  return attn::cli::chapter_main<Flags>(argc, argv, {kProgram, declare_flags, read_flags, run});
+  return app::cli::chapter_main<Flags>(argc, argv, {kProgram, declare_flags, read_flags, run});
 }

@@ -26,12 +26,12 @@ std::string mode_problem(Mode mode, const std::function<bool(const std::string&)
   return "";
 }
 
-attn::Parsed<std::vector<int>> follow_list(const std::string& text) {
-  attn::Parsed<std::vector<std::string>> items = attn::split_list(text);  // the list rule: "1, 2" too
+app::Parsed<std::vector<int>> follow_list(const std::string& text) {
+  app::Parsed<std::vector<std::string>> items = app::split_list(text);  // the list rule: "1, 2" too
   if (!items.value) return {.value = std::nullopt, .problem = "--follow " + attn::quoted(text) + " " + items.problem};
   std::vector<int> numbers;
   for (const std::string& item : *items.value) {
-    const attn::Parsed<long long> k = attn::parse_integer(item, 1, kLastFollowed);
+    const app::Parsed<long long> k = app::parse_integer(item, 1, kLastFollowed);
     if (!k.value || (!numbers.empty() && *k.value <= numbers.back())) {
       return {.value = std::nullopt,
               .problem = "--follow " + attn::quoted(text) + ": " + attn::quoted(item) +

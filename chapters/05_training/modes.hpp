@@ -35,6 +35,6 @@ inline constexpr long long kLastFollowed = 100001;
 /// --follow's list: update numbers 1 . kLastFollowed, ascending, separated by commas by the list
 /// rule ("1,2", "1, 2", "21"). A refusal is Parsed::problem, the whole message naming the flag and
 /// the entry.
-attn::Parsed<std::vector<int>> follow_list(const std::string& text);
+app::Parsed<std::vector<int>> follow_list(const std::string& text);
 
 }  // namespace ch05

@@ -28,16 +28,16 @@ struct Outputs {
 /// "--loss-log: <problem>" if `loss_log` is a folder or its folder does not accept new files (a
 /// folder the plots will create counts as there), or if it is one of the files --save writes or
 /// --init (`init_dir`) reads; and any clash of the plot folder with those files
-/// (attn::plot_folder_clash). Empty if all can be written. Throws nothing (beyond std::bad_alloc).
-std::string output_problem(const Outputs& outputs, const attn::PlotSettings& plots,
+/// (app::plot_folder_clash). Empty if all can be written. Throws nothing (beyond std::bad_alloc).
+std::string output_problem(const Outputs& outputs, const app::PlotSettings& plots,
                            const std::optional<std::string>& init_dir);
 
 /// Training writes its outputs (the loss log, the parameters) as soon as it is done, each followed
-/// by a line on standard output. Throws attn::IoError (exit 1) if a file cannot be written.
+/// by a line on standard output. Throws app::IoError (exit 1) if a file cannot be written.
 void write_outputs(const Outputs& flags, const attn::OneHeadModel& model, const TrainLog& log);
 
 /// The step-through's --save: writes the parameters after its last update into the folder, if
-/// given, followed by a line on standard output. Throws attn::IoError (exit 1) if a file cannot be written.
+/// given, followed by a line on standard output. Throws app::IoError (exit 1) if a file cannot be written.
 void save_walk(const Outputs& outputs, const Walk& walk);
 
 }  // namespace ch05

@@ -30,7 +30,7 @@ std::string matrix_text(const arma::mat& M) {
 /// white space, each by the number rule of common/apparatus/cli.hpp.
 arma::mat read_matrix(const std::string& bytes, const std::filesystem::path& file) {
   std::istringstream in(bytes);
-  const std::string name = attn::quoted_path(file);
+  const std::string name = app::quoted_path(file);
   std::vector<std::vector<double>> rows;
   std::string line;
   while (std::getline(in, line)) {
@@ -38,7 +38,7 @@ arma::mat read_matrix(const std::string& bytes, const std::filesystem::path& fil
     std::vector<double> row;
     std::string token;
     while (words >> token) {
-      const attn::Parsed<double> x = attn::parse_number(token);
+      const app::Parsed<double> x = app::parse_number(token);
       if (!x.value) throw std::invalid_argument(name + ": entry " + attn::quoted(token) + " " + x.problem);
       if (std::abs(*x.value) > attn::kLargestInput) {
         throw std::invalid_argument(name + ": entry " + attn::quoted(token) + " is not between -1e6 and 1e6");
@@ -64,7 +64,7 @@ arma::mat read_matrix(const std::string& bytes, const std::filesystem::path& fil
 void require_shape(const arma::mat& M, const std::filesystem::path& file, arma::uword rows, arma::uword cols,
                    const std::string& meaning) {
   if (M.n_rows != rows || M.n_cols != cols) {
-    throw std::invalid_argument(attn::quoted_path(file) + " is " + attn::shape(M) + " but must be " +
+    throw std::invalid_argument(app::quoted_path(file) + " is " + attn::shape(M) + " but must be " +
                                 std::to_string(rows) + " x " + std::to_string(cols) + " (" + meaning + ")");
   }
 }
@@ -72,17 +72,17 @@ void require_shape(const arma::mat& M, const std::filesystem::path& file, arma::
 }  // namespace
 
 void save_model(const attn::OneHeadModel& m, const std::filesystem::path& dir) {
-  if (const std::string problem = attn::folder_problem(dir); !problem.empty()) throw attn::IoError(problem);
+  if (const std::string problem = app::folder_problem(dir); !problem.empty()) throw app::IoError(problem);
   // The six files are one parameter set: all are written in full before any replaces its old self.
   const std::vector<std::filesystem::path> paths = model_files(dir);
-  std::vector<std::unique_ptr<attn::AtomicFile>> files;
+  std::vector<std::unique_ptr<app::AtomicFile>> files;
   for (std::size_t k = 0; k < paths.size(); ++k) {
-    files.push_back(std::make_unique<attn::AtomicFile>(paths[k]));
+    files.push_back(std::make_unique<app::AtomicFile>(paths[k]));
     files.back()->write(matrix_text(m.*attn::kOneHeadGroups[k].value));
   }
-  std::vector<attn::AtomicFile*> set;
+  std::vector<app::AtomicFile*> set;
   for (auto& f : files) set.push_back(f.get());
-  attn::AtomicFile::commit_all(set, dir / attn::kManifestName);  // with a manifest: --init refuses a torn set
+  app::AtomicFile::commit_all(set, dir / app::kManifestName);  // with a manifest: --init refuses a torn set
 }
 
 std::vector<std::filesystem::path> model_files(const std::filesystem::path& dir) {
@@ -98,7 +98,7 @@ attn::OneHeadModel load_model(const std::filesystem::path& dir, arma::uword voca
   for (const auto& group : attn::kOneHeadGroups) names.push_back(std::string(group.name) + ".txt");
   // Each file read once (regular files of at most kMaxInputFileBytes), checked against the manifest
   // if there is one, and parsed from those bytes: a save landing meanwhile cannot mix two sets.
-  const std::map<std::string, std::string> bytes = attn::read_file_set(dir, names, attn::kMaxInputFileBytes, false);
+  const std::map<std::string, std::string> bytes = app::read_file_set(dir, names, app::kMaxInputFileBytes, false);
   for (const auto& group : attn::kOneHeadGroups) {
     const std::string name = std::string(group.name) + ".txt";
     const std::filesystem::path file = dir / name;
@@ -108,7 +108,7 @@ attn::OneHeadModel load_model(const std::filesystem::path& dir, arma::uword voca
     const arma::uword rows = sizes[group.rows], cols = sizes[group.cols];
     if (group.rows == attn::Dim::one) {  // a bias: its C values on one line or one per line
       if (M.n_elem != cols || (M.n_rows != 1 && M.n_cols != 1)) {
-        throw std::invalid_argument(attn::quoted_path(file) + " is " + attn::shape(M) + " but must hold " +
+        throw std::invalid_argument(app::quoted_path(file) + " is " + attn::shape(M) + " but must hold " +
                                     std::to_string(cols) + " values, on one line or one per line");
       }
       M.reshape(1, cols);  // a column of values becomes the 1 x C row
@@ -128,7 +128,7 @@ void write_loss_log(const arma::vec& pass_loss, const std::filesystem::path& fil
   std::ostringstream out;
   out << std::scientific << std::setprecision(16);  // 17 significant digits: exact when read back
   for (double loss : pass_loss) out << loss << '\n';
-  attn::write_file_atomically(file, out.str());
+  app::write_file_atomically(file, out.str());
 }
 
 }  // namespace ch05

@@ -19,9 +19,9 @@ namespace ch05 {
 /// Writes E.txt, Wq.txt, Wk.txt, Wv.txt, Wc.txt and bc.txt into `dir` (created if needed) in
 /// Armadillo's plain-text matrix format (raw_ascii: one row per line, entries separated by spaces),
 /// each entry with 17 significant digits so that reading it back is exact. The six files are
-/// written as a set (attn::AtomicFile::commit_all): all in full under temporary names, then renamed,
+/// written as a set (app::AtomicFile::commit_all): all in full under temporary names, then renamed,
 /// with a manifest.txt of their sizes and checksums renamed first.
-/// Throws attn::IoError (exit 1) with the system's reason if the folder or a file cannot be written.
+/// Throws app::IoError (exit 1) with the system's reason if the folder or a file cannot be written.
 /// Source: the article's trained model, kept for later chapters (no paper; Armadillo's raw_ascii).
 void save_model(const attn::OneHeadModel& model, const std::filesystem::path& dir);
 
@@ -31,7 +31,7 @@ std::vector<std::filesystem::path> model_files(const std::filesystem::path& dir)
 
 /// Reads the six files written by save_model (bc.txt may hold its C values on one line or one per
 /// line). d is taken from E.txt's width; E.txt must have `vocab` rows, Wq/Wk/Wv must be d x d,
-/// Wc d x `classes`. Each file must be a regular file of at most attn::kMaxInputFileBytes (1 MiB),
+/// Wc d x `classes`. Each file must be a regular file of at most app::kMaxInputFileBytes (1 MiB),
 /// checked before reading; entries follow the number rule of common/apparatus/numbers.hpp. Throws
 /// std::invalid_argument naming the file if one is missing, unreadable, not a regular file, too
 /// large, ragged, not numeric, beyond +-1e6 (attn::kLargestInput), or of the wrong shape, and if
@@ -41,7 +41,7 @@ std::vector<std::filesystem::path> model_files(const std::filesystem::path& dir)
 attn::OneHeadModel load_model(const std::filesystem::path& dir, arma::uword vocab, arma::uword classes);
 
 /// Writes one line per pass: the pass's mean loss with 17 significant digits ("6.2429412345678901e-01"),
-/// atomically (the whole file or, on failure, none). pass_loss: passes x 1. Throws attn::IoError if it
+/// atomically (the whole file or, on failure, none). pass_loss: passes x 1. Throws app::IoError if it
 /// cannot be written. Source: the article's loss curve ("Make it learn").
 void write_loss_log(const arma::vec& pass_loss, const std::filesystem::path& file);
 

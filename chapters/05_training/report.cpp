@@ -18,7 +18,7 @@
 
 namespace ch05 {
 
-using attn::format_number;
+using app::format_number;
 
 namespace {
 
@@ -27,7 +27,7 @@ std::string format_loss(double x) { return fmt::format("{:.2e}", x); }
 
 /// The biased-dataset table of one run.
 void print_biased_table(std::ostream& out, const std::vector<BiasedRow>& rows) {
-  attn::Table t({"context", "assigned label", "prediction", "bank's attention to context"});
+  app::Table t({"context", "assigned label", "prediction", "bank's attention to context"});
   for (const auto& r : rows) {
     t.add({r.context, class_names()[r.label], class_names()[r.prediction], format_number(r.attention, 2)});
   }
@@ -43,7 +43,7 @@ void print_survey(std::ostream& out, const Companions& c) {
              "  the pattern is bank's weight on the context word over each class's three sentences (near: within\n"
              "  {} of 0 or 1; mixed: the three are not all near the same end):\n",
              runs.front().seed, runs.back().seed, format_number(kNearZero, 1));
-  attn::Table t({"pattern", "seeds", "which (all six fitted unless marked *)"});
+  app::Table t({"pattern", "seeds", "which (all six fitted unless marked *)"});
   for (const PatternGroup& g : c.patterns) {
     std::string which;
     for (const std::size_t i : g.members) {
@@ -52,7 +52,7 @@ void print_survey(std::ostream& out, const Companions& c) {
     t.add({describe(g.pattern), std::to_string(g.members.size()), which});
   }
   t.print(out);
-  attn::print_claim(out, claim_bias_02(runs));
+  app::print_claim(out, claim_bias_02(runs));
   fmt::print(out, "  How rare the article's case is here: {} of {} seeds ({}%).\n", c.contrast_count, runs.size(),
              format_number(100.0 * static_cast<double>(c.contrast_count) / static_cast<double>(runs.size()), 0));
   fmt::print(out,
@@ -69,7 +69,7 @@ void print_survey(std::ostream& out, const Companions& c) {
 void print_model(std::ostream& out, const TrainingRun& run, const std::optional<std::string>& init_dir) {
   const attn::OneHeadModel& m = run.initial;
   fmt::print(out, "Chapter 05 - Training: one head learned by hand-written backpropagation and Adam\n");
-  attn::print_heading(out, "1. The model: lookup, one head, a classifier on the last position");
+  app::print_heading(out, "1. The model: lookup, one head, a classifier on the last position");
   fmt::print(out, "  vocabulary: the, river, money, bank;  classes: water (0), finance (1);  d = {}\n", m.E.n_cols);
   if (init_dir) {
     fmt::print(out, "  parameters read from {}\n", *init_dir);
@@ -78,20 +78,20 @@ void print_model(std::ostream& out, const TrainingRun& run, const std::optional<
                "  parameters initialized as PyTorch does (embedding N(0,1), linear U(+-1/sqrt(fan_in))), seed {}\n",
                run.settings.seed);
   }
-  attn::Table t({"group", "shape", "parameters"});
+  app::Table t({"group", "shape", "parameters"});
   for (const auto& group : attn::kOneHeadGroups) {
     const arma::mat& M = m.*group.value;
     t.add({group.label, attn::shape(M), std::to_string(M.n_elem)});
   }
   t.add({"total", "", std::to_string(attn::parameter_count(m))});
   t.print(out);
-  attn::print_claim(out, claim_parameter_count(m));
+  app::print_claim(out, claim_parameter_count(m));
 }
 
 void print_training(std::ostream& out, const TrainingRun& run) {
   const int passes = static_cast<int>(run.log.pass_loss.n_elem);
-  attn::print_heading(out, fmt::format("2. Training: Adam (lr {}), {} over the four examples, one step per example",
-                                       format_number(run.settings.lr, 3), attn::counted(passes, "pass", "passes")));
+  app::print_heading(out, fmt::format("2. Training: Adam (lr {}), {} over the four examples, one step per example",
+                                      format_number(run.settings.lr, 3), app::counted(passes, "pass", "passes")));
   fmt::print(out,
              "  forward pass, hand-written backward pass (common/attention/backprop.hpp), one Adam step,\n"
              "  the examples in the article's order\n");
@@ -104,7 +104,7 @@ void print_training(std::ostream& out, const TrainingRun& run) {
 }
 
 void print_findings(std::ostream& out, const Findings& f) {
-  attn::print_heading(out, "3. What the trained model does");
+  app::print_heading(out, "3. What the trained model does");
   fmt::print(out, "  sentence          target -> prediction, and bank's attention row\n");
   for (const auto& [e, predicted, weights, uniform] : f.predictions) {
     fmt::print(out, "  {:<17} {:<7} -> {:<7}  bank attends to", fmt::format("\"{}\"", attn::join_words(e.words)),
@@ -113,9 +113,9 @@ void print_findings(std::ostream& out, const Findings& f) {
       fmt::print(out, " {} {}", e.words[j], format_number(weights(j), 2));
     fmt::print(out, "\n");
   }
-  attn::print_claim(out, claim_predictions(f.predictions));
-  attn::print_claim(out, claim_rows_reported(f.predictions));
-  attn::print_claim(out, claim_uniform_routing(f.predictions));
+  app::print_claim(out, claim_predictions(f.predictions));
+  app::print_claim(out, claim_rows_reported(f.predictions));
+  app::print_claim(out, claim_uniform_routing(f.predictions));
   fmt::print(out,
              "  The attention rows are printed rounded and are one solution among many: the article's PyTorch\n"
              "  seed-0 run routed bank almost entirely to river / money, yet selective routing is not required\n"
@@ -123,7 +123,7 @@ void print_findings(std::ostream& out, const Findings& f) {
              "  exact zero. Our random numbers differ from PyTorch's, so the learned rows may differ too.\n"
              "  There is no held-out test: this shows fitting a tiny task.\n");
 
-  attn::print_heading(out, "4. Heads and blocks train together: one loss, every parameter group");
+  app::print_heading(out, "4. Heads and blocks train together: one loss, every parameter group");
   fmt::print(out, "  (the first update of training, from the initial parameters)\n");
   fmt::print(out, "  gradient sizes (Frobenius norms) from the loss of \"{}\":\n   ",
              attn::join_words(f.first_example.words));
@@ -139,14 +139,14 @@ void print_findings(std::ostream& out, const Findings& f) {
 void print_companions(std::ostream& out, const Companions& c) {
   if (!c.features) return;
   const FeatureRecovery& r = *c.features;
-  attn::print_heading(out, "5. Companion: can two small matrices recover identifiable features?");
+  app::print_heading(out, "5. Companion: can two small matrices recover identifiable features?");
   fmt::print(out,
              "  Only Wq and Wv (each 9 x 3) are trained; the four keys and the 3-d output space are fixed.\n"
              "  The data come from known maps: Wq* reads query features 0-2, Wv* reads source features 3-5,\n"
              "  features 6-8 are distractors read by neither. 256 training and 256 held-out examples.\n");
-  attn::print_claim(out, claim_feature_fit(r));
-  attn::print_claim(out, claim_feature_maps(r));
-  attn::Table t({"feature", "role", "|Wq* row|", "|Wq row|", "|Wv* row|", "|Wv row|", "query move", "source move"});
+  app::print_claim(out, claim_feature_fit(r));
+  app::print_claim(out, claim_feature_maps(r));
+  app::Table t({"feature", "role", "|Wq* row|", "|Wq row|", "|Wv* row|", "|Wv row|", "query move", "source move"});
   const arma::mat& norms = c.feature_norms;
   for (arma::uword f = 0; f < norms.n_rows; ++f) {
     const char* role = f < 3 ? "query" : f < 6 ? "value" : "distractor";
@@ -155,12 +155,12 @@ void print_companions(std::ostream& out, const Companions& c) {
            format_number(r.source_effect(f), 4)});
   }
   t.print(out);
-  attn::print_claim(out, claim_interventions(r));
+  app::print_claim(out, claim_interventions(r));
   fmt::print(out,
              "  The fixed keys and targets are what make the features identifiable here; a freely trained\n"
              "  model could spread the same function over rotated, unnamed coordinates.\n");
 
-  attn::print_heading(out, "6. Companion: attention learns the data, not the world");
+  app::print_heading(out, "6. Companion: attention learns the data, not the world");
   fmt::print(out,
              "  Six sentences \"the CONTEXT bank\" with arbitrary labels (lawyer and attorney get opposite ones);\n"
              "  the same model and settings as section 2, vocabulary the, bank and the six contexts.\n");
@@ -179,7 +179,7 @@ void print_companions(std::ostream& out, const Companions& c) {
   }
   fmt::print(out, "  Your seed ({}), the same data and settings:\n", c.seed);
   print_biased_table(out, c.biased);
-  attn::print_claim(out, claim_fitted(c.biased));
+  app::print_claim(out, claim_fitted(c.biased));
   fmt::print(out,
              "  What it shows: this supervised toy fits arbitrary label assignments, including opposite labels\n"
              "  for near-synonyms. What it does not show: that a language model reproduces every bias in its\n"
@@ -200,7 +200,7 @@ void print_wall_time(std::ostream& out, const TrainLog& log) {
 void print_bench(std::ostream& out, const Bench& bench) {
   fmt::print(out, "Chapter 05 - benchmark: time per optimizer step of the article's training\n");
   fmt::print(out, "  (d = 8, 4 examples, {}, forward + hand-written backward + Adam)\n",
-             attn::counted(bench.settings.passes, "pass", "passes"));
+             app::counted(bench.settings.passes, "pass", "passes"));
   fmt::print(out, "  best of {} runs: {} us per step on this machine\n", bench.repeats,
              format_number(bench.microseconds, 3));
   fmt::print(out, "  (wall time, so it varies with load; the article states no timing to compare with)\n");
@@ -213,8 +213,8 @@ namespace {
 constexpr int kDigits = 4;                           // every number of the two-coordinate model, to four decimals
 const std::vector<std::string> kCoords{"c1", "c2"};  // the two learned coordinates, unnamed on purpose
 
-/// "1 update", "20 updates": attn::counted for the sizes a walk counts in.
-std::string counted(std::size_t n, const std::string& noun) { return attn::counted(static_cast<long long>(n), noun); }
+/// "1 update", "20 updates": app::counted for the sizes a walk counts in.
+std::string counted(std::size_t n, const std::string& noun) { return app::counted(static_cast<long long>(n), noun); }
 
 /// What the step-through follows: "update 1", "updates 1 and 2", "updates 1, 2 and 21", and for
 /// longer lists "7 updates, from 1 to 40" ("0 updates" for none).
@@ -234,27 +234,27 @@ std::string followed_updates(const std::vector<WalkUpdate>& followed) {
 
 void matrix(std::ostream& out, const std::string& title, const std::vector<std::string>& rows, const arma::mat& M) {
   out << "  " << title << " (" << attn::shape(M) << ")\n";
-  attn::print_matrix(out, rows, M, kDigits);
+  app::print_matrix(out, rows, M, kDigits);
 }
 
 void stage(std::ostream& out, int number, const std::string& title, const std::function<void()>& between) {
   if (number > 1 && between) between();
-  attn::print_heading(out, "Stage " + std::to_string(number) + " of 8. " + title);
+  app::print_heading(out, "Stage " + std::to_string(number) + " of 8. " + title);
 }
 
 /// Stages 1 to 3: the sentence, the lookup, the projections.
 void print_inputs(std::ostream& out, const Example& e, const WalkUpdate& u, std::uint64_t seed,
                   const std::function<void()>& between) {
   if (u.number > 1) {
-    attn::print_heading(out, "Update " + std::to_string(u.number) + ": \"" + attn::join_words(e.words) +
-                                 "\", with the parameters after " +
-                                 counted(static_cast<std::size_t>(u.number - 1), "update"));
+    app::print_heading(out, "Update " + std::to_string(u.number) + ": \"" + attn::join_words(e.words) +
+                                "\", with the parameters after " +
+                                counted(static_cast<std::size_t>(u.number - 1), "update"));
   }
   const auto& words = e.words;
   const attn::OneHeadPass& p = u.pass;
   stage(out, 1, "Sentence", between);
   out << "  \"" << attn::join_words(words) << "\"  token ids "
-      << attn::format_vector(arma::conv_to<arma::rowvec>::from(e.ids), 0) << "   target: " << class_names()[e.label]
+      << app::format_vector(arma::conv_to<arma::rowvec>::from(e.ids), 0) << "   target: " << class_names()[e.label]
       << " (" << e.label << ")\n"
       << "  The classifier reads only the mixture at '" << words.back()
       << "'. The target enters the loss, not the attention.\n"
@@ -286,18 +286,18 @@ void print_outputs(std::ostream& out, const Example& e, const WalkUpdate& u, con
   matrix(out, "A, row i: weights of position i (each row sums to 1)", words, p.A);
   matrix(out, "H, row i: the mixture received at position i", words, p.H);
   out << "  The classifier reads h = H['" << words.back()
-      << "'] = " << attn::format_vector(arma::rowvec(p.H.row(p.H.n_rows - 1)), kDigits) << "\n";
+      << "'] = " << app::format_vector(arma::rowvec(p.H.row(p.H.n_rows - 1)), kDigits) << "\n";
 
   stage(out, 5, "Prediction: logits = h Wc + bc", between);
   matrix(out, "Wc (parameter)", kCoords, u.before.Wc);
   matrix(out, "bc (parameter)", {"bias"}, u.before.bc);
-  out << "  logits (water, finance):        " << attn::format_vector(arma::rowvec(p.logits), kDigits) << '\n'
-      << "  softmax(logits) = probabilities: " << attn::format_vector(arma::rowvec(p.probs), kDigits)
+  out << "  logits (water, finance):        " << app::format_vector(arma::rowvec(p.logits), kDigits) << '\n'
+      << "  softmax(logits) = probabilities: " << app::format_vector(arma::rowvec(p.probs), kDigits)
       << "   predicted: " << class_names()[p.logits.index_max()] << '\n';
 
   stage(out, 6, "Loss: -log p[target]", between);
-  out << "  loss = -log " << attn::format_number(p.probs(e.label), kDigits) << " = "
-      << attn::format_number(p.loss, kDigits) << " nats (target " << class_names()[e.label] << ")\n";
+  out << "  loss = -log " << app::format_number(p.probs(e.label), kDigits) << " = "
+      << app::format_number(p.loss, kDigits) << " nats (target " << class_names()[e.label] << ")\n";
 }
 
 /// Stage 7: every gradient, and the rows of dE that must be zero.
@@ -306,13 +306,13 @@ void print_gradients(std::ostream& out, const Example& e, const WalkUpdate& u, c
   const auto& vocab = vocabulary();
   const attn::OneHeadGrads& g = u.grads;
   stage(out, 7, "Gradients of the loss (the parameters have not changed yet)", between);
-  out << "  dlogits = p - onehot(target): " << attn::format_vector(arma::rowvec(g.dlogits), kDigits) << '\n';
+  out << "  dlogits = p - onehot(target): " << app::format_vector(arma::rowvec(g.dlogits), kDigits) << '\n';
   matrix(out, "dH (only the last row reaches the classifier)", words, g.dH);
   matrix(out, "dA", words, g.dA);
   matrix(out, "dS (softmax backward, full Jacobian)", words, g.dS);
   matrix(out, "dX (through Q, K and V)", words, g.dX);
   matrix(out, "dE (gathered back to vocabulary rows)", vocab, g.E);
-  for (const attn::ClaimCheck& claim : claim_absent_rows(e, g)) attn::print_claim(out, claim);
+  for (const app::ClaimCheck& claim : claim_absent_rows(e, g)) app::print_claim(out, claim);
   for (const auto& group : attn::kOneHeadGroups) {
     if (group.rows != attn::Dim::vocab) matrix(out, std::string("d") + group.name, group_rows(group), g.*group.grad);
   }
@@ -321,15 +321,15 @@ void print_gradients(std::ostream& out, const Example& e, const WalkUpdate& u, c
 /// Stage 8: the parameters after the step, and the same sentence through them.
 void print_step(std::ostream& out, const Example& e, const WalkUpdate& u, double lr,
                 const std::function<void()>& between) {
-  stage(out, 8, "Update: theta <- theta - " + attn::format_number(lr, 2) + " x gradient (SGD)", between);
+  stage(out, 8, "Update: theta <- theta - " + app::format_number(lr, 2) + " x gradient (SGD)", between);
   for (const auto& group : attn::kOneHeadGroups) {
     matrix(out, std::string(group.name) + " after", group_rows(group), u.after.*group.value);
   }
   std::ostringstream line;
-  line << "  The same sentence again: loss " << attn::format_number(u.pass.loss, kDigits) << " -> "
-       << attn::format_number(u.again.loss, kDigits) << ", p[" << class_names()[e.label] << "] "
-       << attn::format_number(u.pass.probs(e.label), kDigits) << " -> "
-       << attn::format_number(u.again.probs(e.label), kDigits) << ".";
+  line << "  The same sentence again: loss " << app::format_number(u.pass.loss, kDigits) << " -> "
+       << app::format_number(u.again.loss, kDigits) << ", p[" << class_names()[e.label] << "] "
+       << app::format_number(u.pass.probs(e.label), kDigits) << " -> "
+       << app::format_number(u.again.probs(e.label), kDigits) << ".";
   const std::string done = "Completed updates: " + std::to_string(u.number) + ".";
   out << line.str() << (line.str().size() + 1 + done.size() <= 100 ? " " : "\n  ") << done << '\n';
 }
@@ -342,12 +342,12 @@ void print_quick(std::ostream& out, const std::vector<QuickUpdate>& run) {
   const std::string what =
       run.size() == 1 ? "Update " + first + " first, in one line"
                       : "Updates " + first + (run.size() == 2 ? " and " : " to ") + last + " first, one line each";
-  attn::print_heading(out, (run.front().number == 1 ? what : "Continuing for " + counted(run.size(), "more update")) +
-                               ", alternating the two examples");
+  app::print_heading(out, (run.front().number == 1 ? what : "Continuing for " + counted(run.size(), "more update")) +
+                              ", alternating the two examples");
   for (const QuickUpdate& q : run) {
     const Example& x = data[q.sentence];
     out << "  update " << q.number << ": \"" << attn::join_words(x.words) << "\" (" << class_names()[x.label]
-        << ")  loss before " << attn::format_number(q.loss, kDigits) << '\n';
+        << ")  loss before " << app::format_number(q.loss, kDigits) << '\n';
   }
 }
 
@@ -360,12 +360,12 @@ void print_end(std::ostream& out, const Walk& walk) {
     const Example& x = data[k];
     const attn::OneHeadPass& q = walk.end[k];
     out << "    \"" << attn::join_words(x.words)
-        << "\": p(water, finance) = " << attn::format_vector(arma::rowvec(q.probs), kDigits) << ",\n      predicted "
+        << "\": p(water, finance) = " << app::format_vector(arma::rowvec(q.probs), kDigits) << ",\n      predicted "
         << class_names()[q.logits.index_max()] << ", " << data[0].words.back() << "'s weights "
-        << attn::format_vector(arma::rowvec(q.A.row(q.A.n_rows - 1)), 2) << '\n';
+        << app::format_vector(arma::rowvec(q.A.row(q.A.n_rows - 1)), 2) << '\n';
   }
-  attn::print_heading(out, "Parameters after " + std::to_string(walk.total()) + " updates (rerun with --seed " +
-                               std::to_string(walk.settings.seed) + " to reset)");
+  app::print_heading(out, "Parameters after " + std::to_string(walk.total()) + " updates (rerun with --seed " +
+                              std::to_string(walk.settings.seed) + " to reset)");
   for (const auto& group : attn::kOneHeadGroups) {
     matrix(out, group.name, group_rows(group), walk.final.*group.value);
   }
@@ -384,7 +384,7 @@ void print_walk(std::ostream& out, const Walk& walk, const std::function<void()>
   const std::string what = "Step-through of " + followed_updates(walk.followed) + ":";
   const std::string model = "one head, two learned coordinates (c1, c2, no hand-given meaning),";
   out << what << (what.size() + 1 + model.size() <= 100 ? " " : "\n") << model << '\n'
-      << "two classes, SGD with learning rate " << attn::format_number(s.lr, 2) << ", seed "
+      << "two classes, SGD with learning rate " << app::format_number(s.lr, 2) << ", seed "
       << s.seed
       // the updates completed before the first one followed stage by stage (0 at the start)
       << ". Completed updates: " << (walk.followed.empty() ? 0 : walk.followed.front().number - 1) << ".\n";

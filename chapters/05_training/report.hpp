@@ -5,7 +5,7 @@
 /// Source: the article, "Make it learn", "Follow one sentence through training", "Heads and blocks
 /// train together", "Can two small matrices recover identifiable features?" and "Attention learns
 /// the data, not the world". Printers throw nothing of their own (stream errors are the stream's
-/// state, checked by attn::cli::run).
+/// state, checked by app::cli::run).
 #pragma once
 
 #include <functional>

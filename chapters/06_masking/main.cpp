@@ -15,7 +15,7 @@ namespace po = boost::program_options;
 
 namespace {
 
-const attn::cli::ProgramInfo kProgram{
+const app::cli::ProgramInfo kProgram{
     "ch06_masking", "the causal mask, why its fill is -inf, the causal view as renormalization, cross-attention",
     "\"Causal masking: a decoder only looks left\"",
     "  ch06_masking\n  ch06_masking --sentence \"the bank river\" --causal\n"
@@ -26,7 +26,7 @@ struct Flags {
   std::vector<std::string> words;  ///< --sentence (default "the bank river", the plotted one)
   ch06::Views views;               ///< --causal, --bidirectional (neither: both)
   bool custom = false;             ///< print "Your sentence" (one of those flags was given)
-  attn::PlotSettings plots;        ///< --plots, --no-plots
+  app::PlotSettings plots;         ///< --plots, --no-plots
 };
 
 /// The chapter's own flags (--help, --plots and --no-plots come from the skeleton).
@@ -42,19 +42,19 @@ void declare_flags(po::options_description& options) {
 
 Flags read_flags(const po::variables_map& vm) {
   if (vm.count("causal") && vm.count("bidirectional")) {
-    throw attn::cli::UsageError("--causal and --bidirectional exclude each other (give neither to see both)");
+    throw app::cli::UsageError("--causal and --bidirectional exclude each other (give neither to see both)");
   }
   Flags f;
   f.views = {.bidirectional = vm.count("causal") == 0, .causal = vm.count("bidirectional") == 0};
   f.custom = vm.count("sentence") || vm.count("causal") || vm.count("bidirectional");
-  f.words = attn::cli::sentence(vm, "sentence", "the bank river", attn::toy_embeddings());
-  f.plots = attn::cli::plot_settings(vm);
+  f.words = app::cli::sentence(vm, "sentence", "the bank river", attn::toy_embeddings());
+  f.plots = app::cli::plot_settings(vm);
   return f;
 }
 
 int run(const Flags& flags) {
   const ch06::BothViews yours = ch06::both_views(flags.words);  // refuses unknown words before printing anything
-  attn::Plotter plots(flags.plots);
+  app::Plotter plots(flags.plots);
   const ch06::MaskSection mask = ch06::mask_section();
   const ch06::TiredCatSection cat = ch06::tired_cat_section();
   const ch06::WordOrderSection orders = ch06::word_order_section();
@@ -76,5 +76,5 @@ int run(const Flags& flags) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  return attn::cli::chapter_main<Flags>(argc, argv, {kProgram, declare_flags, read_flags, run});
+  return app::cli::chapter_main<Flags>(argc, argv, {kProgram, declare_flags, read_flags, run});
 }

@@ -8,7 +8,7 @@
 
 namespace ch07 {
 
-void draw_memory(attn::Plotter& plots, const MemorySection& m, const std::vector<std::string>& axes) {
+void draw_memory(app::Plotter& plots, const MemorySection& m, const std::vector<std::string>& axes) {
   std::vector<std::string> v_axes, k_axes;
   for (const auto& a : axes) {
     v_axes.push_back("v " + a);
@@ -25,7 +25,7 @@ void draw_memory(attn::Plotter& plots, const MemorySection& m, const std::vector
                  .precision = 2});
 }
 
-void draw_cost(attn::Plotter& plots, const CostSection& c) {
+void draw_cost(app::Plotter& plots, const CostSection& c) {
   arma::vec x(c.rows.size());
   arma::mat time(c.rows.size(), 2), bytes(c.rows.size(), 2);
   for (std::size_t r = 0; r < c.rows.size(); ++r) {

@@ -2,7 +2,7 @@
 /// \brief Chapter 07's figures, drawn from the sections' results (linear_memory.hpp) through
 /// common/plot's charts: the memory S after the sentence and the measured cost per token.
 /// Nothing here computes a lesson number. None throws: a figure gnuplot cannot draw is reported
-/// (attn::Plotter).
+/// (app::Plotter).
 ///
 /// Source: the article, "Learned matching, kernel smoothing, and memory".
 #pragma once
@@ -17,10 +17,10 @@ namespace ch07 {
 
 /// The memory S after the last token as a heatmap, rows the value coordinates and columns the key
 /// coordinates, each named after an embedding axis (ch07_memory).
-void draw_memory(attn::Plotter& plots, const MemorySection& m, const std::vector<std::string>& axes);
+void draw_memory(app::Plotter& plots, const MemorySection& m, const std::vector<std::string>& axes);
 
 /// Time per generated token and bytes held against the position, both mechanisms, log-log
 /// (ch07_cost_time, ch07_cost_memory).
-void draw_cost(attn::Plotter& plots, const CostSection& c);
+void draw_cost(app::Plotter& plots, const CostSection& c);
 
 }  // namespace ch07

@@ -16,7 +16,7 @@ namespace po = boost::program_options;
 
 namespace {
 
-const attn::cli::ProgramInfo kProgram{
+const app::cli::ProgramInfo kProgram{
     "ch07_linear_memory",
     "the score as a bilinear form, attention as kernel smoothing, linear attention as a fixed-size memory",
     "\"Learned matching, kernel smoothing, and memory\" (optional mathematics)",
@@ -28,7 +28,7 @@ struct Flags {
   unsigned seed = 7;              ///< --seed of the random head
   bool bench = false;             ///< --bench
   std::size_t bench_max = 16384;  ///< --bench-max
-  attn::PlotSettings plots;       ///< --plots, --no-plots
+  app::PlotSettings plots;        ///< --plots, --no-plots
 };
 
 /// The chapter's own flags (--help, --plots and --no-plots come from the skeleton).
@@ -46,15 +46,15 @@ void declare_flags(po::options_description& options) {
 Flags read_flags(const po::variables_map& vm) {
   Flags f;
   f.bench = vm.count("bench") > 0;
-  if (!vm["bench-max"].defaulted() && !f.bench) throw attn::cli::UsageError("--bench-max only applies with --bench");
-  f.bench_max = static_cast<std::size_t>(attn::cli::integer(vm, "bench-max", 1, 1LL << 20));
-  f.seed = static_cast<unsigned>(attn::cli::seed(vm, "seed"));
-  f.plots = attn::cli::plot_settings(vm);
+  if (!vm["bench-max"].defaulted() && !f.bench) throw app::cli::UsageError("--bench-max only applies with --bench");
+  f.bench_max = static_cast<std::size_t>(app::cli::integer(vm, "bench-max", 1, 1LL << 20));
+  f.seed = static_cast<unsigned>(app::cli::seed(vm, "seed"));
+  f.plots = app::cli::plot_settings(vm);
   return f;
 }
 
 int run(const Flags& flags) {
-  attn::Plotter plots(flags.plots);
+  app::Plotter plots(flags.plots);
   const ch07::RandomHead head = ch07::random_head(flags.seed);
   const ch07::BilinearSection matching = ch07::learned_matching(head);
   const ch07::FactorSection factors = ch07::not_unique(head);
@@ -83,5 +83,5 @@ int run(const Flags& flags) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  return attn::cli::chapter_main<Flags>(argc, argv, {kProgram, declare_flags, read_flags, run});
+  return app::cli::chapter_main<Flags>(argc, argv, {kProgram, declare_flags, read_flags, run});
 }

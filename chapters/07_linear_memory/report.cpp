@@ -14,8 +14,8 @@ namespace {
 
 constexpr int kPrecision = 2;
 
-using attn::format_number;
-using attn::format_vector;
+using app::format_number;
+using app::format_vector;
 
 /// "row 0", "row 1", ...: labels for a matrix's rows.
 std::vector<std::string> numbered(const std::string& prefix, arma::uword n) {
@@ -27,54 +27,54 @@ std::vector<std::string> numbered(const std::string& prefix, arma::uword n) {
 }  // namespace
 
 void print_matching(std::ostream& out, const RandomHead& h, const BilinearSection& b, unsigned seed) {
-  attn::print_heading(
+  app::print_heading(
       out, fmt::format("1. The score is a learned bilinear form (random head, seed {}, d = {}, d_k = {})", seed,
                        h.X.n_cols, h.Wq.n_cols));
   fmt::print(out, "  M = Wq Wk^T ({}):\n", attn::shape(b.M));
-  attn::print_matrix(out, numbered("row ", b.M.n_rows), b.M, kPrecision);
+  app::print_matrix(out, numbered("row ", b.M.n_rows), b.M, kPrecision);
   fmt::print(out, "  X M X^T equals (X Wq)(X Wk)^T: largest difference {}\n", scientific(b.largest_difference));
   fmt::print(out, "  rank(M) = {} <= d_k = {}; largest |M - M^T| = {} (not symmetric)\n", b.rank, h.Wq.n_cols,
              format_number(b.asymmetry, kPrecision));
-  attn::print_claim(out, claim_bilinear_form(b, h.Wq.n_cols));
+  app::print_claim(out, claim_bilinear_form(b, h.Wq.n_cols));
   out << "  A bilinear compatibility, not a distance: it need not be symmetric or zero on the diagonal.\n";
 }
 
 void print_not_unique(std::ostream& out, const RandomHead& h, const FactorSection& f) {
-  attn::print_heading(out, "2. The factorization is not unique: Wq R and Wk R^-T");
+  app::print_heading(out, "2. The factorization is not unique: Wq R and Wk R^-T");
   fmt::print(out, "  R ({}), det {}:\n", attn::shape(h.R), format_number(f.det_R, 3));
-  attn::print_matrix(out, {"", ""}, h.R, 3);
-  attn::print_claim(out, claim_factors_not_unique(f));
+  app::print_matrix(out, {"", ""}, h.R, 3);
+  app::print_claim(out, claim_factors_not_unique(f));
   out << "  (Wq R)(Wk R^-T)^T = Wq R R^-1 Wk^T = M: only M is pinned down, not its factors.\n";
 }
 
 void print_kernel(std::ostream& out, const KernelSection& k) {
-  attn::print_heading(out, "3. Softmax attention is normalized exp-kernel smoothing of the values");
+  app::print_heading(out, "3. Softmax attention is normalized exp-kernel smoothing of the values");
   fmt::print(out, "  H = softmax(Q K^T / sqrt({})) V ({}):\n", k.pass.K.n_cols, attn::shape(k.pass.H));
-  attn::print_matrix(out, numbered("token ", k.pass.H.n_rows), k.pass.H, 4);
-  attn::print_claim(out, claim_kernel_smoothing(k));
+  app::print_matrix(out, numbered("token ", k.pass.H.n_rows), k.pass.H, 4);
+  app::print_claim(out, claim_kernel_smoothing(k));
 }
 
 void print_memory(std::ostream& out, const MemorySection& m) {
-  attn::print_heading(out, "4. Remove softmax: causal linear attention is a running memory");
+  app::print_heading(out, "4. Remove softmax: causal linear attention is a running memory");
   const auto& words = m.words;
   const arma::uword d = m.masked.n_cols;
   fmt::print(out, "  \"{}\", Q = K = V = X (identity projections, d_k = d_v = {})\n", attn::join_words(words), d);
   out << "  tril(Q K^T) V, the masked product:\n";
-  attn::print_matrix(out, words, m.masked, kPrecision);
+  app::print_matrix(out, words, m.masked, kPrecision);
   out << "  y_i = S_i q_i with S_i = S_(i-1) + v_i k_i^T, token by token:\n";
-  attn::print_matrix(out, words, m.recurrent, kPrecision);
-  attn::print_claim(out, claim_running_memory(m));
+  app::print_matrix(out, words, m.recurrent, kPrecision);
+  app::print_claim(out, claim_running_memory(m));
 
   out << "\n  What each method holds while generating (doubles):\n";
-  attn::Table t({"step", "token", "S (d_v x d_k)", "numbers in S", "key/value cache", "numbers in cache"});
+  app::Table t({"step", "token", "S (d_v x d_k)", "numbers in S", "key/value cache", "numbers in cache"});
   for (std::size_t i = 0; i < words.size(); ++i) {
     const arma::mat& S = m.memories[i];
     t.add({std::to_string(i + 1), words[i], attn::shape(S), std::to_string(S.n_elem),
            fmt::format("{} x ({} + {})", i + 1, d, d), std::to_string(m.cache_numbers[i])});
   }
   t.print(out);
-  attn::print_claim(out, claim_memory_fixed_size(m));
-  attn::print_claim(out, claim_memory_at_scale());
+  app::print_claim(out, claim_memory_fixed_size(m));
+  app::print_claim(out, claim_memory_at_scale());
 
   const arma::uword last = m.recurrent.n_rows - 1;
   fmt::print(out,
@@ -87,9 +87,9 @@ void print_memory(std::ostream& out, const MemorySection& m) {
 }
 
 void print_cost(std::ostream& out, const CostSection& c) {
-  attn::print_heading(
+  app::print_heading(
       out, fmt::format("5. The cost, measured: one generation step at each position (d_k = d_v = {})", c.width));
-  attn::Table t(
+  app::Table t(
       {"position", "softmax+cache us", "linear memory us", "time ratio", "cache bytes", "S bytes", "bytes ratio"});
   for (std::size_t r = 0; r < c.rows.size(); ++r) {
     const CostRow& row = c.rows[r];

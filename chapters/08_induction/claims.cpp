@@ -28,42 +28,42 @@ std::string word_of(arma::uword column) { return skip_vocabulary()[kSkipTrigrams
 
 }  // namespace
 
-attn::ClaimCheck claim_repeats_predicted(const RegionLosses& l) {
+app::ClaimCheck claim_repeats_predicted(const RegionLosses& l) {
   const bool holds = l.repeat < 0.5 * l.first;
   return {"ind_01", holds,
-          "  repeat / first = " + attn::format_number(l.repeat / l.first, kPrecision) +
+          "  repeat / first = " + app::format_number(l.repeat / l.first, kPrecision) +
               "\n  (claim: the repeat is predicted far better, ratio below one half: " + verdict(holds) + ")",
           true};
 }
 
-attn::ClaimCheck claim_induction_in_last_layer(const HeadScores& s) {
+app::ClaimCheck claim_induction_in_last_layer(const HeadScores& s) {
   const double first = s.induction.row(0).max(), last = s.induction.row(s.induction.n_rows - 1).max();
   const bool holds = last > 0.3 && last > first;
   return {"ind_02", holds,
-          "  highest last-layer induction score " + attn::format_number(last, kPrecision) + " vs highest first-layer " +
-              attn::format_number(first, kPrecision) +
-              "\n  (> 0.3 and above every first-layer head: " + verdict(holds) + ")",
+          "  highest last-layer induction score " + app::format_number(last, kPrecision) + " vs highest first-layer " +
+              app::format_number(first, kPrecision) + "\n  (> 0.3 and above every first-layer head: " + verdict(holds) +
+              ")",
           true};
 }
 
-attn::ClaimCheck claim_both_layers_needed(const AblationSummary& s) {
+app::ClaimCheck claim_both_layers_needed(const AblationSummary& s) {
   const bool holds = s.last_layer_rise > s.advantage / 2 && s.key_first_layer_rise > s.advantage / 2;
   return {
       "ind_03", holds,
-      "  both above half the advantage (" + attn::format_number(s.advantage / 2, kPrecision) + "): " + verdict(holds),
+      "  both above half the advantage (" + app::format_number(s.advantage / 2, kPrecision) + "): " + verdict(holds),
       true};
 }
 
-attn::ClaimCheck claim_position_finds_copy(const HeadScores& s) {
+app::ClaimCheck claim_position_finds_copy(const HeadScores& s) {
   const double first = s.induction.row(0).max();
   const bool holds = first > 0.5;
   return {"ind_04", holds,
-          "  fixed offset: highest first-layer induction score " + attn::format_number(first, kPrecision) +
+          "  fixed offset: highest first-layer induction score " + app::format_number(first, kPrecision) +
               " (high, > 0.5: " + verdict(holds) + "):\n  position alone finds the copy",
           true};
 }
 
-attn::ClaimCheck claim_skip_trigrams_learned(const SkipTrigramFindings& f) {
+app::ClaimCheck claim_skip_trigrams_learned(const SkipTrigramFindings& f) {
   arma::vec right(kSkipTrigrams.size());
   for (arma::uword c = 0; c < right.n_elem; ++c) right(c) = f.probability(c, c);
   const bool holds = right.is_finite() && f.attention.is_finite() && right.min() > 0.5 && f.attention.min() > 0.5;
@@ -73,7 +73,7 @@ attn::ClaimCheck claim_skip_trigrams_learned(const SkipTrigramFindings& f) {
                       right.min(), f.attention.min())};
 }
 
-attn::ClaimCheck claim_same_message(const SkipTrigramFindings& f) {
+app::ClaimCheck claim_same_message(const SkipTrigramFindings& f) {
   bool holds = f.message.is_finite();
   double worst = std::numeric_limits<double>::infinity();  // the smallest unwanted / wanted gain
   for (arma::uword c = 0; c < kSkipTrigrams.size(); ++c) {
@@ -91,7 +91,7 @@ attn::ClaimCheck claim_same_message(const SkipTrigramFindings& f) {
                       worst)};
 }
 
-attn::ClaimCheck claim_unwanted_continuation(const SkipTrigramFindings& f) {
+app::ClaimCheck claim_unwanted_continuation(const SkipTrigramFindings& f) {
   bool holds = f.probability.is_finite();
   double worst = std::numeric_limits<double>::infinity();
   arma::uword worst_row = 0;

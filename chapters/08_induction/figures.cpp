@@ -10,11 +10,11 @@
 
 namespace ch08 {
 
-using attn::format_number;
+using app::format_number;
 
 namespace {
 
-void draw_curves(attn::Plotter& plots, const Findings& f) {
+void draw_curves(app::Plotter& plots, const Findings& f) {
   const std::vector<Checkpoint>& curve = f.run.curve;
   arma::vec steps(curve.size());
   arma::mat losses(curve.size(), 3);
@@ -32,7 +32,7 @@ void draw_curves(attn::Plotter& plots, const Findings& f) {
                .points = true});
 }
 
-void draw_head_scores(attn::Plotter& plots, const Findings& f) {
+void draw_head_scores(app::Plotter& plots, const Findings& f) {
   const HeadScores& s = f.scores;
   std::vector<std::string> names;
   arma::mat scores(s.induction.n_elem, 3);
@@ -53,7 +53,7 @@ void draw_head_scores(attn::Plotter& plots, const Findings& f) {
 }
 
 /// Head `which`'s weights on held-out sequence 0, masked cells blank, the block's two copies outlined.
-void draw_pattern(attn::Plotter& plots, const Findings& f, HeadIndex which, const std::string& why,
+void draw_pattern(app::Plotter& plots, const Findings& f, HeadIndex which, const std::string& why,
                   const std::string& name) {
   const arma::mat A = arma::conv_to<arma::mat>::from(attn::attention_pattern(f.pass, which.layer, which.head, 0));
   arma::mat shown = A;
@@ -80,7 +80,7 @@ void draw_pattern(attn::Plotter& plots, const Findings& f, HeadIndex which, cons
                  .cblabel = "weight A[i, j]"});
 }
 
-void draw_ablation(attn::Plotter& plots, const Findings& f) {
+void draw_ablation(app::Plotter& plots, const Findings& f) {
   std::vector<std::string> ablated;
   arma::mat effect(f.ablations.size(), 2);
   for (std::size_t i = 0; i < f.ablations.size(); ++i) {
@@ -101,7 +101,7 @@ void draw_ablation(attn::Plotter& plots, const Findings& f) {
 
 }  // namespace
 
-void draw_figures(attn::Plotter& plots, const Findings& f) {
+void draw_figures(app::Plotter& plots, const Findings& f) {
   draw_curves(plots, f);
   draw_head_scores(plots, f);
   draw_pattern(plots, f, f.top_induction, "Top induction score:", "ch08_induction_pattern");
@@ -114,7 +114,7 @@ void draw_figures(attn::Plotter& plots, const Findings& f) {
   draw_ablation(plots, f);
 }
 
-void draw_skip_trigrams(attn::Plotter& plots, const SkipTrigramFindings& f) {
+void draw_skip_trigrams(app::Plotter& plots, const SkipTrigramFindings& f) {
   std::vector<std::string> rows, columns;
   for (const SkipTrigram& s : kSkipTrigrams) {
     rows.push_back(skip_name(s) + " ->");

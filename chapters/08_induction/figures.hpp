@@ -15,11 +15,11 @@ namespace ch08 {
 
 /// Every figure of the chapter: ch08_loss_curves, ch08_head_scores, ch08_induction_pattern,
 /// ch08_previous_token_pattern, ch08_key_first_layer_pattern and ch08_ablation (PNG and .dat).
-/// Throws nothing; a figure gnuplot cannot draw is reported (attn::Plotter).
-void draw_figures(attn::Plotter& plots, const Findings& findings);
+/// Throws nothing; a figure gnuplot cannot draw is reported (app::Plotter).
+void draw_figures(app::Plotter& plots, const Findings& findings);
 
 /// The skip-trigram example's figure, ch08_skip_trigram_message: the message its head reads from
 /// the source, in logits, for each skip-trigram (rows) and continuation (columns).
-void draw_skip_trigrams(attn::Plotter& plots, const SkipTrigramFindings& findings);
+void draw_skip_trigrams(app::Plotter& plots, const SkipTrigramFindings& findings);
 
 }  // namespace ch08

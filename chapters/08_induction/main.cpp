@@ -17,7 +17,7 @@ namespace po = boost::program_options;
 
 namespace {
 
-const attn::cli::ProgramInfo kProgram{
+const app::cli::ProgramInfo kProgram{
     "ch08_induction",
     "train a two-layer attention-only model on repeated blocks; score and ablate its heads; then the "
     "skip-trigram bug of a one-layer head",
@@ -27,8 +27,8 @@ const attn::cli::ProgramInfo kProgram{
 
 /// What the reader asked for on the command line.
 struct Flags {
-  ch08::LabOptions lab;      ///< the training run (sizes, data, steps, seed, learning rate)
-  attn::PlotSettings plots;  ///< --plots, --no-plots
+  ch08::LabOptions lab;     ///< the training run (sizes, data, steps, seed, learning rate)
+  app::PlotSettings plots;  ///< --plots, --no-plots
 };
 
 /// A step costs about width^2: the default 1000 x 32^2 takes a few seconds, so this budget is minutes.
@@ -51,36 +51,36 @@ void declare_flags(po::options_description& options) {
 Flags read_flags(const po::variables_map& vm) {
   Flags f;
   if (vm.count("quick")) f.lab = ch08::quick_options(f.lab);
-  f.lab.seed = attn::cli::seed(vm);
-  if (vm.count("steps")) f.lab.steps = static_cast<arma::uword>(attn::cli::integer(vm, "steps", 1, 1000000));
-  f.lab.lr = attn::cli::positive_real(vm, "lr", 1.0);
+  f.lab.seed = app::cli::seed(vm);
+  if (vm.count("steps")) f.lab.steps = static_cast<arma::uword>(app::cli::integer(vm, "steps", 1, 1000000));
+  f.lab.lr = app::cli::positive_real(vm, "lr", 1.0);
   f.lab.data.fixed_offset = vm.count("fixed-offset") > 0;
-  const auto heads = static_cast<arma::uword>(attn::cli::integer(vm, "heads", 1, 64));
-  const auto width = static_cast<arma::uword>(attn::cli::integer(vm, "width", 1, 256));
+  const auto heads = static_cast<arma::uword>(app::cli::integer(vm, "heads", 1, 64));
+  const auto width = static_cast<arma::uword>(app::cli::integer(vm, "width", 1, 256));
   if (static_cast<double>(f.lab.steps) * static_cast<double>(width * width) > kWorkBudget) {
     const std::string steps =
         vm.count("steps")
             ? std::to_string(f.lab.steps)
             : std::to_string(f.lab.steps) + (vm.count("quick") ? " (--quick's steps)" : " (the default steps)");
-    throw attn::cli::UsageError("--steps x --width^2 must be at most 4e7 (about 5 minutes of training), got " + steps +
-                                " x " + std::to_string(width) + "^2");
+    throw app::cli::UsageError("--steps x --width^2 must be at most 4e7 (about 5 minutes of training), got " + steps +
+                               " x " + std::to_string(width) + "^2");
   }
   if (width % heads != 0) {
-    throw attn::cli::UsageError("--width must be a multiple of --heads (d_k = width / heads), got " +
-                                std::to_string(width) + " and " + std::to_string(heads));
+    throw app::cli::UsageError("--width must be a multiple of --heads (d_k = width / heads), got " +
+                               std::to_string(width) + " and " + std::to_string(heads));
   }
   f.lab.shape.heads = heads;
   f.lab.shape.width = width;
   f.lab.shape.d_k = width / heads;
   ch08::validate(f.lab);
-  f.plots = attn::cli::plot_settings(vm);
+  f.plots = app::cli::plot_settings(vm);
   return f;
 }
 
 /// Trains, printing each checkpoint; a diverging run stops with exit code 1 and no results.
 ch08::LabResult train_and_print(const ch08::LabOptions& o) {
   ch08::print_training_heading(std::cout);
-  attn::DivergenceWatch watch(o.lr);
+  app::DivergenceWatch watch(o.lr);
   try {
     return ch08::train(o, [&](const ch08::Checkpoint& c) {
       ch08::print_checkpoint(std::cout, c);
@@ -92,7 +92,7 @@ ch08::LabResult train_and_print(const ch08::LabOptions& o) {
 }
 
 int run(const Flags& flags) {
-  attn::Plotter plots(flags.plots);
+  app::Plotter plots(flags.plots);
   ch08::print_setup(std::cout, flags.lab);
   const ch08::Findings findings = ch08::measure(train_and_print(flags.lab), flags.lab.data.fixed_offset);
 
@@ -113,5 +113,5 @@ int run(const Flags& flags) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  return attn::cli::chapter_main<Flags>(argc, argv, {kProgram, declare_flags, read_flags, run});
+  return app::cli::chapter_main<Flags>(argc, argv, {kProgram, declare_flags, read_flags, run});
 }

@@ -12,8 +12,8 @@
 
 namespace ch08 {
 
-using attn::counted;
-using attn::format_number;
+using app::counted;
+using app::format_number;
 
 namespace {
 
@@ -22,7 +22,7 @@ constexpr int kPrecision = 3;
 /// "3.142" at the chapter's precision.
 std::string num(double x) { return format_number(x, kPrecision); }
 
-/// A size as attn::counted takes it.
+/// A size as app::counted takes it.
 long long count(arma::uword n) { return static_cast<long long>(n); }
 
 }  // namespace
@@ -49,15 +49,15 @@ void print_checkpoint(std::ostream& out, const Checkpoint& c) {
 }
 
 void print_losses(std::ostream& out, const Findings& f) {
-  attn::print_heading(out, "1. Held-out loss: first occurrences vs repeats");
+  app::print_heading(out, "1. Held-out loss: first occurrences vs repeats");
   const RegionLosses& last = f.run.curve.back().held_out;
-  attn::Table t({"", "loss (nats)"});
+  app::Table t({"", "loss (nats)"});
   t.add({"every position", num(last.overall)});
   t.add({"first occurrence of a block token", num(last.first)});
   t.add({"the same token in the repeat", num(last.repeat)});
   t.add({"uniform guess, ln(vocab)", num(f.uniform)});
   t.print(out);
-  attn::print_claim(out, claim_repeats_predicted(last));
+  app::print_claim(out, claim_repeats_predicted(last));
   if (!(last.first > f.uniform)) return;
   fmt::print(out,
              "  The first-occurrence loss sits above the uniform guess: a first occurrence is a fresh\n"
@@ -71,9 +71,9 @@ void print_losses(std::ostream& out, const Findings& f) {
 }
 
 void print_scores(std::ostream& out, const Findings& f) {
-  attn::print_heading(out, "2. What each head attends to (held-out mean weights)");
+  app::print_heading(out, "2. What each head attends to (held-out mean weights)");
   const HeadScores& s = f.scores;
-  attn::Table t({"head", "previous-token score", "induction score", "duplicate-token score"});
+  app::Table t({"head", "previous-token score", "induction score", "duplicate-token score"});
   for (arma::uword l = 0; l < s.induction.n_rows; ++l) {
     for (arma::uword h = 0; h < s.induction.n_cols; ++h) {
       t.add({head_name(l, h), num(s.previous_token(l, h)), num(s.induction(l, h)), num(s.duplicate_token(l, h))});
@@ -87,13 +87,13 @@ void print_scores(std::ostream& out, const Findings& f) {
              "  duplicate-token score: weight from a token on its own earlier occurrences. A head that\n"
              "  copies a token's position forward this way lets the next layer look one step further,\n"
              "  the same job a previous-token head does from the other side.\n");
-  attn::print_claim(out, f.fixed ? claim_position_finds_copy(s) : claim_induction_in_last_layer(s));
+  app::print_claim(out, f.fixed ? claim_position_finds_copy(s) : claim_induction_in_last_layer(s));
 }
 
 void print_ablations(std::ostream& out, const Findings& f) {
-  attn::print_heading(out, "3. Ablation: zero a head's output, measure the held-out loss again");
+  app::print_heading(out, "3. Ablation: zero a head's output, measure the held-out loss again");
   const RegionLosses& base = f.run.curve.back().held_out;
-  attn::Table t({"zeroed", "first-occurrence loss", "repeat loss", "repeat loss rise"});
+  app::Table t({"zeroed", "first-occurrence loss", "repeat loss", "repeat loss rise"});
   t.add({"nothing", num(base.first), num(base.repeat), "0"});
   for (const Ablation& a : f.ablations) {
     t.add({a.name, num(a.losses.first), num(a.losses.repeat), num(a.losses.repeat - base.repeat)});
@@ -107,7 +107,7 @@ void print_ablations(std::ostream& out, const Findings& f) {
              s.last_layer_rise < 0 ? "lowers" : "raises", num(std::abs(s.last_layer_rise)));
   fmt::print(out, "  zeroing {} (the first-layer head that matters most) {}\n",
              head_name(s.key_first_layer.layer, s.key_first_layer.head), by(s.key_first_layer_rise));
-  if (!f.fixed) attn::print_claim(out, claim_both_layers_needed(s));
+  if (!f.fixed) app::print_claim(out, claim_both_layers_needed(s));
   if (!(f.largest_rise > 0.0)) {
     fmt::print(out,
                "  What this shows: nothing yet. No zeroed head raises the repeat loss: this run has not come\n"
@@ -121,7 +121,7 @@ void print_ablations(std::ostream& out, const Findings& f) {
 }
 
 void print_skip_trigrams(std::ostream& out, const SkipTrigramFindings& f) {
-  attn::print_heading(out, "4. A worked example: the skip-trigram bug of one attention layer");
+  app::print_heading(out, "4. A worked example: the skip-trigram bug of one attention layer");
   const ModelShape& shape = f.run.model.shape;
   fmt::print(out,
              "Data: {} tokens of filler words, holding one of four skip-trigrams:\n"
@@ -135,7 +135,7 @@ void print_skip_trigrams(std::ostream& out, const SkipTrigramFindings& f) {
     fmt::print(out, "{}\n", title);
     std::vector<std::string> head = header;
     if (weight) head.push_back("weight on source");
-    attn::Table t(head);
+    app::Table t(head);
     for (arma::uword c = 0; c < kSkipTrigrams.size(); ++c) {
       std::vector<std::string> row{skip_name(kSkipTrigrams[c])};
       for (double v : values.row(c)) row.push_back(format_number(v, digits));
@@ -145,19 +145,19 @@ void print_skip_trigrams(std::ostream& out, const SkipTrigramFindings& f) {
     t.print(out);
   };
   table("The model's probability of each continuation (held-out mean):", f.probability, 3, true);
-  attn::print_claim(out, claim_skip_trigrams_learned(f));
+  app::print_claim(out, claim_skip_trigrams_learned(f));
   table("\nWhat the head reads from the source, in logits: A[query, source] (x_source Wv Wo) U:", f.message, 2, false);
   fmt::print(out,
              "  The value at the source is computed from the source's own stream: both queries after keep\n"
              "  read the same message, which favours mind and bay alike (after stay, touch and home).\n");
-  attn::print_claim(out, claim_same_message(f));
+  app::print_claim(out, claim_same_message(f));
   table("\nThe direct path, the query word's own embedding, in logits: (E[query] + P[position]) U:", f.direct, 2,
         false);
   fmt::print(out,
              "  The query word separates what the message leaves together: in raises mind and touch, at\n"
              "  raises bay and home. The sum picks the right continuation, but the message's unwanted half\n"
              "  still shows in the probabilities:\n");
-  attn::print_claim(out, claim_unwanted_continuation(f));
+  app::print_claim(out, claim_unwanted_continuation(f));
 }
 
 void print_wall_time(std::ostream& out, const Findings& f) {

@@ -4,7 +4,7 @@
 /// (claims.hpp); none computes the mathematics.
 ///
 /// Source: the article, "Reverse-engineer a head you trained". Printers throw nothing of their own
-/// (stream errors are the stream's state, checked by attn::cli::run).
+/// (stream errors are the stream's state, checked by app::cli::run).
 #pragma once
 
 #include <ostream>

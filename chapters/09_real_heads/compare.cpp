@@ -245,7 +245,7 @@ BankReading read_bank(const Model& model, const Vocabulary& vocab, const std::st
     read += "'@";
     read += std::to_string(j);
     read += ' ';
-    read += attn::format_number(a(j), 2);
+    read += app::format_number(a(j), 2);
     r.reads.push_back(read);
   }
   const arma::rowvec z = tr.logits.row(at);

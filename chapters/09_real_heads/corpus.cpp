@@ -72,15 +72,14 @@ void hold_out(const std::vector<std::string>& texts, Corpus& c) {
 /// cannot list, and one without a fortune file (std::runtime_error naming it).
 std::vector<std::string> fortune_files(const std::string& folder) {
   std::error_code ec;
-  if (const char* system = attn::system_folder(folder)) {
+  if (const char* system = app::system_folder(folder)) {
     throw std::runtime_error(
-        "the fortunes folder " + attn::quoted_path(folder) + " is in " + system +
+        "the fortunes folder " + app::quoted_path(folder) + " is in " + system +
         ", the system's folder of devices and streams, not of text; name a folder of fortune files");
   }
   std::vector<std::string> files;
   fs::directory_iterator entries(folder, ec);
-  if (ec)
-    throw std::runtime_error("cannot read the fortunes folder " + attn::quoted_path(folder) + ": " + ec.message());
+  if (ec) throw std::runtime_error("cannot read the fortunes folder " + app::quoted_path(folder) + ": " + ec.message());
   for (const fs::directory_entry& e : entries) {
     // strfile's .dat indexes are not text, and Debian's .u8 names link to a file already read; any
     // other regular file (or link to one) is a fortune file, whatever its name.
@@ -91,7 +90,7 @@ std::vector<std::string> fortune_files(const std::string& folder) {
     files.push_back(e.path().filename().string());
   }
   if (files.empty()) {
-    throw std::runtime_error("the fortunes folder " + attn::quoted_path(folder) +
+    throw std::runtime_error("the fortunes folder " + app::quoted_path(folder) +
                              " holds no fortune file (a regular file of text, other than the .dat indexes and .u8 "
                              "links; empty files are skipped)");
   }
@@ -109,7 +108,7 @@ Corpus read_corpus(const std::string& folder) {
   if (!fs::is_directory(folder, ec)) {
     const bool there = fs::exists(fs::symlink_status(folder, ec));
     throw std::runtime_error(
-        "the fortunes folder " + attn::quoted_path(folder) +
+        "the fortunes folder " + app::quoted_path(folder) +
         (there ? " is not a folder (name the folder that holds the fortune files)" : " is missing") + install);
   }
   Corpus c;
@@ -121,13 +120,13 @@ Corpus read_corpus(const std::string& folder) {
     // took a file's name after the listing is refused, not waited on).
     std::string text;
     try {
-      text = attn::read_input_file(fs::path(folder) / name, kMaxCorpusFileBytes);
+      text = app::read_input_file(fs::path(folder) / name, kMaxCorpusFileBytes);
     } catch (const std::invalid_argument& e) {
       throw std::runtime_error(e.what());
     }
     total += text.size();
     if (total > kMaxCorpusBytes) {
-      throw std::runtime_error("the fortunes folder " + attn::quoted_path(folder) + " holds more than " +
+      throw std::runtime_error("the fortunes folder " + app::quoted_path(folder) + " holds more than " +
                                std::to_string(kMaxCorpusBytes >> 20) + " MiB of text");
     }
     std::istringstream in(text);
@@ -147,10 +146,10 @@ Corpus read_corpus(const std::string& folder) {
   }
   hold_out(texts, c);
   if (c.train_text.size() < 10000 || c.held_text.size() < 256) {
-    throw std::runtime_error("the fortunes folder " + attn::quoted_path(folder) + " holds too little text (" +
+    throw std::runtime_error("the fortunes folder " + app::quoted_path(folder) + " holds too little text (" +
                              std::to_string(c.train_text.size()) + " training characters)" + install);
   }
-  c.checksum = attn::checksum(c.train_text + '\0' + c.held_text);
+  c.checksum = app::checksum(c.train_text + '\0' + c.held_text);
   return c;
 }
 

@@ -60,7 +60,7 @@ struct Corpus {
   bool held_tail = false;          ///< fewer than 20 entries: the text's last 5% is held out instead
   std::string train_text;          ///< the training entries, concatenated
   std::string held_text;           ///< the held-out entries, concatenated
-  std::string checksum;            ///< attn::checksum of both texts: a saved run records what it learned from
+  std::string checksum;            ///< app::checksum of both texts: a saved run records what it learned from
 };
 
 /// Reads every fortune file in `folder` (every regular file, or link to one, but strfile's `.dat`

@@ -9,7 +9,7 @@
 
 namespace ch09 {
 
-using attn::format_number;
+using app::format_number;
 
 namespace {
 
@@ -21,7 +21,7 @@ std::vector<std::string> all_head_names(arma::uword layers, arma::uword heads) {
   return names;
 }
 
-void draw_curve(attn::Plotter& plots, const Report& r, const Run& run) {
+void draw_curve(app::Plotter& plots, const Report& r, const Run& run) {
   arma::vec steps(run.curve.size());
   arma::mat y(run.curve.size(), 3);
   for (std::size_t i = 0; i < run.curve.size(); ++i) {
@@ -43,21 +43,21 @@ void draw_curve(attn::Plotter& plots, const Report& r, const Run& run) {
 }
 
 /// A grid of heat maps, layers by heads, with the sentence's characters on both axes.
-void draw_grid(attn::Plotter& plots, const std::string& name, const std::string& title, const HeadView& v,
+void draw_grid(app::Plotter& plots, const std::string& name, const std::string& title, const HeadView& v,
                const std::vector<arma::mat>& cells, const std::string& cblabel, bool weights) {
-  attn::pattern_grid(plots, {.name = name,
-                             .title = title,
-                             .labels = v.labels,
-                             .heads = all_head_names(v.layers, v.heads),
-                             .cells = cells,
-                             .columns = v.heads,
-                             .xlabel = "source character j",
-                             .ylabel = "receiving character i",
-                             .cblabel = cblabel,
-                             .unit_range = weights});  // weights share one scale; contribution sizes do not
+  app::pattern_grid(plots, {.name = name,
+                            .title = title,
+                            .labels = v.labels,
+                            .heads = all_head_names(v.layers, v.heads),
+                            .cells = cells,
+                            .columns = v.heads,
+                            .xlabel = "source character j",
+                            .ylabel = "receiving character i",
+                            .cblabel = cblabel,
+                            .unit_range = weights});  // weights share one scale; contribution sizes do not
 }
 
-void draw_roles(attn::Plotter& plots, const Report& r) {
+void draw_roles(app::Plotter& plots, const Report& r) {
   const Roles& s = r.roles;
   const arma::uword L = s.previous_token.n_rows, H = s.previous_token.n_cols;
   arma::mat values(L * H, 4);
@@ -75,7 +75,7 @@ void draw_roles(attn::Plotter& plots, const Report& r) {
               .key = "below"});  // inside, the legend would sit on a tall bar's label
 }
 
-void draw_ablations(attn::Plotter& plots, const Report& r) {
+void draw_ablations(app::Plotter& plots, const Report& r) {
   const Ablation& base = r.ablations.front();
   std::vector<std::string> names;
   arma::mat rise(r.ablations.size() - 1, 3);
@@ -95,7 +95,7 @@ void draw_ablations(attn::Plotter& plots, const Report& r) {
               .precision = 1});
 }
 
-void draw_bank(attn::Plotter& plots, const Report& r) {
+void draw_bank(app::Plotter& plots, const Report& r) {
   const BankStudy& b = r.bank;
   const arma::uword layers = b.excess.n_cols - 1;  // centred, the embedding leaves nothing to compare
   std::vector<std::string> items, series;
@@ -114,7 +114,7 @@ void draw_bank(attn::Plotter& plots, const Report& r) {
 
 }  // namespace
 
-void draw_report(attn::Plotter& plots, const Report& r, const Run& run) {
+void draw_report(app::Plotter& plots, const Report& r, const Run& run) {
   draw_curve(plots, r, run);
   draw_head_view(plots, "ch09_head_view", r.view);
   draw_grid(plots, "ch09_contributions",
@@ -125,11 +125,11 @@ void draw_report(attn::Plotter& plots, const Report& r, const Run& run) {
   draw_bank(plots, r);
 }
 
-void draw_head_view(attn::Plotter& plots, const std::string& name, const HeadView& view) {
+void draw_head_view(app::Plotter& plots, const std::string& name, const HeadView& view) {
   draw_grid(plots, name, "Attention weights A[i, j] on \"" + view.sentence + "\"", view, view.weights, "weight", true);
 }
 
-void draw_comparison(attn::Plotter& plots, const Comparison& c) {
+void draw_comparison(app::Plotter& plots, const Comparison& c) {
   draw_head_view(plots, "ch09_compare_a", c.view_a);
   draw_head_view(plots, "ch09_compare_b", c.view_b);
   const arma::uword layers = c.centred.n_elem - 1;

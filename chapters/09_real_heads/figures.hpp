@@ -14,16 +14,16 @@ namespace ch09 {
 
 /// Every figure: ch09_loss_curve, ch09_head_view, ch09_contributions, ch09_head_roles,
 /// ch09_ablations and ch09_bank (PNG and .dat). A figure gnuplot cannot draw is reported
-/// (attn::Plotter, exit code 1) and the others are still drawn; throws std::invalid_argument only
+/// (app::Plotter, exit code 1) and the others are still drawn; throws std::invalid_argument only
 /// for data whose shape disagrees with its labels.
-void draw_report(attn::Plotter& plots, const Report& report, const Run& run);
+void draw_report(app::Plotter& plots, const Report& report, const Run& run);
 
 /// One head view as a grid of heat maps, layers by heads, the sentence's characters on both axes
 /// (figure `name`, PNG and .dat); the sentence reaches gnuplot only quoted. Throws as draw_report() does.
-void draw_head_view(attn::Plotter& plots, const std::string& name, const HeadView& view);
+void draw_head_view(app::Plotter& plots, const std::string& name, const HeadView& view);
 
 /// Figures ch09_compare_a and ch09_compare_b (the two head views) and ch09_compare (A vs B's
 /// centred cosine after each layer beside the controls' lowest, mean and highest).
-void draw_comparison(attn::Plotter& plots, const Comparison& c);
+void draw_comparison(app::Plotter& plots, const Comparison& c);
 
 }  // namespace ch09

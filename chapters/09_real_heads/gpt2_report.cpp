@@ -17,7 +17,7 @@
 namespace ch09 {
 
 namespace fs = std::filesystem;
-using attn::format_number;
+using app::format_number;
 using attn::head_name;
 
 namespace {
@@ -29,19 +29,19 @@ constexpr std::size_t kWidth = 100;  ///< the widest line the chapter prints
 void check_folder(const std::string& dir) {
   const std::string layout = " (it should hold model.safetensors, vocab.json and merges.txt)";
   std::error_code ec;
-  if (!fs::exists(dir, ec)) throw FileError("--gpt2: " + attn::quoted_path(dir) + " does not exist" + layout);
-  if (!fs::is_directory(dir, ec)) throw FileError("--gpt2: " + attn::quoted_path(dir) + " is not a folder" + layout);
+  if (!fs::exists(dir, ec)) throw FileError("--gpt2: " + app::quoted_path(dir) + " does not exist" + layout);
+  if (!fs::is_directory(dir, ec)) throw FileError("--gpt2: " + app::quoted_path(dir) + " is not a folder" + layout);
   for (const char* name : {"model.safetensors", "vocab.json", "merges.txt", "config.json"}) {
     const fs::path file = fs::path(dir) / name;
     const fs::file_status status = fs::status(file, ec);
     if (status.type() == fs::file_type::not_found) {
       if (std::string(name) == "config.json") continue;  // optional: the sizes come from the shapes
-      throw FileError("--gpt2: " + attn::quoted_path(file) + " is missing" + layout);
+      throw FileError("--gpt2: " + app::quoted_path(file) + " is missing" + layout);
     }
     if (status.type() == fs::file_type::directory)
-      throw FileError("--gpt2: " + attn::quoted_path(file) + " is a folder, not a file");
+      throw FileError("--gpt2: " + app::quoted_path(file) + " is a folder, not a file");
     if (status.type() != fs::file_type::regular)
-      throw FileError("--gpt2: " + attn::quoted_path(file) + " is not a regular file");
+      throw FileError("--gpt2: " + app::quoted_path(file) + " is not a regular file");
   }
 }
 
@@ -58,12 +58,12 @@ gpt2::Gpt2 load(const std::string& dir) {
   try {
     need = gpt2::context_needed(model);
   } catch (const std::invalid_argument& e) {
-    throw FileError("--gpt2: " + attn::quoted_path(fs::path(dir) / "vocab.json") +
-                    " cannot read the fixed sentences (" + e.what() + ")");
+    throw FileError("--gpt2: " + app::quoted_path(fs::path(dir) / "vocab.json") + " cannot read the fixed sentences (" +
+                    e.what() + ")");
   }
   if (need.tokens > model.weights.config.context) {
     const bool config = fs::exists(fs::path(dir) / "config.json");
-    throw FileError("--gpt2: " + attn::quoted_path(fs::path(dir) / (config ? "config.json" : "model.safetensors")) +
+    throw FileError("--gpt2: " + app::quoted_path(fs::path(dir) / (config ? "config.json" : "model.safetensors")) +
                     ": the context is " + std::to_string(model.weights.config.context) + " tokens (" +
                     (config ? "n_positions" : "wpe.weight's rows") + "), fewer than the " +
                     std::to_string(need.tokens) + " of " + need.what + " that sections 3 to 5 read");
@@ -98,7 +98,7 @@ int run_gpt2(std::ostream& out, std::ostream& progress, const Gpt2Request& reque
       return gpt2::run_lab(model, request.sentence, request.position, corpus.held_text,
                            [&](const std::string& what) { progress << "gpt2: " << what << "...\n"; });
     } catch (const gpt2::NoHeldOutWindow& e) {
-      throw FileError("--corpus " + attn::quoted_path(request.corpus.value_or(kFortuneFolder)) + ": " + e.what());
+      throw FileError("--corpus " + app::quoted_path(request.corpus.value_or(kFortuneFolder)) + ": " + e.what());
     }
   }();
   print_gpt2(out, request.dir, lab);
@@ -132,7 +132,7 @@ void print_grid(std::ostream& out, const std::vector<std::vector<std::string>>& 
   for (std::size_t first = 0; first < heads; first += per_group) {
     std::vector<std::string> header{""};
     for (std::size_t h = first; h < std::min(heads, first + per_group); ++h) header.push_back(fmt::format("H{}", h));
-    attn::Table t(header);
+    app::Table t(header);
     for (std::size_t l = 0; l < cells.size(); ++l) {
       std::vector<std::string> row{fmt::format("L{}", l + 1)};
       for (std::size_t h = first; h < std::min(heads, first + per_group); ++h) row.push_back(cells[l][h]);
@@ -173,7 +173,7 @@ std::string logit_list(const std::vector<std::pair<std::string, double>>& items)
 void print_model(std::ostream& out, const std::string& dir, const gpt2::Lab& lab) {
   const gpt2::Config& c = lab.config;
   fmt::print(out, "Chapter 09 - Watch real heads, on GPT-2: the chapter's tools, token by token\n\n");
-  fmt::print(out, "GPT-2 read from {}:\n", attn::quoted_path(dir));
+  fmt::print(out, "GPT-2 read from {}:\n", app::quoted_path(dir));
   fmt::print(out, "  {} layers of {} heads (d_h = {}), width {}, context {}, {} tokens; {} parameters.\n", c.layers,
              c.heads, c.width / c.heads, c.width, c.context, c.vocab, lab.parameters);
   fmt::print(out,
@@ -188,7 +188,7 @@ void print_model(std::ostream& out, const std::string& dir, const gpt2::Lab& lab
 
 void print_view(std::ostream& out, const gpt2::Lab& lab) {
   const gpt2::HeadView& v = lab.view;
-  attn::print_heading(out, "1. The head view: where token " + std::to_string(v.position) + " reads, in every head");
+  app::print_heading(out, "1. The head view: where token " + std::to_string(v.position) + " reads, in every head");
   fmt::print(out, "  sentence: \"{}\", {} tokens:\n", attn::printable(v.sentence.text, 1000), v.sentence.tokens.size());
   std::vector<std::string> tokens;
   for (std::size_t i = 0; i < v.sentence.labels.size(); ++i)
@@ -210,7 +210,7 @@ void print_view(std::ostream& out, const gpt2::Lab& lab) {
 void print_writes(std::ostream& out, const gpt2::Lab& lab) {
   const gpt2::Writes& w = lab.writes;
   const gpt2::HeadView& v = lab.view;
-  attn::print_heading(
+  app::print_heading(
       out, "2. What each head writes at token " + std::to_string(v.position) + ", decoded (direct logit attribution)");
   fmt::print(out,
              "  A head's output there, through the final norm (its scale frozen) and the tied unembedding,\n"
@@ -222,7 +222,7 @@ void print_writes(std::ostream& out, const gpt2::Lab& lab) {
   const arma::uvec order = arma::sort_index(effect, "descend");
   const arma::uword shown = std::min<arma::uword>(10, order.n_elem);
   fmt::print(out, "  the {} heads with the largest direct effect on {}:\n", shown, w.predicted);
-  attn::Table t({"head", "reads most", "||write||", "on " + w.predicted, "raises most", "lowers most"});
+  app::Table t({"head", "reads most", "||write||", "on " + w.predicted, "raises most", "lowers most"});
   for (arma::uword i = 0; i < shown; ++i) {
     const gpt2::HeadWrite& e = w.heads[order(i)];
     const arma::uword source = v.top_source(e.layer, e.head);
@@ -243,7 +243,7 @@ void print_writes(std::ostream& out, const gpt2::Lab& lab) {
 void print_roles(std::ostream& out, const gpt2::Lab& lab) {
   const gpt2::Roles& r = lab.roles;
   const gpt2::Probes& p = lab.probes;
-  attn::print_heading(out, "3. Measured roles: previous-token and induction heads");
+  app::print_heading(out, "3. Measured roles: previous-token and induction heads");
   fmt::print(out, "  previous-token score: mean weight on the token before, over the held-out windows' text\n");
   print_grid(out, score_cells(r.previous_token));
   fmt::print(out, "  highest: {}\n", highest(r.previous_token, 5));
@@ -265,7 +265,7 @@ void print_roles(std::ostream& out, const gpt2::Lab& lab) {
 void print_ablations(std::ostream& out, const gpt2::Lab& lab) {
   const gpt2::Ablations& a = lab.ablations;
   const arma::uword H = lab.config.heads;
-  attn::print_heading(out, "4. Interventions: zero and mean ablation of every head, then patching");
+  app::print_heading(out, "4. Interventions: zero and mean ablation of every head, then patching");
   fmt::print(out,
              "  Each head's output replaced at every position by 0, or by its mean over the held-out text;\n"
              "  loss rise on one held-out window ({} tokens, clean {}) and one random repeat (clean {}).\n",
@@ -275,7 +275,7 @@ void print_ablations(std::ostream& out, const gpt2::Lab& lab) {
                    by_held = arma::sort_index(a.zero.col(0), "descend");
   for (arma::uword i = 0; i < 5 && i < by_repeat.n_elem; ++i) shown.insert({by_repeat(i), by_held(i)});
   fmt::print(out, "  the 5 heads whose zeroing costs the repeat most, and the 5 it costs the text most:\n");
-  attn::Table t({"head", "zeroed: held-out", "zeroed: repeat", "mean: held-out", "mean: repeat"});
+  app::Table t({"head", "zeroed: held-out", "zeroed: repeat", "mean: held-out", "mean: repeat"});
   for (const arma::uword k : shown) {
     t.add({head_name(k / H, k % H), fmt::format("{:+.3f}", a.zero(k, 0)), fmt::format("{:+.3f}", a.zero(k, 1)),
            fmt::format("{:+.3f}", a.mean(k, 0)), fmt::format("{:+.3f}", a.mean(k, 1))});
@@ -312,7 +312,7 @@ void print_patching(std::ostream& out, const gpt2::Lab& lab) {
   arma::vec raised(p.heads.size());
   for (arma::uword k = 0; k < raised.n_elem; ++k) raised(k) = p.heads[k].p_b;
   const arma::uvec order = arma::sort_index(raised, "descend");
-  attn::Table t({"patched from B", "p(" + p.predicted_a + ")", "p(" + p.predicted_b + ")", "top"});
+  app::Table t({"patched from B", "p(" + p.predicted_a + ")", "p(" + p.predicted_b + ")", "top"});
   for (arma::uword i = 0; i < 8 && i < order.n_elem; ++i) {
     const gpt2::PatchRow& row = p.heads[order(i)];
     t.add({row.what, format_number(row.p_a, 3), format_number(row.p_b, 3), row.top});
@@ -326,7 +326,7 @@ void print_patching(std::ostream& out, const gpt2::Lab& lab) {
 
 void print_bank(std::ostream& out, const gpt2::Lab& lab) {
   const gpt2::Bank& b = lab.bank;
-  attn::print_heading(out, "5. bank after a river word and after a money word, against a control word");
+  app::print_heading(out, "5. bank after a river word and after a money word, against a control word");
   fmt::print(out, "  sentences: \"{}\", \"{}\" or \"{}\", then '{}' or '{}',\n", b.frames[0], b.frames[1], b.frames[2],
              b.senses[0].substr(1), b.senses[1].substr(1));
   fmt::print(out, "  then '{}' (or the control word '{}');", b.words[0].substr(1), b.words[1].substr(1));
@@ -340,7 +340,7 @@ void print_bank(std::ostream& out, const gpt2::Lab& lab) {
     undefined = undefined || !std::isfinite(x);
     return std::isfinite(x) ? fmt::format(fmt::runtime(form), x) : std::string("-");
   };
-  attn::Table t({"stage", "bank: within", "bank: across", "bank: gap", "house: gap"});
+  app::Table t({"stage", "bank: within", "bank: across", "bank: gap", "house: gap"});
   for (arma::uword s = 0; s < b.stages.size(); ++s) {
     t.add({b.stages[s], cell(b.within(s, 0), "{:.3f}"), cell(b.across(s, 0), "{:.3f}"), cell(b.gap(s, 0), "{:+.3f}"),
            cell(b.gap(s, 1), "{:+.3f}")});

@@ -203,7 +203,7 @@ std::vector<std::string> head_names(const Roles& r) {
     for (arma::uword h = 0; h < r.previous_token.n_cols; ++h) {
       std::string name;
       const auto add = [&](const char* role, double score) {
-        name += (name.empty() ? "" : ", ") + std::string(role) + " (" + attn::format_number(score, 2) + ")";
+        name += (name.empty() ? "" : ", ") + std::string(role) + " (" + app::format_number(score, 2) + ")";
       };
       if (r.previous_token(l, h) > 0.5) add("previous-token", r.previous_token(l, h));
       if (r.induction_random(l, h) > 0.3) add("induction", r.induction_random(l, h));

@@ -62,7 +62,7 @@ std::string run_mismatch(const Run& run, const TrainOptions& o) {
   const auto differs = [&](bool same, const std::string& what, const std::string& saved, const std::string& wanted) {
     if (!same) differ.push_back(what + " " + saved + ", not " + wanted);
   };
-  const auto number = [](double v) { return attn::format_plain(v); };
+  const auto number = [](double v) { return app::format_plain(v); };
   differs(run.recipe == training_recipe(), "recipe", run.recipe, training_recipe());
   differs(r.steps == o.steps, "steps", std::to_string(r.steps), std::to_string(o.steps));
   differs(r.batch == o.batch, "batch", std::to_string(r.batch), std::to_string(o.batch));
@@ -193,12 +193,12 @@ std::string unhex(const std::string& s) {
   return out;
 }
 
-/// The text of model.txt for `model`, as attn::save_model writes it (through a temporary file
+/// The text of model.txt for `model`, as app::save_model writes it (through a temporary file
 /// beside the set, removed afterwards), so the model joins the set's single commit.
 std::string model_text(const Model& model, const fs::path& dir) {
-  attn::TempPath scratch(dir, ".txt");
-  attn::save_model(model, scratch.path().string());
-  return attn::read_input_file(scratch.path(), kMaxRunFileBytes);
+  app::TempPath scratch(dir, ".txt");
+  app::save_model(model, scratch.path().string());
+  return app::read_input_file(scratch.path(), kMaxRunFileBytes);
 }
 
 /// The curve points a run of `o` records: step 0, every eval_every steps and the last step.
@@ -216,7 +216,7 @@ class RunFile {
   RunFile(const std::string& text, fs::path path) : in_(text), path_(std::move(path)) {}
 
   std::runtime_error fail(const std::string& what) const {
-    return std::runtime_error(attn::quoted_path(path_) + " line " + std::to_string(line_) + ": " + what);
+    return std::runtime_error(app::quoted_path(path_) + " line " + std::to_string(line_) + ": " + what);
   }
   /// The next line, which must be `key` and one value; returns the value.
   std::string field(const std::string& key) {
@@ -232,17 +232,17 @@ class RunFile {
   }
   long long whole(const std::string& key, long long lo, long long hi) {
     const std::string text = field(key);
-    const attn::Parsed<long long> p = attn::parse_integer(text, lo, hi);
+    const app::Parsed<long long> p = app::parse_integer(text, lo, hi);
     if (!p.value) throw fail(key + " " + attn::quoted(text) + " " + p.problem);
     return *p.value;
   }
   double real(const std::string& key, double lo, double hi) { return real_text(key, field(key), lo, hi); }
   double real_text(const std::string& what, const std::string& text, double lo, double hi) {
-    const attn::Parsed<double> p = attn::parse_number(text);
+    const app::Parsed<double> p = app::parse_number(text);
     if (!p.value) throw fail(what + " " + attn::quoted(text) + " " + p.problem);
     if (*p.value < lo || *p.value > hi) {
-      throw fail(what + " " + attn::quoted(text) + " is outside [" + attn::format_plain(lo) + ", " +
-                 attn::format_plain(hi) + "]");
+      throw fail(what + " " + attn::quoted(text) + " is outside [" + app::format_plain(lo) + ", " +
+                 app::format_plain(hi) + "]");
     }
     return *p.value;
   }
@@ -256,7 +256,7 @@ class RunFile {
     if (!(words >> step >> train >> held) || (words >> extra)) {
       throw fail("expected a curve point 'STEP TRAIN HELD_OUT', got " + attn::quoted(line));
     }
-    const attn::Parsed<long long> s = attn::parse_integer(step, 0, 1000000);
+    const app::Parsed<long long> s = app::parse_integer(step, 0, 1000000);
     if (!s.value || static_cast<arma::uword>(*s.value) != expected_step) {
       throw fail("curve point at step " + attn::quoted(step) + " where the run's steps and eval_every put step " +
                  std::to_string(expected_step));
@@ -293,17 +293,17 @@ void require_chapter_shape(const attn::AttnOnlyShape& s, arma::uword vocab, cons
            std::to_string(x.width) + ", " + std::to_string(x.heads) + " heads of " + std::to_string(x.d_k) + ", " +
            std::to_string(x.layers) + " layers";
   };
-  throw std::runtime_error(attn::quoted_path(path) + ": the model's shape (" + describe(s) +
+  throw std::runtime_error(app::quoted_path(path) + ": the model's shape (" + describe(s) +
                            ") is not this chapter's (" + describe(e) + ")");
 }
 
 /// Refuses a run.txt of another format: an earlier version's (EarlierRun) or not a saved run at all.
 void check_run_format(const fs::path& path) {
-  const std::string text = attn::read_input_file(path, kMaxRunFileBytes);
+  const std::string text = app::read_input_file(path, kMaxRunFileBytes);
   if (text.rfind("ch09-run 1\n", 0) == 0 || text.rfind("ch09-run 2\n", 0) == 0)
-    throw EarlierRun(attn::quoted_path(path) + ": saved by an earlier version of this chapter; train again");
+    throw EarlierRun(app::quoted_path(path) + ": saved by an earlier version of this chapter; train again");
   if (text.rfind("ch09-run 3\n", 0) != 0)
-    throw std::runtime_error(attn::quoted_path(path) + ": not a run saved by ch09_real_heads");
+    throw std::runtime_error(app::quoted_path(path) + ": not a run saved by ch09_real_heads");
 }
 
 /// Why a saved vocabulary `saved` is not the corpus's `now`: the sizes and the first token that differs.
@@ -343,7 +343,7 @@ Run parse_run(const std::string& text, const fs::path& path, const Vocabulary& v
     throw in.fail(std::string("the vocabulary is malformed (") + e.what() + ")");
   }
   if (run.characters != vocab.characters()) {
-    throw OtherCorpus(attn::quoted_path(path) + ": " + vocabulary_difference(run.characters, vocab.characters()));
+    throw OtherCorpus(app::quoted_path(path) + ": " + vocabulary_difference(run.characters, vocab.characters()));
   }
   run.corpus = in.field("corpus");
   if (run.corpus.size() != 16 || run.corpus.find_first_not_of("0123456789abcdef") != std::string::npos)
@@ -365,7 +365,7 @@ Run parse_run(const std::string& text, const fs::path& path, const Vocabulary& v
 std::vector<std::string> run_files() { return {"run.txt", "model.txt"}; }
 
 void save_run(const Run& run, const std::string& dir) {
-  if (const std::string problem = attn::folder_problem(dir); !problem.empty()) throw attn::IoError(problem);
+  if (const std::string problem = app::folder_problem(dir); !problem.empty()) throw app::IoError(problem);
   std::ostringstream out;
   out.precision(17);
   const TrainOptions& o = run.options;
@@ -376,40 +376,40 @@ void save_run(const Run& run, const std::string& dir) {
   for (const CurvePoint& p : run.curve) out << p.step << ' ' << p.train << ' ' << p.held_out << '\n';
   // One set: model.txt and run.txt in full under temporary names, a manifest of their checksums
   // renamed first, then the two files; --load refuses a pair that does not match the manifest.
-  attn::AtomicFile model(fs::path(dir) / "model.txt");
+  app::AtomicFile model(fs::path(dir) / "model.txt");
   model.write(model_text(run.model, dir));
-  attn::AtomicFile record(fs::path(dir) / "run.txt");
+  app::AtomicFile record(fs::path(dir) / "run.txt");
   record.write(out.str());
-  attn::AtomicFile::commit_all({&model, &record}, fs::path(dir) / attn::kManifestName);
+  app::AtomicFile::commit_all({&model, &record}, fs::path(dir) / app::kManifestName);
 }
 
 Run load_run(const std::string& dir, const Vocabulary& vocab, const std::function<void()>& after_reading) {
   std::error_code ec;
   if (fs::exists(dir, ec) && !fs::is_directory(dir, ec)) {
-    throw std::runtime_error(attn::quoted_path(dir) + " is a file; name the folder a model was saved into");
+    throw std::runtime_error(app::quoted_path(dir) + " is a file; name the folder a model was saved into");
   }
   const fs::path path = fs::path(dir) / "run.txt";
   if (struct stat st{}; ::lstat(path.c_str(), &st) != 0 && errno == ENOENT) {
-    throw std::runtime_error("cannot read " + attn::printable(path.string(), 200) + " (" + attn::os_reason(ENOENT) +
+    throw std::runtime_error("cannot read " + attn::printable(path.string(), 200) + " (" + app::os_reason(ENOENT) +
                              ": no model is saved there; train and save one first with --save)");
   }
   check_run_format(path);
   // Each file is read once, and what was read is checked against the manifest and parsed: a save
   // landing in this folder meanwhile can make the set refused, never mixed.
-  std::map<std::string, std::string> files = attn::read_file_set(dir, run_files(), kMaxRunFileBytes, true);
+  std::map<std::string, std::string> files = app::read_file_set(dir, run_files(), kMaxRunFileBytes, true);
   if (after_reading) after_reading();
   Run run = parse_run(files["run.txt"], path, vocab);
   TrainOptions& o = run.options;
   const fs::path model_path = fs::path(dir) / "model.txt";
   std::istringstream model_bytes(files["model.txt"]);
-  run.model = attn::read_model<Real>(model_bytes, attn::quoted_path(model_path));
+  run.model = app::read_model<Real>(model_bytes, app::quoted_path(model_path));
   require_chapter_shape(run.model.shape, vocab.size(), model_path);
   o.shape = run.model.shape;
   o.windows.context = o.long_windows.context = o.shape.context;
   try {
     validate(o);
   } catch (const std::invalid_argument& err) {
-    throw std::runtime_error(attn::quoted_path(path) + ": " + err.what());
+    throw std::runtime_error(app::quoted_path(path) + ": " + err.what());
   }
   return run;
 }

@@ -122,13 +122,13 @@ struct StepTiming {
 StepTiming time_training_steps(const TrainOptions& options, arma::uword steps);
 
 /// The files of a saved run, beside their manifest: run.txt (options, vocabulary, curve) and
-/// model.txt (attn::save_model). Throws nothing (beyond std::bad_alloc).
+/// model.txt (app::save_model). Throws nothing (beyond std::bad_alloc).
 std::vector<std::string> run_files();
 
 /// Writes `run` into folder `dir` (created if needed) as one set: model.txt and run.txt written in
 /// full under temporary names, then renamed after a manifest of their sizes and checksums
-/// (attn::AtomicFile::commit_all), so a signal never leaves a new model beside an old run.txt, and
-/// load_run() refuses a pair torn otherwise. Throws attn::IoError (exit 1) naming the file and the
+/// (app::AtomicFile::commit_all), so a signal never leaves a new model beside an old run.txt, and
+/// load_run() refuses a pair torn otherwise. Throws app::IoError (exit 1) naming the file and the
 /// system's reason.
 void save_run(const Run& run, const std::string& dir);
 

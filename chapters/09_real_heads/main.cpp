@@ -12,11 +12,11 @@
 #include "session.hpp"
 
 namespace po = boost::program_options;
-using attn::cli::UsageError;
+using app::cli::UsageError;
 
 namespace {
 
-const attn::cli::ProgramInfo kProgram{
+const app::cli::ProgramInfo kProgram{
     "ch09_real_heads",
     "train a two-layer attention-only model on Debian's fortunes; inspect, score and ablate its heads",
     "\"Watch real heads\" (and \"Reverse-engineer a head you trained\")",
@@ -34,7 +34,7 @@ struct Flags {
   arma::uword bench = 0;                  ///< --bench N: time N training steps and stop
   ch09::CompareFlag compare;              ///< --compare A B: two readings compared instead of the report
   std::optional<ch09::Gpt2Request> gpt2;  ///< --gpt2 DIR: the same tools on GPT-2 read from DIR
-  attn::PlotSettings plots;               ///< --plots / --no-plots
+  app::PlotSettings plots;                ///< --plots / --no-plots
 };
 
 /// The chapter's own flags (--help, --plots and --no-plots come from the skeleton).
@@ -61,25 +61,25 @@ void declare_flags(po::options_description& o) {
 }
 
 Flags read_flags(const po::variables_map& vm) {
-  const std::set<std::string> typed = attn::cli::typed(vm);
+  const std::set<std::string> typed = app::cli::typed(vm);
   Flags f;
   f.quick = typed.count("quick") > 0;
   if (f.quick) f.train = ch09::quick_options(f.train);
-  if (typed.count("steps")) f.train.steps = static_cast<arma::uword>(attn::cli::integer(vm, "steps", 1, 100000));
-  f.train.seed = attn::cli::seed(vm);
-  f.train.windows.repeat_share = f.train.long_windows.repeat_share = attn::cli::real(vm, "repeat-share", 0, 1);
-  f.train.lr = attn::cli::positive_real(vm, "lr", 1.0);
+  if (typed.count("steps")) f.train.steps = static_cast<arma::uword>(app::cli::integer(vm, "steps", 1, 100000));
+  f.train.seed = app::cli::seed(vm);
+  f.train.windows.repeat_share = f.train.long_windows.repeat_share = app::cli::real(vm, "repeat-share", 0, 1);
+  f.train.lr = app::cli::positive_real(vm, "lr", 1.0);
   f.sentence = ch09::checked_sentence(vm["sentence"].as<std::string>(), f.train.shape.context, typed.count("gpt2"));
   const auto last = static_cast<long long>(typed.count("gpt2") ? ch09::kMaxGpt2SentenceBytes : f.sentence.size() - 1);
-  if (typed.count("position")) f.position = static_cast<arma::uword>(attn::cli::integer(vm, "position", 0, last));
-  const auto folder = [&](const char* name) { return attn::cli::path(vm, name); };
+  if (typed.count("position")) f.position = static_cast<arma::uword>(app::cli::integer(vm, "position", 0, last));
+  const auto folder = [&](const char* name) { return app::cli::path(vm, name); };
   f.folders = ch09::model_folders(folder("save"), folder("load"), folder("cached"));
   if (typed.count("corpus")) f.corpus = folder("corpus")->string();
   if (typed.count("gpt2")) f.gpt2 = ch09::Gpt2Request{folder("gpt2")->string(), f.sentence, f.position, f.corpus};
-  if (typed.count("bench")) f.bench = static_cast<arma::uword>(attn::cli::integer(vm, "bench", 1, 10000));
+  if (typed.count("bench")) f.bench = static_cast<arma::uword>(app::cli::integer(vm, "bench", 1, 10000));
   if (typed.count("compare")) f.compare = ch09::compare_flag(vm["compare"].as<std::vector<std::string>>(), typed);
   ch09::check_modes(typed, f.folders.load.has_value() && !f.folders.cached);
-  f.plots = attn::cli::plot_settings(vm);
+  f.plots = app::cli::plot_settings(vm);
   ch09::check_plot_folder(f.plots, f.folders);
   return f;
 }
@@ -89,7 +89,7 @@ int run(const Flags& flags) {
     return ch09::print_step_timing(std::cout, ch09::time_training_steps(flags.train, flags.bench)), 0;
   if (flags.compare) return ch09::run_compare(*flags.compare, flags.folders, flags.corpus, flags.train, flags.plots);
   if (flags.gpt2) return ch09::run_gpt2(std::cout, std::cerr, *flags.gpt2);
-  attn::Plotter plots(flags.plots);
+  app::Plotter plots(flags.plots);
   const ch09::Corpus corpus = ch09::corpus_for(flags.corpus);
   const ch09::Vocabulary vocab(corpus.train_text);
   std::string stale;  // why a --cached folder's run is not read back
@@ -112,7 +112,7 @@ int run(const Flags& flags) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  return attn::cli::chapter_main<Flags>(
+  return app::cli::chapter_main<Flags>(
       argc, argv,
       {kProgram, declare_flags, ch09::usage_errors<UsageError>(read_flags), ch09::usage_errors<UsageError>(run)});
 }

@@ -12,7 +12,7 @@
 
 namespace ch09 {
 
-using attn::format_number;
+using app::format_number;
 
 namespace {
 
@@ -45,7 +45,7 @@ std::string percent(arma::uword part, arma::uword whole) {
 
 }  // namespace
 
-void print_claim(std::ostream& out, const attn::ClaimCheck& c, bool quick) {
+void print_claim(std::ostream& out, const app::ClaimCheck& c, bool quick) {
   const std::string verdict = c.holds ? "(holds)"
                               : quick ? "(not judged: a --quick run is too short)"
                                       : "(does NOT hold)";
@@ -107,8 +107,8 @@ std::string snippet_schedule(const TrainOptions& o) {
 
 void print_data(std::ostream& out, const Corpus& corpus, const Vocabulary& vocab, const Run& run) {
   const attn::AttnOnlyShape& s = run.model.shape;
-  out << "Data: " << attn::counted(static_cast<long long>(corpus.files.size()), "fortune file") << ", "
-      << attn::counted(static_cast<long long>(corpus.entries), "entry", "entries") << "; "
+  out << "Data: " << app::counted(static_cast<long long>(corpus.files.size()), "fortune file") << ", "
+      << app::counted(static_cast<long long>(corpus.entries), "entry", "entries") << "; "
       << (corpus.held_tail ? std::string("too few to hold out every 20th, so the text's last 5%")
                            : "every 20th entry (" + std::to_string(corpus.held_entries) + ")")
       << " held out:\n      " << corpus.train_text.size() << " training and " << corpus.held_text.size()
@@ -127,8 +127,8 @@ void print_data(std::ostream& out, const Corpus& corpus, const Vocabulary& vocab
 namespace {
 
 void print_baselines(std::ostream& out, const Report& r, const Run& run) {
-  attn::print_heading(out, "1. Held-out loss against baselines (nats per character)");
-  attn::Table t({"predictor", "held-out loss"});
+  app::print_heading(out, "1. Held-out loss against baselines (nats per character)");
+  app::Table t({"predictor", "held-out loss"});
   t.add({"uniform over the vocabulary, ln V", format_number(r.baselines.uniform, kPrecision)});
   t.add({"unigram: training character frequencies", format_number(r.baselines.unigram, kPrecision)});
   t.add({"bigram: p(next | this character)", format_number(r.baselines.bigram, kPrecision)});
@@ -142,9 +142,9 @@ void print_baselines(std::ostream& out, const Report& r, const Run& run) {
 
 void print_head_view(std::ostream& out, const Report& r) {
   const HeadView& v = r.view;
-  attn::print_heading(out, "2. The head view: where each head reads, at the sentence's last character");
+  app::print_heading(out, "2. The head view: where each head reads, at the sentence's last character");
   out << "  sentence: \"" << v.sentence << "\" (" << v.sentence.size() << " characters; figure ch09_head_view)\n";
-  attn::Table t({"head", "top source (weight)", "second", "third"});
+  app::Table t({"head", "top source (weight)", "second", "third"});
   const arma::uword last = v.sentence.size() - 1;
   for (std::size_t k = 0; k < v.weights.size(); ++k) {
     const arma::rowvec a = v.weights[k].row(last);
@@ -162,7 +162,7 @@ void print_head_view(std::ostream& out, const Report& r) {
 
 void print_contributions(std::ostream& out, const Report& r) {
   const Contributions& c = r.contributions;
-  attn::print_heading(out, "3. What each head contributes: weight a_ij against size ||a_ij v_j W_O||");
+  app::print_heading(out, "3. What each head contributes: weight a_ij against size ||a_ij v_j W_O||");
   out << "  A weight says how much of source j's value is mixed in; the value v_j and the output\n"
          "  projection W_O decide how large a vector that becomes (Kobayashi et al. 2020).\n"
       << "  top weight and top contribution disagree in " << c.disagree << " of " << c.cases
@@ -172,7 +172,7 @@ void print_contributions(std::ostream& out, const Report& r) {
     const ContributionCase& e = c.example;
     out << "  the starkest, " << head_name(e.layer, e.head) << " reading at position " << e.query << " ('"
         << r.view.labels[e.query] << "'):\n";
-    attn::Table t({"source", "weight a_ij", "contribution ||a_ij v_j W_O||"});
+    app::Table t({"source", "weight a_ij", "contribution ||a_ij v_j W_O||"});
     for (const arma::uword j : {e.top_weight, e.top_contribution}) {
       t.add({"'" + r.view.labels[j] + "'@" + std::to_string(j), format_number(e.weights(j), kPrecision),
              format_number(e.norms(j), kPrecision)});
@@ -195,7 +195,7 @@ void print_writes(std::ostream& out, const Report& r) {
              "  through the final norm (scale frozen) and the unembedding, in logits per character.\n"
              "  position {} ('{}') of \"{}\";\n  the model's likeliest next character there: '{}'\n",
              w.position, w.labels[w.position], w.sentence, w.predicted);
-  attn::Table t({"head", "reads most", "||write||", "on '" + w.predicted + "'", "raises most", "lowers most"});
+  app::Table t({"head", "reads most", "||write||", "on '" + w.predicted + "'", "raises most", "lowers most"});
   for (const HeadEffect& e : w.heads) {
     t.add({e.head, fmt::format("'{}'@{} ({:.2f})", w.labels[e.top_source], e.top_source, e.top_weight),
            format_number(e.size, 2), fmt::format("{:+.2f}", e.on_prediction), logit_list(e.raised),
@@ -238,8 +238,8 @@ void print_induction_choice(std::ostream& out, const Report& r) {
 
 void print_roles(std::ostream& out, const Report& r) {
   const Roles& s = r.roles;
-  attn::print_heading(out, "4. Measured roles (mean attention weights on held-out probes)");
-  attn::Table t({"head", "previous-token", "induction (random)", "induction (text)", "duplicate-token"});
+  app::print_heading(out, "4. Measured roles (mean attention weights on held-out probes)");
+  app::Table t({"head", "previous-token", "induction (random)", "induction (text)", "duplicate-token"});
   for (arma::uword l = 0; l < s.previous_token.n_rows; ++l) {
     for (arma::uword h = 0; h < s.previous_token.n_cols; ++h) {
       t.add({head_name(l, h), format_number(s.previous_token(l, h), kPrecision),
@@ -263,7 +263,7 @@ void print_mean_ablation(std::ostream& out, const Report& r) {
              "\n  Zero against mean ablation (the head's output replaced by 0, or by its mean output over\n"
              "  held-out text), loss rises on {} plain and {} random-repeat windows:\n",
              c.windows, c.windows);
-  attn::Table t({"head", "zeroed: held-out", "zeroed: repeat", "mean: held-out", "mean: repeat"});
+  app::Table t({"head", "zeroed: held-out", "zeroed: repeat", "mean: held-out", "mean: repeat"});
   for (std::size_t k = 0; k < c.heads.size(); ++k) {
     t.add({c.heads[k], fmt::format("{:+.3f}", c.zero(k, 0)), fmt::format("{:+.3f}", c.zero(k, 1)),
            fmt::format("{:+.3f}", c.mean(k, 0)), fmt::format("{:+.3f}", c.mean(k, 1))});
@@ -324,7 +324,7 @@ void print_patching(std::ostream& out, const PatchPair& pair, const PatchingSect
                          : fmt::format("This model copies {} of the {} sentences \"{}\": A and B are the first two, "
                                        "and B's prediction need not be a copy.",
                                        pair.copied, pair.candidates, frame));
-  attn::Table t({"patched from B", "p('" + p.predicted_a + "')", "p('" + p.predicted_b + "')", "top"});
+  app::Table t({"patched from B", "p('" + p.predicted_a + "')", "p('" + p.predicted_b + "')", "top"});
   for (const PatchRow& row : p.rows)
     t.add({row.what, format_number(row.p_a, 3), format_number(row.p_b, 3), "'" + row.top + "'"});
   t.print(out);
@@ -336,7 +336,7 @@ void print_circuit(std::ostream& out, const Report& r) {
              "\n  The circuit: which first-layer head does {} read? Composition scores\n"
              "  ||W_QK W_OV^T||, ||W_OV W_QK||, ||W_OV W_OV'|| over their norms (random matrices: {:.3f}):\n",
              c.induction, c.random_baseline);
-  attn::Table t({"first-layer head", "K-composition", "Q-composition", "V-composition"});
+  app::Table t({"first-layer head", "K-composition", "Q-composition", "V-composition"});
   for (arma::uword h = 0; h < c.k_composition.n_elem; ++h) {
     t.add({head_name(0, h) + (head_name(0, h) == c.previous ? " (previous-token)" : ""),
            format_number(c.k_composition(h), 4), format_number(c.q_composition(h), 4),
@@ -352,9 +352,9 @@ void print_circuit(std::ostream& out, const Report& r) {
 }
 
 void print_ablations(std::ostream& out, const Report& r) {
-  attn::print_heading(out, "5. Interventions: zero a head, measure again");
+  app::print_heading(out, "5. Interventions: zero a head, measure again");
   const Ablation& base = r.ablations.front();
-  attn::Table t({"zeroed", "held-out text", "random repeat", "text repeat", "random repeat rise"});
+  app::Table t({"zeroed", "held-out text", "random repeat", "text repeat", "random repeat rise"});
   for (const Ablation& a : r.ablations) {
     t.add({a.name, format_number(a.held_out, kPrecision), format_number(a.random.repeat, kPrecision),
            format_number(a.natural.repeat, kPrecision),
@@ -374,11 +374,11 @@ void print_ablations(std::ostream& out, const Report& r) {
 /// What the heads of the last layer read at bank's final 'k' in the first item, and what comes next.
 void print_bank_reads(std::ostream& out, const Report& r) {
   const BankStudy& b = r.bank;
-  attn::Table next_table({"sentence", "likeliest next characters"});
+  app::Table next_table({"sentence", "likeliest next characters"});
   const arma::uword L = r.view.layers, H = r.view.heads;
   std::vector<std::string> read_header{"sentence"};
   for (arma::uword h = 0; h < H; ++h) read_header.push_back(head_name(L - 1, h) + " reads");
-  attn::Table reads(read_header);
+  app::Table reads(read_header);
   for (const BankReading& s : b.first) {
     std::string next;
     for (const auto& [c, p] : s.next) next += (next.empty() ? "" : " ") + c + " " + format_number(p, 2);
@@ -393,7 +393,7 @@ void print_bank_reads(std::ostream& out, const Report& r) {
 
 void print_bank(std::ostream& out, const Report& r) {
   const BankStudy& b = r.bank;
-  attn::print_heading(out, "6. bank: two senses against letter controls, matched and centred");
+  app::print_heading(out, "6. bank: two senses against letter controls, matched and centred");
   print_wrapped(out, fmt::format("{} matched items: in each, four sentences of the same length with bank's final "
                                  "'k' at the same position, differing only in the word before it. Cosines are "
                                  "centred: the mean reading of \" bank\" at the same position in {} held-out "
@@ -401,7 +401,7 @@ void print_bank(std::ostream& out, const Report& r) {
                                  "After the embedding nothing is left (same 'k', same position), so the table "
                                  "starts after layer 1.",
                                  b.items.size(), b.contexts));
-  attn::Table items({"item", "frame", "river sense", "money sense", "letter controls"});
+  app::Table items({"item", "frame", "river sense", "money sense", "letter controls"});
   for (std::size_t i = 0; i < b.items.size(); ++i) {
     const BankItem& it = b.items[i];
     items.add({std::to_string(i + 1), "\"" + it.frame + "\"", it.river, it.money, it.river_ctl + ", " + it.money_ctl});
@@ -412,7 +412,7 @@ void print_bank(std::ostream& out, const Report& r) {
     header.push_back("layer " + std::to_string(k) + ": sense pair");
     header.push_back("controls");
   }
-  attn::Table t(header);
+  app::Table t(header);
   bool vanished = false;  // a centred cosine is NaN where nothing is left once centred
   const auto cell = [&](double x) {
     vanished = vanished || !std::isfinite(x);
@@ -448,7 +448,7 @@ void print_bank(std::ostream& out, const Report& r) {
 }
 
 void print_names(std::ostream& out, const Report& r) {
-  attn::print_heading(out, "7. Names are summaries of what was measured");
+  app::print_heading(out, "7. Names are summaries of what was measured");
   for (std::size_t k = 0; k < r.names.size(); ++k) {
     out << "  " << head_name(k / r.view.heads, k % r.view.heads) << ": " << r.names[k] << "\n";
   }
@@ -519,7 +519,7 @@ void print_heads(std::ostream& out, const Comparison& c) {
   fmt::print(out,
              "  Where each head reads at the marked position (the two largest weights; figures ch09_compare_a\n"
              "  and ch09_compare_b show every position):\n");
-  attn::Table t({"head", "A reads at " + std::to_string(c.pair.a.last), "B reads at " + std::to_string(c.pair.b.last)});
+  app::Table t({"head", "A reads at " + std::to_string(c.pair.a.last), "B reads at " + std::to_string(c.pair.b.last)});
   for (std::size_t k = 0; k < c.view_a.weights.size(); ++k) {
     t.add({head_name(k / c.view_a.heads, k % c.view_a.heads), top_sources(c.view_a, k, c.pair.a.last),
            top_sources(c.view_b, k, c.pair.b.last)});
@@ -534,7 +534,7 @@ void print_cosines(std::ostream& out, const Comparison& c) {
              c.centre_a.size(), c.controls_a.size(), c.controls_b.size());
   if (!c.controls_a.empty())
     fmt::print(out, "  One of A's controls: \"{}\"\n", shown(c.controls_a.front(), kShown - 8));
-  attn::Table t({"stage", "raw cos(A, B)", "centred", "controls: lowest", "mean", "highest", "A, B above"});
+  app::Table t({"stage", "raw cos(A, B)", "centred", "controls: lowest", "mean", "highest", "A, B above"});
   for (arma::uword k = 0; k < c.centred.n_elem; ++k) {
     const arma::vec all = arma::join_cols(arma::vec(c.control_a.col(k)), arma::vec(c.control_b.col(k)));
     const arma::vec known = all.elem(arma::find_finite(all));
@@ -569,7 +569,7 @@ std::string shown(const Marked& m, std::size_t width) {
 }
 
 void print_comparison(std::ostream& out, const Comparison& c) {
-  attn::print_heading(out, "Two readings compared: the stream at a marked position, after each stage");
+  app::print_heading(out, "Two readings compared: the stream at a marked position, after each stage");
   print_sentence(out, "A", c.pair.a);
   print_sentence(out, "B", c.pair.b);
   if (is_matched(c.pair)) {

@@ -3,7 +3,7 @@
 ///
 /// Source: the article, "Watch real heads" (the printed sections follow its questions in order).
 /// Printers write to a stream and throw nothing of their own (stream errors are the stream's
-/// state, checked by attn::cli::run).
+/// state, checked by app::cli::run).
 #pragma once
 
 #include <optional>
@@ -17,7 +17,7 @@ namespace ch09 {
 /// One claim, wrapped: "  <statement>: <numbers> (holds)   [tag]". On a --quick run's model
 /// (`quick`) a claim that fails reads "(not judged: a --quick run is too short)" instead of
 /// "(does NOT hold)": the claims are about the full run.
-void print_claim(std::ostream& out, const attn::ClaimCheck& claim, bool quick = false);
+void print_claim(std::ostream& out, const app::ClaimCheck& claim, bool quick = false);
 
 /// The chapter's title line, then why a --cached run is trained again (`stale`, when not empty),
 /// then "Loaded the model saved in DIR." when `loaded` names the folder read, else the line said

@@ -60,15 +60,15 @@ void check_modes(const std::set<std::string>& typed, bool loading) {
   }
 }
 
-void check_plot_folder(const attn::PlotSettings& plots, const ModelFolders& folders) {
-  std::vector<attn::OtherFile> files;  // the saved run's files: no figure folder may take one's place
+void check_plot_folder(const app::PlotSettings& plots, const ModelFolders& folders) {
+  std::vector<app::OtherFile> files;  // the saved run's files: no figure folder may take one's place
   const bool reads = !folders.save;
   if (const std::optional<std::string> set = reads ? folders.load : folders.save) {
     const std::string& flag = reads ? folders.flag : folders.save_flag;
     for (const std::string& name : run_files()) files.push_back({flag, std::filesystem::path(*set) / name, reads});
-    files.push_back({flag, std::filesystem::path(*set) / attn::kManifestName, reads});
+    files.push_back({flag, std::filesystem::path(*set) / app::kManifestName, reads});
   }
-  if (const std::string clash = attn::plot_folder_clash(plots, files, "ch09_"); !clash.empty()) throw FlagError(clash);
+  if (const std::string clash = app::plot_folder_clash(plots, files, "ch09_"); !clash.empty()) throw FlagError(clash);
 }
 
 ModelFolders model_folders(const std::optional<std::filesystem::path>& save,
@@ -100,7 +100,7 @@ Run train_or_explain(const Corpus& corpus, const Vocabulary& vocab, const TrainO
     const bool one_line = &progress == &std::cerr && ::isatty(STDERR_FILENO) == 1;
     return train(corpus, vocab, options, [&](const Progress& p) { print_progress(progress, p, one_line); });
   } catch (const Divergence& d) {
-    throw std::runtime_error(std::string(d.what()) + "; try a smaller --lr (now " + attn::format_number(options.lr, 4) +
+    throw std::runtime_error(std::string(d.what()) + "; try a smaller --lr (now " + app::format_number(options.lr, 4) +
                              "); claims skipped");
   }
 }
@@ -119,7 +119,7 @@ void require_directions(const Model& model, const std::string& file) {
   const auto check = [&](const arma::Mat<Real>& block, const std::string& what) {
     if (!block.is_empty() && arma::abs(block).max() > kSmallestWeight) return;
     throw std::runtime_error(
-        attn::quoted_path(file) + ": " + what + " holds no weight larger than " + attn::quoted_number(kSmallestWeight) +
+        app::quoted_path(file) + ": " + what + " holds no weight larger than " + attn::quoted_number(kSmallestWeight) +
         " in size (all zero, -0 or vanishing): it has no direction, so its scores and shares would be 0 / 0; no "
         "trained model has such a part");
   };
@@ -159,7 +159,7 @@ std::optional<Run> saved_run(const ModelFolders& folders, const Corpus& corpus, 
   // The corpus is a setting: a model scored on held-out text it may have trained on says nothing.
   if (run->corpus != corpus.checksum) {
     if (!folders.cached) {
-      throw FileError(folders.flag + ": " + attn::quoted_path(std::filesystem::path(*folders.load) / "run.txt") +
+      throw FileError(folders.flag + ": " + app::quoted_path(std::filesystem::path(*folders.load) / "run.txt") +
                       ": the model was trained on another corpus (checksum " + run->corpus + ", the corpus read now " +
                       corpus.checksum + "); give that corpus with --corpus, or train again");
     }
@@ -182,7 +182,7 @@ std::optional<Loaded> load_given(const ModelFolders& folders, const Corpus& corp
   try {
     out->report = make_report(corpus, vocab, out->run, sentence, position);
   } catch (const std::invalid_argument& e) {
-    throw FileError(folders.flag + ": " + attn::quoted_path(std::filesystem::path(*folders.load) / "model.txt") +
+    throw FileError(folders.flag + ": " + app::quoted_path(std::filesystem::path(*folders.load) / "model.txt") +
                     " holds weights that overflow the model's scores (" + e.what() + ")");
   }
   return out;
@@ -192,11 +192,11 @@ void check_save(const ModelFolders& folders) {
   if (!folders.save) return;
   const std::optional<std::string>& dir = folders.save;
   const std::string& flag = folders.save_flag;
-  if (const std::string problem = attn::folder_problem(*dir); !problem.empty()) throw FileError(flag + ": " + problem);
+  if (const std::string problem = app::folder_problem(*dir); !problem.empty()) throw FileError(flag + ": " + problem);
   std::vector<std::string> names = run_files();
-  names.push_back(attn::kManifestName);
+  names.push_back(app::kManifestName);
   for (const std::string& name : names) {
-    if (const std::string problem = attn::replace_problem(std::filesystem::path(*dir) / name); !problem.empty())
+    if (const std::string problem = app::replace_problem(std::filesystem::path(*dir) / name); !problem.empty())
       throw FileError(flag + ": " + problem);
   }
 }
@@ -229,8 +229,8 @@ MarkedPair compare_flag(const std::vector<std::string>& values, const std::set<s
 }
 
 int run_compare(const MarkedPair& pair, const ModelFolders& folders, const std::optional<std::string>& corpus_folder,
-                const TrainOptions& options, const attn::PlotSettings& settings) {
-  attn::Plotter plots(settings);
+                const TrainOptions& options, const app::PlotSettings& settings) {
+  app::Plotter plots(settings);
   const Corpus corpus = corpus_for(corpus_folder);
   const Vocabulary vocab(corpus.train_text);
   std::string stale;  // why a --cached folder's run is not read back
@@ -240,7 +240,7 @@ int run_compare(const MarkedPair& pair, const ModelFolders& folders, const std::
       return compare(run.model, vocab, pair, corpus.held_text);
     } catch (const std::invalid_argument& e) {
       if (!loaded) throw;
-      throw FileError(folders.flag + ": " + attn::quoted_path(std::filesystem::path(*folders.load) / "model.txt") +
+      throw FileError(folders.flag + ": " + app::quoted_path(std::filesystem::path(*folders.load) / "model.txt") +
                       " holds weights that overflow the model's scores (" + e.what() + ")");
     }
   };

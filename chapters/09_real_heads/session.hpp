@@ -39,7 +39,7 @@ class FileError : public FlagError {
   using FlagError::FlagError;
 };
 
-/// `body` with a FileError rethrown as attn::InputFileError and any other FlagError as
+/// `body` with a FileError rethrown as app::InputFileError and any other FlagError as
 /// `UsageError` (both the command line's usage error, exit code 2; only the second adds
 /// "(see --help)").
 template <class UsageError, class Result, class Arg>
@@ -48,7 +48,7 @@ std::function<Result(const Arg&)> usage_errors(Result (*body)(const Arg&)) {
     try {
       return body(arg);
     } catch (const FileError& e) {
-      throw attn::InputFileError(e.what());
+      throw app::InputFileError(e.what());
     } catch (const FlagError& e) {
       throw UsageError(e.what());
     }
@@ -87,8 +87,8 @@ ModelFolders model_folders(const std::optional<std::filesystem::path>& save,
                            const std::optional<std::filesystem::path>& cached);
 
 /// Refuses (FlagError) a plot folder that is one of the saved run's files (run.txt, model.txt, the
-/// manifest) of --save, --cached or --load: attn::plot_folder_clash.
-void check_plot_folder(const attn::PlotSettings& plots, const ModelFolders& folders);
+/// manifest) of --save, --cached or --load: app::plot_folder_clash.
+void check_plot_folder(const app::PlotSettings& plots, const ModelFolders& folders);
 
 /// Trains as ch09::train() does, progress lines on `progress`; a run that diverges becomes a
 /// std::runtime_error (exit code 1) that names the step and suggests a smaller --lr.
@@ -155,6 +155,6 @@ MarkedPair compare_flag(const std::vector<std::string>& values, const std::set<s
 /// load_run() refuses or weights that overflow; training's own failures as train_or_explain() does.
 /// Returns exit code 0.
 int run_compare(const MarkedPair& pair, const ModelFolders& folders, const std::optional<std::string>& corpus_folder,
-                const TrainOptions& options, const attn::PlotSettings& plots);
+                const TrainOptions& options, const app::PlotSettings& plots);
 
 }  // namespace ch09

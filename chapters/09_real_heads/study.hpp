@@ -51,8 +51,8 @@ struct Report {
   CircuitSection circuit;          ///< section 5: the induction circuit, its compositions and the patch that breaks it
   BankStudy bank;                  ///< section 6: matched sentences, centred on held-out text
   std::vector<std::string> names;  ///< section 7
-  std::vector<attn::ClaimCheck> claims;  ///< real_01 .. real_08 (claims.hpp)
-  bool quick = false;                    ///< the model is a --quick run's: its claims are printed, not judged
+  std::vector<app::ClaimCheck> claims;  ///< real_01 .. real_08 (claims.hpp)
+  bool quick = false;                   ///< the model is a --quick run's: its claims are printed, not judged
 };
 
 /// Computes every section on a trained run's model (a few seconds), the decoded writes at

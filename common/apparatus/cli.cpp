@@ -28,7 +28,7 @@
 #include "common/apparatus/print.hpp"
 #include "common/apparatus/process.hpp"
 
-namespace attn::cli {
+namespace app::cli {
 
 namespace po = boost::program_options;
 
@@ -160,10 +160,10 @@ double real_value(const std::string& flag, const std::string& text) {
 }
 
 std::vector<std::string> sentence(const po::variables_map& vm, const std::string& name, const std::string& fallback,
-                                  const EmbeddingTable& table) {
+                                  const attn::EmbeddingTable& table) {
   const std::string text = vm.count(bare(name)) ? vm[bare(name)].as<std::string>() : fallback;
   try {
-    std::vector<std::string> words = split_sentence(text);
+    std::vector<std::string> words = attn::split_sentence(text);
     table.lookup(words);  // every word must be in the vocabulary
     return words;
   } catch (const std::invalid_argument& e) {
@@ -289,7 +289,7 @@ double positive_real(const po::variables_map& vm, const std::string& name, doubl
   const std::string flag = flag_name(name);
   const double v = finite(flag, vm[bare(name)].as<double>());
   if (!(v > 0 && v <= hi))
-    throw UsageError(flag + " must be in (0, " + attn::format_plain(hi) + "], got " + as_typed(flag, v));
+    throw UsageError(flag + " must be in (0, " + app::format_plain(hi) + "], got " + as_typed(flag, v));
   return v;
 }
 
@@ -404,4 +404,4 @@ int run(const std::string& program, const std::function<int()>& body, const std:
   return code;
 }
 
-}  // namespace attn::cli
+}  // namespace app::cli

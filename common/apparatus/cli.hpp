@@ -40,7 +40,7 @@
 #include "common/attention/checks.hpp"
 #include "common/attention/toy.hpp"
 
-namespace attn::cli {
+namespace app::cli {
 
 /// A mistake in the command line or its values (exit code 2).
 class UsageError : public std::runtime_error {
@@ -70,14 +70,14 @@ using attn::quoted_number;
 // ---- the number rule ----------------------------------------------------------------------------
 
 // Defined below the command line (common/apparatus/numbers.hpp), where parameter files and lessons use it too.
-using attn::parse_integer;
-using attn::parse_number;
-using attn::Parsed;
+using app::parse_integer;
+using app::parse_number;
+using app::Parsed;
 
 /// parse_number() for a flag's value: throws UsageError "<flag> 'TEXT' <problem>".
 double real_value(const std::string& flag, const std::string& text);
 
-using attn::split_list;
+using app::split_list;
 
 /// The items of a comma-separated flag value by the list rule (split_list: blanks around commas
 /// ignored, no empty item). Throws UsageError "<flag> 'TEXT' has an empty entry (..)" or ".. is empty".
@@ -87,7 +87,7 @@ std::vector<std::string> list(const std::string& flag, const std::string& text);
 /// attn::split_sentence and each looked up in `table`. Throws UsageError "--NAME: <why>" for an
 /// empty or too long sentence or a word outside the table's vocabulary (the message lists it).
 std::vector<std::string> sentence(const boost::program_options::variables_map& vm, const std::string& name,
-                                  const std::string& fallback, const EmbeddingTable& table);
+                                  const std::string& fallback, const attn::EmbeddingTable& table);
 
 // ---- the command line ---------------------------------------------------------------------------
 
@@ -166,7 +166,7 @@ std::set<std::string> typed(const boost::program_options::variables_map& vm);
 /// standard descriptors are given /dev/null first (reserve_standard_descriptors); a closed
 /// standard output returns 1 at once, before any work. Standard output is flushed and checked before returning:
 /// a write that failed (`>/dev/full`, a closed stdout) returns 1 with the system's reason. A body
-/// returning 0 after a reported runtime failure (attn::report_failure: a plot not drawn) returns 1.
+/// returning 0 after a reported runtime failure (app::report_failure: a plot not drawn) returns 1.
 /// Every message is made one line (control bytes escaped, at most about 300 characters).
 /// Throws nothing derived from std::exception: each becomes an error line and an exit code.
 /// `args` (main's argv, if given) lets the program run itself again without /proc
@@ -204,4 +204,4 @@ int chapter_main(int argc, const char* const argv[], const Chapter<Flags>& chapt
       std::vector<std::string>(argv, argv + argc));
 }
 
-}  // namespace attn::cli
+}  // namespace app::cli

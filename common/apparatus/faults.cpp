@@ -9,7 +9,7 @@
 #include <iostream>
 #include <sstream>
 
-namespace attn {
+namespace app {
 namespace {
 
 std::string& name_storage() {
@@ -149,4 +149,4 @@ void DivergenceWatch::refused(const std::string& why) const {
   throw TrainingDiverged(message.str());
 }
 
-}  // namespace attn
+}  // namespace app

@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-namespace attn {
+namespace app {
 
 /// Sets the name error lines start with (cli::run sets it to the chapter's executable name).
 void set_program_name(const std::string& name);
@@ -74,4 +74,4 @@ class DivergenceWatch {
   long long last_step_ = 0;
 };
 
-}  // namespace attn
+}  // namespace app

@@ -22,7 +22,10 @@
 
 #include "common/attention/checks.hpp"
 
-namespace attn {
+namespace app {
+
+using attn::printable;
+using attn::quoted;
 namespace {
 
 namespace fs = std::filesystem;
@@ -522,4 +525,4 @@ std::map<std::string, std::string> read_file_set(const fs::path& folder, const s
   return files;
 }
 
-}  // namespace attn
+}  // namespace app

@@ -31,7 +31,7 @@
 #include <string>
 #include <vector>
 
-namespace attn {
+namespace app {
 
 /// A file could not be written, renamed or read for a reason outside the user's input
 /// (disk full, I/O error): a runtime failure, exit code 1.
@@ -215,4 +215,4 @@ void set_child_for_cleanup(pid_t process_group);
 /// child (for a program about to end without unwinding). Async-signal-safe.
 void clean_up_now();
 
-}  // namespace attn
+}  // namespace app

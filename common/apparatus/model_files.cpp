@@ -13,7 +13,19 @@
 #include "common/apparatus/numbers.hpp"
 #include "common/attention/checks.hpp"
 
-namespace attn {
+namespace app {
+
+using attn::AttnOnlyModel;
+using attn::AttnOnlyShape;
+using attn::check_shapes;
+using attn::kLargestInput;
+using attn::parameter_ptrs;
+using attn::parameter_table;
+using attn::ParamSpec;
+using attn::printable;
+using attn::quoted;
+using attn::validate;
+using attn::zero_model;
 
 template <class T>
 void save_model(const AttnOnlyModel<T>& model, const std::string& path) {
@@ -94,7 +106,8 @@ AttnOnlyModel<T> read_model(std::istream& in, const std::string& name) {
     const std::string group = "group " + table[i].name;
     if (!read || word != table[i].name || whole(group + " rows", rows_text, 1LL << 40) != table[i].rows ||
         whole(group + " columns", cols_text, 1LL << 40) != table[i].cols) {
-      throw fail("expected group " + table[i].name + " of " + detail::dims(table[i].rows, table[i].cols));
+      throw fail("expected group " + table[i].name + " of " + std::to_string(table[i].rows) + " x " +
+                 std::to_string(table[i].cols));
     }
     const arma::uword rows = table[i].rows, cols = table[i].cols;
     for (arma::uword r = 0; r < rows; ++r) {
@@ -122,4 +135,4 @@ template AttnOnlyModel<double> load_model<double>(const std::string&);
 template AttnOnlyModel<float> read_model<float>(std::istream&, const std::string&);
 template AttnOnlyModel<double> read_model<double>(std::istream&, const std::string&);
 
-}  // namespace attn
+}  // namespace app

@@ -10,25 +10,25 @@
 
 #include "common/attention/attn_only.hpp"
 
-namespace attn {
+namespace app {
 
 /// Writes the model as text (a header with the shape, then each table group: name, rows, cols and
 /// values with 9 significant digits, enough to read a float back exactly) to `path`, whole or not
-/// at all (attn::write_file_atomically). Throws attn::IoError (a std::runtime_error) if it cannot be written.
+/// at all (app::write_file_atomically). Throws app::IoError (a std::runtime_error) if it cannot be written.
 template <class T>
-void save_model(const AttnOnlyModel<T>& model, const std::string& path);
+void save_model(const attn::AttnOnlyModel<T>& model, const std::string& path);
 
 /// Reads a model written by save_model(). Throws std::runtime_error naming the file for a missing
 /// file, a wrong header, a group out of order or of the wrong shape, an entry that is not a finite
 /// number by the number rule (common/numbers.hpp) or lies beyond +-1e6, a truncated file, or text
 /// after the last group.
 template <class T>
-AttnOnlyModel<T> load_model(const std::string& path);
+attn::AttnOnlyModel<T> load_model(const std::string& path);
 
 /// Reads the text of a model file from `in`, as load_model() reads the file (the book's head view
 /// reads the saved model this way, from the page, where there is no file). `name` names the text in
 /// messages. Throws std::runtime_error naming it, for the same reasons as load_model().
 template <class T>
-AttnOnlyModel<T> read_model(std::istream& in, const std::string& name);
+attn::AttnOnlyModel<T> read_model(std::istream& in, const std::string& name);
 
-}  // namespace attn
+}  // namespace app

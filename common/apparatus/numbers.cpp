@@ -11,7 +11,7 @@
 #include <cstdlib>
 #include <system_error>
 
-namespace attn {
+namespace app {
 namespace {
 
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
@@ -121,4 +121,4 @@ Parsed<std::vector<std::string>> split_list(std::string_view text) {
   return {items, {}};
 }
 
-}  // namespace attn
+}  // namespace app

@@ -17,7 +17,7 @@
 #include <string_view>
 #include <vector>
 
-namespace attn {
+namespace app {
 
 /// What parse_number() or parse_integer() made of a text: the value, or why it is not one.
 template <typename T>
@@ -42,4 +42,4 @@ Parsed<long long> parse_integer(std::string_view text, long long lo, long long h
 /// Throws nothing: a refusal is Parsed::problem ("has an empty entry (entry 3 of 3; ...)").
 Parsed<std::vector<std::string>> split_list(std::string_view text);
 
-}  // namespace attn
+}  // namespace app

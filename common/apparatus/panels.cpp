@@ -7,7 +7,7 @@
 #include <sstream>
 #include <stdexcept>
 
-namespace attn {
+namespace app {
 namespace {
 
 const Canvas& canvas() { return Canvas::current(); }
@@ -71,8 +71,8 @@ void pattern_grid(Plotter& plots, const PatternGrid& grid) {
   }
   for (const arma::mat& M : grid.cells) {
     if (M.n_rows != grid.labels.size() || M.n_cols != grid.labels.size())
-      throw std::invalid_argument("pattern_grid: a map is " + shape(M) + " for " + std::to_string(grid.labels.size()) +
-                                  " tokens");
+      throw std::invalid_argument("pattern_grid: a map is " + attn::shape(M) + " for " +
+                                  std::to_string(grid.labels.size()) + " tokens");
   }
   std::vector<std::string> data;
   for (const arma::mat& M : grid.cells) {
@@ -120,4 +120,4 @@ void pattern_grid(Plotter& plots, const PatternGrid& grid) {
   });
 }
 
-}  // namespace attn
+}  // namespace app

@@ -10,7 +10,7 @@
 
 #include "common/apparatus/plot.hpp"
 
-namespace attn {
+namespace app {
 
 /// Draws `panels` left to right in one PNG, `NAME.png`, under an overall `title`; panel k's data
 /// goes to `NAME.dat` (k = 1) or `NAME_k.dat`. Each panel is drawn like Plotter::bars (its own
@@ -48,4 +48,4 @@ struct PatternGrid {
 /// gnuplot fails.
 void pattern_grid(Plotter& plots, const PatternGrid& grid);
 
-}  // namespace attn
+}  // namespace app

@@ -23,7 +23,10 @@
 #include "common/apparatus/process.hpp"
 #include "common/attention/checks.hpp"
 
-namespace attn {
+namespace app {
+
+using attn::printable;
+using attn::quoted;
 namespace {
 
 namespace fs = std::filesystem;
@@ -219,7 +222,7 @@ Plotter::Plotter(const PlotSettings& settings) : timeout_(settings.timeout) {
     reason_ = "--no-plots was given";
     return;
   }
-  folder_ = settings.folder ? fs::path(*settings.folder) : fs::path(config::default_plots_dir);
+  folder_ = settings.folder ? fs::path(*settings.folder) : fs::path(attn::config::default_plots_dir);
   if (const std::string problem = folder_problem(folder_); !problem.empty()) {
     if (settings.folder) throw PlotFolderError(problem);
     reason_ = problem;
@@ -255,7 +258,7 @@ Plotter::Plotter(const PlotSettings& settings) : timeout_(settings.timeout) {
 void Plotter::report(std::ostream& out) const {
   if (enabled_ || failed_ > 0) {
     // Inside the repository, say "plots/" rather than an absolute path that differs per clone.
-    const fs::path relative = folder_.lexically_relative(config::source_dir);
+    const fs::path relative = folder_.lexically_relative(attn::config::source_dir);
     const bool inside = !relative.empty() && *relative.begin() != "..";
     out << "plots: " << written_.size() << " written into " << printable((inside ? relative : folder_).string(), 200)
         << "/";
@@ -344,7 +347,8 @@ std::string plot_folder_clash(const PlotSettings& plots, const std::vector<Other
                               const std::string& figure_prefix) {
   if (!plots.enabled) return "";
   std::error_code ec;
-  const fs::path folder = fs::weakly_canonical(plots.folder ? fs::path(*plots.folder) : config::default_plots_dir, ec);
+  const fs::path folder =
+      fs::weakly_canonical(plots.folder ? fs::path(*plots.folder) : attn::config::default_plots_dir, ec);
   const std::string given = plots.folder ? "--plots " + quoted_path(*plots.folder) : "the plot folder (plots/)";
   for (const OtherFile& f : files) {
     const fs::path file = fs::weakly_canonical(f.path, ec);
@@ -454,4 +458,4 @@ std::string word_colour(const std::string& word) {
   return "#7f7f7f";
 }
 
-}  // namespace attn
+}  // namespace app

@@ -29,7 +29,7 @@
 /// - the data files and the PNG are renamed into place together, only when gnuplot sent a valid
 ///   PNG, so `NAME.png` and `NAME.dat` appear whole, together, or not at all, and concurrent runs
 ///   into one folder never read each other's files;
-/// - a plot that cannot be drawn is reported by attn::report_failure (one line, exit code 1 at the
+/// - a plot that cannot be drawn is reported by app::report_failure (one line, exit code 1 at the
 ///   end) and the chapter carries on.
 /// Unless its comment names an exception, a function here throws nothing (beyond std::bad_alloc).
 #pragma once
@@ -45,7 +45,7 @@
 #include <utility>
 #include <vector>
 
-namespace attn {
+namespace app {
 
 /// An explicitly requested plot folder that cannot be created or written (a usage error, exit 2).
 class PlotFolderError : public std::runtime_error {
@@ -282,7 +282,7 @@ class Plotter {
   /// An explicit folder that cannot be created or written throws PlotFolderError; the default
   /// folder failing, gnuplot missing from PATH, or gnuplot lacking pngcairo disable the Plotter
   /// with a reason instead. A gnuplot that crashes, fails or hangs when probed disables it too, and
-  /// is reported as a runtime failure (attn::report_failure).
+  /// is reported as a runtime failure (app::report_failure).
   explicit Plotter(const PlotSettings& settings);
 
   /// True if figures will be drawn.
@@ -299,7 +299,7 @@ class Plotter {
   /// Draws a BarChart. Each drawing call writes `NAME.dat` and `NAME.png`, and does nothing when disabled.
   /// Throws std::invalid_argument if the data's shape disagrees with its labels or NAME holds
   /// characters other than [A-Za-z0-9_.-]. If gnuplot fails, times out or a file cannot be written,
-  /// it reports one line (with gnuplot's or the system's reason) through attn::report_failure,
+  /// it reports one line (with gnuplot's or the system's reason) through app::report_failure,
   /// leaves no file behind, and returns.
   void bars(const BarChart& chart);
   /// Draws a LineChart (see bars() for what is written and thrown).
@@ -405,4 +405,4 @@ std::string gnuplot_tic_label(const std::string& text);
 /// Source: the article's figures, which keep one colour per token.
 std::string word_colour(const std::string& word);
 
-}  // namespace attn
+}  // namespace app

@@ -14,7 +14,7 @@
 #include "common/apparatus/plot_detail.hpp"
 #include "common/apparatus/print.hpp"
 
-namespace attn {
+namespace app {
 
 using namespace plot_detail;
 
@@ -626,4 +626,4 @@ void Plotter::vectors(const VectorFigure& figure) {
   draw(figure.name, data, [&](const std::vector<std::string>& dats) { return vector_figure_commands(figure, dats); });
 }
 
-}  // namespace attn
+}  // namespace app

@@ -12,7 +12,7 @@
 
 #include "common/apparatus/plot.hpp"
 
-namespace attn::plot_detail {
+namespace app::plot_detail {
 
 // ---- text ---------------------------------------------------------------------------------------
 
@@ -84,4 +84,4 @@ std::string column_label_rotation(const Heatmap& map);
 /// rows, every other row labelled, as a phone's canvas gives each about 10 px); none otherwise.
 std::optional<Heatmap> phone_layout(const Heatmap& map);
 
-}  // namespace attn::plot_detail
+}  // namespace app::plot_detail

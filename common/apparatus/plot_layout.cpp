@@ -8,7 +8,7 @@
 
 #include "common/apparatus/print.hpp"
 
-namespace attn::plot_detail {
+namespace app::plot_detail {
 
 // ---- text ---------------------------------------------------------------------------------------
 
@@ -130,4 +130,4 @@ std::optional<Heatmap> phone_layout(const Heatmap& map) {
   return tall;
 }
 
-}  // namespace attn::plot_detail
+}  // namespace app::plot_detail

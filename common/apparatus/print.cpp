@@ -9,7 +9,7 @@
 #include <cmath>
 #include <stdexcept>
 
-namespace attn {
+namespace app {
 
 std::string format_number(double x, int precision) {
   if (std::isnan(x)) return "nan";
@@ -105,4 +105,4 @@ void print_claim(std::ostream& out, const ClaimCheck& claim) {
              claim.id);
 }
 
-}  // namespace attn
+}  // namespace app

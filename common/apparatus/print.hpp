@@ -8,7 +8,10 @@
 #include <string>
 #include <vector>
 
-namespace attn {
+/// \namespace app
+/// \brief The apparatus that serves the lesson (flags, printing, plots, files, processes, faults):
+/// a namespace apart from the mathematics in `attn`, so every call site shows which it is.
+namespace app {
 
 /// One number with `precision` digits after the point; values that round to zero print without
 /// a minus sign ("0.00", never "-0.00"). Non-finite values print as "nan", "inf" or "-inf".
@@ -83,4 +86,4 @@ bool as_printed(const arma::rowvec& value, const std::vector<double>& printed, i
 /// Throws std::invalid_argument for an empty ID. Source: the claims ledger, docs/claims.md.
 void print_claim(std::ostream& out, const ClaimCheck& claim);
 
-}  // namespace attn
+}  // namespace app

@@ -26,7 +26,7 @@
 
 extern char** environ;
 
-namespace attn {
+namespace app {
 namespace {
 
 constexpr std::size_t kKeepStderr = 4096;
@@ -409,4 +409,4 @@ ProcessResult run_process(const std::filesystem::path& program, const std::vecto
   return child.finish();
 }
 
-}  // namespace attn
+}  // namespace app

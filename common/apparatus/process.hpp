@@ -21,7 +21,7 @@
 #include <string>
 #include <vector>
 
-namespace attn {
+namespace app {
 
 /// How a helper program ended.
 struct ProcessResult {
@@ -152,4 +152,4 @@ int call_with_large_stack(const std::function<int()>& body);
 /// cli::run() calls it first; it is idempotent and throws nothing.
 int reserve_standard_descriptors();
 
-}  // namespace attn
+}  // namespace app

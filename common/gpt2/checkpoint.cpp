@@ -53,8 +53,8 @@ constexpr std::size_t kMaxTextFileBytes = std::size_t{16} << 20;
 /// kMaxTextFileBytes; the system's reason otherwise), as the runtime_error this reader throws.
 std::string read_text(const std::string& path, std::size_t limit = kMaxTextFileBytes) {
   try {
-    return attn::read_input_file(path, limit);
-  } catch (const attn::InputFileError& e) {
+    return app::read_input_file(path, limit);
+  } catch (const app::InputFileError& e) {
     throw std::runtime_error(e.what());
   }
 }

@@ -8,7 +8,7 @@
 /// fetched one, so the book also works opened from the disk.
 ///
 /// Usage: ch09_live_export MODEL_DIR OUT.js (MODEL_DIR as ch09_real_heads --save wrote it). The
-/// model is read with attn::load_model, as ch09_real_heads reads it; the file is written whole or
+/// model is read with app::load_model, as ch09_real_heads reads it; the file is written whole or
 /// not at all. Exit code 1 with one line for a model or vocabulary it cannot read.
 #include <boost/archive/iterators/base64_from_binary.hpp>
 #include <boost/archive/iterators/transform_width.hpp>
@@ -45,9 +45,9 @@ int main(int argc, char** argv) {
   }
   try {
     const std::filesystem::path dir = argv[1];
-    const auto model = attn::load_model<float>((dir / "model.txt").string());
+    const auto model = app::load_model<float>((dir / "model.txt").string());
     std::smatch hex;
-    const std::string run = attn::read_input_file(dir / "run.txt");
+    const std::string run = app::read_input_file(dir / "run.txt");
     if (!std::regex_search(run, hex, std::regex("(^|\n)characters ([0-9a-f]+)\n")))
       throw std::runtime_error((dir / "run.txt").string() + " has no line of hexadecimal characters");
     std::string bytes;
@@ -63,7 +63,7 @@ int main(int argc, char** argv) {
        << ", heads: " << s.heads << ", d_k: " << s.d_k << ", layers: " << s.layers
        << ", final_norm: " << (s.final_norm ? "true" : "false") << " },\n"
        << "  parameters: \"" << base64(bytes) << "\" } });\n";
-    attn::write_file_atomically(argv[2], js.str());
+    app::write_file_atomically(argv[2], js.str());
   } catch (const std::exception& e) {
     std::cerr << "ch09_live_export: error: " << e.what() << "\n";
     return 1;

@@ -22,7 +22,7 @@ live::val score_scale(const std::string& sentence, double multiplier) {
     const auto put = [&out](const char* name, const arma::rowvec& v) {
       live::val entry = live::val::object();
       entry.set("values", live::numbers(v));
-      entry.set("text", attn::format_vector(v, kPrecision));
+      entry.set("text", app::format_vector(v, kPrecision));
       out.set(name, entry);
     };
     out.set("words", live::strings(s.words));

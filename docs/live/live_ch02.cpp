@@ -49,10 +49,10 @@ live::val match(const std::string& sentence, const live::val& wq_rows) {
     for (arma::uword j = 0; j < t.words.size(); ++j) {
       live::val line = live::val::object();
       line.set("token", t.words[j]);
-      line.set("query", attn::format_vector(arma::rowvec(t.Q.row(j)), 2));
-      line.set("key", attn::format_vector(arma::rowvec(t.K.row(j)), 2));
-      line.set("score", attn::format_number(t.scores(j), 3));
-      line.set("weight", attn::format_number(100.0 * t.weights(j), 1) + "%");
+      line.set("query", app::format_vector(arma::rowvec(t.Q.row(j)), 2));
+      line.set("key", app::format_vector(arma::rowvec(t.K.row(j)), 2));
+      line.set("score", app::format_number(t.scores(j), 3));
+      line.set("weight", app::format_number(100.0 * t.weights(j), 1) + "%");
       table.call<void>("push", line);
     }
     out.set("table", table);

@@ -16,7 +16,7 @@ constexpr arma::uword kTower = 2;
 live::val row_texts(const arma::mat& m) {
   live::val out = live::val::array();
   for (arma::uword r = 0; r < m.n_rows; ++r) {
-    out.call<void>("push", attn::format_vector(arma::rowvec(m.row(r)), kTeaching));
+    out.call<void>("push", app::format_vector(arma::rowvec(m.row(r)), kTeaching));
   }
   return out;
 }

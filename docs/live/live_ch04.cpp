@@ -28,11 +28,11 @@ live::val shadow(double angle, double length, double b_length) {
     out.set("shadow", live::numbers(s.shadow));
     out.set("projection", s.projection);
     out.set("dot", s.dot);
-    out.set("a_text", attn::format_vector(s.a, kExplorerDecimals));
+    out.set("a_text", app::format_vector(s.a, kExplorerDecimals));
     out.set("projection_line", ch04::claim_projection(e).evidence);
     out.set("dot_line", ch04::claim_shadow_dot(e).evidence);
-    out.set("shadow_text", attn::format_vector(s.shadow, kExplorerDecimals));
-    out.set("cosine_text", s.cosine ? attn::format_number(*s.cosine, kExplorerDecimals)
+    out.set("shadow_text", app::format_vector(s.shadow, kExplorerDecimals));
+    out.set("cosine_text", s.cosine ? app::format_number(*s.cosine, kExplorerDecimals)
                                     : std::string("undefined (a is the zero vector)"));
     out.set("side", std::string(s.side == ch04::Side::positive   ? "positive"
                                 : s.side == ch04::Side::negative ? "negative"
@@ -58,7 +58,7 @@ live::val sharpness(const live::val& scores, double d_k) {
     out.set("raw_line", ch04::claim_raw_weights(r).evidence);
     out.set("scaled_line", ch04::claim_scaled_weights(r).evidence);
     out.set("winner", r.winner);
-    out.set("divisor", attn::format_plain(r.divisor));
+    out.set("divisor", app::format_plain(r.divisor));
     return out;
   });
 }

@@ -22,11 +22,11 @@ live::val tired_cat(bool causal) {
     out.set("rows", live::rows(A));
     live::val texts = live::val::array();
     for (arma::uword r = 0; r < A.n_rows; ++r) {
-      texts.call<void>("push", attn::format_vector(arma::rowvec(A.row(r)), kTableDecimals));
+      texts.call<void>("push", app::format_vector(arma::rowvec(A.row(r)), kTableDecimals));
     }
     out.set("texts", texts);
     const arma::rowvec sums = arma::sum(A, 1).t();
-    out.set("row_sums", attn::format_vector(sums, kTableDecimals));
+    out.set("row_sums", app::format_vector(sums, kTableDecimals));
     return out;
   });
 }
