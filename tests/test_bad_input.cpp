@@ -134,6 +134,7 @@ BOOST_AUTO_TEST_CASE(every_bad_input_is_one_line_and_exit_2) {
       {"ch09_real_heads", "--load /tmp/attn-bad-ch09 --steps 5", "only apply to training"},  // flag outside its mode
       {"ch09_real_heads", "--save /sys", "is in /sys"},                          // a system folder, before training
       {"ch09_real_heads", "--cached ''", "non-empty path"},                      // empty folder name
+      {"ch09_real_heads", "--cached /tmp/a --save /tmp/b", "--cached both loads and saves"},  // two save folders
       {"ch09_real_heads", "--compare 'the river bank'", "needs two sentences"},  // one sentence of two
       {"ch09_real_heads", "--compare 'the river bank' 'a money shop'", "share no word"},  // nothing to compare
       {"ch09_real_heads", "--compare 'the [river bank' 'a bank'", "brackets must enclose"},  // a stray bracket
