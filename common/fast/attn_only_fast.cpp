@@ -131,7 +131,7 @@ template <class T>
 void forward(const AttnOnlyModel<T>& model, const arma::umat& tokens, AttnOnlyPass<T>& pass, const arma::mat* keep) {
   detail::start_pass(model, tokens, keep, pass);
   const AttnOnlyShape& s = model.shape;
-  const arma::uword B = tokens.n_rows, T_ = s.context, N = B * T_, dk = s.d_k, hd = s.heads * dk;
+  const arma::uword B = tokens.n_rows, T_ = tokens.n_cols, N = B * T_, dk = s.d_k, hd = s.heads * dk;
   const T scale = T(1) / std::sqrt(static_cast<T>(dk));
   pass.S.set_size(T_, T_);
   arma::Col<T> top, sum;
@@ -231,7 +231,7 @@ template <class T>
 void backward(const AttnOnlyModel<T>& model, const arma::umat& tokens, const AttnOnlyPass<T>& pass,
               const arma::Mat<T>& dlogits, AttnOnlyBackward<T>& w) {
   const AttnOnlyShape& s = model.shape;
-  const arma::uword B = pass.batch, T_ = s.context, N = B * T_, dk = s.d_k, hd = s.heads * dk;
+  const arma::uword B = pass.batch, T_ = tokens.n_cols, N = B * T_, dk = s.d_k, hd = s.heads * dk;
   const T scale = T(1) / std::sqrt(static_cast<T>(dk));
   if (w.grad.layers.size() != s.layers || arma::size(w.grad.E) != arma::size(model.E) ||
       w.grad.shape.final_norm != s.final_norm) {
