@@ -4,11 +4,13 @@ definition (Radford et al. 2019, section 2.3; OpenAI's released model.py and enc
 no code with the C++ it checks.
 
 Usage: gpt2_reference.py OUT_DIR
-       gpt2_reference.py OUT_DIR --checkpoint WIDTH,HEADS,LAYERS,CONTEXT [random|zero|subnormal]
+       gpt2_reference.py OUT_DIR --checkpoint WIDTH,HEADS,LAYERS,CONTEXT [random|zero|subnormal] [VOCAB]
 
 The second form writes the four checkpoint files alone, of other sizes (the tests' short contexts
 and many heads) and, if asked, with every weight 0 or the smallest subnormal float (degenerate
-checkpoints a reader could be handed); no reference.json.
+checkpoints a reader could be handed); no reference.json. VOCAB (at least the tiny vocabulary's
+size) pads the vocabulary with made-up merges of lower-case letters to that many tokens: 768,12,12,1024
+random 50257 has GPT-2 small's shapes, for timing chapter 09's --gpt2 mode without the real weights.
 
 Writes into OUT_DIR a tiny GPT-2 in the Hugging Face layout a reader downloads:
   config.json        n_embd 24, n_head 3, n_layer 2, n_positions 16, vocab_size as below;
@@ -156,14 +158,28 @@ def encode(text, vocab, ranks):
     return ids
 
 
-def make_vocab():
+def make_vocab(size=0):
+    """The byte alphabet and MERGES' tokens; then, up to `size` tokens, made-up merges (returned
+    with MERGES): a word of lower-case letters joined with one more letter, shortest words first."""
     vocab = {}
     for b, c in BYTE_CHAR.items():  # in byte order; bytes 0xF0-0xFF have no token
         if b < 0xF0:
             vocab[c] = len(vocab)
+    merges = list(MERGES)
     for a, b in MERGES:
         vocab.setdefault(a + b, len(vocab))
-    return vocab
+    words = [chr(c) for c in range(ord("a"), ord("z") + 1)]
+    for word in words:  # grows as it goes: every word is a token, so each merge joins two tokens
+        if len(vocab) >= size:
+            break
+        for letter in words[:26]:
+            if len(vocab) >= size:
+                break
+            if word + letter not in vocab:
+                vocab[word + letter] = len(vocab)
+                merges.append((word, letter))
+                words.append(word + letter)
+    return vocab, merges
 
 
 # ---- the model ----------------------------------------------------------------------------------
@@ -297,7 +313,7 @@ def write_safetensors(path, tensors):
 
 def main(out):
     rng = np.random.default_rng(SEED)
-    vocab = make_vocab()
+    vocab, _ = make_vocab()
     ranks = {pair: rank for rank, pair in enumerate(MERGES)}
     weights = make_weights(len(vocab), rng)
     config = {"model_type": "gpt2", "n_embd": WIDTH, "n_head": HEADS, "n_layer": LAYERS, "n_positions": CONTEXT,
@@ -322,10 +338,10 @@ def main(out):
         json.dump(reference, f)
 
 
-def checkpoint_only(out, sizes, kind):
+def checkpoint_only(out, sizes, kind, vocab_size):
     global WIDTH, HEADS, LAYERS, CONTEXT
     WIDTH, HEADS, LAYERS, CONTEXT = (int(x) for x in sizes.split(","))
-    vocab = make_vocab()
+    vocab, merges = make_vocab(vocab_size)
     weights = make_weights(len(vocab), np.random.default_rng(SEED))
     if kind != "random":
         fill = 0.0 if kind == "zero" else np.float32(1.4e-45)
@@ -339,12 +355,13 @@ def checkpoint_only(out, sizes, kind):
     with open(f"{out}/vocab.json", "w", encoding="utf-8") as f:
         json.dump(vocab, f, ensure_ascii=False)
     with open(f"{out}/merges.txt", "w", encoding="utf-8") as f:
-        f.write("#version: 0.2\n" + "".join(f"{a} {b}\n" for a, b in MERGES))
+        f.write("#version: 0.2\n" + "".join(f"{a} {b}\n" for a, b in merges))
     write_safetensors(f"{out}/model.safetensors", weights)
 
 
 if __name__ == "__main__":
     if len(sys.argv) >= 4 and sys.argv[2] == "--checkpoint":
-        checkpoint_only(sys.argv[1], sys.argv[3], sys.argv[4] if len(sys.argv) > 4 else "random")
+        checkpoint_only(sys.argv[1], sys.argv[3], sys.argv[4] if len(sys.argv) > 4 else "random",
+                        int(sys.argv[5]) if len(sys.argv) > 5 else 0)
     else:
         main(sys.argv[1])

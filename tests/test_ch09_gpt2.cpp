@@ -10,15 +10,20 @@
 #include <boost/test/unit_test.hpp>
 
 #include <algorithm>
+#include <boost/mpl/list.hpp>
 #include <cmath>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <nlohmann/json.hpp>
+#include <numbers>
 #include <string>
 #include <system_error>
+#include <type_traits>
 #include <vector>
 
+#include "common/attention/random.hpp"
 #include "common/gpt2/bpe.hpp"
 #include "common/gpt2/checkpoint.hpp"
 #include "common/gpt2/model.hpp"
@@ -72,6 +77,26 @@ const Gpt2& tiny() {
   static const Gpt2 model = load_gpt2(reference_dir().string());
   return model;
 }
+
+/// The tiny model's weights in T: float as the tools run them, double as the checks that need it.
+template <class T>
+const BasicWeights<T>& tiny_in() {
+  if constexpr (std::is_same_v<T, float>) {
+    return tiny().weights;
+  } else {
+    static const BasicWeights<T> weights = converted<T>(tiny().weights);
+    return weights;
+  }
+}
+
+/// How far a pass in T may be from numpy's float64 one: double agrees to rounding; float to its
+/// own precision (epsilon 1.2e-7), grown by the pass's sums of 24 to 96 terms and two layers.
+template <class T>
+constexpr double agreement() {
+  return std::is_same_v<T, double> ? 1e-12 : 2e-5;
+}
+
+using Precisions = boost::mpl::list<float, double>;
 
 /// A copy of the reference's folder, for one test to break.
 fs::path copy_of_reference(const std::string& name) {
@@ -227,13 +252,13 @@ BOOST_AUTO_TEST_CASE(layer_norm_by_hand) {
   BOOST_TEST(got(0, 2) == std::sqrt(1.5), boost::test_tools::tolerance(1e-14));
 }
 
-BOOST_AUTO_TEST_CASE(logits_and_patterns_match_numpy) {
-  const Weights& w = tiny().weights;
+BOOST_AUTO_TEST_CASE_TEMPLATE(logits_and_patterns_match_numpy, T, Precisions) {
+  const BasicWeights<T>& w = tiny_in<T>();
   double worst_logit = 0.0, worst_pattern = 0.0;
   for (const json& item : reference()["forward"]) {
     const std::vector<arma::uword> ids = tiny().tokenizer.encode(item["text"].get<std::string>());
     BOOST_REQUIRE(ids == ids_of(item["tokens"]));
-    const Pass pass = forward(w, ids);
+    const BasicPass<T> pass = forward(w, ids);
     const arma::uword n = ids.size();
     BOOST_REQUIRE(pass.logits.n_rows == n && pass.logits.n_cols == w.config.vocab);
     for (arma::uword i = 0; i < n; ++i) {
@@ -244,7 +269,7 @@ BOOST_AUTO_TEST_CASE(logits_and_patterns_match_numpy) {
     }
     for (arma::uword l = 0; l < w.config.layers; ++l) {
       for (arma::uword h = 0; h < w.config.heads; ++h) {
-        const arma::mat& A = pass.layers[l].patterns[h];
+        const arma::Mat<T>& A = pass.layers[l].patterns[h];
         const json& want = item["patterns"][l * w.config.heads + h];
         for (arma::uword i = 0; i < n; ++i) {
           for (arma::uword j = 0; j < n; ++j) {
@@ -255,22 +280,52 @@ BOOST_AUTO_TEST_CASE(logits_and_patterns_match_numpy) {
       }
     }
   }
-  BOOST_TEST_MESSAGE("GPT-2 vs numpy: largest logit difference "
-                     << worst_logit << " (relative, floor 1), largest attention weight difference " << worst_pattern);
-  BOOST_TEST(worst_logit < 1e-12);
-  BOOST_TEST(worst_pattern < 1e-12);
+  BOOST_TEST_MESSAGE("GPT-2 in " << (sizeof(T) == 4 ? "float" : "double") << " vs numpy: largest logit difference "
+                                 << worst_logit << " (relative, floor 1), largest attention weight difference "
+                                 << worst_pattern);
+  BOOST_TEST(worst_logit < agreement<T>());
+  BOOST_TEST(worst_pattern < agreement<T>());
 }
 
-BOOST_AUTO_TEST_CASE(head_outputs_add_up_to_the_attention_update) {
+BOOST_AUTO_TEST_CASE_TEMPLATE(head_outputs_add_up_to_the_attention_update, T, Precisions) {
   // resid_mid = resid_pre + sum over heads of z_h W_O^h + b_O: the heads' writes are the whole update
-  const Weights& w = tiny().weights;
-  const Pass pass = forward(w, tiny().tokenizer.encode("The bank of the river"));
+  const BasicWeights<T>& w = tiny_in<T>();
+  const BasicPass<T> pass = forward(w, tiny().tokenizer.encode("The bank of the river"));
   for (arma::uword l = 0; l < w.config.layers; ++l) {
-    arma::mat sum = pass.layers[l].resid_pre;
-    for (const arma::mat& out : pass.layers[l].head_outputs) sum += out;
+    arma::Mat<T> sum = pass.layers[l].resid_pre;
+    for (const arma::Mat<T>& out : pass.layers[l].head_outputs) sum += out;
     sum.each_row() += w.blocks[l].proj_bias;
-    BOOST_TEST(arma::abs(sum - pass.layers[l].resid_mid).max() < 1e-12);
+    BOOST_TEST(arma::abs(sum - pass.layers[l].resid_mid).max() < agreement<T>());
   }
+}
+
+BOOST_AUTO_TEST_CASE_TEMPLATE(the_cores_split_products_without_changing_them, T, Precisions) {
+  // affine() and unembed() cut their products between threads; each block is the same product
+  // BLAS computes whole, so the result equals X * W + b and X * wte^T to rounding
+  attn::Random rng(5);
+  const arma::Mat<T> X = arma::conv_to<arma::Mat<T>>::from(rng.normal_matrix(40, 96, 1.0));
+  const arma::Mat<T> W = arma::conv_to<arma::Mat<T>>::from(rng.normal_matrix(96, 1001, 0.1));
+  const arma::Row<T> b = arma::conv_to<arma::Row<T>>::from(rng.normal_matrix(1, 1001, 0.1));
+  arma::Mat<T> whole = X * W;
+  whole.each_row() += b;
+  const double tolerance = 100 * std::numeric_limits<T>::epsilon();
+  BOOST_TEST(arma::abs(affine(X, W, b) - whole).max() < tolerance);
+  BOOST_TEST(arma::abs(affine(X, W, b, Activation::gelu) - gelu(whole)).max() < tolerance);
+  BasicWeights<T> w;
+  w.wte = W.t();  // 1001 tokens of width 96
+  BOOST_TEST(arma::abs(unembed(w, X) - X * w.wte.t()).max() < tolerance);
+}
+
+BOOST_AUTO_TEST_CASE(gelu_matches_its_tanh_form) {
+  // 0.5 x (1 + tanh u) computed as x / (1 + e^(-2u)); at x = 1: u = sqrt(2/pi) 1.044715
+  const double u = std::sqrt(2.0 / std::numbers::pi) * 1.044715;
+  const arma::mat got = gelu(arma::mat{{1.0, -3.0, 0.0, 30.0, -30.0}});
+  BOOST_TEST(got(0, 0) == 0.5 * (1.0 + std::tanh(u)), boost::test_tools::tolerance(1e-15));
+  const double u3 = std::sqrt(2.0 / std::numbers::pi) * (-3.0 - 0.044715 * 27.0);
+  BOOST_TEST(got(0, 1) == -1.5 * (1.0 + std::tanh(u3)), boost::test_tools::tolerance(1e-12));
+  BOOST_TEST(got(0, 2) == 0.0);
+  BOOST_TEST(got(0, 3) == 30.0);  // far right: x itself
+  BOOST_TEST(got(0, 4) == 0.0);   // far left: 0 (e^(-2u) overflows to inf, and -30 / inf is -0)
 }
 
 BOOST_AUTO_TEST_CASE(hooks_patch_what_they_are_given) {
@@ -282,12 +337,12 @@ BOOST_AUTO_TEST_CASE(hooks_patch_what_they_are_given) {
   // patching every head of every layer from the other sentence leaves only the MLPs and the
   // embeddings reading sentence a; patching its residual stream before the final norm gives b's logits
   Hooks residual;
-  residual.residual = [&](arma::uword layer, arma::mat& X) {
+  residual.residual = [&](arma::uword layer, arma::fmat& X) {
     if (layer == w.config.layers) X = other.resid_final;
   };
   BOOST_TEST(arma::abs(forward(w, a, residual).logits - other.logits).max() == 0.0);
   Hooks zero;
-  zero.head_output = [](arma::uword layer, arma::uword head, arma::mat& out) {
+  zero.head_output = [](arma::uword layer, arma::uword head, arma::fmat& out) {
     if (layer == 1 && head == 2) out.zeros();
   };
   const Pass ablated = forward(w, a, zero);
@@ -300,7 +355,7 @@ BOOST_AUTO_TEST_CASE(hooks_patch_what_they_are_given) {
 namespace {
 
 /// The largest difference between `got` and the reference's rows `want` (a list of lists, or one list).
-double worst_difference(const arma::mat& got, const json& want) {
+double worst_difference(const arma::fmat& got, const json& want) {
   double worst = 0.0;
   for (arma::uword i = 0; i < got.n_rows; ++i) {
     const json& row = got.n_rows == 1 && !want[0].is_array() ? want : want[i];
@@ -322,10 +377,10 @@ BOOST_AUTO_TEST_CASE(direct_logits_match_numpy) {
   const auto layer = interventions()["dla_head"][0].get<arma::uword>(),
              head = interventions()["dla_head"][1].get<arma::uword>();
   const auto t = interventions()["position"].get<arma::uword>();
-  const arma::rowvec got = direct_logits(w, pass, t, pass.layers[layer].head_outputs[head].row(t));
+  const arma::frowvec got = direct_logits(w, pass, t, pass.layers[layer].head_outputs[head].row(t));
   const double worst = worst_difference(got, interventions()["dla"]);
   BOOST_TEST_MESSAGE("direct logit attribution vs numpy: largest difference " << worst);
-  BOOST_TEST(worst < 1e-12);
+  BOOST_TEST(worst < agreement<float>());
   BOOST_TEST(arma::abs(got).max() > 0.1);  // a real contribution, not a vector of zeros
 }
 
@@ -336,7 +391,7 @@ BOOST_AUTO_TEST_CASE(direct_effects_add_up_to_the_logit) {
   const Pass pass = forward(m.weights, text.tokens);
   for (const arma::uword t : {arma::uword{0}, arma::uword{5}, arma::uword{text.tokens.size() - 1}}) {
     const Writes writes = head_writes(m, pass, head_view(m, pass, text, t));
-    BOOST_TEST(writes.parts == writes.logit, boost::test_tools::tolerance(1e-12));
+    BOOST_TEST(writes.parts == writes.logit, boost::test_tools::tolerance(agreement<float>()));
     BOOST_TEST(writes.heads.size() == m.weights.config.layers * m.weights.config.heads);
   }
 }
@@ -348,16 +403,16 @@ BOOST_AUTO_TEST_CASE(zero_ablation_and_patching_match_numpy) {
   const Pass clean = forward(w, a), source = forward(w, b);
   const arma::uvec all = arma::regspace<arma::uvec>(0, a.size() - 1);
   const json& zero_head = interventions()["zero_head"];
-  const arma::mat zeroed = with_head_output(w, clean, zero_head[0].get<arma::uword>(), zero_head[1].get<arma::uword>(),
-                                            arma::rowvec(w.config.width, arma::fill::zeros), all);
+  const arma::fmat zeroed = with_head_output(w, clean, zero_head[0].get<arma::uword>(), zero_head[1].get<arma::uword>(),
+                                             arma::fmat(1, w.config.width), all);
   const json& patch_head = interventions()["patch_head"];
   const auto pl = patch_head[0].get<arma::uword>(), ph = patch_head[1].get<arma::uword>();
-  const arma::mat patched = with_head_output(w, clean, pl, ph, source.layers[pl].head_outputs[ph], all);
+  const arma::fmat patched = with_head_output(w, clean, pl, ph, source.layers[pl].head_outputs[ph], all);
   const double worst_zero = worst_difference(zeroed, interventions()["zero"]);
   const double worst_patch = worst_difference(patched, interventions()["patched"]);
   BOOST_TEST_MESSAGE("zero ablation vs numpy " << worst_zero << ", patching vs numpy " << worst_patch);
-  BOOST_TEST(worst_zero < 1e-12);
-  BOOST_TEST(worst_patch < 1e-12);
+  BOOST_TEST(worst_zero < agreement<float>());
+  BOOST_TEST(worst_patch < agreement<float>());
   // the interventions moved the logits: a test that a no-op would pass proves nothing
   BOOST_TEST(arma::abs(zeroed - clean.logits).max() > 1e-3);
   BOOST_TEST(arma::abs(patched - clean.logits).max() > 1e-3);
@@ -367,16 +422,16 @@ BOOST_AUTO_TEST_CASE(variants_run_together_equal_one_at_a_time) {
   // resume_streams() stacks the variants' streams; each must equal its own resume()
   const Weights& w = tiny().weights;
   const Pass clean = forward(w, tiny().tokenizer.encode("The bank of the river"));
-  const std::vector<Hooks> variants{attn::replacing_head(0, 1, arma::rowvec(w.config.width, arma::fill::zeros)),
+  const std::vector<Hooks> variants{attn::replacing_head(0, 1, arma::fmat(1, w.config.width, arma::fill::zeros)),
                                     attn::replacing_head(0, 2, clean.layers[0].head_outputs[0]), Hooks{}};
-  const std::vector<arma::mat> together = resume_streams(w, clean, 0, variants);
+  const std::vector<arma::fmat> together = resume_streams(w, clean, 0, variants);
   BOOST_REQUIRE(together.size() == variants.size());
   for (std::size_t v = 0; v < variants.size(); ++v) {
-    const arma::mat alone = resume(w, clean, 0, variants[v], {}).resid_final;
-    BOOST_TEST(arma::abs(together[v] - alone).max() < 1e-12, "variant " << v);
+    const arma::fmat alone = resume(w, clean, 0, variants[v], {}).resid_final;
+    BOOST_TEST(arma::abs(together[v] - alone).max() < agreement<float>(), "variant " << v);
   }
-  BOOST_TEST(arma::abs(together[2] - clean.resid_final).max() < 1e-12);  // no hook: the clean pass
-  BOOST_TEST(arma::abs(together[0] - clean.resid_final).max() > 1e-3);   // a hook: another pass
+  BOOST_TEST(arma::abs(together[2] - clean.resid_final).max() < agreement<float>());  // no hook: the clean pass
+  BOOST_TEST(arma::abs(together[0] - clean.resid_final).max() > 1e-3);                // a hook: another pass
 }
 
 BOOST_AUTO_TEST_CASE(program_runs_every_section_on_the_tiny_checkpoint) {

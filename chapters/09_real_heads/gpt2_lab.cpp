@@ -15,14 +15,17 @@ namespace ch09::gpt2 {
 
 namespace {
 
-arma::rowvec softmax_row(const arma::rowvec& z) {
+/// softmax of one row of float logits (1 x vocab), in double: probabilities to report.
+arma::rowvec softmax_row(const arma::frowvec& logits) {
+  const arma::rowvec z = arma::conv_to<arma::rowvec>::from(logits);
   const arma::rowvec e = arma::exp(z - z.max());
   return e / arma::accu(e);
 }
 
 /// The `count` tokens of `row` (1 x vocab) with the largest (descend) or smallest values.
-std::vector<std::pair<std::string, double>> extremes(const Tokenizer& tokenizer, const arma::rowvec& row,
-                                                     arma::uword count, const char* order) {
+template <class Row>
+std::vector<std::pair<std::string, double>> extremes(const Tokenizer& tokenizer, const Row& row, arma::uword count,
+                                                     const char* order) {
   const arma::uvec idx = arma::sort_index(row, order);
   std::vector<std::pair<std::string, double>> out;
   for (arma::uword k = 0; k < count && k < idx.n_elem; ++k)
@@ -90,46 +93,46 @@ Probes make_probes(const Gpt2& model, const std::string& held_text, std::uint64_
   return p;
 }
 
-double mean_loss(const arma::mat& logits, const std::vector<arma::uword>& targets) {
+double mean_loss(const arma::fmat& logits, const std::vector<arma::uword>& targets) {
   double sum = 0.0;
   for (arma::uword r = 0; r < logits.n_rows; ++r) {
-    const arma::rowvec z = logits.row(r);
+    const arma::rowvec z = arma::conv_to<arma::rowvec>::from(logits.row(r));        // summed in double
     sum += z.max() + std::log(arma::accu(arma::exp(z - z.max()))) - z(targets[r]);  // -ln softmax(z)[target]
   }
   return sum / static_cast<double>(logits.n_rows);
 }
 
 // [gpt2_direct_logits]
-arma::rowvec through_final_norm(const Weights& w, const Pass& pass, arma::uword t, const arma::rowvec& write) {
-  const arma::rowvec x = pass.resid_final.row(t);  // 1 x d: the stream the final norm reads at t
-  const double scale = 1.0 / std::sqrt(arma::var(x, 1) + w.config.epsilon);  // the norm's scale, frozen
-  return (write - arma::mean(write)) * scale % w.ln_f_gain;                  // 1 x d: the norm's centring is linear
+arma::frowvec through_final_norm(const Weights& w, const Pass& pass, arma::uword t, const arma::frowvec& write) {
+  const arma::frowvec x = pass.resid_final.row(t);  // 1 x d: the stream the final norm reads at t
+  const float scale = 1.0f / std::sqrt(arma::var(x, 1) + static_cast<float>(w.config.epsilon));  // frozen
+  return (write - arma::mean(write)) * scale % w.ln_f_gain;  // 1 x d: the norm's centring is linear
 }
 
-arma::rowvec direct_logits(const Weights& w, const Pass& pass, arma::uword t, const arma::rowvec& write) {
-  return through_final_norm(w, pass, t, write) * w.wte.t();  // 1 x vocab: the logits it adds (tied unembedding)
+arma::frowvec direct_logits(const Weights& w, const Pass& pass, arma::uword t, const arma::frowvec& write) {
+  return unembed(w, arma::fmat(through_final_norm(w, pass, t, write)));  // 1 x vocab: the logits it adds
 }
 // [gpt2_direct_logits]
 
 // [gpt2_with_head_output]
-arma::mat with_head_output(const Weights& w, const Pass& clean, arma::uword layer, arma::uword head,
-                           const arma::mat& replacement, const arma::uvec& rows) {
-  return final_normed(w, patched_head(w, clean, layer, head, replacement), rows) * w.wte.t();  // k x vocab
+arma::fmat with_head_output(const Weights& w, const Pass& clean, arma::uword layer, arma::uword head,
+                            const arma::fmat& replacement, const arma::uvec& rows) {
+  return unembed(w, final_normed(w, patched_head(w, clean, layer, head, replacement), rows));  // k x vocab
 }
 
 Pass patched_head(const Weights& w, const Pass& clean, arma::uword layer, arma::uword head,
-                  const arma::mat& replacement) {
+                  const arma::fmat& replacement) {
   return resume(w, clean, layer, attn::replacing_head(layer, head, replacement),
                 {});  // earlier blocks are the clean ones
 }
 // [gpt2_with_head_output]
 
-arma::mat final_normed(const Weights& w, const Pass& pass, const arma::uvec& rows) {
+arma::fmat final_normed(const Weights& w, const Pass& pass, const arma::uvec& rows) {
   return final_normed(w, pass.resid_final, rows);
 }
 
-arma::mat final_normed(const Weights& w, const arma::mat& stream, const arma::uvec& rows) {
-  return layer_norm(stream.rows(rows), w.ln_f_gain, w.ln_f_bias, w.config.epsilon);  // k x d
+arma::fmat final_normed(const Weights& w, const arma::fmat& stream, const arma::uvec& rows) {
+  return layer_norm(arma::fmat(stream.rows(rows)), w.ln_f_gain, w.ln_f_bias, w.config.epsilon);  // k x d
 }
 
 HeadView head_view(const Gpt2& model, const Pass& pass, const TokenText& sentence, arma::uword t) {
@@ -137,7 +140,7 @@ HeadView head_view(const Gpt2& model, const Pass& pass, const TokenText& sentenc
   HeadView v{sentence, t, arma::umat(c.layers, c.heads), arma::mat(c.layers, c.heads), 0, 0, 0};
   for (arma::uword l = 0; l < c.layers; ++l) {
     for (arma::uword h = 0; h < c.heads; ++h) {
-      const arma::rowvec a = pass.layers[l].patterns[h].row(t).cols(0, t);  // where position t reads
+      const arma::frowvec a = pass.layers[l].patterns[h].row(t).cols(0, t);  // where position t reads
       v.top_source(l, h) = a.index_max();
       v.top_weight(l, h) = a.max();
       v.to_first += v.top_source(l, h) == 0;
@@ -153,17 +156,17 @@ Writes head_writes(const Gpt2& model, const Pass& pass, const HeadView& view) {
   const arma::uword t = view.position, p = pass.logits.row(t).index_max(), H = w.config.heads;
   Writes out{token_label(model.tokenizer, p), pass.logits(t, p), 0.0, {}, 0, 0};
   // what reaches the final norm at t: the embedding, every head, every b_O, every MLP
-  std::vector<arma::rowvec> parts{w.wte.row(pass.tokens[t]) + w.wpe.row(t)};
-  arma::mat normed(w.config.layers * H, w.config.width);  // heads x d: each head's write through the norm
+  std::vector<arma::frowvec> parts{w.wte.row(pass.tokens[t]) + w.wpe.row(t)};
+  arma::fmat normed(w.config.layers * H, w.config.width);  // heads x d: each head's write through the norm
   for (arma::uword l = 0; l < w.config.layers; ++l) {
     parts.push_back(w.blocks[l].proj_bias);
     parts.push_back(pass.layers[l].mlp_out.row(t));
     for (arma::uword h = 0; h < H; ++h)
       normed.row(l * H + h) = through_final_norm(w, pass, t, pass.layers[l].head_outputs[h].row(t));
   }
-  const arma::mat logits = normed * w.wte.t();  // heads x vocab: direct_logits() of every head at once
-  out.parts = arma::dot(w.ln_f_bias, w.wte.row(p)) + arma::accu(logits.col(p));
-  for (const arma::rowvec& part : parts) out.parts += arma::dot(through_final_norm(w, pass, t, part), w.wte.row(p));
+  const arma::fmat logits = unembed(w, normed);  // heads x vocab: direct_logits() of every head at once
+  out.parts = arma::dot(w.ln_f_bias, w.wte.row(p)) + arma::accu(arma::conv_to<arma::vec>::from(logits.col(p)));
+  for (const arma::frowvec& part : parts) out.parts += arma::dot(through_final_norm(w, pass, t, part), w.wte.row(p));
   for (arma::uword k = 0; k < logits.n_rows; ++k) {
     out.heads.push_back({k / H, k % H, arma::norm(pass.layers[k / H].head_outputs[k % H].row(t)), logits(k, p),
                          extremes(model.tokenizer, logits.row(k), 2, "descend"),
@@ -183,7 +186,7 @@ Roles roles(const Gpt2& model, const Probes& probes) {
           0,
           0,
           0,
-          arma::mat(L * H, w.config.width, arma::fill::zeros)};
+          arma::fmat(L * H, w.config.width, arma::fill::zeros)};
   double previous_count = 0, mean_count = 0;
   for (const std::vector<arma::uword>& window : probes.held) {
     const Pass pass = forward(w, window);
@@ -193,7 +196,7 @@ Roles roles(const Gpt2& model, const Probes& probes) {
     r.held_tokens += T - 1;
     for (arma::uword l = 0; l < L; ++l) {
       for (arma::uword h = 0; h < H; ++h) {
-        const arma::mat& A = pass.layers[l].patterns[h];                                // T x T
+        const arma::fmat& A = pass.layers[l].patterns[h];                               // T x T
         for (arma::uword i = o + 1; i < T; ++i) r.previous_token(l, h) += A(i, i - 1);  // text reading the token before
         r.mean_output.row(l * H + h) += arma::sum(pass.layers[l].head_outputs[h].rows(o, T - 1), 0);
       }
@@ -224,7 +227,7 @@ Roles roles(const Gpt2& model, const Probes& probes) {
   return r;
 }
 
-Ablations ablations(const Gpt2& model, const Probes& probes, const arma::mat& mean_output,
+Ablations ablations(const Gpt2& model, const Probes& probes, const arma::fmat& mean_output,
                     const std::function<void(const std::string&)>& progress) {
   const Weights& w = model.weights;
   const arma::uword L = w.config.layers, H = w.config.heads, o = probes.bos ? 1 : 0, n = probes.repeat_length;
@@ -239,18 +242,18 @@ Ablations ablations(const Gpt2& model, const Probes& probes, const arma::mat& me
     if (progress) progress("ablating the heads of layer " + std::to_string(l + 1) + " of " + std::to_string(L));
     std::vector<Hooks> variants;  // head h zeroed (variant 2h), then replaced by its mean over held-out text (2h + 1)
     for (arma::uword h = 0; h < H; ++h) {
-      variants.push_back(attn::replacing_head(l, h, arma::rowvec(w.config.width, arma::fill::zeros)));
-      variants.push_back(attn::replacing_head(l, h, mean_output.row(l * H + h)));
+      variants.push_back(attn::replacing_head(l, h, arma::frowvec(w.config.width, arma::fill::zeros)));
+      variants.push_back(attn::replacing_head(l, h, arma::frowvec(mean_output.row(l * H + h))));
     }
-    const std::vector<arma::mat> held_streams = resume_streams(w, held, l, variants);
-    const std::vector<arma::mat> repeat_streams = resume_streams(w, repeat, l, variants);
+    const std::vector<arma::fmat> held_streams = resume_streams(w, held, l, variants);
+    const std::vector<arma::fmat> repeat_streams = resume_streams(w, repeat, l, variants);
     for (arma::uword h = 0; h < H; ++h) {
-      const arma::mat logits =
-          arma::join_cols(arma::join_cols(final_normed(w, held_streams[2 * h], held_rows),
-                                          final_normed(w, repeat_streams[2 * h], repeat_rows)),
-                          arma::join_cols(final_normed(w, held_streams[2 * h + 1], held_rows),
-                                          final_normed(w, repeat_streams[2 * h + 1], repeat_rows))) *
-          w.wte.t();  // the four passes' rows unembedded at once
+      const arma::fmat logits = unembed(
+          w, arma::fmat(arma::join_cols(arma::join_cols(final_normed(w, held_streams[2 * h], held_rows),
+                                                        final_normed(w, repeat_streams[2 * h], repeat_rows)),
+                                        arma::join_cols(final_normed(w, held_streams[2 * h + 1], held_rows),
+                                                        final_normed(w, repeat_streams[2 * h + 1], repeat_rows)))));
+      // the four passes' rows unembedded at once
       const arma::uword k = l * H + h;
       a.zero.row(k) = arma::rowvec{mean_loss(logits.rows(0, nh - 1), held_targets) - a.held_out,
                                    mean_loss(logits.rows(nh, nh + nr - 1), repeat_targets) - a.repeat};
@@ -264,7 +267,7 @@ Ablations ablations(const Gpt2& model, const Probes& probes, const arma::mat& me
 namespace {
 
 /// The patched passes' rows (patches x vocab logits) as PatchRows named `what`.
-std::vector<PatchRow> patch_rows(const Gpt2& model, const std::vector<std::string>& what, const arma::mat& logits,
+std::vector<PatchRow> patch_rows(const Gpt2& model, const std::vector<std::string>& what, const arma::fmat& logits,
                                  arma::uword ia, arma::uword ib) {
   std::vector<PatchRow> rows;
   for (arma::uword r = 0; r < logits.n_rows; ++r) {
@@ -291,7 +294,7 @@ Patching patching(const Gpt2& model, const std::string& a, const std::string& b)
   out.predicted_b = token_label(model.tokenizer, ib);
   const arma::rowvec p0 = softmax_row(clean.logits.row(last));
   out.clean_p_a = p0(ia), out.clean_p_b = p0(ib);
-  arma::mat heads(L * H, w.config.width), streams(L + 1, w.config.width);  // A's last row, normed, per patch
+  arma::fmat heads(L * H, w.config.width), streams(L + 1, w.config.width);  // A's last row, normed, per patch
   std::vector<std::string> head_names, stream_names;
   for (arma::uword k = 0; k < L * H; ++k) {  // head k's n x d output, as it was on B
     heads.row(k) =
@@ -300,13 +303,13 @@ Patching patching(const Gpt2& model, const std::string& a, const std::string& b)
   }
   for (arma::uword l = 0; l <= L; ++l) {
     // the stream at A's last position entering block l (or the final norm), as it was on B
-    const Hooks hooks =
-        attn::replacing_stream(l, last, (l < L ? source.layers[l].resid_pre : source.resid_final).row(last));
+    const Hooks hooks = attn::replacing_stream(
+        l, last, arma::frowvec((l < L ? source.layers[l].resid_pre : source.resid_final).row(last)));
     streams.row(l) = final_normed(w, resume(w, clean, l, hooks, {}), rows);
     stream_names.push_back(l < L ? "the stream entering layer " + std::to_string(l + 1) : "the final stream");
   }
-  out.heads = patch_rows(model, head_names, heads * w.wte.t(), ia, ib);
-  out.streams = patch_rows(model, stream_names, streams * w.wte.t(), ia, ib);
+  out.heads = patch_rows(model, head_names, unembed(w, heads), ia, ib);
+  out.streams = patch_rows(model, stream_names, unembed(w, streams), ia, ib);
   return out;
 }
 // [gpt2_patching]
@@ -357,7 +360,8 @@ Bank bank(const Gpt2& model) {
         length = text.tokens.size();
         const Pass pass = forward(w, text.tokens);
         for (arma::uword l = 0; l <= L; ++l)
-          V.slice(l).row(f * 2 + s) = (l < L ? pass.layers[l].resid_pre : pass.resid_final).row(length - 1);
+          V.slice(l).row(f * 2 + s) =
+              arma::conv_to<arma::rowvec>::from((l < L ? pass.layers[l].resid_pre : pass.resid_final).row(length - 1));
         if (f == 0 && word == 0)
           b.next.push_back(extremes(model.tokenizer, softmax_row(pass.logits.row(length - 1)), 5, "descend"));
       }

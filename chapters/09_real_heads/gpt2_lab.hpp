@@ -5,17 +5,16 @@
 /// another, and "bank" in two senses against a matched control word.
 ///
 /// Shapes: tokens are rows; a pass over n tokens has streams n x d, patterns n x n, logits
-/// n x vocab (common/gpt2/model.hpp). Heads are indexed layer-major, k = layer * heads + head, and named
-/// as in the rest of the chapter, L<layer from 1>.H<head from 0> (the GPT-2 literature counts layers
-/// from 0: its head 5.1 is L6.H1 here). Sources: the article, "Watch real heads"; Elhage et al.
-/// 2021, "A Mathematical Framework for Transformer Circuits" (heads' writes into the residual
-/// stream; direct logit attribution through a frozen final norm); Olsson et al. 2022, "In-context
-/// Learning and Induction Heads", §2 (previous-token and induction scores on repeated random
-/// tokens); Wang et al. 2022, "Interpretability in the Wild", §3 (mean ablation; GPT-2 small's
-/// heads); Meng et al. 2022 and Heimersheim & Nanda 2024 (activation patching).
-/// Functions throw std::invalid_argument for a text the tokenizer refuses, a sequence longer than
-/// the context, or a position outside the sentence; std::runtime_error for held-out text too
-/// short to make a window.
+/// n x vocab (common/gpt2/model.hpp), all float32 as the model runs; what the sections report
+/// (losses, scores, probabilities) is summed in double. Heads are indexed layer-major, k = layer * heads + head, and
+/// named as in the rest of the chapter, L<layer from 1>.H<head from 0> (the GPT-2 literature counts layers from 0: its
+/// head 5.1 is L6.H1 here). Sources: the article, "Watch real heads"; Elhage et al. 2021, "A Mathematical Framework for
+/// Transformer Circuits" (heads' writes into the residual stream; direct logit attribution through a frozen final
+/// norm); Olsson et al. 2022, "In-context Learning and Induction Heads", §2 (previous-token and induction scores on
+/// repeated random tokens); Wang et al. 2022, "Interpretability in the Wild", §3 (mean ablation; GPT-2 small's heads);
+/// Meng et al. 2022 and Heimersheim & Nanda 2024 (activation patching). Functions throw std::invalid_argument for a
+/// text the tokenizer refuses, a sequence longer than the context, or a position outside the sentence;
+/// std::runtime_error for held-out text too short to make a window.
 #pragma once
 
 #include <armadillo>
@@ -67,19 +66,19 @@ struct NoHeldOutWindow : std::runtime_error {
 Probes make_probes(const Gpt2& model, const std::string& held_text, std::uint64_t seed = 9);
 
 /// Mean next-token loss of `logits` (k x vocab) against `targets` (k ids), nats per token.
-double mean_loss(const arma::mat& logits, const std::vector<arma::uword>& targets);
+double mean_loss(const arma::fmat& logits, const std::vector<arma::uword>& targets);
 
 /// A write (1 x d) added to the final stream at position t, through the final norm with its scale
 /// frozen at the pass's value: ((w - mean w) / sqrt(var(x_t) + eps)) % gain, 1 x d (the norm's bias
 /// belongs to no write).
-arma::rowvec through_final_norm(const Weights& weights, const Pass& pass, arma::uword t, const arma::rowvec& write);
+arma::frowvec through_final_norm(const Weights& weights, const Pass& pass, arma::uword t, const arma::frowvec& write);
 
 /// Direct logit attribution: the logits `write` (1 x d), added to the final stream at position t of
 /// `pass`, adds through the final norm with its scale frozen at the pass's value:
 /// ((w - mean w) / sqrt(var(x_t) + eps)) % gain * W_E^T, 1 x vocab (W_E the tied unembedding).
 /// Summed over the embedding, every head's write, every b_O and every MLP, plus the norm's bias
 /// times W_E^T, it gives the logits exactly.
-arma::rowvec direct_logits(const Weights& weights, const Pass& pass, arma::uword t, const arma::rowvec& write);
+arma::frowvec direct_logits(const Weights& weights, const Pass& pass, arma::uword t, const arma::frowvec& write);
 
 /// Every head's attention at one position of the sentence.
 struct HeadView {
@@ -120,7 +119,7 @@ struct Roles {
   double repeat = 0.0;          ///< loss predicting their repeat
   double held_loss = 0.0;       ///< mean loss over every held-out window (nats/token)
   arma::uword held_tokens = 0;  ///< tokens predicted there
-  arma::mat mean_output;        ///< heads x d: each head's mean output over the held-out windows' text
+  arma::fmat mean_output;       ///< heads x d: each head's mean output over the held-out windows' text
 };
 
 /// Zero against mean ablation of every head, as loss rises (nats/token).
@@ -224,7 +223,7 @@ Writes head_writes(const Gpt2& model, const Pass& pass, const HeadView& view);
 Roles roles(const Gpt2& model, const Probes& probes);
 /// Zero and mean ablation (to `mean_output`, heads x d) of every head on the first held-out
 /// window and the first repeat.
-Ablations ablations(const Gpt2& model, const Probes& probes, const arma::mat& mean_output,
+Ablations ablations(const Gpt2& model, const Probes& probes, const arma::fmat& mean_output,
                     const std::function<void(const std::string&)>& progress = {});
 /// Patches every head's output and the last position's stream from `b` into `a`.
 Patching patching(const Gpt2& model, const std::string& a, const std::string& b);
@@ -239,16 +238,16 @@ arma::uword patch_overlap(const Patching& patching, const arma::mat& induction, 
 /// from that layer on; its logits are left empty (0 x vocab): final_normed() and one product with
 /// W_E^T for many passes together are much faster than one product per pass.
 Pass patched_head(const Weights& weights, const Pass& clean, arma::uword layer, arma::uword head,
-                  const arma::mat& replacement);
+                  const arma::fmat& replacement);
 
 /// The final norm of `pass`'s stream at positions `rows`: k x d, the rows the unembedding reads.
-arma::mat final_normed(const Weights& weights, const Pass& pass, const arma::uvec& rows);
+arma::fmat final_normed(const Weights& weights, const Pass& pass, const arma::uvec& rows);
 
 /// The same for a final stream (n x d) of resume_streams().
-arma::mat final_normed(const Weights& weights, const arma::mat& stream, const arma::uvec& rows);
+arma::fmat final_normed(const Weights& weights, const arma::fmat& stream, const arma::uvec& rows);
 
 /// The logits (k x vocab) at positions `rows` of patched_head(): one intervention, read out.
-arma::mat with_head_output(const Weights& weights, const Pass& clean, arma::uword layer, arma::uword head,
-                           const arma::mat& replacement, const arma::uvec& rows);
+arma::fmat with_head_output(const Weights& weights, const Pass& clean, arma::uword layer, arma::uword head,
+                            const arma::fmat& replacement, const arma::uvec& rows);
 
 }  // namespace ch09::gpt2

@@ -139,7 +139,7 @@ PatchingSection patching(const Model& model, const Vocabulary& vocab, const std:
   }
   for (arma::uword l = 0; l < source.streams.size(); ++l) {
     add(l < model.shape.layers ? "the stream entering layer " + std::to_string(l + 1) : "the final stream",
-        attn::replacing_stream(l, last, source.streams[l].row(last)));  // at the last position, as on B
+        attn::replacing_stream(l, last, arma::rowvec(source.streams[l].row(last))));  // at the last position, as on B
   }
   if (together.size() > 1) {
     std::vector<attn::Hooks> patches;  // several heads' outputs at once, as they were on B

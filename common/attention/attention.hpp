@@ -132,6 +132,26 @@ inline arma::mat causal_mask(arma::uword n) {
   return mask;
 }
 
+/// A = softmax(S + causal mask) by rows, in any precision (the models' passes run float): S is
+/// n x n scores, row i over sources j <= i; returns n x n with weight 0 beyond the diagonal.
+/// Refuses a row whose allowed scores are not finite, as softmax_rows() does. Source: as
+/// softmax_rows() and causal_mask().
+template <class T>
+arma::Mat<T> causal_softmax(const arma::Mat<T>& S) {
+  arma::Mat<T> A(arma::size(S), arma::fill::zeros);
+  for (arma::uword i = 0; i < S.n_rows; ++i) {
+    const arma::Row<T> seen = S(i, arma::span(0, i));  // sources 0 .. i
+    const arma::Row<T> e = arma::exp(seen - seen.max());
+    const T sum = arma::accu(e);
+    if (!std::isfinite(sum)) {
+      throw std::invalid_argument("causal softmax: a score in row " + std::to_string(i) +
+                                  " is not finite (NaN or inf)");
+    }
+    A(i, arma::span(0, i)) = e / sum;
+  }
+  return A;
+}
+
 /// The checks of one head's inputs, so the head's own lines stay the formula: queries from Xq
 /// (n_q x d_q), keys and values from Xkv (n_kv x d_kv); Wq: d_q x d_k, Wk: d_kv x d_k,
 /// Wv: d_kv x d_v. Self-attention passes X twice. Refuses an empty input, a projection whose rows

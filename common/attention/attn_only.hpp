@@ -39,6 +39,7 @@
 #include <string>
 #include <vector>
 
+#include "common/attention/attention.hpp"
 #include "common/attention/hooks.hpp"
 #include "common/attention/random.hpp"
 #include "common/attention/softmax_backward.hpp"
@@ -281,24 +282,6 @@ void start_pass(const AttnOnlyModel<T>& model, const arma::umat& tokens, const a
       keep != nullptr ? arma::conv_to<arma::Mat<T>>::from(*keep) : arma::Mat<T>(s.layers, s.heads, arma::fill::ones);
 }
 
-/// A = softmax(S + causal) by rows for a T x T block: row i over sources j <= i, 0 beyond.
-/// Refuses a row whose scores are not finite, as attn::softmax_rows does.
-template <class T>
-arma::Mat<T> causal_softmax(const arma::Mat<T>& S) {
-  arma::Mat<T> A(arma::size(S), arma::fill::zeros);
-  for (arma::uword i = 0; i < S.n_rows; ++i) {
-    const arma::Row<T> seen = S(i, arma::span(0, i));  // sources 0 .. i
-    const arma::Row<T> e = arma::exp(seen - seen.max());
-    const T sum = arma::accu(e);
-    if (!std::isfinite(sum)) {
-      throw std::invalid_argument("causal softmax: a score in row " + std::to_string(i) +
-                                  " is not finite (NaN or inf)");
-    }
-    A(i, arma::span(0, i)) = e / sum;
-  }
-  return A;
-}
-
 /// Refuses logits that are not finite: a NaN or infinite parameter outside the attention scores
 /// (the unembedding, a value or output projection, the final norm), or logits beyond a float.
 template <class T>
@@ -457,7 +440,7 @@ void forward(const AttnOnlyModel<T>& model, const arma::umat& tokens, AttnOnlyPa
         const arma::span seq(b * T_, b * T_ + T_ - 1), head(h * dk, h * dk + dk - 1);
         const arma::span q = head, k(hd + h * dk, hd + h * dk + dk - 1), v(2 * hd + h * dk, 2 * hd + h * dk + dk - 1);
         const arma::Mat<T> S = lp.QKV(seq, q) * lp.QKV(seq, k).t() / std::sqrt(static_cast<T>(dk));  // T x T
-        lp.A.slice(b * s.heads + h) = detail::causal_softmax(S);  // T x T: A = softmax(S + causal)
+        lp.A.slice(b * s.heads + h) = causal_softmax(S);  // T x T: A = softmax(S + causal)
         lp.H(seq, head) = pass.keep(l, h) * lp.A.slice(b * s.heads + h) * lp.QKV(seq, v);  // T x d_k: keep A V
       }
     }

@@ -31,28 +31,30 @@ struct BasicHooks {
   /// the stream the final norm reads); may change it in place (patching the residual stream).
   std::function<void(arma::uword, arma::Mat<T>&)> residual;
 };
-using Hooks = BasicHooks<double>;  ///< the analyses' precision
+using Hooks = BasicHooks<double>;  ///< the attention-only model's precision (GPT-2's tools: float)
 
 /// Hooks that replace head (layer, head)'s write at every position by `replacement`: 1 x width
 /// (zero or mean ablation: the same row everywhere) or N x width (the write of another pass).
-inline Hooks replacing_head(arma::uword layer, arma::uword head, const arma::mat& replacement) {
-  Hooks hooks;
-  hooks.head_output = [=](arma::uword l, arma::uword h, arma::mat& write) {
+template <class T>
+BasicHooks<T> replacing_head(arma::uword layer, arma::uword head, const arma::Mat<T>& replacement) {
+  BasicHooks<T> hooks;
+  hooks.head_output = [=](arma::uword l, arma::uword h, arma::Mat<T>& write) {
     if (l != layer || h != head) return;
     if (replacement.n_cols != write.n_cols || (replacement.n_rows != 1 && replacement.n_rows != write.n_rows)) {
       throw std::invalid_argument("replacing a head's write: the replacement is " + std::to_string(replacement.n_rows) +
                                   " x " + std::to_string(replacement.n_cols) + ", the write " +
                                   std::to_string(write.n_rows) + " x " + std::to_string(write.n_cols));
     }
-    write = replacement.n_rows == 1 ? arma::mat(arma::repmat(replacement, write.n_rows, 1)) : replacement;
+    write = replacement.n_rows == 1 ? arma::Mat<T>(arma::repmat(replacement, write.n_rows, 1)) : replacement;
   };
   return hooks;
 }
 
 /// Hooks that replace row `position` of the stream entering `layer` by `row` (1 x width).
-inline Hooks replacing_stream(arma::uword layer, arma::uword position, const arma::rowvec& row) {
-  Hooks hooks;
-  hooks.residual = [=](arma::uword l, arma::mat& stream) {
+template <class T>
+BasicHooks<T> replacing_stream(arma::uword layer, arma::uword position, const arma::Row<T>& row) {
+  BasicHooks<T> hooks;
+  hooks.residual = [=](arma::uword l, arma::Mat<T>& stream) {
     if (l != layer) return;
     if (position >= stream.n_rows || row.n_elem != stream.n_cols) {
       throw std::invalid_argument("replacing the stream: position " + std::to_string(position) + " and a row of " +
@@ -65,14 +67,15 @@ inline Hooks replacing_stream(arma::uword layer, arma::uword position, const arm
 }
 
 /// Every hook of `all`, in order, at each point (several heads patched at once).
-inline Hooks combined(std::vector<Hooks> all) {
-  Hooks hooks;
-  hooks.head_output = [all](arma::uword l, arma::uword h, arma::mat& write) {
-    for (const Hooks& each : all)
+template <class T>
+BasicHooks<T> combined(std::vector<BasicHooks<T>> all) {
+  BasicHooks<T> hooks;
+  hooks.head_output = [all](arma::uword l, arma::uword h, arma::Mat<T>& write) {
+    for (const BasicHooks<T>& each : all)
       if (each.head_output) each.head_output(l, h, write);
   };
-  hooks.residual = [all](arma::uword l, arma::mat& stream) {
-    for (const Hooks& each : all)
+  hooks.residual = [all](arma::uword l, arma::Mat<T>& stream) {
+    for (const BasicHooks<T>& each : all)
       if (each.residual) each.residual(l, stream);
   };
   return hooks;

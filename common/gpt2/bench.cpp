@@ -3,20 +3,25 @@
 /// attention pattern and output (what chapter 09's tools read), on random weights of GPT-2 small's
 /// shapes (12 layers, 12 heads, width 768, vocab 50257, context 1024; 124,439,808 parameters).
 /// Random weights take the same time as the real ones: the pass has no data-dependent branch.
+/// As in chapter 09's --gpt2 mode, float32, the BLAS on one thread per caller and the large
+/// products cut between the cores (gpt2::times, gpt2::unembed).
 /// Google Benchmark; run build/release/common/gpt2_bench.
 #include <benchmark/benchmark.h>
 
 #include <armadillo>
+#include <thread>
 #include <vector>
 
+#include "common/apparatus/process.hpp"
 #include "common/attention/random.hpp"
 #include "common/gpt2/model.hpp"
 
 namespace {
 
-/// GPT-2 small's shapes with random weights, built once (about 1 GB of doubles).
+/// GPT-2 small's shapes with random weights, built once (about 500 MB of floats).
 const gpt2::Weights& small_model() {
   static const gpt2::Weights weights = [] {
+    app::reserve_blas_buffers(std::thread::hardware_concurrency());  // as a chapter program does
     attn::Random rng(2019);
     return gpt2::random_weights(gpt2::kSmall, rng);
   }();

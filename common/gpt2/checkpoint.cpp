@@ -354,26 +354,26 @@ bool is_block_entry(const std::string& name, const std::string& suffix, arma::uw
 
 /// Reads one F32 entry into `slot` as rows x cols (row-major bytes into a column-major matrix).
 void read_tensor(std::ifstream& in, const std::string& path, std::uint64_t at, arma::uword rows, arma::uword cols,
-                 arma::mat& slot) {
+                 arma::fmat& slot) {
   arma::fmat columns(cols, rows);  // the row-major bytes, read as the transpose
   in.seekg(static_cast<std::streamoff>(at));
   in.read(reinterpret_cast<char*>(columns.memptr()), static_cast<std::streamsize>(columns.n_elem * sizeof(float)));
   if (!in)
     fail(path,
          "cannot read " + std::to_string(columns.n_elem * sizeof(float)) + " bytes at byte " + std::to_string(at));
-  slot = arma::conv_to<arma::mat>::from(columns.t());
+  slot = columns.t();
 }
 
 /// Refuses an lm_head.weight (vocab x d, F32 at byte `at`) that differs from the embedding `wte`:
 /// GPT-2 ties its unembedding to the embedding, and these tools read wte for both. Read in blocks
 /// of rows, so the check needs little memory.
-void check_tied(std::ifstream& in, const std::string& path, std::uint64_t at, const arma::mat& wte) {
+void check_tied(std::ifstream& in, const std::string& path, std::uint64_t at, const arma::fmat& wte) {
   constexpr arma::uword kRows = 256;
   for (arma::uword first = 0; first < wte.n_rows; first += kRows) {
     const arma::uword rows = std::min(kRows, wte.n_rows - first);
-    arma::mat block;
+    arma::fmat block;
     read_tensor(in, path, at + first * wte.n_cols * sizeof(float), rows, wte.n_cols, block);
-    const arma::mat tied = wte.rows(first, first + rows - 1);
+    const arma::fmat tied = wte.rows(first, first + rows - 1);
     for (arma::uword r = 0; r < rows; ++r) {
       for (arma::uword c = 0; c < wte.n_cols; ++c) {
         if (block(r, c) != tied(r, c)) {
@@ -514,14 +514,14 @@ Config read_config(const std::string& dir, const SafetensorsHeader& header) {
 
 Weights read_weights(const std::string& path, const SafetensorsHeader& header, const Config& config) {
   Weights w{config, {}, {}, {}, {}, {}};
-  std::vector<Parameter> table;
+  std::vector<Parameter<float>> table;
   try {
     table = parameter_table(w);
   } catch (const std::invalid_argument& e) {
     fail(path, e.what());
   }
-  std::map<std::string, const Parameter*> wanted;
-  for (const Parameter& p : table) wanted[p.name] = &p;
+  std::map<std::string, const Parameter<float>*> wanted;
+  for (const Parameter<float>& p : table) wanted[p.name] = &p;
   for (const auto& [name, entry] : header.tensors) {
     if (wanted.contains(name) || is_block_entry(name, ".attn.bias", config.layers) ||
         is_block_entry(name, ".attn.masked_bias", config.layers)) {
@@ -536,7 +536,7 @@ Weights read_weights(const std::string& path, const SafetensorsHeader& header, c
                    std::to_string(config.layers) + " layers and width " + std::to_string(config.width) +
                    " does not have");
   }
-  for (const Parameter& p : table) {  // every tensor there, F32, of its shape, before any is read
+  for (const Parameter<float>& p : table) {  // every tensor there, F32, of its shape, before any is read
     const std::vector<std::uint64_t> shape =
         p.vector ? std::vector<std::uint64_t>{p.cols} : std::vector<std::uint64_t>{p.rows, p.cols};
     const auto entry = header.tensors.find(p.name);
@@ -550,7 +550,7 @@ Weights read_weights(const std::string& path, const SafetensorsHeader& header, c
   }
   check_layout(path, header, header.file_size);
   std::ifstream in = open_file(path);
-  for (const Parameter& p : table) {
+  for (const Parameter<float>& p : table) {
     const TensorEntry& t = header.tensors.at(p.name);
     read_tensor(in, path, header.data_start + t.begin, p.rows, p.cols, *p.slot);
     if (!p.slot->is_finite()) fail(path, "tensor " + attn::quoted(p.name) + " has a NaN or infinite entry");
