@@ -11,6 +11,9 @@
 # the better of 1 thread and its default in every round. Each row and ratio carries the machine's
 # 1-minute load average (from /proc/loadavg) when it was measured: above the 2 cores' 2, both sides
 # were slowed by other work.
+# OpenBLAS picks its kernels for the CPU unless OPENBLAS_CORETYPE names a set (PyTorch does not use
+# OpenBLAS). When it is set, every C++ case is also timed on OpenBLAS's own choice (rows marked *),
+# so both the machine's setting and what the library would pick are on record.
 # Usage: scripts/bench-vs-pytorch.sh [ROUNDS]   (default 3)
 set -euo pipefail
 cd "$(dirname "$(readlink -f "$0")")/.."  # the repository, also when run through a link
@@ -118,23 +121,40 @@ best() { printf '%s\n' "$@" | sort -g | head -1; }
 
 load() { cut -d' ' -f1 /proc/loadavg; }
 
+cpp_case() {  # $1 = ch09 | ch05 | gpt2, then the command's prefix (e.g. env -u OPENBLAS_CORETYPE); prints ms
+  local which=$1; shift
+  case "$which" in
+    ch09) "$@" "$ch09" --bench 30 | sed -n 's/^ch09 model step: \([0-9.]*\) ms.*/\1/p' ;;
+    ch05) "$@" "$ch05" --bench | sed -n 's/.*best of 20 runs: \([0-9.]*\) us per step.*/\1/p' |
+            awk '{ printf "%.4f", $1 / 1000 }' ;;
+    gpt2) "$@" "$gpt2" --benchmark_format=csv 2>/dev/null | awk -F, '/^"gpt2_small_forward/ { printf "%.4f", $3 }' ;;
+  esac
+}
+
+own=""  # OpenBLAS's own kernel choice, when the environment overrides it
+if [[ -n "${OPENBLAS_CORETYPE:-}" ]]; then
+  own=$(env -u OPENBLAS_CORETYPE OPENBLAS_VERBOSE=2 "$ch05" --help 2>&1 | sed -n 's/^Core: //p' | head -1)
+fi
 echo "bench-vs-pytorch: $rounds rounds, C++ and PyTorch alternated; milliseconds per training step (gpt2: per forward pass)"
+if [[ -n "$own" ]]; then
+  echo "OpenBLAS kernels: $OPENBLAS_CORETYPE (OPENBLAS_CORETYPE); rows marked * run on OpenBLAS's own choice, $own"
+else
+  echo "OpenBLAS kernels: OpenBLAS's own choice (OPENBLAS_CORETYPE is not set)"
+fi
 printf '%-6s %-5s %12s %12s %6s\n' case round "C++" "PyTorch" load
-c9=(); t9=(); c5=(); t5=(); cg=(); tg=()
+declare -A cpp_ms torch_ms
 for ((r = 1; r <= rounds; r++)); do
-  cpp=$("$ch09" --bench 30 | sed -n 's/^ch09 model step: \([0-9.]*\) ms.*/\1/p')
-  torch=$(best "$(torch_case ch09 1)" "$(torch_case ch09 0)")
-  printf '%-6s %-5s %12s %12s %6s\n' ch09 "$r" "$cpp" "$torch" "$(load)"
-  c9+=("$cpp"); t9+=("$torch")
-  cpp=$("$ch05" --bench | sed -n 's/.*best of 20 runs: \([0-9.]*\) us per step.*/\1/p')
-  cpp=$(awk -v us="$cpp" 'BEGIN { printf "%.4f", us / 1000 }')
-  torch=$(best "$(torch_case ch05 1)" "$(torch_case ch05 0)")
-  printf '%-6s %-5s %12s %12s %6s\n' ch05 "$r" "$cpp" "$torch" "$(load)"
-  c5+=("$cpp"); t5+=("$torch")
-  cpp=$("$gpt2" --benchmark_format=csv 2>/dev/null | awk -F, '/^"gpt2_small_forward/ { printf "%.4f", $3 }')
-  torch=$(best "$(torch_case gpt2 1)" "$(torch_case gpt2 0)")
-  printf '%-6s %-5s %12s %12s %6s\n' gpt2 "$r" "$cpp" "$torch" "$(load)"
-  cg+=("$cpp"); tg+=("$torch")
+  for which in ch09 ch05 gpt2; do
+    cpp=$(cpp_case "$which" env)
+    torch=$(best "$(torch_case "$which" 1)" "$(torch_case "$which" 0)")
+    printf '%-6s %-5s %12s %12s %6s\n' "$which" "$r" "$cpp" "$torch" "$(load)"
+    cpp_ms[$which]+="$cpp "; torch_ms[$which]+="$torch "
+    if [[ -n "$own" ]]; then
+      cpp=$(cpp_case "$which" env -u OPENBLAS_CORETYPE)
+      printf '%-6s %-5s %12s %12s %6s\n' "$which*" "$r" "$cpp" "" "$(load)"
+      cpp_ms[$which*]+="$cpp "
+    fi
+  done
 done
 
 summary() {  # $1 = case, $2 = best C++, $3 = best PyTorch
@@ -142,6 +162,9 @@ summary() {  # $1 = case, $2 = best C++, $3 = best PyTorch
     'BEGIN { printf "%-6s best C++ %.4f ms, best PyTorch %.4f ms: C++ is %.2fx PyTorch'"'"'s speed (load %s)\n", name, c, t, t / c, load }'
 }
 echo "== best of $rounds rounds each (above 1x: C++ is faster)"
-summary ch09 "$(best "${c9[@]}")" "$(best "${t9[@]}")"
-summary ch05 "$(best "${c5[@]}")" "$(best "${t5[@]}")"
-summary gpt2 "$(best "${cg[@]}")" "$(best "${tg[@]}")"
+for which in ch09 ch05 gpt2; do
+  # shellcheck disable=SC2086  # the lists are space-separated numbers
+  summary "$which" "$(best ${cpp_ms[$which]})" "$(best ${torch_ms[$which]})"
+  # shellcheck disable=SC2086
+  [[ -z "$own" ]] || summary "$which*" "$(best ${cpp_ms[$which*]})" "$(best ${torch_ms[$which]})"
+done
