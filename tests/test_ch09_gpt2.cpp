@@ -316,6 +316,39 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(the_cores_split_products_without_changing_them, T,
   BOOST_TEST(arma::abs(unembed(w, X) - X * w.wte.t()).max() < tolerance);
 }
 
+BOOST_AUTO_TEST_CASE(heads_run_at_once_equal_each_head_computed_alone) {
+  // a model wide enough for forward() to cut its products and its heads between the cores (30
+  // tokens x width 192 x 192 is past the million multiply-adds below which nothing is cut): each
+  // head's pattern and write must be the head computed alone from the stream entering its layer,
+  // A = softmax(Q K^T / sqrt(d_h) + causal), write = A V W_O^h, with Q, K, V from the normed stream
+  attn::Random rng(11);
+  const Config config{50, 32, 192, 2, 4, 1e-5};
+  const Weights w = random_weights<float>(config, rng);
+  std::vector<arma::uword> tokens(30);
+  for (arma::uword& t : tokens) t = rng.below(config.vocab);
+  const Pass pass = forward(w, tokens);
+  const arma::uword d = config.width, dh = d / config.heads;
+  for (arma::uword l = 0; l < config.layers; ++l) {
+    const Block& b = w.blocks[l];
+    arma::fmat qkv = layer_norm(pass.layers[l].resid_pre, b.ln_1_gain, b.ln_1_bias, config.epsilon) * b.attn_weight;
+    qkv.each_row() += b.attn_bias;
+    for (arma::uword h = 0; h < config.heads; ++h) {
+      const arma::fmat Q = qkv.cols(h * dh, h * dh + dh - 1), K = qkv.cols(d + h * dh, d + h * dh + dh - 1),
+                       V = qkv.cols(2 * d + h * dh, 2 * d + h * dh + dh - 1);
+      arma::fmat A = Q * K.t() / std::sqrt(static_cast<float>(dh));
+      for (arma::uword i = 0; i < A.n_rows; ++i) {
+        A(i, arma::span(0, i)) = arma::exp(A(i, arma::span(0, i)) - A(i, arma::span(0, i)).max());
+        A(i, arma::span(0, i)) /= arma::accu(A(i, arma::span(0, i)));
+        if (i + 1 < A.n_cols) A(i, arma::span(i + 1, A.n_cols - 1)).zeros();
+      }
+      const arma::fmat write = A * V * b.proj_weight.rows(h * dh, h * dh + dh - 1);
+      BOOST_TEST(arma::abs(pass.layers[l].patterns[h] - A).max() < 1e-5, "L" << l << ".H" << h);
+      BOOST_TEST(arma::abs(pass.layers[l].head_outputs[h] - write).max() < 1e-4 * arma::abs(write).max(),
+                 "L" << l << ".H" << h);
+    }
+  }
+}
+
 BOOST_AUTO_TEST_CASE(gelu_matches_its_tanh_form) {
   // 0.5 x (1 + tanh u) computed as x / (1 + e^(-2u)); at x = 1: u = sqrt(2/pi) 1.044715
   const double u = std::sqrt(2.0 / std::numbers::pi) * 1.044715;

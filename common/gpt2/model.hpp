@@ -62,6 +62,8 @@ struct BasicBlock {
   arma::Row<T> fc_proj_bias;    ///< 1 x d
 };
 
+using Block = BasicBlock<float>;  ///< a block of the tools' model
+
 /// Every weight of a GPT-2 model, in T.
 template <class T>
 struct BasicWeights {
