@@ -2,12 +2,11 @@
 /// \brief Chapter 01: one forward pass with identity projections, traced row by row.
 ///
 /// Tokens are rows: X is n x d, A is n x n, H is n x d.
-/// Throws: std::invalid_argument for a row i >= n (trace_row, multiplier_sweep), a non-finite
-/// multiplier or any input attn::attention refuses (identity_head and everything built on it), an
-/// unknown word or an empty sentence (sentence_pass, experiment, and the three sections when the table
-/// lacks the, river, money or bank), a multiplier that is not one of the section's
-/// (ScoreScaleSection::at); the others throw nothing beyond std::bad_alloc (SentencePass's accessors
-/// given a computed pass).
+/// Throws: std::invalid_argument for a row i >= n (trace_row, multiplier_sweep); for a non-finite
+/// multiplier or any input attn::attention refuses (identity_head and all built on it); for an unknown
+/// word or an empty sentence (sentence_pass, experiment; the three sections if the table lacks the,
+/// river, money or bank); for a multiplier not among the section's (ScoreScaleSection::at). The others
+/// throw nothing beyond std::bad_alloc (SentencePass's accessors: on a computed pass).
 /// Sources: the article, "One forward pass, no training", "Why it mixed at all" and "Try the score
 /// scale".
 #pragma once

@@ -4,13 +4,14 @@
 ///
 /// Tokens are rows: X is n x d, Q = X Wq. The null-space section uses the article's column form
 /// M = Wq^T, so q^T = M x^T.
-/// Throws: std::invalid_argument for an empty or non-finite M (null_space), d or d_k of 0
-/// (width_example), an unknown preset name (parse_preset, listing the choices), a custom Wq that is
-/// not rows x cols numbers within +-attn::kLargestInput (parse_matrix; "1,,0" and "1,0,0," have an
-/// empty entry, app::split_list's rule), an x without one entry per row of Wq (query_terms), an empty
-/// sentence, an unknown word or a Wq or Wk of the wrong shape (match_last, combined_query,
-/// matching_section, matching_widget, preset_weights), features outside 3 .. 12 (superposition), or
-/// any input attn::attention refuses (teaching_head); the others throw nothing beyond std::bad_alloc.
+/// Throws: std::invalid_argument for an empty or non-finite M (null_space); for d or d_k of 0
+/// (width_example); for an unknown preset name, listing the choices (parse_preset); for a custom Wq
+/// that is not rows x cols numbers within +-attn::kLargestInput, an empty entry as in "1,,0" or
+/// "1,0,0," included (parse_matrix, by app::split_list's list rule); for an x without one entry per
+/// row of Wq (query_terms); for an empty sentence, an unknown word or a Wq or Wk of the wrong shape
+/// (match_last, combined_query, matching_section, matching_widget, preset_weights); for features
+/// outside 3 .. 12 (superposition); for any input attn::attention refuses (teaching_head). The others
+/// throw nothing beyond std::bad_alloc.
 /// Sources: the article, "When raw similarity asks the wrong question", "Producing a query", "What is
 /// query/key space, and how does it relate to subspaces?", "What information does the query map
 /// lose?", "One head maps the full representation into a smaller matching space", "What could this
@@ -86,7 +87,7 @@ WidthExample width_example(arma::uword d, arma::uword d_k, std::uint64_t seed, a
 /// The three hand-set matching directions of "What could this query match?".
 enum class Preset { water, finance, structure };
 
-/// "water" -> Preset::water, ..; the presets of "Try three hypothetical matching directions".
+/// The preset a name gives: "water" -> Preset::water, ...
 Preset parse_preset(const std::string& name);
 /// "water", "finance" or "structure".
 std::string preset_name(Preset preset);

@@ -3,12 +3,12 @@
 /// matrices of a multi-head sublayer; the residual addition.
 ///
 /// Tokens are rows: X is n x d, Q and K are n x d_k, V is n x d_v, A is n x n.
-/// Throws: std::invalid_argument for a choice other than raw or swap, naming the text (parse_choice), an
-/// extra token that is not 1 x 2 or not finite (add_another_key), a size n, h or N that is not
-/// positive or exceeds kMaxTokens, kMaxHeads or kMaxBlocks (count_objects, counting_table,
-/// counting_section; build_sublayer from the sublayer when n or h is 0), a combination missing from
-/// `combos` (combination), an unknown word or an empty sentence (example_sublayer); the others throw
-/// nothing beyond std::bad_alloc.
+/// Throws: std::invalid_argument for a choice other than raw or swap, naming the text (parse_choice);
+/// for an extra token that is not 1 x 2 or not finite (add_another_key); for a size n, h or N that is
+/// not positive or exceeds kMaxTokens, kMaxHeads or kMaxBlocks (count_objects, counting_table,
+/// counting_section; build_sublayer, from the sublayer, when n or h is 0); for a combination missing
+/// from `combos` (combination); for an unknown word or an empty sentence (example_sublayer). The
+/// others throw nothing beyond std::bad_alloc.
 /// Sources: the article, "When raw similarity asks the wrong question" (chapter 02's sentence), "The
 /// embedding table and the projection matrices are separate", "How many tables and vectors are
 /// there?", "Three roles: matching and carrying information", "What the weight actually measures" and

@@ -3,9 +3,9 @@
 /// program once; the claims (claims.hpp), the printers (report.hpp) and the figures (figures.hpp)
 /// only read these results.
 ///
-/// Throws: std::invalid_argument for an angle or length shadow_of refuses (explorer), fewer than 2
-/// samples (variance_section), empty or non-finite scores or d_k of 0 (softmax_scaling), scores
-/// softmax() refuses (learning_signal, sharpness_curves); the others throw nothing beyond
+/// Throws: std::invalid_argument for an angle or a length shadow_of refuses (explorer); for fewer than
+/// 2 samples (variance_section); for empty or non-finite scores or d_k of 0 (softmax_scaling); for
+/// scores softmax() refuses (learning_signal, sharpness_curves). The others throw nothing beyond
 /// std::bad_alloc (scores_from_text reports a refusal in its result).
 /// Sources: the article, "Dot products, cosine similarity, and scaling" and its subsections "A dot
 /// product includes vector length" (its explorer), "Cosine similarity removes the lengths", "Scaling

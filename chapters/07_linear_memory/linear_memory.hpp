@@ -3,16 +3,16 @@
 /// unnormalized causal linear attention as a fixed-size running memory (with its cost measured).
 ///
 /// Tokens are rows: X is n x d, Q n x d_k, K n x d_k, V n x d_v.
-/// Throws: std::invalid_argument, naming the shapes, for inputs whose shapes disagree
-/// (bilinear_matrix, bilinear_scores, kernel_smoothing, causal_linear_attention_masked and _recurrent,
-/// and the sections on a head whose shapes disagree) or n of 0 (the two causal linear attentions);
-/// for an entry of Q, K or V that is not finite, a row whose kernel sum overflows (a scaled score
-/// above about 709) or whose kernels all underflow (every scaled score below about -708: the average
-/// would be 0/0), as attn::softmax_rows refuses non-finite scores (kernel_smoothing, kernel_view); for
-/// max_position of 0 (bench_positions, cost_section), a size of 0 or a batch time that is not positive
-/// (benchmark_generation); for a table that lacks the, river, money or bank (running_memory);
-/// std::runtime_error from Armadillo for a singular R, which random_head rules out (not_unique). The
-/// others throw nothing beyond std::bad_alloc; the byte counts do not check for overflow.
+/// Throws: std::invalid_argument, naming the shapes, for inputs whose shapes disagree (bilinear_matrix,
+/// bilinear_scores, kernel_smoothing, causal_linear_attention_masked and _recurrent, and the sections
+/// on such a head) or n of 0 (the two causal linear attentions); for an entry of Q, K or V that is not
+/// finite, a row whose kernel sum overflows (a scaled score above about 709) or whose kernels all
+/// underflow (every scaled score below about -708: the average would be 0/0), as attn::softmax_rows
+/// refuses non-finite scores (kernel_smoothing, kernel_view); for max_position of 0 (bench_positions,
+/// cost_section); for a size of 0 or a batch time that is not positive (benchmark_generation); for a
+/// table that lacks the, river, money or bank (running_memory). std::runtime_error from Armadillo for a
+/// singular R, which random_head rules out (not_unique). The others throw nothing beyond
+/// std::bad_alloc; the byte counts do not check for overflow.
 /// Sources: the article, "Learned matching, kernel smoothing, and memory" (with its cost comparison);
 /// Katharopoulos et al. 2020 (linear attention, §3.2; the causal form and its recurrence, §3.3-3.4);
 /// Schlag et al. 2021 (fast weight programmers).
