@@ -2,8 +2,10 @@
 /// \brief Chapter 01's printers: the toy table and each section's result as the article prints it.
 ///
 /// Each printer takes a lesson result (mixing.hpp) and only lays it out; the numbers and the claims
-/// come from the lesson. All write to `out` and throw nothing beyond std::bad_alloc (stream errors
-/// are the stream's state).
+/// come from the lesson. All write to `out`.
+/// Throws: nothing beyond std::bad_alloc (stream errors are the stream's state).
+/// Sources: the article's embedding table, "One forward pass, no training", "Why it mixed at all"
+/// and "Try the score scale".
 #pragma once
 
 #include <ostream>
@@ -17,7 +19,6 @@
 namespace ch01 {
 
 /// The toy embedding table under its caption: one row per word, one column per axis (one decimal).
-/// Source: the article's embedding table.
 void print_embedding_table(std::ostream& out, const attn::EmbeddingTable& table);
 
 /// Section 1, "One forward pass, no training": both sentences' bank weights and mixtures (claims

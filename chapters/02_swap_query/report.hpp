@@ -2,8 +2,11 @@
 /// \brief Chapter 02's printers: each section's result as the article prints it.
 ///
 /// Each printer takes a lesson result (swap_query.hpp) and only lays it out; the numbers come from
-/// the lesson, the claims from claims.hpp. All write to `out` and throw nothing beyond std::bad_alloc
-/// (stream errors are the stream's state).
+/// the lesson, the claims from claims.hpp. All write to `out`.
+/// Throws: nothing beyond std::bad_alloc (stream errors are the stream's state).
+/// Sources: the article, "When raw similarity asks the wrong question", "Producing a query", "What
+/// information does the query map lose?", "What could this query match?" and "One query can combine
+/// several matching criteria"; Elhage et al. 2022, "Toy Models of Superposition".
 #pragma once
 
 #include <ostream>

@@ -2,11 +2,22 @@
 /// \brief Chapter 02: a learned query (the swap), what a query map ignores (its null space), and
 /// hand-set matching directions for bank.
 ///
-/// Source: the article, "When raw similarity asks the wrong question", "Producing a query",
-/// "What is query/key space, and how does it relate to subspaces?", "What information does the
-/// query map lose?" and "Try three hypothetical matching directions". Tokens are rows: X is n x d,
-/// Q = X Wq. The null-space section uses the article's column form M = Wq^T, so q^T = M x^T.
-/// Unless its comment names an exception, a function here throws nothing (beyond std::bad_alloc).
+/// Tokens are rows: X is n x d, Q = X Wq. The null-space section uses the article's column form
+/// M = Wq^T, so q^T = M x^T.
+/// Throws: std::invalid_argument for an empty or non-finite M (null_space); for d or d_k of 0
+/// (width_example); for an unknown preset name, listing the choices (parse_preset); for a custom Wq
+/// that is not rows x cols numbers within +-attn::kLargestInput, an empty entry as in "1,,0" or
+/// "1,0,0," included (parse_matrix, by app::split_list's list rule); for an x without one entry per
+/// row of Wq (query_terms); for an empty sentence, an unknown word or a Wq or Wk of the wrong shape
+/// (match_last, combined_query, matching_section, matching_widget, preset_weights); for features
+/// outside 3 .. 12 (superposition); for any input attn::attention refuses (teaching_head). The others
+/// throw nothing beyond std::bad_alloc.
+/// Sources: the article, "When raw similarity asks the wrong question", "Producing a query", "What is
+/// query/key space, and how does it relate to subspaces?", "What information does the query map
+/// lose?", "One head maps the full representation into a smaller matching space", "What could this
+/// query match?", "Try three hypothetical matching directions" (its "Adjust Wq coefficients" widget),
+/// "One query can combine several matching criteria"; Vaswani et al. 2017, §3.2.1; Elhage et al. 2022,
+/// "Toy Models of Superposition".
 #pragma once
 
 #include <armadillo>
@@ -20,20 +31,17 @@
 namespace ch02 {
 
 /// "the Eiffel tower" in the two-dimensional teaching space (axes structure, Paris identity): 3 x 2,
-/// one word per row. Source: the article, "When raw similarity asks the wrong question".
+/// one word per row.
 arma::mat eiffel_sentence();
 
 /// The swap matrix [[0, 1], [1, 0]] (2 x 2): as Wq it turns tower = [1, 0] into the query [0, 1].
-/// Source: the article, "Producing a query".
 arma::mat swap_matrix();
 
 /// The head on the teaching sentence X2 (3 x 2) with the given query projection Wq (2 x 2) and
 /// Wk = Wv = I: raw similarity when Wq = I, the article's swap query when Wq = swap_matrix().
-/// Throws std::invalid_argument like attn::attention.
 attn::HeadPass teaching_head(const arma::mat& X2, const arma::mat& Wq);
 
 /// The article's 3-d -> 2-d query map in column form, M = Wq^T = [[1, 0, 1], [0, 1, 1]] (2 x 3).
-/// Source: the article, "What information does the query map lose?".
 arma::mat small_query_map();
 
 /// What Armadillo finds about a query map M (outputs x inputs, column form).
@@ -43,9 +51,8 @@ struct NullSpace {
   arma::mat basis{};        ///< inputs x nullity, orthonormal columns spanning {x : M x = 0}
 };
 
-/// rank(M) and an orthonormal basis of M's null space, from arma::rank and arma::null (SVD).
-/// M: outputs x inputs. Throws std::invalid_argument if M is empty or not finite.
-/// Source: the article, "What information does the query map lose?" (rank–nullity).
+/// rank(M) and an orthonormal basis of M's null space (rank–nullity), from arma::rank and arma::null
+/// (SVD). M: outputs x inputs.
 NullSpace null_space(const arma::mat& M);
 
 /// The width example: a random d x d_k query projection Wq, its rank and null-space dimension.
@@ -75,26 +82,21 @@ inline constexpr std::uint64_t kWidthSeed = 2017;
 /// `samples` null-space vectors, built by removing from random inputs their part in the column
 /// space of Wq (economy QR; the full null-space basis would be d x (d - d_k)). When d <= d_k the
 /// null space is {0} and nothing is sampled.
-/// Throws std::invalid_argument if d or d_k is 0.
-/// Source: the article, "One head maps the full representation into a smaller matching space".
 WidthExample width_example(arma::uword d, arma::uword d_k, std::uint64_t seed, arma::uword samples = 4);
 
 /// The three hand-set matching directions of "What could this query match?".
 enum class Preset { water, finance, structure };
 
-/// "water" -> Preset::water, ..; throws std::invalid_argument listing the choices otherwise.
-/// Source: the article, "Try three hypothetical matching directions" (the presets).
+/// The preset a name gives: "water" -> Preset::water, ...
 Preset parse_preset(const std::string& name);
-/// "water", "finance" or "structure". Source: as parse_preset.
+/// "water", "finance" or "structure".
 std::string preset_name(Preset preset);
 /// The question a preset asks, e.g. "which positions carry water-related evidence?".
-/// Source: the article, "What could this query match?".
 std::string preset_question(Preset preset);
 
 /// A preset's Wq: 4 x 3 (rows finance, water, structure, generic of the toy table; columns the
 /// matching axes finance, water, structure). Only the structure row is non-zero: 3.75 on the
 /// preset's axis, so bank's query is 0.8 x 3.75 = 3 along it.
-/// Source: the article, "Try three hypothetical matching directions".
 arma::mat preset_wq(Preset preset);
 
 /// The matching widget's query projection: one of the presets, or the reader's own Wq.
@@ -110,14 +112,11 @@ struct QueryChoice {
 };
 
 /// The fixed key projection Wk (4 x 3): keeps finance, water and structure, drops generic.
-/// Source: the article, "Try three hypothetical matching directions".
 arma::mat fixed_wk();
 
 /// Parses a custom Wq written as rows separated by ';', entries by spaces or commas:
 /// "0 0 0; 0 0 0; 0 3.75 0; 0 0 0" or "0, 0, 0; ..". Returns rows x cols.
-/// Throws std::invalid_argument if the shape is not rows x cols, a row has an empty entry between
-/// commas (the list rule, app::split_list: "1,,0", "1,0,0,"), or an entry is not a number within
-/// +-attn::kLargestInput (1e6). Source: the article's "Adjust Wq coefficients" widget, typed in.
+/// The reader's Wq of the "Adjust Wq coefficients" widget, typed in.
 arma::mat parse_matrix(const std::string& text, arma::uword rows, arma::uword cols);
 
 /// One receiving token's matching table: every token's query and key, and the receiver's scores and weights.
@@ -140,13 +139,11 @@ struct QueryTerm {
 
 /// The non-zero terms of q = x Wq for a 1 x d input x and a d x d_k Wq: the rows whose input and
 /// coefficients are both non-zero, in row order (empty when q is built from nothing).
-/// Throws std::invalid_argument if x has not one entry per row of Wq.
-/// Source: the article, "Try three hypothetical matching directions" ("q_bank = 0.8 x [0.00, 3.75, 0.00]").
+/// The article's "q_bank = 0.8 x [0.00, 3.75, 0.00]", term by term.
 std::vector<QueryTerm> query_terms(const arma::rowvec& x, const arma::mat& Wq);
 
 /// Matches the last word of `words` (looked up in attn::toy_embeddings()) against every key.
-/// Wq, Wk: 4 x d_k. Throws std::invalid_argument for an empty sentence, an unknown word or a bad shape.
-/// Source: the article, "What could this query match?" (its token table).
+/// Wq, Wk: 4 x d_k. The article's token table of "What could this query match?".
 MatchTable match_last(const std::vector<std::string>& words, const arma::mat& Wq, const arma::mat& Wk);
 
 /// "One query can combine several matching criteria": bank's query asking for water and structure
@@ -161,12 +158,10 @@ struct CombinedQuery {
 };
 
 /// The water preset's Wq plus the structure preset's (4 x 3): the structure row [0, 3.75, 3.75].
-/// Source: the article, "One query can combine several matching criteria".
 arma::mat combined_wq();
 
 /// bank's combined query on `words` (last word receives; toy vocabulary), its shares and the two
-/// single-preset score rows. Throws like match_last.
-/// Source: the article, "One query can combine several matching criteria"; Vaswani et al. 2017, §3.2.1.
+/// single-preset score rows.
 CombinedQuery combined_query(const std::vector<std::string>& words);
 
 /// More feature directions than dimensions, after Elhage et al. 2022, "Toy Models of Superposition":
@@ -184,9 +179,7 @@ struct Superposition {
 };
 
 /// `features` unit directions in `dims` = 2 dimensions at angles 2 pi i / features, and their reads.
-/// Throws std::invalid_argument unless 3 <= features <= 12. Source: Elhage et al. 2022, "Toy Models
-/// of Superposition" (the pentagon of 5 features in 2-d, ReLU read with a bias); the article, "One
-/// query can combine several matching criteria".
+/// Elhage et al.'s pentagon of 5 features in 2-d, read through a ReLU with a bias.
 Superposition superposition(arma::uword features = 5);
 
 // ---- the program's sections, computed once --------------------------------------------------------
@@ -198,9 +191,7 @@ struct TeachingSection {
   attn::HeadPass raw{};       ///< Wq = I
   attn::HeadPass swapped{};   ///< Wq = swap_matrix()
 };
-/// Computes both passes. Source: the article, "When raw similarity
-/// asks the wrong question"
-/// and "Producing a query".
+/// Computes both passes.
 TeachingSection teaching_section();
 
 /// What a query map and a key map read and reach, in column form (M = W^T): the article's remarks
@@ -220,9 +211,8 @@ struct ReadingDirections {
   arma::rowvec query_change{};   ///< 1 x d_k: nudge Wq, how the query moves
   arma::rowvec key_change{};     ///< 1 x d_k: nudge Wk, how the key moves
 };
-/// Computes the above. Throws nothing beyond std::bad_alloc (Armadillo's SVD on 4 x 3 matrices).
-/// Source: the article, "What is query/key space, and how does it relate to subspaces?" ("a smaller
-/// subspace if the map's rank is below 128"; "the input directions read by Wq and Wk can also differ").
+/// Computes the above (Armadillo's SVD on 4 x 3 matrices). The article's remarks: "a smaller subspace
+/// if the map's rank is below 128"; "the input directions read by Wq and Wk can also differ".
 ReadingDirections reading_directions();
 
 /// Section 3's small example: the 3-d -> 2-d map, its null space, and the article's n and e.
@@ -235,11 +225,9 @@ struct SmallNullSpace {
   ReadingDirections reading{};  ///< a rank-deficient query map, and Wq and Wk reading different directions
 };
 /// M, its null space and the article's n and e.
-/// Source: the article, "What information does the query map lose?".
 SmallNullSpace small_null_space();
 
 /// The article's two sentences, "the river bank" and "the money bank", as words.
-/// Source: the article, "Try three hypothetical matching directions".
 std::vector<std::vector<std::string>> article_sentences();
 
 /// Section 4: the matching widget's tables, one per sentence, under one query projection.
@@ -248,11 +236,9 @@ struct MatchingSection {
   std::vector<MatchTable> tables{};  ///< one per sentence, in order
 };
 /// match_last() of every sentence under `Wq` (4 x 3) and fixed_wk(); one table per sentence.
-/// Throws like match_last. Source: the article, "Try three hypothetical matching directions".
 MatchingSection matching_section(const arma::mat& Wq, const std::vector<std::vector<std::string>>& sentences);
 /// The matching widget as the program shows it: matching_section() of the reader's `sentence` if
-/// given, else of both article_sentences(). Throws like match_last.
-/// Source: the article, "Try three hypothetical matching directions".
+/// given, else of both article_sentences().
 MatchingSection matching_widget(const arma::mat& Wq, const std::optional<std::vector<std::string>>& sentence);
 
 /// bank's weights under every preset (and the reader's Wq) in both article sentences, for the
@@ -263,8 +249,6 @@ struct PresetWeights {
   std::vector<arma::mat> weights{};                   ///< per sentence: n x series, column s = series s
 };
 /// match_last() of both article sentences under the three presets and `custom` (4 x 3) if given.
-/// Throws std::invalid_argument for a custom Wq of the wrong shape.
-/// Source: the article, "Try three hypothetical matching directions".
 PresetWeights preset_weights(const std::optional<arma::mat>& custom);
 
 /// Every section's result, computed once by the program; the printers and the figures read them.

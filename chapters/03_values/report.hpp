@@ -2,8 +2,11 @@
 /// \brief Chapter 03's printers: each section's result as the article prints it.
 ///
 /// Each printer takes a lesson result (values.hpp) and only lays it out; the numbers come from the
-/// lesson, the claims from claims.hpp. Every printed line fits 100 columns. All write to `out` and
-/// throw nothing beyond std::bad_alloc (stream errors are the stream's state).
+/// lesson, the claims from claims.hpp. Every printed line fits 100 columns. All write to `out`.
+/// Throws: nothing beyond std::bad_alloc (stream errors are the stream's state).
+/// Sources: the article, "The embedding table and the projection matrices are separate", "How many
+/// tables and vectors are there?", "Three roles: matching and carrying information", "What the weight
+/// actually measures" and "Where this leaves us".
 #pragma once
 
 #include <ostream>

@@ -2,10 +2,17 @@
 /// \brief Chapter 03: values carry the content, queries and keys set the weights; counting the
 /// matrices of a multi-head sublayer; the residual addition.
 ///
-/// Source: the article, "The embedding table and the projection matrices are separate", "How many
-/// tables and vectors are there?", "Three roles: matching and carrying information", "What the
-/// weight actually measures" and "Where this leaves us"; Vaswani et al. 2017, §3.2.2. Tokens are rows.
-/// Unless its comment names an exception, a function here throws nothing (beyond std::bad_alloc).
+/// Tokens are rows: X is n x d, Q and K are n x d_k, V is n x d_v, A is n x n.
+/// Throws: std::invalid_argument for a choice other than raw or swap, naming the text (parse_choice);
+/// for an extra token that is not 1 x 2 or not finite (add_another_key); for a size n, h or N that is
+/// not positive or exceeds kMaxTokens, kMaxHeads or kMaxBlocks (count_objects, counting_table,
+/// counting_section; build_sublayer, from the sublayer, when n or h is 0); for a combination missing
+/// from `combos` (combination); for an unknown word or an empty sentence (example_sublayer). The
+/// others throw nothing beyond std::bad_alloc.
+/// Sources: the article, "When raw similarity asks the wrong question" (chapter 02's sentence), "The
+/// embedding table and the projection matrices are separate", "How many tables and vectors are
+/// there?", "Three roles: matching and carrying information", "What the weight actually measures" and
+/// "Where this leaves us"; Vaswani et al. 2017, §3.2.2.
 #pragma once
 
 #include <armadillo>
@@ -22,22 +29,19 @@ namespace ch03 {
 /// A projection in the two-dimensional teaching space: the identity (raw) or the swap [[0, 1], [1, 0]].
 enum class Choice { raw, swap };
 
-/// "raw" or "swap" as a Choice. Throws std::invalid_argument naming the text otherwise.
-/// Source: the article, "Three roles: matching and carrying information".
+/// "raw" or "swap" as a Choice.
 Choice parse_choice(const std::string& text);
-/// "raw" or "swap". Source: the article, "Three roles: matching and carrying information".
+/// "raw" or "swap".
 std::string choice_name(Choice choice);
-/// The 2 x 2 matrix of a choice: I or swap. Source: the article, "Three roles: matching and
-/// carrying information".
+/// The 2 x 2 matrix of a choice: I or swap.
 arma::mat choice_matrix(Choice choice);
 
 /// "the Eiffel tower" in the teaching space (axes structure, Paris identity): 3 x 2, one word per
-/// row. Source: the article, "When raw similarity asks the wrong question".
+/// row.
 arma::mat eiffel_sentence();
 
 /// The teaching head with Wq and Wv chosen and Wk = I: X2 3 x 2 -> HeadPass (A 3 x 3, H 3 x 2).
 /// Row 2 is tower, the receiving token of the article's widget.
-/// Source: the article, "Three roles: matching and carrying information".
 attn::HeadPass tower_head(Choice query, Choice values);
 
 /// One receiving token's score and weight for one source, before and after another key joins the row.
@@ -53,8 +57,7 @@ struct AnotherKey {
 };
 
 /// Appends `extra` (1 x 2) as a fourth token to "the Eiffel tower" and follows tower's (i = 2) weight on
-/// Eiffel (j = 1) under the swap query with Wk = Wv = I. Throws std::invalid_argument if extra is not 1 x 2
-/// or not finite. Source: the article, "What the weight actually measures".
+/// Eiffel (j = 1) under the swap query with Wk = Wv = I.
 AnotherKey add_another_key(const arma::rowvec& extra);
 
 /// Counts of the objects in a stack of N blocks of h-head self-attention on n tokens.
@@ -75,8 +78,6 @@ inline constexpr std::uint64_t kMaxHeads = 1024;
 inline constexpr std::uint64_t kMaxBlocks = 1024;
 
 /// The article's counts for n tokens, h heads and N blocks.
-/// Throws std::invalid_argument if a size is not positive or exceeds kMaxTokens, kMaxHeads or kMaxBlocks.
-/// Source: the article, "How many tables and vectors are there?"; Vaswani et al. 2017, §3.2.2.
 Counts count_objects(long long n, long long h, long long N);
 
 /// One row of the article's counting table.
@@ -88,14 +89,11 @@ struct CountRow {
 };
 
 /// The article's table for one sublayer with n tokens and h heads (sizes substituted; d, d_k, d_v symbolic).
-/// Throws like count_objects(). Source: the article, "How many tables and vectors are there?".
 std::vector<CountRow> counting_table(long long n, long long h);
 
 /// A small hand-set sublayer on the toy table (d = 4): head 1 asks bank's water question, head 2 its
 /// finance question (Wq as chapter 02's presets, Wk = Wv keeping finance, water, structure; d_k = d_v = 3),
 /// and Wo (6 x 4) adds half of each head's mixture back onto finance, water and structure.
-/// Source: the article, "How many tables and vectors are there?"; Vaswani et al. 2017,
-/// §3.2.2.
 attn::MultiHeadWeights river_bank_sublayer();
 
 // ---- the program's sections, computed once --------------------------------------------------------
@@ -108,12 +106,9 @@ struct Combination {
 };
 
 /// Section 2: the four combinations, in the order raw/raw, raw/swap, swap/raw, swap/swap.
-/// Source: the article, "Three roles: matching and carrying information".
 std::vector<Combination> three_roles();
 
 /// The pass of the combination (query, values) among `combos`.
-/// Throws std::invalid_argument if it is not there. Source: the article, "Three roles: matching and
-/// carrying information".
 const attn::HeadPass& combination(const std::vector<Combination>& combos, Choice query, Choice values);
 
 /// Section 1's hand-set two-head sublayer on a sentence (words from the toy table).
@@ -123,8 +118,7 @@ struct ExampleSublayer {
   attn::MultiHeadWeights weights{};  ///< river_bank_sublayer()
   attn::MultiHeadPass pass{};        ///< the sublayer on X
 };
-/// Runs river_bank_sublayer() on `words` (X: n x 4, one word per row). Throws std::invalid_argument
-/// for an unknown word or an empty sentence. Source: the article, "How many tables and vectors are there?"
+/// Runs river_bank_sublayer() on `words` (X: n x 4, one word per row).
 ExampleSublayer example_sublayer(const std::vector<std::string>& words);
 
 /// One row of the article's table "The embedding table and the projection matrices are separate".
@@ -137,7 +131,6 @@ struct SeparateObject {
 
 /// The article's four rows (E; Wq, Wk, Wv; X, Q, K, V; A, H), each with its shape in `example`'s
 /// head 1 (the toy table's E is vocabulary x d = 4 x 4).
-/// Source: the article, "The embedding table and the projection matrices are separate".
 std::vector<SeparateObject> separate_objects(const ExampleSublayer& example);
 
 /// A score and its reverse in one head whose query and key projections differ.
@@ -154,8 +147,7 @@ struct Asymmetry {
 
 /// Head 1 of river_bank_sublayer() (Wq asks along water from structure, Wk keeps finance, water,
 /// structure) on "the river bank": the score from bank to river and from river to bank.
-/// Source: the article, "Three roles: matching and carrying information" ("the
-/// score from i to j can differ from the score from j to i").
+/// The article's "the score from i to j can differ from the score from j to i".
 Asymmetry asymmetric_scores();
 
 /// Section 1's random sublayer built with the counting table's n and h, run to confirm the counts.
@@ -169,8 +161,7 @@ struct BuiltSublayer {
 };
 /// Builds and runs it with attn::Random (seed 3) when n <= 64 and h <= 16; nothing when larger.
 /// X: n x d random tokens; Q, K n x d_k and V n x d_v per head. n and h must have passed
-/// count_objects() (positive); n = 0 or h = 0 throws std::invalid_argument from the sublayer. Source: the
-/// article, "How many tables and vectors are there?"; Vaswani et al. 2017, §3.2.2.
+/// count_objects() (positive).
 std::optional<BuiltSublayer> build_sublayer(long long n, long long h);
 
 /// Section 1, "How many tables and vectors are there?": the counting table for n tokens and h heads,
@@ -183,8 +174,7 @@ struct CountingSection {
   Counts counts{};                       ///< count_objects(n, h, N)
   std::optional<BuiltSublayer> built{};  ///< build_sublayer(n, h): nothing when too large to run
 };
-/// Computes section 1. Throws like count_objects() (sizes not positive or beyond kMaxTokens,
-/// kMaxHeads, kMaxBlocks). Source: the article, "How many tables and vectors are there?".
+/// Computes section 1.
 CountingSection counting_section(long long n, long long h, long long N);
 
 }  // namespace ch03

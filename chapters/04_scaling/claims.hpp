@@ -2,11 +2,14 @@
 /// \brief Chapter 04's claims (scale_01 to scale_09 of docs/claims.md), each checked on a section's
 /// result from sections.hpp and returned as an app::ClaimCheck: the program prints it beside the
 /// numbers (app::print_claim, tagged on the article's settings), the tests assert it. Nothing here
-/// computes the mathematics. Source: the article, "Dot products, cosine similarity, and scaling" and
-/// its subsections ("A dot product includes vector length", "Cosine similarity removes the lengths",
-/// "Scaling preserves the influence of lengths", "Why divide by the square root of the dimension?",
-/// "Scaling changes how sharply softmax chooses", "Why not use cosine similarity instead?").
-/// Unless its comment names an exception, a function here throws nothing (beyond std::bad_alloc).
+/// computes the mathematics.
+///
+/// Throws: std::invalid_argument for fewer than two scores (claim_raw_ratio, claim_scaled_ratio); the
+/// others throw nothing beyond std::bad_alloc, given results of sections.hpp.
+/// Sources: the article, "Dot products, cosine similarity, and scaling" and its subsections ("A dot
+/// product includes vector length", "Cosine similarity removes the lengths", "Scaling preserves the
+/// influence of lengths", "Why divide by the square root of the dimension?", "Scaling changes how
+/// sharply softmax chooses", "Why not use cosine similarity instead?").
 #pragma once
 
 #include <vector>
@@ -17,8 +20,7 @@
 namespace ch04 {
 
 /// Claim scale_01 on section 2: the four dot products are 1, 100, 0, -1 and the cosines 1, 1, 0, -1
-/// (to 1e-12). Evidence: both rows in their shortest form. Throws nothing on a result of
-/// dot_cosine_table.
+/// (to 1e-12). Evidence: both rows in their shortest form.
 app::ClaimCheck claim_dot_cosine(const DotCosineTable& t);
 
 /// Claim scale_02 on section 1: the signed projection |a| cos(theta) is the article's 9.40 (two
@@ -29,7 +31,7 @@ app::ClaimCheck claim_projection(const Explorer& e);
 app::ClaimCheck claim_shadow_dot(const Explorer& e);
 
 /// Claim scale_03 on section 3: 1, 8, 40, 100 divided by sqrt(64) are 0.125, 1, 5, 12.5 (to 1e-12).
-/// Evidence: the scaled dot products. Throws nothing on a result of fixed_divisor.
+/// Evidence: the scaled dot products.
 app::ClaimCheck claim_fixed_divisor(const FixedDivisor& f);
 
 /// Claim scale_04 over a sweep (section 4's estimates): every estimate within_three_standard_errors,
@@ -44,10 +46,9 @@ app::ClaimCheck claim_raw_weights(const SoftmaxScaling& r);
 app::ClaimCheck claim_scaled_weights(const SoftmaxScaling& r);
 
 /// Claim scale_06 on section 5: a1 / a2 = exp(s1 - s2) on the raw scores (relative 1e-12); when a
-/// weight rounds to 0 the evidence says so and the claim does not hold. Throws std::invalid_argument
-/// for fewer than two scores.
+/// weight rounds to 0 the evidence says so and the claim does not hold.
 app::ClaimCheck claim_raw_ratio(const SoftmaxScaling& r);
-/// Claim scale_06: the same on the scaled scores. Throws like claim_raw_ratio.
+/// Claim scale_06: the same on the scaled scores.
 app::ClaimCheck claim_scaled_ratio(const SoftmaxScaling& r);
 /// Claim scale_06: adding -50, 3 or 1000 to every raw score changes no weight by 1e-12 or more.
 /// Evidence: the largest change.

@@ -1,9 +1,10 @@
 /// \file report.hpp
 /// \brief Chapter 04's printed sections: each printer takes its section's result (sections.hpp)
-/// and writes it to `out`; none computes anything. The printers throw nothing (print_line's
-/// std::invalid_argument for a claim without an ID aside).
+/// and writes it to `out`; none computes anything.
 ///
-/// Source: the article, "Dot products, cosine similarity, and scaling" and its subsections.
+/// Throws: std::invalid_argument for a claim without an ID (print_line); the others throw nothing
+/// beyond std::bad_alloc.
+/// Sources: the article, "Dot products, cosine similarity, and scaling" and its subsections.
 #pragma once
 
 #include <ostream>

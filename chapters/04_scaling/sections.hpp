@@ -3,8 +3,14 @@
 /// program once; the claims (claims.hpp), the printers (report.hpp) and the figures (figures.hpp)
 /// only read these results.
 ///
-/// Source: the article, "Dot products, cosine similarity, and scaling" and its subsections.
-/// Unless its comment names an exception, a function here throws nothing (beyond std::bad_alloc).
+/// Throws: std::invalid_argument for an angle or a length shadow_of refuses (explorer); for fewer than
+/// 2 samples (variance_section); for empty or non-finite scores or d_k of 0 (softmax_scaling); for
+/// scores softmax() refuses (learning_signal, sharpness_curves). The others throw nothing beyond
+/// std::bad_alloc (scores_from_text reports a refusal in its result).
+/// Sources: the article, "Dot products, cosine similarity, and scaling" and its subsections "A dot
+/// product includes vector length" (its explorer), "Cosine similarity removes the lengths", "Scaling
+/// preserves the influence of lengths", "Why divide by the square root of the dimension?", "Scaling
+/// changes how sharply softmax chooses" and "Why not use cosine similarity instead?".
 #pragma once
 
 #include <armadillo>
@@ -23,8 +29,8 @@ inline constexpr std::size_t kMaxScores = 10;
 /// A reader's own scores from text: "4,2,0" or "4, 2, 0" -> 1 x m, by the list rule
 /// (app::split_list: entries separated by commas) and the number rule (app::parse_number: one
 /// number an entry, so "4 2 0" and an entry of a lone carriage return are refused), 1 to kMaxScores numbers within
-/// +-attn::kLargestInput. `name` is what the messages call the text ("--scores"). Throws nothing:
-/// a refusal is Parsed::problem, a whole message ("--scores needs 1 to 10 numbers, got 11").
+/// +-attn::kLargestInput. `name` is what the messages call the text ("--scores"). A refusal is
+/// Parsed::problem, a whole message ("--scores needs 1 to 10 numbers, got 11").
 app::Parsed<arma::rowvec> scores_from_text(const std::string& name, const std::string& text);
 
 /// `x` with four decimals, or in scientific form with three significant digits below 0.1
@@ -45,7 +51,7 @@ struct DotCosineTable {
   std::vector<DotCosineRow> rows{};  ///< (1,0).(1,0), (10,0).(10,0), (1,0).(0,1), (1,0).(-1,0)
 };
 
-/// Section 2. Source: the article, "Cosine similarity removes the lengths".
+/// Section 2, "Cosine similarity removes the lengths".
 DotCosineTable dot_cosine_table();
 
 /// Section 1's figure data: a .\ b as a rotates through 0.360 degrees for three lengths of a.
@@ -65,9 +71,8 @@ struct Explorer {
   bool article = false;                 ///< the article's setting (20 degrees, |a| = 10, |b| = 1): claims tagged
 };
 
-/// Section 1. angle: finite degrees; length >= 0; b_length > 0 (both finite). Throws
-/// std::invalid_argument otherwise (as shadow_of). Source: the article, "A dot product includes
-/// vector length" (its explorer).
+/// Section 1, "A dot product includes vector length". angle: finite degrees; length >= 0; b_length > 0
+/// (both finite).
 Explorer explorer(double angle_degrees, double length, double b_length);
 
 /// Section 3: one fixed divisor for a head's every score.
@@ -82,7 +87,7 @@ struct FixedDivisor {
   double shorter_scaled = 0.0;  ///< the scaled score of 40
 };
 
-/// Section 3. Source: the article, "Scaling preserves the influence of lengths".
+/// Section 3, "Scaling preserves the influence of lengths".
 FixedDivisor fixed_divisor();
 
 /// Section 4: the Monte Carlo run (claim scale_04 is checked on its estimates).
@@ -93,8 +98,7 @@ struct VarianceSection {
   std::uint64_t seed = 0;                     ///< first seed (width i uses seed + i)
 };
 
-/// Section 4. Throws std::invalid_argument if samples < 2 (as dot_product_variance).
-/// Source: the article, "Why divide by the square root of the dimension?".
+/// Section 4, "Why divide by the square root of the dimension?".
 VarianceSection variance_section(arma::uword samples, std::uint64_t seed);
 
 /// Section 5: raw and scaled weights of one score row.
@@ -110,8 +114,7 @@ struct SoftmaxScaling {
 };
 
 /// Section 5. scores: 1 x m finite (m >= 1), d_k >= 1; `article`: these are the article's [4, 2, 0]
-/// with d_k = 4, so the claims are tagged. Throws std::invalid_argument for empty or non-finite scores or d_k 0.
-/// Source: the article, "Scaling changes how sharply softmax chooses".
+/// with d_k = 4, so the claims are tagged.
 SoftmaxScaling softmax_scaling(const arma::rowvec& scores, arma::uword d_k, bool article);
 
 /// Section 6: the Jacobian at one multiple of the scores.
@@ -135,8 +138,7 @@ struct LearningSignal {
 };
 
 /// Section 6. scores: 1 x m finite; divisor > 0 (the section 5 divisor); `article` as for
-/// softmax_scaling. Throws
-/// std::invalid_argument like softmax(). Source: the article, "Scaling changes how sharply softmax chooses".
+/// softmax_scaling.
 LearningSignal learning_signal(const arma::rowvec& scores, double divisor, bool article);
 
 /// Section 5 and 6's figure data: softmax(c x scores) and |J| for c from 0.05 to 20.
@@ -149,8 +151,7 @@ struct SharpnessCurves {
   std::vector<std::pair<double, std::string>> marks{};  ///< c = 1 / sqrt(d_k) and c = 1
 };
 
-/// The curves for the figures. Throws like softmax(). Source: the article, "Scaling changes how
-/// sharply softmax chooses".
+/// The curves for the figures.
 SharpnessCurves sharpness_curves(const arma::rowvec& scores, double divisor);
 
 /// Section 7: one row of the longer-query table.
@@ -189,7 +190,7 @@ struct CosineComparison {
   LengthCurves curves{};                    ///< for the figures
 };
 
-/// Section 7. Source: the article, "Why not use cosine similarity instead?".
+/// Section 7, "Why not use cosine similarity instead?".
 CosineComparison cosine_comparison();
 
 }  // namespace ch04

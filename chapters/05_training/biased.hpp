@@ -2,8 +2,10 @@
 /// \brief Chapter 05's companion "Attention learns the data, not the world": a dataset whose
 /// context words are biased, the head trained on it, and which solution each seed finds.
 ///
-/// Source: the article, "Attention learns the data, not the world". Unless its comment names an
-/// exception, a function here throws nothing (beyond std::bad_alloc).
+/// Throws: std::invalid_argument like initial_model and train for bad settings (d = 0, passes < 1,
+/// lr <= 0: train_biased, survey_biased_seeds) and for a count of 0 (survey_biased_seeds); the others
+/// throw nothing beyond std::bad_alloc.
+/// Sources: the article, "Attention learns the data, not the world" (its table is one seed's run).
 #pragma once
 
 #include <armadillo>
@@ -16,13 +18,11 @@
 
 namespace ch05 {
 
-/// Vocabulary of the biased dataset: the, bank and the six context words. Source: the
-/// article, "Attention learns the data, not the world".
+/// Vocabulary of the biased dataset: the, bank and the six context words.
 const std::vector<std::string>& biased_vocabulary();
 
 /// Six sentences "the CONTEXT bank" with arbitrary labels: river water, money finance, vault water,
-/// salmon finance, lawyer water, attorney finance. Source: the article, "Attention learns
-/// the data, not the world".
+/// salmon finance, lawyer water, attorney finance.
 std::vector<Example> biased_examples();
 
 /// One row of the biased-dataset table.
@@ -34,8 +34,7 @@ struct BiasedRow {
 };
 
 /// Trains the article's model (same settings) on the biased dataset and returns the table, one row
-/// per example. Throws std::invalid_argument like initial_model and train (d = 0, passes < 1, lr <= 0).
-/// Source: the article, "Attention learns the data, not the world".
+/// per example.
 std::vector<BiasedRow> train_biased(const TrainSettings& settings);
 
 /// How bank's weight on the context word behaves over the three sentences of one class after
@@ -56,7 +55,7 @@ struct BiasPattern {
 };
 
 /// The pattern of a table from train_biased: each class's context weights sorted into near 0,
-/// near 1 or mixed. Source: the article, "Attention learns the data, not the world".
+/// near 1 or mixed.
 BiasPattern bias_pattern(const std::vector<BiasedRow>& rows);
 
 /// A pattern in words, e.g. "water near 0, finance near 1".
@@ -71,8 +70,7 @@ struct BiasedRun {
 };
 
 /// The biased dataset trained from `count` consecutive seeds starting at `first` (settings.seed
-/// is ignored), in seed order. Throws std::invalid_argument if count is 0 (and like train_biased).
-/// Source: the article, "Attention learns the data, not the world" (its table is one seed's run).
+/// is ignored), in seed order.
 std::vector<BiasedRun> survey_biased_seeds(const TrainSettings& settings, std::uint64_t first, std::uint64_t count);
 
 }  // namespace ch05

@@ -2,10 +2,11 @@
 /// \brief Chapter 05's claims (train_01 to train_04, feat_01, bias_01 and bias_02 of docs/claims.md),
 /// each checked on a result from training.hpp or features.hpp and returned as an app::ClaimCheck: the
 /// program prints it beside the numbers (app::print_claim), the tests assert it. Nothing here
-/// computes the mathematics. Source: the article, "Make it learn", "Follow one sentence through
-/// training", "Can two small matrices recover identifiable features?" and "Attention learns the
-/// data, not the world".
-/// Unless its comment names an exception, a function here throws nothing (beyond std::bad_alloc).
+/// computes the mathematics.
+///
+/// Throws: nothing beyond std::bad_alloc, given results of training.hpp, features.hpp and biased.hpp.
+/// Sources: the article, "Make it learn", "Follow one sentence through training", "Can two small
+/// matrices recover identifiable features?" and "Attention learns the data, not the world".
 #pragma once
 
 #include <string>
@@ -25,29 +26,25 @@ namespace ch05 {
 /// written out from its sizes ("4x8 + 3x8x8 + (8x2 + 2)" for the article's model, which has 242;
 /// the formula assumes d_k = d_v = d). Holds if the count equals the formula's total. Evidence: two
 /// lines, the count and the remark that A holds activations, not parameters.
-/// Source: the article, "Make it learn" (242 parameters).
 app::ClaimCheck claim_parameter_count(const attn::OneHeadModel& model);
 
 /// Claim train_02 on a model's predictions: every example's predicted class is its target.
-/// Evidence: "  N of M predictions right". Source: the article, "Make it learn"
-/// (predictions 0, 1, 0, 1).
+/// Evidence: "  N of M predictions right" (the article's predictions are 0, 1, 0, 1).
 app::ClaimCheck claim_predictions(const std::vector<Prediction>& predictions);
 
 /// Claim train_03 on a model's predictions: every reported row is bank's attention over its own
 /// sentence (n entries, non-negative, summing to 1 to 1e-12). Evidence: how many of them are.
-/// Source: the article, "Make it learn" (the attention table).
 app::ClaimCheck claim_rows_reported(const std::vector<Prediction>& predictions);
 
 /// Claim train_03, "not a requirement": with bank's row forced uniform (1/n over its sentence) the
 /// same trained model still predicts every target. Evidence: "K of N". A reader's other seed can
-/// make it fail (the model then leans on its routing). Source: the article, "Make it
-/// learn" (selective routing is one observed solution).
+/// make it fail (the model then leans on its routing): selective routing is one observed solution.
 app::ClaimCheck claim_uniform_routing(const std::vector<Prediction>& predictions);
 
 /// Claim train_04 on one backward pass of the widget: for each vocabulary word absent from the
 /// example, its row of dE is exactly zero. One ClaimCheck per absent word (none if every word is
 /// present), in vocabulary order. Evidence: "  'money' is absent from the sentence: its row of dE is
-/// exactly zero". Source: the article, "Follow one sentence through training".
+/// exactly zero".
 std::vector<app::ClaimCheck> claim_absent_rows(const Example& example, const attn::OneHeadGrads& grads);
 
 // ---- companion: feature recovery ----------------------------------------------------------------
@@ -59,36 +56,32 @@ inline constexpr double kIrrelevantEffect = 1e-2;
 inline constexpr double kRelevantEffect = 0.1;
 
 /// Claim feat_01, the fit: held-out relative squared error below 1e-3. Evidence: the training and
-/// held-out errors, 8 decimals. Source: the article, "Can two small matrices recover
-/// identifiable features?".
+/// held-out errors, 8 decimals.
 app::ClaimCheck claim_feature_fit(const FeatureRecovery& r);
 
 /// Claim feat_01, the maps: both learned maps within 1e-2 (relative, Frobenius) of the true ones.
-/// Evidence: both errors, 6 decimals. Source: as claim_feature_fit.
+/// Evidence: both errors, 6 decimals.
 app::ClaimCheck claim_feature_maps(const FeatureRecovery& r);
 
 /// Claim feat_01, the interventions: query features 0-2 move the output through the query, value
 /// features 3-5 through the sources (each by more than kRelevantEffect), and every other pairing,
 /// the distractors 6-8 included, by less than kIrrelevantEffect. Evidence: three lines ending with
-/// the tolerance; a failure names the first feature that breaks it. Throws nothing on a result of
-/// recover_features. Source: as claim_feature_fit.
+/// the tolerance; a failure names the first feature that breaks it.
 app::ClaimCheck claim_interventions(const FeatureRecovery& r);
 
 /// Claim feat_01 whole: the three claims above hold. Returns whether it holds; `why` (if given)
-/// names the first failure. Source: as claim_feature_fit.
+/// names the first failure.
 bool features_recovered(const FeatureRecovery& r, std::string* why = nullptr);
 
 // ---- companion: the biased dataset --------------------------------------------------------------
 
 /// Claim bias_01 on one biased-dataset table: every assigned label is predicted. Evidence:
-/// "  6 of 6 assignments fitted". Source: the article, "Attention learns the data,
-/// not the world".
+/// "  6 of 6 assignments fitted".
 app::ClaimCheck claim_fitted(const std::vector<BiasedRow>& rows);
 
 /// Claim bias_02 on a survey: it holds if at least one run that fits all six assignments shows the
 /// contrast (one class near 0, the other near 1) and the runs show more than one pattern (the
-/// solution depends on the initialisation). Evidence: how many runs show the contrast. Throws
-/// nothing. Source: the article, "Attention learns the data, not the world".
+/// solution depends on the initialisation). Evidence: how many runs show the contrast.
 app::ClaimCheck claim_bias_02(const std::vector<BiasedRun>& runs);
 
 }  // namespace ch05

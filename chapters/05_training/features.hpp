@@ -13,9 +13,13 @@
 /// features 3.5; features 6.8 are distractors read by neither. Because K and the output space are
 /// fixed, the learned maps can be compared with the true ones coordinate by coordinate. (Four keys
 /// in three dimensions, none a combination summing every score equally, so softmax's shift
-/// invariance cannot hide a change of Wq.) Source: the article, "Can two small matrices recover
-/// identifiable features?".
-/// Unless its comment names an exception, a function here throws nothing (beyond std::bad_alloc).
+/// invariance cannot hide a change of Wq.)
+///
+/// Throws: std::invalid_argument for n of 0 (make_feature_data), zero sizes or steps < 1
+/// (recover_features); std::logic_error from Armadillo for mismatched shapes, which feature_head and
+/// feature_loss do not check. The others throw nothing beyond std::bad_alloc.
+/// Sources: the article, "Can two small matrices recover identifiable features?"; Goodfellow et al.
+/// 2016, §6.5 (the chain rule through softmax).
 #pragma once
 
 #include <armadillo>
@@ -43,24 +47,18 @@ struct FeatureData {
 };
 
 /// The fixed keys of the four source slots: 4 x 3 (rows e1, e2, e3 and -(1,1,1)).
-/// Source: the article, "Can two small matrices recover identifiable features?".
 arma::mat fixed_keys();
 /// The true query map Wq* (9 x 3): non-zero only in rows 0.2 (the query-relevant features).
-/// Source: the article, "Can two small matrices recover identifiable features?".
 arma::mat true_Wq();
 /// The true value map Wv* (9 x 3): non-zero only in rows 3.5 (the value-relevant features).
-/// Source: the article, "Can two small matrices recover identifiable features?".
 arma::mat true_Wv();
 
 /// Outputs of the head for every example: N x 3 (row i: example i). Wq, Wv: 9 x 3; Xq and each of
-/// the 4 Xs: N x 9. Does not check shapes (Armadillo throws std::logic_error on a mismatch).
-/// Source: the article, "Can two small matrices recover identifiable features?".
+/// the 4 Xs: N x 9. Does not check shapes.
 arma::mat feature_head(const arma::mat& Wq, const arma::mat& Wv, const arma::mat& Xq, const std::vector<arma::mat>& Xs);
 
 /// N examples with N(0, 1) features (one attn::Random stream seeded with `seed`) and targets from
 /// the true maps (no noise).
-/// Throws std::invalid_argument if n is 0. Source: the article, "Can two small matrices recover
-/// identifiable features?".
 FeatureData make_feature_data(arma::uword n, std::uint64_t seed);
 
 /// Loss (half the mean squared error over examples) and its gradients for Wq and Wv, written by
@@ -73,9 +71,7 @@ struct FeatureLoss {
 
 /// Computes FeatureLoss on `data`: Wq and Wv 9 x 3, data as FeatureData (N examples of a 1 x 9 query
 /// token and four 1 x 9 source tokens, targets 1 x 3). Returns the scalar loss and dWq, dWv (9 x 3).
-/// Does not check shapes: mismatched sizes make Armadillo throw std::logic_error. Source: the
-/// article's companion question "Can two small matrices recover identifiable features?"; the
-/// gradient is the chain rule through softmax (Goodfellow et al. 2016, §6.5).
+/// Does not check shapes. The gradient is the chain rule through softmax.
 FeatureLoss feature_loss(const arma::mat& Wq, const arma::mat& Wv, const FeatureData& data);
 
 /// Result of the feature-recovery experiment.
@@ -101,14 +97,10 @@ struct FeatureSettings {
 
 /// Trains Wq and Wv (Adam, full batch, small random start) on `settings.n_train` examples and
 /// evaluates on `settings.n_test` fresh ones, with interventions on the held-out set.
-/// Throws std::invalid_argument for zero sizes or steps < 1.
-/// Source: the article, "Can two small matrices recover identifiable features?".
 FeatureRecovery recover_features(const FeatureSettings& settings = {});
 
 /// Row norms of the true and learned maps, one row per input feature: 9 x 4, columns |Wq* row|,
-/// |Wq row|, |Wv* row|, |Wv row| (the table and the bar chart of the companion). Throws nothing on
-/// a result of recover_features. Source: the article, "Can two small matrices recover identifiable
-/// features?".
+/// |Wq row|, |Wv* row|, |Wv row| (the table and the bar chart of the companion).
 arma::mat feature_row_norms(const FeatureRecovery& r);
 
 }  // namespace ch05

@@ -1,10 +1,10 @@
 /// \file chapters/05_training/figures.hpp
 /// \brief Chapter 05's figures, drawn from the sections' results (sections.hpp) and the
 /// step-through's Walk (training.hpp) through common/plot's charts. Nothing here computes a lesson
-/// number; each function turns a result into charts. Throws nothing; a figure gnuplot cannot draw is
-/// reported (app::Plotter).
+/// number; each function turns a result into charts.
 ///
-/// Source: the article, "Make it learn", "Follow one sentence through training", "Can two small
+/// Throws: nothing beyond std::bad_alloc; a figure gnuplot cannot draw is reported (app::Plotter).
+/// Sources: the article, "Make it learn", "Follow one sentence through training", "Can two small
 /// matrices recover identifiable features?" and "Attention learns the data, not the world".
 #pragma once
 

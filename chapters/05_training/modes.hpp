@@ -4,7 +4,8 @@
 ///
 /// The program trains (the article's sections), steps through one update (--walkthrough, the
 /// article's widget in "Follow one sentence through training") or times the training (--bench).
-/// Unless its comment names an exception, a function here throws nothing (beyond std::bad_alloc).
+/// Throws: nothing beyond std::bad_alloc (follow_list reports a refusal in its result).
+/// Sources: the article, "Follow one sentence through training" (its widget).
 #pragma once
 
 #include <functional>

@@ -2,8 +2,13 @@
 /// \brief Chapter 05's parameters on disk: the six matrices of the one-head classifier as plain
 /// text (--save, --init), whole or not at all, and the loss log (--loss-log).
 ///
-/// Source: the article's trained model, kept for later chapters (no paper; Armadillo's raw_ascii).
-/// The functions throw what their comments name.
+/// Throws: app::IoError (exit 1) with the system's reason if the folder or a file cannot be written
+/// (save_model, write_loss_log); std::invalid_argument naming the file if one is missing, unreadable,
+/// not a regular file, too large, ragged, not numeric, beyond +-1e6 (attn::kLargestInput) or of the
+/// wrong shape, or if the folder's manifest.txt does not match the files (load_model); model_files
+/// throws nothing beyond std::bad_alloc.
+/// Sources: the article's trained model, kept for later chapters, and its loss curve ("Make it
+/// learn"); no paper: Armadillo's raw_ascii format and the parameter table attn::kOneHeadGroups.
 #pragma once
 
 #include <armadillo>
@@ -21,28 +26,21 @@ namespace ch05 {
 /// each entry with 17 significant digits so that reading it back is exact. The six files are
 /// written as a set (app::AtomicFile::commit_all): all in full under temporary names, then renamed,
 /// with a manifest.txt of their sizes and checksums renamed first.
-/// Throws app::IoError (exit 1) with the system's reason if the folder or a file cannot be written.
-/// Source: the article's trained model, kept for later chapters (no paper; Armadillo's raw_ascii).
 void save_model(const attn::OneHeadModel& model, const std::filesystem::path& dir);
 
 /// The six paths save_model writes in `dir`, one per parameter group: E.txt .. bc.txt.
-/// Source: the parameter table attn::kOneHeadGroups.
 std::vector<std::filesystem::path> model_files(const std::filesystem::path& dir);
 
 /// Reads the six files written by save_model (bc.txt may hold its C values on one line or one per
 /// line). d is taken from E.txt's width; E.txt must have `vocab` rows, Wq/Wk/Wv must be d x d,
 /// Wc d x `classes`. Each file must be a regular file of at most app::kMaxInputFileBytes (1 MiB),
-/// checked before reading; entries follow the number rule of common/apparatus/numbers.hpp. Throws
-/// std::invalid_argument naming the file if one is missing, unreadable, not a regular file, too
-/// large, ragged, not numeric, beyond +-1e6 (attn::kLargestInput), or of the wrong shape, and if
-/// the folder's manifest.txt (when there is one) does not match the files (a torn or mixed set, or
-/// a file edited by hand: delete manifest.txt to read edited files as they are).
-/// Source: the inverse of save_model (no paper).
+/// checked before reading; entries follow the number rule of common/apparatus/numbers.hpp. The
+/// folder's manifest.txt, when there is one, must match the files (a torn or mixed set, or a file
+/// edited by hand: delete manifest.txt to read edited files as they are). The inverse of save_model.
 attn::OneHeadModel load_model(const std::filesystem::path& dir, arma::uword vocab, arma::uword classes);
 
 /// Writes one line per pass: the pass's mean loss with 17 significant digits ("6.2429412345678901e-01"),
-/// atomically (the whole file or, on failure, none). pass_loss: passes x 1. Throws app::IoError if it
-/// cannot be written. Source: the article's loss curve ("Make it learn").
+/// atomically (the whole file or, on failure, none). pass_loss: passes x 1.
 void write_loss_log(const arma::vec& pass_loss, const std::filesystem::path& file);
 
 }  // namespace ch05

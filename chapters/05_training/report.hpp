@@ -2,10 +2,11 @@
 /// \brief Chapter 05's printed sections: each printer takes a section's result (sections.hpp, or the
 /// step-through's Walk of training.hpp) and writes it to a stream; none computes anything.
 ///
-/// Source: the article, "Make it learn", "Follow one sentence through training", "Heads and blocks
+/// Throws: nothing beyond std::bad_alloc (stream errors are the stream's state, checked by
+/// app::cli::run).
+/// Sources: the article, "Make it learn", "Follow one sentence through training", "Heads and blocks
 /// train together", "Can two small matrices recover identifiable features?" and "Attention learns
-/// the data, not the world". Printers throw nothing of their own (stream errors are the stream's
-/// state, checked by app::cli::run).
+/// the data, not the world".
 #pragma once
 
 #include <functional>
@@ -58,7 +59,6 @@ const std::vector<std::string>& group_rows(const attn::ParameterGroup& group);
 /// lookup, Q/K/V, mixture, prediction, loss, gradients, update), the other updates one line each,
 /// and, after more than one update, where the model stands and its parameter tables.
 /// `between_stages` is called between stages (for --pause).
-/// Source: the article, "Follow one sentence through training".
 void print_walk(std::ostream& out, const Walk& walk, const std::function<void()>& between_stages);
 
 /// What print_walk calls between stages: with `pause`, and standard input a terminal or a pipe,

@@ -4,9 +4,13 @@
 /// (sections 5 and 6) and the speed benchmark. The printers (report.hpp) and the figures
 /// (figures.hpp) take these results and compute nothing.
 ///
-/// Source: the article, "Make it learn", "Heads and blocks train together", "Can two small matrices
+/// Throws: std::invalid_argument as load_model() does for files that are missing, malformed or of the
+/// wrong shape (starting_model); like train() for passes < 1, lr <= 0 or a model whose shapes disagree
+/// (train_article); like attn::one_head_forward for non-finite parameters (examine: call it after the
+/// divergence check); like Trainer for bad settings (bench). run_companions throws nothing of its own
+/// (the settings are the article's); the others throw nothing beyond std::bad_alloc.
+/// Sources: the article, "Make it learn", "Heads and blocks train together", "Can two small matrices
 /// recover identifiable features?" and "Attention learns the data, not the world".
-/// Unless its comment names an exception, a function here throws nothing (beyond std::bad_alloc).
 #pragma once
 
 #include <armadillo>
@@ -25,8 +29,7 @@
 namespace ch05 {
 
 /// The parameters training starts from: read from `init_dir` by load_model() if given, else
-/// initial_model() from `settings` (its seed and width). Throws std::invalid_argument as
-/// load_model() does for files that are missing, malformed or of the wrong shape.
+/// initial_model() from `settings` (its seed and width).
 attn::OneHeadModel starting_model(const std::optional<std::string>& init_dir, const TrainSettings& settings);
 
 /// Sections 1 and 2: the article's model before and after training on its four examples.
@@ -39,8 +42,7 @@ struct TrainingRun {
 };
 
 /// Trains a copy of `initial` on article_examples() with `settings` (passes, lr; the seed is only
-/// recorded), tracking bank's row in the first two examples. Throws std::invalid_argument like
-/// train() (passes < 1, lr <= 0) and for a model whose shapes disagree.
+/// recorded), tracking bank's row in the first two examples.
 TrainingRun train_article(const attn::OneHeadModel& initial, const TrainSettings& settings);
 
 /// Sections 3 and 4: what the trained model does, and how one loss reaches every parameter group.
@@ -52,8 +54,7 @@ struct Findings {
   arma::vec first_norms{};                ///< section 4: Frobenius norm of each group's gradient (kOneHeadGroups order)
 };
 
-/// The findings of a trained run. Throws std::invalid_argument like attn::one_head_forward for
-/// non-finite parameters (call it after the divergence check).
+/// The findings of a trained run (after the divergence check).
 Findings examine(const TrainingRun& run);
 
 /// The biased-dataset survey trains seeds 0-19.
@@ -78,8 +79,7 @@ struct Companions {
   std::size_t contrast_count = 0;             ///< section 6: the survey's runs that fit all six with the contrast
 };
 
-/// The companions with the article's settings and the reader's `seed` (about a second). Throws
-/// nothing of its own (the settings are the article's).
+/// The companions with the article's settings and the reader's `seed` (about a second).
 Companions run_companions(std::uint64_t seed);
 
 /// The survey's runs grouped by their pattern, groups in the order their first run appears.
@@ -93,7 +93,7 @@ struct Bench {
 };
 
 /// Times `settings`' training: one run to warm up caches and allocations, then the best of 20
-/// (wall clock: not deterministic). Throws std::invalid_argument like Trainer for bad settings.
+/// (wall clock: not deterministic).
 Bench bench(const TrainSettings& settings);
 
 }  // namespace ch05

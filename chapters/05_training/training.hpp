@@ -3,8 +3,17 @@
 /// its training with Adam (the step-through is walkthrough.hpp, the biased-dataset companion
 /// biased.hpp, the parameter files parameter_files.hpp).
 ///
-/// Source: the article, "Make it learn". The model and its backward pass live in common/attention/backprop.hpp.
-/// Unless its comment names an exception, a function here throws nothing (beyond std::bad_alloc).
+/// The model and its backward pass live in common/attention/backprop.hpp. A sentence of n tokens is
+/// n x 1 ids; its attention A is n x n.
+/// Throws: std::invalid_argument naming an unknown word (and the vocabulary) or for an empty sentence
+/// (encode); for vocab or d of 0 (initial_model); for model shapes that disagree (attn::check_model)
+/// or lr <= 0 (Trainer, train, microseconds_per_step); for empty data, passes < 1 or a tracked index
+/// out of range (train); for an example attn::one_head_forward refuses, an empty sentence, an id
+/// outside the vocabulary or a class out of range (Trainer::step, train, predict, predictions,
+/// mean_loss); std::logic_error from Armadillo's bounds check for an id >= vocab (weights_by_word).
+/// The others throw nothing beyond std::bad_alloc.
+/// Sources: the article, "Make it learn" (its `torch.optim.Adam` training loop, `logits.argmax()`,
+/// attention table and `nn.CrossEntropyLoss`; it reports no timing); Kingma & Ba 2015 (Adam).
 #pragma once
 
 #include <armadillo>
@@ -26,21 +35,17 @@ struct Example {
   arma::uword label = 0;           ///< 0 water, 1 finance
 };
 
-/// The article's vocabulary in id order: the, river, money, bank. Source: the article,
-/// "Make it learn".
+/// The article's vocabulary in id order: the, river, money, bank.
 const std::vector<std::string>& vocabulary();
 
-/// The class names in label order: water (0), finance (1). Source: the article, "Make it
-/// learn".
+/// The class names in label order: water (0), finance (1).
 const std::vector<std::string>& class_names();
 
-/// Token ids of `words` in `vocab`. Throws std::invalid_argument naming an unknown word (and the
-/// vocabulary) or an empty sentence. Returns n x 1, entry i the id of words[i]. Source: the article, "Make
-/// it learn".
+/// Token ids of `words` in `vocab`: n x 1, entry i the id of words[i].
 arma::uvec encode(const std::vector<std::string>& words, const std::vector<std::string>& vocab);
 
 /// The article's four examples, in its order: "the river bank" 0, "the money bank" 1,
-/// "river bank" 0, "money bank" 1. Source: the article, "Make it learn".
+/// "river bank" 0, "money bank" 1.
 std::vector<Example> article_examples();
 
 /// The article's settings (d = 8, 300 passes, Adam with learning rate 0.05, seed 0).
@@ -52,8 +57,7 @@ struct TrainSettings {
 };
 
 /// The article's model, freshly initialized: vocabulary x d embedding, d x d projections, d x 2
-/// classifier with bias (attn::init_like_pytorch). Throws std::invalid_argument if vocab or d is 0.
-/// Source: the article, "Make it learn".
+/// classifier with bias (attn::init_like_pytorch).
 attn::OneHeadModel initial_model(arma::uword vocab, const TrainSettings& settings);
 
 /// Adam on a one-head model, one optimizer step per example. Keeps its forward pass, gradients
@@ -61,17 +65,13 @@ attn::OneHeadModel initial_model(arma::uword vocab, const TrainSettings& setting
 class Trainer {
  public:
   /// Trains `model` in place (it must outlive the Trainer). lr: Adam's learning rate (> 0).
-  /// Throws std::invalid_argument if the model's shapes disagree (attn::check_model) or lr <= 0.
-  /// Source: the article's `torch.optim.Adam` loop ("Make it learn"); Kingma & Ba 2015.
   Trainer(attn::OneHeadModel& model, double lr);
   Trainer(const Trainer&) = delete;             ///< holds pointers into itself: not copyable (deleted)
   Trainer& operator=(const Trainer&) = delete;  ///< not assignable (deleted)
   /// Forward pass, hand-written backward pass, one Adam step. Returns the example's loss before the
-  /// step (a scalar, nats). The example holds n >= 1 token ids and a class; throws
-  /// std::invalid_argument like attn::one_head_forward for an empty sentence, an id outside the
-  /// vocabulary or a class out of range. Source: the article's training loop ("Make it learn").
+  /// step (a scalar, nats). The example holds n >= 1 token ids and a class.
   double step(const Example& example);
-  /// Optimizer steps taken so far (a count). Source: the article, "Make it learn".
+  /// Optimizer steps taken so far (a count).
   long steps() const { return adam_.steps(); }
 
  private:
@@ -93,13 +93,10 @@ struct TrainLog {
 
 /// Trains `model` in place: `passes` passes over `data` in order, one Adam step per example.
 /// `track` lists indices into `data` whose last-position attention row is recorded after every pass.
-/// Throws std::invalid_argument if data is empty, passes < 1, lr <= 0 or a tracked index is out of range
-/// (and as attn::one_head_forward for a bad example). Source: the article, "Make it learn".
 TrainLog train(attn::OneHeadModel& model, const std::vector<Example>& data, int passes, double lr,
                const std::vector<std::size_t>& track = {});
 
-/// The predicted class (argmax of the 1 x C logits) of one example. Throws std::invalid_argument
-/// like attn::one_head_forward. Source: the article's `logits.argmax()`.
+/// The predicted class (argmax of the 1 x C logits) of one example: the article's `logits.argmax()`.
 arma::uword predict(const attn::OneHeadModel& model, const Example& example);
 
 /// What a model does with one example: its class and the receiving (last) position's weights.
@@ -112,24 +109,20 @@ struct Prediction {
 
 /// predict() and the last row of A for every example, from one forward pass each (one Prediction per
 /// example, in order), and the class the same model predicts from the mixture mean(V) that a
-/// uniform row would give. Throws std::invalid_argument like attn::one_head_forward. Source: the article, "Make
-/// it learn".
+/// uniform row would give.
 std::vector<Prediction> predictions(const attn::OneHeadModel& model, const std::vector<Example>& data);
 
-/// The last position's weights spread over the vocabulary: examples x vocab, entry (i, r) the
-/// weight example i's last word gives word r (its last position if r repeats), NaN where r is absent.
-/// Every id must be < vocab (Armadillo's bounds check throws std::logic_error otherwise). Source: the
-/// article's attention table ("Make it learn").
+/// The last position's weights spread over the vocabulary (the article's attention table): examples
+/// x vocab, entry (i, r) the weight example i's last word gives word r (its last position if r
+/// repeats), NaN where r is absent. Every id must be < vocab.
 arma::mat weights_by_word(const std::vector<Prediction>& predictions, arma::uword vocab);
 
-/// Mean cross-entropy (nats) over `data` without updating anything; NaN for empty data. Throws
-/// std::invalid_argument like attn::one_head_forward. Source: the article's loss (`nn.CrossEntropyLoss`).
+/// Mean cross-entropy (nats) over `data` without updating anything; NaN for empty data.
 double mean_loss(const attn::OneHeadModel& model, const std::vector<Example>& data);
 
 /// Microseconds per optimizer step, measured over `repeats` full trainings from `settings`
 /// (the best of the repeats, to keep other processes' noise out). Used by `--bench`. Wall clock, so
-/// not deterministic; repeats < 1 gives infinity. Throws std::invalid_argument like Trainer for bad
-/// settings. Source: the article's training loop ("Make it learn"); the article reports no timing.
+/// not deterministic; repeats < 1 gives infinity.
 double microseconds_per_step(const TrainSettings& settings, int repeats);
 
 }  // namespace ch05

@@ -2,8 +2,11 @@
 /// \brief Chapter 05, "Follow one sentence through training": the step-through's two-coordinate
 /// model and its updates, computed once (report.hpp prints them stage by stage).
 ///
-/// Source: the article, "Follow one sentence through training". Unless its comment names an
-/// exception, a function here throws nothing (beyond std::bad_alloc).
+/// Throws: std::invalid_argument for updates < 0, first > 1, followed numbers below 1 or not
+/// ascending, or an lr that attn::Sgd refuses, not finite or <= 0 (run_walk); the others throw
+/// nothing beyond std::bad_alloc.
+/// Sources: the article, "Follow one sentence through training" (its widget: Next stage, Apply
+/// update, Next sentence, Train 20 steps, Reset).
 #pragma once
 
 #include <armadillo>
@@ -18,12 +21,11 @@ namespace ch05 {
 
 /// The widget's model: two learned coordinates (d = d_k = d_v = 2), the article's vocabulary, two
 /// classes, initialized by init_like_pytorch(seed) and then the classifier bias set to zero.
-/// Shapes: E 4 x 2, Wq Wk Wv 2 x 2, Wc 2 x 2, bc 1 x 2. Source: the article, "Follow one
-/// sentence through training".
+/// Shapes: E 4 x 2, Wq Wk Wv 2 x 2, Wc 2 x 2, bc 1 x 2.
 attn::OneHeadModel walkthrough_model(std::uint64_t seed);
 
 /// The widget's two examples, alternated by its training: "the river bank" (water) and
-/// "the money bank" (finance). Source: the article, "Follow one sentence through training".
+/// "the money bank" (finance).
 std::vector<Example> walkthrough_examples();
 
 /// The two sentences of walkthrough_examples() as text, in the same order: "the river bank",
@@ -72,10 +74,8 @@ struct Walk {
 
 /// Runs the step-through: 1 + settings.updates SGD updates of walkthrough_model(seed), or as many as
 /// the last followed update if that is more (the returned settings say how many), update k on
-/// sentence (first + k - 1) mod 2, keeping every followed update in full. Throws
-/// std::invalid_argument if updates < 0, first > 1, a followed number is below 1 or the list is not
-/// ascending, or lr is refused by attn::Sgd (not finite or <= 0). Source: the article,
-/// "Follow one sentence through training" (Next stage, Apply update, Next sentence, Train 20 steps).
+/// sentence (first + k - 1) mod 2, keeping every followed update in full: the widget's Next stage,
+/// Apply update, Next sentence and Train 20 steps.
 Walk run_walk(const WalkSettings& settings);
 
 }  // namespace ch05

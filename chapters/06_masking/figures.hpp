@@ -1,10 +1,10 @@
 /// \file figures.hpp
 /// \brief Chapter 06's figures, drawn from the sections' results (masking.hpp) through
 /// common/plot's charts: the mask with its key, the article's three panels, and the weight
-/// heatmaps of both views side by side. Nothing here computes a lesson number. None throws: a
-/// figure gnuplot cannot draw is reported (app::Plotter).
+/// heatmaps of both views side by side. Nothing here computes a lesson number.
 ///
-/// Source: the article, "Causal masking: a decoder only looks left".
+/// Throws: nothing beyond std::bad_alloc; a figure gnuplot cannot draw is reported (app::Plotter).
+/// Sources: the article, "Causal masking: a decoder only looks left".
 #pragma once
 
 #include "common/apparatus/plot.hpp"

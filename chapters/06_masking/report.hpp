@@ -1,8 +1,9 @@
 /// \file report.hpp
 /// \brief Chapter 06's printed sections: each printer takes its section's result (masking.hpp)
-/// and writes it to `out`; none computes anything. The printers throw nothing.
+/// and writes it to `out`; none computes anything.
 ///
-/// Source: the article, "Causal masking: a decoder only looks left".
+/// Throws: nothing beyond std::bad_alloc (stream errors are the stream's state).
+/// Sources: the article, "Causal masking: a decoder only looks left" (with its cross-attention).
 #pragma once
 
 #include <ostream>

@@ -1,10 +1,10 @@
 /// \file figures.hpp
 /// \brief Chapter 07's figures, drawn from the sections' results (linear_memory.hpp) through
 /// common/plot's charts: the memory S after the sentence and the measured cost per token.
-/// Nothing here computes a lesson number. None throws: a figure gnuplot cannot draw is reported
-/// (app::Plotter).
+/// Nothing here computes a lesson number.
 ///
-/// Source: the article, "Learned matching, kernel smoothing, and memory".
+/// Throws: nothing beyond std::bad_alloc; a figure gnuplot cannot draw is reported (app::Plotter).
+/// Sources: the article, "Learned matching, kernel smoothing, and memory".
 #pragma once
 
 #include <string>

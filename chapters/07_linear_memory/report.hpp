@@ -1,9 +1,10 @@
 /// \file report.hpp
 /// \brief Chapter 07's printed sections: each printer takes its section's result
 /// (linear_memory.hpp), writes it to `out` with its claims checked on it (claims.hpp); none computes
-/// the mathematics. The printers throw nothing.
+/// the mathematics.
 ///
-/// Source: the article, "Learned matching, kernel smoothing, and memory".
+/// Throws: nothing beyond std::bad_alloc (stream errors are the stream's state).
+/// Sources: the article, "Learned matching, kernel smoothing, and memory".
 #pragma once
 
 #include <ostream>

@@ -2,10 +2,14 @@
 /// \brief Chapter 08 measurements: loss on first occurrences vs repeats, per-head previous-token
 /// and induction scores, and ablations.
 ///
-/// Source: the article, "Reverse-engineer a head you trained" (record the loss and the induction
-/// scores, compare the loss before and after each ablation; a name such as "induction head"
-/// should summarize measured behaviour); Olsson et al. 2022, "In-context Learning and Induction
-/// Heads", §2 (prefix matching and copying); Elhage et al. 2021 (previous-token heads).
+/// Throws: std::invalid_argument for a pass over another number of sequences than the batch
+/// (head_scores); from attn::fast::forward() for a token outside the vocabulary, a wrong tokens or
+/// keep shape, or non-finite scores (region_losses, ablation_study); for an empty score table
+/// (top_head); for ablations that are not layers x heads + layers entries (summarize_ablations).
+/// Sources: the article, "Reverse-engineer a head you trained" (record the loss and the induction
+/// scores, compare the loss before and after each ablation; a name such as "induction head" should
+/// summarize measured behaviour); Olsson et al. 2022, "In-context Learning and Induction Heads", §2
+/// (prefix matching and copying); Elhage et al. 2021 (previous-token heads).
 #pragma once
 
 #include <armadillo>
@@ -31,8 +35,7 @@ struct HeadScores {
 };
 
 /// Scores of every head of the last forward pass over `batch` (run forward() on batch.tokens first;
-/// B sequences of T tokens, one Block each). Throws std::invalid_argument if the pass is over
-/// another number of sequences.
+/// B sequences of T tokens, one Block each).
 HeadScores head_scores(const ForwardPass& pass, const RepeatBatch& batch);
 
 /// Mean next-token losses (nats) of a pass, split by where the target sits (see Region).
@@ -43,8 +46,7 @@ struct RegionLosses {
 };
 
 /// Losses of `model` on `batch` (B x T tokens), optionally with heads ablated (keep: layers x heads
-/// of 0/1 multipliers, see attn::fast::forward()). Throws std::invalid_argument, from attn::fast::forward(), for
-/// a token outside the vocabulary, a wrong tokens or keep shape, or non-finite scores.
+/// of 0/1 multipliers, see attn::fast::forward()).
 RegionLosses region_losses(const Model& model, const RepeatBatch& batch, const arma::mat* keep = nullptr);
 
 /// One ablation: which heads were zeroed and what the held-out losses became.
@@ -55,8 +57,7 @@ struct Ablation {
 };
 
 /// Zero-ablation of each head alone, then of all heads of each layer together (in that order):
-/// layers x heads + layers rows. Source: the article, "Reverse-engineer a head you trained"
-/// (compare the loss before and after each ablation). Throws as region_losses() does.
+/// layers x heads + layers rows.
 std::vector<Ablation> ablation_study(const Model& model, const RepeatBatch& held_out);
 
 using attn::head_name;
@@ -68,7 +69,6 @@ struct HeadIndex {
 };
 
 /// The head with the highest entry of a layers x heads score table (the first such head on ties).
-/// Throws std::invalid_argument for an empty table.
 HeadIndex top_head(const arma::mat& scores);
 
 /// What the ablation table says about the circuit (section 3 and claim ind_03), from the held-out
@@ -82,7 +82,6 @@ struct AblationSummary {
 };
 
 /// The summary of an ablation study on a model with `layers` layers of `heads` heads.
-/// Throws std::invalid_argument if `ablations` does not hold layers x heads + layers entries.
 AblationSummary summarize_ablations(const std::vector<Ablation>& ablations, const RegionLosses& base,
                                     arma::uword layers, arma::uword heads);
 

@@ -2,9 +2,11 @@
 /// \brief Chapter 08's claims (ind_01 to ind_04 and skip_01 to skip_03 of docs/claims.md), each
 /// checked on a result from circuit.hpp or skip_trigrams.hpp and returned as an app::ClaimCheck: the
 /// program prints it beside the numbers (app::print_claim), the tests assert it. Nothing here computes
-/// the mathematics. Source: the article, "Reverse-engineer a head you trained" (the lab, and its pointer
-/// to the worked example "skip-trigram bugs and induction heads"). Unless its comment names an exception,
-/// a function here throws nothing (beyond std::bad_alloc).
+/// the mathematics.
+///
+/// Throws: nothing beyond std::bad_alloc, given results of circuit.hpp and skip_trigrams.hpp.
+/// Sources: the article, "Reverse-engineer a head you trained" (the lab, and its pointer to the worked
+/// example "skip-trigram bugs and induction heads").
 #pragma once
 
 #include "circuit.hpp"

@@ -1,10 +1,11 @@
 /// \file chapters/08_induction/figures.hpp
 /// \brief Chapter 08's figures, drawn from the findings (lab.hpp) through common/plot's charts:
 /// the held-out loss curves, the per-head scores, three heads' attention patterns and the
-/// ablation table, and what the skip-trigram example's head reads. Nothing here computes a lesson number; each function
-/// turns a result into a chart.
+/// ablation table, and what the skip-trigram example's head reads. Nothing here computes a lesson
+/// number; each function turns a result into a chart.
 ///
-/// Source: the article, "Reverse-engineer a head you trained".
+/// Throws: nothing beyond std::bad_alloc; a figure gnuplot cannot draw is reported (app::Plotter).
+/// Sources: the article, "Reverse-engineer a head you trained".
 #pragma once
 
 #include "common/apparatus/plot.hpp"
@@ -15,7 +16,6 @@ namespace ch08 {
 
 /// Every figure of the chapter: ch08_loss_curves, ch08_head_scores, ch08_induction_pattern,
 /// ch08_previous_token_pattern, ch08_key_first_layer_pattern and ch08_ablation (PNG and .dat).
-/// Throws nothing; a figure gnuplot cannot draw is reported (app::Plotter).
 void draw_figures(app::Plotter& plots, const Findings& findings);
 
 /// The skip-trigram example's figure, ch08_skip_trigram_message: the message its head reads from

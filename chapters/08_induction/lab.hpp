@@ -2,8 +2,11 @@
 /// \brief Chapter 08 training: Adam on freshly sampled repeated-block batches, with held-out
 /// losses recorded as it goes.
 ///
-/// Source: the article, "Reverse-engineer a head you trained"; Kingma & Ba 2015, Algorithm 1 (Adam).
-/// Unless its comment names an exception, a function here throws nothing (beyond std::bad_alloc).
+/// Throws: std::invalid_argument for options validate() refuses (validate, train), a bad data spec or
+/// a held-out size of 0 (held_out_set), a forward pass that meets a non-finite score, parameters that
+/// diverged to inf or NaN (train, measure), or a run with no checkpoint (measure); an exception
+/// `progress` throws stops train and propagates. quick_options throws nothing beyond std::bad_alloc.
+/// Sources: the article, "Reverse-engineer a head you trained"; Kingma & Ba 2015, Algorithm 1 (Adam).
 #pragma once
 
 #include <cstdint>
@@ -32,9 +35,9 @@ struct LabOptions {
 /// sequences), which the tests and the book's figures use.
 LabOptions quick_options(LabOptions options);
 
-/// Throws std::invalid_argument for bad sizes (see validate() of ModelShape and RepeatSpec), a
-/// vocabulary or context that differ between model and data, zero steps, batch or held-out size,
-/// more than 10^6 steps or 4096 sequences, or a learning rate that is not finite and positive.
+/// Refuses bad sizes (see validate() of ModelShape and RepeatSpec), a vocabulary or context that
+/// differ between model and data, zero steps, batch or held-out size, more than 10^6 steps or 4096
+/// sequences, or a learning rate that is not finite and positive.
 void validate(const LabOptions& options);
 
 /// Held-out losses (nats per target) after `step` Adam steps.
@@ -52,16 +55,12 @@ struct LabResult {
 };
 
 /// The held-out set of a run (options.held_out x context tokens; the same sequences train()
-/// evaluates on, from a stream apart from the training batches). Throws std::invalid_argument for
-/// a bad data spec or a held-out size of 0.
+/// evaluates on, from a stream apart from the training batches).
 RepeatBatch held_out_set(const LabOptions& options);
 
 /// Trains from scratch: each step samples `batch` fresh sequences and takes one step of
 /// attn::AttnOnlyTrainer (forward, the next-token loss over every position, backward, Adam, with
-/// the batch split over the cores). `progress` (may be empty) is called at
-/// every checkpoint; an exception it throws stops training and propagates. Throws
-/// std::invalid_argument for bad options (see validate()) or when a forward pass meets a
-/// non-finite score (parameters that diverged to inf or NaN).
+/// the batch split over the cores). `progress` (may be empty) is called at every checkpoint.
 LabResult train(const LabOptions& options, const std::function<void(const Checkpoint&)>& progress = {});
 
 /// Everything the program shows, computed once from a trained model (sections 1 to 3).
@@ -79,8 +78,7 @@ struct Findings {
 };
 
 /// The findings of a trained run (`fixed`: it was the fixed-offset control): the held-out pass,
-/// the head scores, the ablation study and its summary. Throws std::invalid_argument, from
-/// region_losses(), for non-finite scores, or for a run with no checkpoint.
+/// the head scores, the ablation study and its summary.
 Findings measure(LabResult run, bool fixed);
 
 }  // namespace ch08

@@ -1,10 +1,11 @@
 /// \file chapters/08_induction/repeats.hpp
 /// \brief Chapter 08 data: random token sequences in which one block recurs right after itself.
 ///
-/// Source: the article, "Reverse-engineer a head you trained" (its companion experiment trains on
-/// repeated patterns: A B .. A is continued with B). Draws come from the portable attn::Random, so a
-/// seed gives the same sequences everywhere.
-/// Unless its comment names an exception, a function here throws nothing (beyond std::bad_alloc).
+/// Draws come from the portable attn::Random, so a seed gives the same sequences everywhere.
+/// Throws: std::invalid_argument for a spec validate() refuses (validate, fixed_block,
+/// sample_repeats) and for a count of 0 (sample_repeats); region_of throws nothing.
+/// Sources: the article, "Reverse-engineer a head you trained" (its companion experiment trains on
+/// repeated patterns: A B .. A is continued with B).
 #pragma once
 
 #include <armadillo>
@@ -30,12 +31,11 @@ struct RepeatSpec {
   bool fixed_offset = false;
 };
 
-/// Throws std::invalid_argument unless vocab >= 2, min_block >= 2, min_block <= max_block and
-/// 2 max_block <= context.
+/// Refuses a spec unless vocab >= 2, min_block >= 2, min_block <= max_block and 2 max_block <= context.
 void validate(const RepeatSpec& spec);
 
 /// The block used in every sequence when spec.fixed_offset is set: length (min + max) / 2, both
-/// copies centred in the context. Throws std::invalid_argument for a spec validate() refuses.
+/// copies centred in the context.
 Block fixed_block(const RepeatSpec& spec);
 
 /// A batch of sequences. tokens: count x context, row b = sequence b; blocks[b] is its block.
@@ -45,7 +45,7 @@ struct RepeatBatch {
 };
 
 /// Draws `count` sequences: every token uniform over the vocabulary, then the block's first copy
-/// written again right after itself. Throws std::invalid_argument for a bad spec or count 0.
+/// written again right after itself.
 RepeatBatch sample_repeats(Random& rng, arma::uword count, const RepeatSpec& spec);
 
 /// What a next-token target is, measured by where the target token sits.

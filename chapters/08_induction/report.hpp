@@ -3,8 +3,9 @@
 /// findings (lab.hpp, skip_trigrams.hpp) and writes them to a stream, with the claims checked on them
 /// (claims.hpp); none computes the mathematics.
 ///
-/// Source: the article, "Reverse-engineer a head you trained". Printers throw nothing of their own
-/// (stream errors are the stream's state, checked by app::cli::run).
+/// Throws: nothing beyond std::bad_alloc (stream errors are the stream's state, checked by
+/// app::cli::run).
+/// Sources: the article, "Reverse-engineer a head you trained".
 #pragma once
 
 #include <ostream>

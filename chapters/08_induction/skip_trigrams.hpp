@@ -9,11 +9,14 @@
 /// The query chooses only where to read. Two layers use exactly that freedom: in the lab's circuit
 /// the query finds its position by the token before it, and the message is only the token there.
 ///
-/// Source: the article, "Reverse-engineer a head you trained" (its pointer to the worked example
+/// Throws: std::invalid_argument for a context below 5 or a count of 0 (sample_skip_trigrams); for a
+/// context below 5 or above 64, a width of 0 or above 256, zero steps or batch, or a learning rate
+/// that is not finite and positive (train_skip_trigrams); the others throw nothing beyond
+/// std::bad_alloc.
+/// Sources: the article, "Reverse-engineer a head you trained" (its pointer to the worked example
 /// "skip-trigram bugs and induction heads"); Elhage et al. 2021, "A Mathematical Framework for
 /// Transformer Circuits", one-layer attention-only models (skip-trigrams, "keep ... in mind",
 /// "keep ... at bay").
-/// Unless its comment names an exception, a function here throws nothing (beyond std::bad_alloc).
 #pragma once
 
 #include <armadillo>
@@ -86,8 +89,7 @@ struct SkipBatch {
 
 /// Draws `count` sequences: fillers uniform, then one skip-trigram. balanced: row b holds skip-trigram
 /// b mod 4 (the held-out set); otherwise each row holds one of the four or one of the two sourceless
-/// pairs, each of the six equally likely. Throws std::invalid_argument for a
-/// context below 5 or count 0.
+/// pairs, each of the six equally likely.
 SkipBatch sample_skip_trigrams(attn::Random& rng, arma::uword count, arma::uword context, bool balanced);
 
 /// A trained one-layer model and its held-out set.
@@ -99,8 +101,7 @@ struct SkipTrigramRun {
 };
 
 /// Trains the one-layer model with attn::AttnOnlyTrainer on fresh batches (the next-token loss at
-/// every position). Throws std::invalid_argument for a context below 5 or above 64, a width of 0 or
-/// above 256, zero steps or batch, or a learning rate that is not finite and positive.
+/// every position).
 SkipTrigramRun train_skip_trigrams(const SkipTrigramOptions& options);
 
 /// What the example measures, each a mean over the held-out sequences of one skip-trigram (rows:
