@@ -5,7 +5,11 @@
 /// A chapter carries on past a failed plot, but the program must not then exit 0: report_failure()
 /// prints the one-line error at once and counts it, and cli::run() turns a non-zero count into
 /// exit code 1 (runtime failure).
-/// Unless its comment names an exception, a function here throws nothing (beyond std::bad_alloc).
+///
+/// Throws: TrainingDiverged (exit code 1) when the losses break the divergence rule
+/// (require_converging, DivergenceWatch::observe), and always from DivergenceWatch::refused;
+/// std::invalid_argument for no losses (first_divergence). The others throw nothing (beyond
+/// std::bad_alloc).
 #pragma once
 
 #include <cstddef>
@@ -44,27 +48,26 @@ class TrainingDiverged : public std::runtime_error {
 /// cross-entropy over a vocabulary of V words starts near ln V nats, so 10x is far past any start.
 inline constexpr double kDivergenceFactor = 10.0;
 
-/// The index of the first loss in `losses` that breaks the divergence rule (against `losses[0]`),
-/// or nothing if none does. Throws std::invalid_argument if `losses` is empty.
+/// The index of the first loss in `losses` (at least one) that breaks the divergence rule (against
+/// `losses[0]`), or nothing if none does.
 std::optional<std::size_t> first_divergence(const std::vector<double>& losses);
 
-/// Throws TrainingDiverged if `losses` (one per `unit`, e.g.\ "step" or "pass", counted from 1)
-/// breaks the divergence rule. The message names the unit and its number, the loss there, the
-/// limit, the learning rate `lr` and suggests a smaller --lr; claims are not evaluated on it.
+/// Checks `losses` (one per `unit`, e.g.\ "step" or "pass", counted from 1) against the divergence
+/// rule. A divergence's message names the unit and its number, the loss there, the limit, the
+/// learning rate `lr` and suggests a smaller --lr; claims are not evaluated on it.
 void require_converging(const std::vector<double>& losses, const std::string& unit, double lr);
 
 /// The divergence rule applied while training runs, one loss at a time, so a run can stop at the
-/// first bad step: `observe(step, loss)` throws TrainingDiverged (as require_converging words it)
-/// once the loss breaks the rule against the first loss observed.
+/// first bad step: `observe(step, loss)` fails, worded as require_converging words it, once the
+/// loss breaks the rule against the first loss observed.
 class DivergenceWatch {
  public:
   /// `lr`: the learning rate the message quotes; `unit`: what a step is called ("step", "pass").
   explicit DivergenceWatch(double lr, std::string unit = "step") : lr_(lr), unit_(std::move(unit)) {}
-  /// Records the loss at `step`; throws TrainingDiverged if it breaks the rule.
+  /// Records the loss at `step` and checks it against the rule.
   void observe(long long step, double loss);
-  /// For a non-finite value that a library function refused mid-training (softmax throws
-  /// std::invalid_argument on NaN scores): throws TrainingDiverged naming the last step observed
-  /// and `why`.
+  /// Turns a non-finite value that a library function refused mid-training (softmax refuses NaN
+  /// scores) into a divergence at the last step observed, with `why`.
   [[noreturn]] void refused(const std::string& why) const;
 
  private:

@@ -14,9 +14,15 @@
 /// names behind: the first TempPath made in a folder removes the temporary files there whose
 /// process no longer runs (pids of another PID namespace sharing the folder cannot be told apart).
 ///
-/// Failures throw IoError (a runtime failure, exit code 1) naming the file and the operating
-/// system's reason, e.g. "cannot write plots/ch01_mixtures.dat: No space left on device".
-/// Unless its comment names an exception, a function here throws nothing (beyond std::bad_alloc).
+/// Throws: IoError (a runtime failure, exit code 1) naming the file and the operating system's
+/// reason, e.g. "cannot write plots/ch01_mixtures.dat: No space left on device", when a file cannot
+/// be created, written, closed or renamed, or a target may not be replaced (TempPath::write_all,
+/// TempPath::commit, AtomicFile, write_file_atomically); InputFileError (a usage error, exit code 2) naming the file
+/// and the reason for an input that is unreadable, not a regular file, too large, or not listed in
+/// or not saved with its set's manifest (read_input_file, read_file_set); std::invalid_argument for
+/// a TempPath extension outside [A-Za-z0-9._-]; std::logic_error for AtomicFile::write after
+/// close() and for files that are not beside their manifest (AtomicFile::commit_all). The others
+/// throw nothing (beyond std::bad_alloc).
 #pragma once
 
 #include <signal.h>
@@ -59,12 +65,11 @@ std::string quoted_path(const std::filesystem::path& path);
 /// a terminating signal and removed by the destructor unless commit() renamed it into place. The
 /// first one made in a folder removes the stale temporary files there (those of processes gone).
 /// The name holds only [A-Za-z0-9._-], so it is safe to hand to gnuplot relative to `folder`.
-/// `extension` (e.g. ".png") must hold only those characters too (std::invalid_argument otherwise).
+/// `extension` (e.g. ".png") must hold only those characters too.
 class TempPath {
  public:
   /// Reserves the name in `folder` (nothing is created yet) and registers it for cleanup; removes
   /// the folder's stale temporary files the first time a name is made there.
-  /// Throws std::invalid_argument if `extension` holds a character outside [A-Za-z0-9._-].
   TempPath(const std::filesystem::path& folder, const std::string& extension);
   /// Removes the file unless committed, and unregisters the name.
   ~TempPath();
@@ -77,11 +82,11 @@ class TempPath {
   const std::filesystem::path& path() const { return path_; }
   /// The name alone, relative to its folder (what a child started in that folder is told).
   std::string name() const { return path_.filename().string(); }
-  /// Creates the temporary file holding `text` (checked writes and close). Throws IoError naming
-  /// `what`, the folder and the system's reason.
+  /// Creates the temporary file holding `text` (checked writes and close); a failure's message
+  /// names `what` and the folder.
   void write_all(const std::string& text, const std::string& what);
-  /// Renames the temporary file onto `target` (same folder), replacing what is there.
-  /// Throws IoError with the reason (e.g. "Is a directory" when a folder holds the target's name).
+  /// Renames the temporary file onto `target` (same folder), replacing what is there (a folder of
+  /// the target's name fails with "Is a directory").
   void commit(const std::filesystem::path& target);
 
  private:
@@ -95,8 +100,8 @@ class TempPath {
 /// and `target` is left as it was.
 class AtomicFile {
  public:
-  /// Creates the temporary beside `target`. Throws IoError if the folder refuses it, or if
-  /// replace_problem() finds something at `target` that is not a regular file or a link.
+  /// Creates the temporary beside `target`, once replace_problem() finds that `target` may be
+  /// replaced.
   explicit AtomicFile(std::filesystem::path target);
   /// Closes the file if still open; the temporary is removed unless committed.
   ~AtomicFile();
@@ -105,13 +110,11 @@ class AtomicFile {
   /// Not copyable: one owner writes and renames the file.
   AtomicFile& operator=(const AtomicFile&) = delete;
 
-  /// Appends `bytes`; throws IoError with the reason if the system takes fewer, and std::logic_error
-  /// after close().
+  /// Appends `bytes`, checking that the system takes them all (not after close()).
   void write(const std::string& bytes);
   /// Closes (checked: a delayed write error surfaces here) and renames onto the target.
-  /// Throws IoError naming the target and the reason (close failed, or see TempPath::commit).
   void commit();
-  /// Closes without renaming; commit_all() renames afterwards. Throws IoError if the close fails.
+  /// Closes (checked) without renaming; commit_all() renames afterwards.
   void close();
   /// The file this will become.
   const std::filesystem::path& target() const { return target_; }
@@ -127,8 +130,6 @@ class AtomicFile {
   /// (terminating_signals()) is held back during the renames in every thread (the cleanup handler, in whichever
   /// thread it runs, only records the signal) and delivered once all renames are done: a signal
   /// never tears a set. `after_rename(k)` is called after the k-th rename (tests interrupt there).
-  /// Throws IoError (of a close, a check or a rename) or std::logic_error if a file is not beside
-  /// the manifest.
   static void commit_all(std::vector<AtomicFile*> files, const std::filesystem::path& manifest = {},
                          const std::function<void(std::size_t)>& after_rename = {});
 
@@ -143,7 +144,7 @@ class AtomicFile {
 /// The name of the manifest a saved set carries beside its files (AtomicFile::commit_all).
 inline constexpr char kManifestName[] = "manifest.txt";
 
-/// Writes `text` to `path` through an AtomicFile; throws its IoError (naming the path and reason).
+/// Writes `text` to `path` through an AtomicFile: whole or not at all.
 void write_file_atomically(const std::filesystem::path& path, const std::string& text);
 
 /// The largest input file the programs read (1 MiB): a parameter file of this tutorial is a few
@@ -152,7 +153,7 @@ inline constexpr std::size_t kMaxInputFileBytes = std::size_t{1} << 20;
 
 /// Reads a whole input file after checking, on the opened file itself, that it is a regular file
 /// (a FIFO, device, socket or folder is refused: open does not wait for a writer) of at most
-/// `limit` bytes. Throws InputFileError naming the path and the reason.
+/// `limit` bytes.
 std::string read_input_file(const std::filesystem::path& path, std::size_t limit = kMaxInputFileBytes);
 
 /// Why an output may not be written at `target`, or "" if it may. Only a regular file, or a
@@ -170,26 +171,24 @@ std::string replace_problem(const std::filesystem::path& target);
 /// chapter 05's parameters), a folder without a manifest is read unchecked. A file that differs from
 /// a manifest is refused, whether copied from another save or edited by hand (the two look alike):
 /// deleting the manifest is how one says edited files are meant. Returns name -> bytes, each file
-/// read once, so the caller parses the bytes that were checked. Throws InputFileError naming the file and the reason
-/// (unreadable, not listed, not saved together).
+/// read once, so the caller parses the bytes that were checked.
 std::map<std::string, std::string> read_file_set(const std::filesystem::path& folder,
                                                  const std::vector<std::string>& names, std::size_t limit,
                                                  bool manifest_required);
 
 /// The 64-bit FNV-1a checksum of `bytes` as 16 hexadecimal digits, as a set's manifest records each
-/// file's. Throws nothing (beyond std::bad_alloc).
+/// file's.
 std::string checksum(const std::string& bytes);
 
 /// "/dev", "/proc" or "/sys" if `folder` lies in one of the kernel's own folders, which hold
 /// streams and settings, never files a chapter writes or reads as data (a link such as /dev/stdout
 /// leads to a regular file when stdout is one, yet is the system's); else nullptr. Both the name as
-/// written and where its links lead are checked. Throws nothing (beyond std::bad_alloc).
+/// written and where its links lead are checked.
 const char* system_folder(const std::filesystem::path& folder);
 
 /// Why files cannot be created in `folder` (creating it and its parents first if `create`), or an
 /// empty string if they can: a folder inside /dev, /proc or /sys is refused at once; a real file is created and removed
-/// there, so read-only folders and file systems are found before any work is done. Reports problems as text; throws
-/// nothing (beyond std::bad_alloc).
+/// there, so read-only folders and file systems are found before any work is done. Reports problems as text.
 std::string folder_problem(const std::filesystem::path& folder, bool create = true);
 
 /// The signals whose default action ends the process and that come from outside it: SIGHUP, SIGINT,

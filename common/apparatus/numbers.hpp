@@ -10,6 +10,8 @@
 ///
 /// A layer above the small checks and below the command line: lessons read files with it, the
 /// command line reads flags with it (common/apparatus/cli.hpp).
+///
+/// Nothing here throws (beyond std::bad_alloc): a text a rule refuses comes back as Parsed::problem.
 #pragma once
 
 #include <optional>
@@ -26,20 +28,20 @@ struct Parsed {
   std::string problem;     ///< otherwise: "is not a number", "is out of range (...)", ...
 };
 
-/// Reads a real number by the number rule above. Throws nothing: a refusal is Parsed::problem.
+/// Reads a real number by the number rule above.
 Parsed<double> parse_number(std::string_view text);
 
 /// Reads a whole number by the number rule, within [lo, hi] (the range of its type). A refusal
-/// names [lo, hi] ("is out of range (0 to 100)"), except for a number beyond what a long long holds
-/// ("is out of range"), whose bounds would be the type's rather than the flag's. Throws nothing: a
-/// refusal (not whole, out of range) is Parsed::problem.
+/// (not whole, out of range) names [lo, hi] ("is out of range (0 to 100)"), except for a number
+/// beyond what a long long holds ("is out of range"), whose bounds would be the type's rather than
+/// the flag's.
 Parsed<long long> parse_integer(std::string_view text, long long lo, long long hi);
 
 /// **The list rule**, for every comma-separated value (ch02's --view and the rows of --wq, ch04's
 /// --scores): items separated by commas, with spaces and tabs around each item ignored ("35, 28"
 /// reads as "35,28"), and no empty item: a leading, doubled or trailing comma (",1", "1,,2",
 /// "1,2,") is refused, as is a blank text. Returns the items without their surrounding blanks.
-/// Throws nothing: a refusal is Parsed::problem ("has an empty entry (entry 3 of 3; ...)").
+/// A refusal reads "has an empty entry (entry 3 of 3; ...)".
 Parsed<std::vector<std::string>> split_list(std::string_view text);
 
 }  // namespace app

@@ -3,6 +3,11 @@
 ///
 /// For comparisons the article makes across settings at once, e.g. weights and mixtures for four
 /// query/value choices, or one receiving token's weights in two sentences.
+///
+/// Throws: std::invalid_argument if `panels` is empty or a panel's labels do not fit its values
+/// (bar_panels: values categories x series; heatmap_panels), if the labels, heads and cells of a
+/// grid do not agree (pattern_grid), and for a NAME outside [A-Za-z0-9_.-] (as Plotter::bars). A
+/// plot gnuplot cannot draw is reported as Plotter reports it (app::report_failure), not thrown.
 #pragma once
 
 #include <string>
@@ -15,15 +20,13 @@ namespace app {
 /// Draws `panels` left to right in one PNG, `NAME.png`, under an overall `title`; panel k's data
 /// goes to `NAME.dat` (k = 1) or `NAME_k.dat`. Each panel is drawn like Plotter::bars (its own
 /// title, axis labels, categories, series, y range and value labels; its `name` is ignored).
-/// Does nothing when the Plotter is disabled. Throws std::invalid_argument if `panels` is empty
-/// or a panel's values are not categories x series, and std::runtime_error if gnuplot fails.
+/// Does nothing when the Plotter is disabled.
 void bar_panels(Plotter& plots, const std::string& name, const std::string& title, const std::vector<BarChart>& panels);
 
 /// Draws heatmaps left to right in one PNG, `NAME.png`, under an overall `title`; panel k's data
 /// goes to `NAME.dat` (k = 1) or `NAME_k.dat`. Each panel is drawn like Plotter::heatmap (its own
 /// title, axis labels, cell labels, colour range; its `name` is ignored). Does nothing when the
-/// Plotter is disabled. Throws std::invalid_argument if `panels` is empty or a panel's labels do
-/// not fit its values, and std::runtime_error if gnuplot fails.
+/// Plotter is disabled.
 void heatmap_panels(Plotter& plots, const std::string& name, const std::string& title,
                     const std::vector<Heatmap>& panels);
 
@@ -43,9 +46,7 @@ struct PatternGrid {
 
 /// Draws `grid`: entries above the diagonal (j > i, masked) are blank; about 12 px per token row
 /// of a panel, so 7-point tick labels stay apart; the book's canvases put two panels a row on a
-/// desktop and one on a phone. Does nothing when the Plotter is disabled. Throws
-/// std::invalid_argument if the labels, heads and cells do not agree, and std::runtime_error if
-/// gnuplot fails.
+/// desktop and one on a phone. Does nothing when the Plotter is disabled.
 void pattern_grid(Plotter& plots, const PatternGrid& grid);
 
 }  // namespace app

@@ -31,7 +31,16 @@
 ///   into one folder never read each other's files;
 /// - a plot that cannot be drawn is reported by app::report_failure (one line, exit code 1 at the
 ///   end) and the chapter carries on.
-/// Unless its comment names an exception, a function here throws nothing (beyond std::bad_alloc).
+///
+/// Throws: PlotFolderError (a usage error, exit code 2) for an explicit plot folder that cannot be
+/// created or written (the Plotter constructor); std::invalid_argument for a NAME outside
+/// [A-Za-z0-9_.-] (every drawing call), for data whose shape disagrees with its labels (bars,
+/// lines, heatmap), for a heatmap's outline outside the cells, a palette of fewer than 2 colours or
+/// a kind index out of range (heatmap), for a figure vector_figure_data refuses (vectors,
+/// vector_figure_data), and for labels or kinds that do not fit the values (heatmap_data).
+/// A plot gnuplot or dot cannot draw is reported, as above, not thrown. The others throw nothing
+/// (beyond std::bad_alloc).
+/// Source: the article's figures, which keep one colour per token (word_colour).
 #pragma once
 
 #include <algorithm>
@@ -220,8 +229,8 @@ struct VectorFigure {
 
 /// The data files of a VectorFigure: one per point set (coordinates, quoted label), then one per
 /// arrow set (tail coordinates, head minus tail, quoted label), 17 significant digits, each with a
-/// comment naming its columns. Throws std::invalid_argument if dims is not 2 or 3, a set has the
-/// wrong number of columns or labels, or there are no views (or more than 3) for a 3-d figure.
+/// comment naming its columns. A figure has 2 or 3 dims, sets of that many columns with one label
+/// per row or none, and 1 to 3 views when it is 3-d.
 std::vector<std::string> vector_figure_data(const VectorFigure& figure);
 
 /// gnuplot commands that draw `figure` from its data files `dats` (gnuplot-quoted names, in the
@@ -271,7 +280,7 @@ struct OtherFile {
 /// Why the plot folder of `plots` (when plots are drawn: --plots DIR, or the repository's plots/)
 /// and the files of other flags would meet: the folder is one of the `files`, or one of them lies
 /// in the folder under a name the chapter's figures use (`figure_prefix`, e.g. "ch05_"). Empty if
-/// they do not; compared after resolving links and `..`. Throws nothing (beyond std::bad_alloc).
+/// they do not; compared after resolving links and `..`.
 std::string plot_folder_clash(const PlotSettings& plots, const std::vector<OtherFile>& files,
                               const std::string& figure_prefix);
 
@@ -279,10 +288,9 @@ std::string plot_folder_clash(const PlotSettings& plots, const std::vector<Other
 class Plotter {
  public:
   /// Decides where plots go and whether gnuplot can draw them.
-  /// An explicit folder that cannot be created or written throws PlotFolderError; the default
-  /// folder failing, gnuplot missing from PATH, or gnuplot lacking pngcairo disable the Plotter
-  /// with a reason instead. A gnuplot that crashes, fails or hangs when probed disables it too, and
-  /// is reported as a runtime failure (app::report_failure).
+  /// An explicit folder that cannot be created or written is an error; the default folder failing,
+  /// gnuplot missing from PATH, or gnuplot lacking pngcairo disable the Plotter with a reason instead. A gnuplot that
+  /// crashes, fails or hangs when probed disables it too, and is reported as a runtime failure (app::report_failure).
   explicit Plotter(const PlotSettings& settings);
 
   /// True if figures will be drawn.
@@ -297,17 +305,14 @@ class Plotter {
   const std::vector<std::filesystem::path>& written() const { return written_; }
 
   /// Draws a BarChart. Each drawing call writes `NAME.dat` and `NAME.png`, and does nothing when disabled.
-  /// Throws std::invalid_argument if the data's shape disagrees with its labels or NAME holds
-  /// characters other than [A-Za-z0-9_.-]. If gnuplot fails, times out or a file cannot be written,
-  /// it reports one line (with gnuplot's or the system's reason) through app::report_failure,
-  /// leaves no file behind, and returns.
+  /// If gnuplot fails, times out or a file cannot be written, it reports one line (with gnuplot's or
+  /// the system's reason) through app::report_failure, leaves no file behind, and returns.
   void bars(const BarChart& chart);
-  /// Draws a LineChart (see bars() for what is written and thrown).
+  /// Draws a LineChart (see bars() for what is written).
   void lines(const LineChart& chart);
-  /// Draws a Heatmap (see bars() for what is written and thrown; also std::invalid_argument for an
-  /// outline outside the cells, a palette of fewer than 2 colours, or a kind index out of range).
+  /// Draws a Heatmap (see bars() for what is written).
   void heatmap(const Heatmap& map);
-  /// Draws a VectorFigure (see bars() for what is written; throws like vector_figure_data).
+  /// Draws a VectorFigure (see bars() for what is written).
   void vectors(const VectorFigure& figure);
   /// Draws a Graphviz diagram: writes `NAME.dot` (the source) and `NAME.png`, rendered by `dot -Tpng`
   /// started directly (no shell), its source on standard input, within the plot time limit. For
@@ -317,18 +322,17 @@ class Plotter {
   /// report() says so in one line. dot failing is reported like a gnuplot failure; after dot hangs
   /// once (the time limit), later diagrams are not tried and report() counts them. The source is
   /// the caller's generated text: user text must reach it only through graphviz_quote().
-  /// Throws std::invalid_argument for a NAME outside [A-Za-z0-9_.-].
   void diagram(const std::string& name, const std::string& dot_source);
   /// The same, with the phone's drawing (`NAME.narrow.svg`) from its own source: a diagram that is
   /// already top to bottom gets a narrower layout of its own (wrapped labels, stacked groups).
   void diagram(const std::string& name, const std::string& dot_source, const std::string& narrow_source);
-  /// Draws an ArrowChart (see bars() for what is written and thrown).
+  /// Draws an ArrowChart (see bars() for what is written).
   void arrows(const ArrowChart& chart);
 
   /// Escape hatch for figures the helpers above do not cover (splot, several panels, ..).
   /// data: one text per data file, written to `NAME.dat`, `NAME_2.dat`, ..; `commands`
   /// receives their quoted (temporary, relative) names and returns gnuplot commands that draw the figure. The terminal,
-  /// output and title are set before them. Throws and reports as bars() does (the name rule).
+  /// output and title are set before them. Failures are reported as bars() reports them.
   void figure(const std::string& name, const std::string& title, const std::vector<std::string>& data,
               const std::function<std::string(const std::vector<std::string>& dat_paths)>& commands);
 
@@ -364,8 +368,7 @@ bool is_valid_svg_bytes(const std::string& bytes);
 bool is_valid_svg(const std::filesystem::path& path);
 
 /// The data file of a bar chart: a comment with the title and series, then one line per category
-/// (quoted label, then one value per series, 17 significant digits). Throws nothing (the shape is
-/// checked by Plotter::bars).
+/// (quoted label, then one value per series, 17 significant digits); Plotter::bars checks the shape.
 std::string bar_chart_data(const BarChart& chart);
 
 /// gnuplot commands that draw `chart` as clustered bars from `dat` (a gnuplot-quoted file path):
@@ -377,12 +380,12 @@ std::string bar_chart_commands(const BarChart& chart, const std::string& dat, in
 
 /// The data file of a heatmap: a comment with the title, then one line per cell (column, row,
 /// value or kind, its printed label; with kinds also the label's colour as 0xRRGGBB), rows
-/// separated by blank lines. Throws std::invalid_argument if the labels or kinds do not fit the values.
+/// separated by blank lines.
 std::string heatmap_data(const Heatmap& map);
 
 /// gnuplot commands that draw `map` from `dat` (a gnuplot-quoted file path): its title, axes,
-/// cells and labels in a font of `label_font` points. Shared by Plotter::heatmap and heatmap_panels.
-/// Throws nothing (heatmap_data checks the labels).
+/// cells and labels in a font of `label_font` points. Shared by Plotter::heatmap and heatmap_panels;
+/// heatmap_data checks the labels.
 std::string heatmap_commands(const Heatmap& map, const std::string& dat, int label_font = 11);
 
 /// Quotes text for a Graphviz (DOT) label as a double-quoted string: backslashes and quotes
@@ -402,7 +405,6 @@ std::string gnuplot_tic_label(const std::string& text);
 
 /// The colour a word of the toy vocabulary keeps in every plot of a chapter: the, river, money and
 /// bank get four distinct colours (a gnuplot "#rrggbb"); any other word gets grey.
-/// Source: the article's figures, which keep one colour per token.
 std::string word_colour(const std::string& word);
 
 }  // namespace app

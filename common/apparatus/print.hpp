@@ -1,6 +1,10 @@
 /// \file print.hpp
 /// \brief Printing in the article's style: rounded, labelled, aligned vectors and tables.
-/// Unless its comment names an exception, a function here throws nothing (beyond std::bad_alloc).
+///
+/// Throws: std::invalid_argument if the row labels do not match M's rows (print_matrix), a row's
+/// width differs from the header's (Table::add), or a claim's ID is empty (print_claim). The others
+/// throw nothing (beyond std::bad_alloc); a stream's errors are its own state.
+/// Source: the claims ledger, docs/claims.md (ClaimCheck, print_claim).
 #pragma once
 
 #include <armadillo>
@@ -34,17 +38,16 @@ std::string counted(long long n, const std::string& singular, const std::string&
 /// A vector the way the article prints it: "[0.26, 0.31, 0.43]". v: any length (n x 1 here,
 /// 1 x n in the overload).
 std::string format_vector(const arma::vec& v, int precision);
-/// Row-vector overload of format_vector: v is 1 x n; the same output, nothing thrown.
+/// Row-vector overload of format_vector: v is 1 x n; the same output.
 std::string format_vector(const arma::rowvec& v, int precision);
 
 /// Prints "  label: [.]" with labels padded to `label_width` so that vectors line up.
-/// v: 1 x n, any n. Throws nothing (stream errors are the stream's state).
+/// v: 1 x n, any n.
 void print_vector(std::ostream& out, const std::string& label, const arma::rowvec& v, int precision,
                   std::size_t label_width = 0);
 
 /// Prints a matrix one labelled row per line ("  the   [0.26, 0.31, 0.43]").
-/// M: rows.size() x any (row i labelled rows[i]); throws std::invalid_argument if the row labels do not
-/// match M's rows.
+/// M: rows.size() x any (row i labelled rows[i]).
 void print_matrix(std::ostream& out, const std::vector<std::string>& rows, const arma::mat& M, int precision);
 
 /// A plain-text table with a header row; the first column is left-aligned, the others right-aligned.
@@ -52,7 +55,7 @@ class Table {
  public:
   /// header: the column titles; every row added must have as many cells.
   explicit Table(std::vector<std::string> header);
-  /// Adds a row; throws std::invalid_argument if its width differs from the header's.
+  /// Adds a row, as many cells as the header.
   void add(std::vector<std::string> row);
   /// Prints the header, a rule, then the rows, each line starting with `indent`.
   void print(std::ostream& out, const std::string& indent = "  ") const;
@@ -77,13 +80,11 @@ struct ClaimCheck {
 
 /// Whether `value` matches numbers the article printed at `decimals` decimals: same length, and each
 /// entry within half a unit of the last printed digit of its printed number (and 1e-12 for rounding).
-/// Throws nothing.
 bool as_printed(const arma::rowvec& value, const std::vector<double>& printed, int decimals);
 
 /// Prints `claim.evidence`, three spaces and the tag "[id]", then a newline; when the claim does not
 /// hold (a reader's own flags can make it fail) and the evidence does not say so itself,
 /// "(does not hold here)" goes before the tag.
-/// Throws std::invalid_argument for an empty ID. Source: the claims ledger, docs/claims.md.
 void print_claim(std::ostream& out, const ClaimCheck& claim);
 
 }  // namespace app

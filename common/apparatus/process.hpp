@@ -9,7 +9,11 @@
 /// when poll() says the pipe has room, so a program that stops reading cannot block the caller;
 /// SIGPIPE from a program that exits early is held back and discarded. Past the time limit the
 /// whole group is killed with SIGKILL. No temporary folder (TMPDIR) is used.
-/// Unless its comment names an exception, a function here throws nothing (beyond std::bad_alloc).
+///
+/// Throws: std::runtime_error "out of memory: .." when the address space for the BLAS buffers is
+/// not there (reserve_blas_buffers); what `body` throws, rethrown on the caller's thread
+/// (call_with_large_stack). The others throw nothing (beyond std::bad_alloc): a program that cannot
+/// be started, crashes or times out is reported in its ProcessResult.
 #pragma once
 
 #include <sys/types.h>
@@ -46,8 +50,7 @@ struct ProcessResult {
 /// A helper program running with pipes on its standard input, output and error, and a deadline
 /// fixed when it starts. While it runs, the cleanup handler of files.hpp knows its process group,
 /// so a SIGINT or SIGTERM to this program stops it too. The destructor kills and reaps it if
-/// finish() was not called. No member throws (beyond std::bad_alloc): a failure to start, a crash or
-/// a timeout is reported in the ProcessResult.
+/// finish() was not called.
 class ChildProcess {
  public:
   /// Starts `program` (an absolute path) with `args` (args[0] is the name it sees) in
@@ -133,8 +136,7 @@ void exec_without_blas_thread_pool(const std::vector<std::string>& args = {});
 /// mapping fails it retries forever. So its own pool is set to one thread, and the buffers for
 /// `threads` threads running kernels at once (a trainer's) are mapped now, after the same amount
 /// of address space was mapped and released here: later kernels reuse them and never map again.
-/// Throws std::runtime_error "out of memory: .." when the address space is not there. Call it
-/// before any other thread runs a BLAS kernel.
+/// Call it before any other thread runs a BLAS kernel.
 void reserve_blas_buffers(unsigned threads);
 
 /// The stack the chapters' work runs on at least (8 MiB, Linux's usual default): the BLAS
@@ -143,13 +145,13 @@ inline constexpr std::size_t kStackBytes = std::size_t{8} << 20;
 
 /// Returns `body()`, run on a thread with a stack of kStackBytes when the stack limit (ulimit -s)
 /// is smaller, and with every later thread given that stack too; with the usual limit or none it
-/// runs right here. An exception of `body` is rethrown here. Throws what `body` throws.
+/// runs right here.
 int call_with_large_stack(const std::function<int()>& body);
 
 /// Opens /dev/null on each of the standard descriptors 0, 1 and 2 that is closed, so no file the
 /// program opens later takes their number (text meant for a closed standard output would land in
 /// a plot file). Returns a bit mask of the ones that were closed (bit k: descriptor k).
-/// cli::run() calls it first; it is idempotent and throws nothing.
+/// cli::run() calls it first; it is idempotent.
 int reserve_standard_descriptors();
 
 }  // namespace app

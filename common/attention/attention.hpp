@@ -9,9 +9,17 @@
 /// `X @ Wq`) and that of Vaswani et al. 2017, §3.2.1.
 ///
 /// The head comes first; the two pieces it uses (softmax over rows, the causal mask) and the one
-/// call that checks its inputs follow it. Every function here throws std::invalid_argument on bad
-/// input, with a message that names the shapes, and nothing else (beyond std::bad_alloc).
-/// Source: the article, "One forward pass, no training" and "What the weight actually measures".
+/// call that checks its inputs follow it.
+///
+/// Throws: std::invalid_argument, with a message that names the shapes, for the inputs
+/// check_head_inputs() refuses (attention, check_head_inputs); for empty scores, NaN, +inf or a row
+/// entirely -inf (softmax_rows); for widths that differ or d_k = 0 (scaled_scores); for a row whose
+/// allowed scores are not finite (causal_softmax). The others (causal_mask) throw nothing (beyond
+/// std::bad_alloc).
+/// Sources: the article, its `attention(X, Wq, Wk, Wv, causal)` and `softmax` helpers and the
+/// sections "One forward pass, no training", "What the weight actually measures" and "Causal
+/// masking: a decoder only looks left"; Vaswani et al. 2017, §3.2.1; the project's rule that bad
+/// input fails with one clear line.
 #pragma once
 
 #include <armadillo>
@@ -57,9 +65,7 @@ void check_head_inputs(const arma::mat& Xq, const arma::mat& Xkv, const arma::ma
 /// One attention head on one sentence: Q, K, V, scores, A = softmax(scores), H = A V.
 ///
 /// X: n x d (one token per row); Wq: d x d_k; Wk: d x d_k; Wv: d x d_v. Returns the HeadPass with
-/// the shapes listed there. Refuses (std::invalid_argument) an empty X, a shape that disagrees (the
-/// message names both shapes), a non-finite entry or multiplier.
-/// Source: the article's `attention(X, Wq, Wk, Wv, causal)`; Vaswani et al. 2017, §3.2.1.
+/// the shapes listed there.
 // [attention]
 inline HeadPass attention(const arma::mat& X, const arma::mat& Wq, const arma::mat& Wk, const arma::mat& Wv,
                           const HeadOptions& options = {}) {
@@ -81,9 +87,8 @@ inline HeadPass attention(const arma::mat& X, const arma::mat& Wq, const arma::m
 ///
 /// scores: n x m, row i the scores of receiving position i over m source positions; entries may
 /// be -inf (a masked source, weight exactly 0). Returns n x m, every row non-negative summing to 1.
-/// Any finite scores, however large (1e4, -1e300), give finite weights. Refuses empty scores, NaN,
-/// +inf, and a row entirely -inf: such a row has no allowed source and therefore no distribution.
-/// Source: the article's `softmax` helper; Vaswani et al. 2017, §3.2.1.
+/// Any finite scores, however large (1e4, -1e300), give finite weights. A row entirely -inf has no
+/// allowed source and therefore no distribution.
 // [softmax_rows]
 inline arma::mat softmax_rows(const arma::mat& scores) {
   if (scores.is_empty()) throw std::invalid_argument("softmax: the scores are empty (" + shape(scores) + ")");
@@ -111,7 +116,6 @@ inline arma::mat softmax_rows(const arma::mat& scores) {
 /// Scaled scores S = Q K^T / sqrt(d_k), the scores line of attention() on its own.
 ///
 /// Q: n_q x d_k (one query per row); K: n_kv x d_k (one key per row). Returns n_q x n_kv.
-/// Refuses widths that differ and d_k = 0. Source: Vaswani et al. 2017, §3.2.1.
 inline arma::mat scaled_scores(const arma::mat& Q, const arma::mat& K) {
   if (Q.n_cols != K.n_cols) {
     throw std::invalid_argument("scaled_scores: Q is " + shape(Q) + " but K is " + shape(K) +
@@ -123,7 +127,7 @@ inline arma::mat scaled_scores(const arma::mat& Q, const arma::mat& K) {
 
 /// The causal mask for n positions: n x n, 0 on and below the diagonal, -inf above it
 /// (position i may read sources j <= i). Added to scores before softmax, -inf becomes weight 0.
-/// n = 0 gives an empty 0 x 0 mask. Source: the article, "Causal masking: a decoder only looks left".
+/// n = 0 gives an empty 0 x 0 mask.
 inline arma::mat causal_mask(arma::uword n) {
   arma::mat mask(n, n, arma::fill::zeros);
   for (arma::uword i = 0; i < n; ++i) {
@@ -134,8 +138,6 @@ inline arma::mat causal_mask(arma::uword n) {
 
 /// A = softmax(S + causal mask) by rows, in any precision (the models' passes run float): S is
 /// n x n scores, row i over sources j <= i; returns n x n with weight 0 beyond the diagonal.
-/// Refuses a row whose allowed scores are not finite, as softmax_rows() does. Source: as
-/// softmax_rows() and causal_mask().
 template <class T>
 arma::Mat<T> causal_softmax(const arma::Mat<T>& S) {
   arma::Mat<T> A(arma::size(S), arma::fill::zeros);
@@ -157,7 +159,7 @@ arma::Mat<T> causal_softmax(const arma::Mat<T>& S) {
 /// Wv: d_kv x d_v. Self-attention passes X twice. Refuses an empty input, a projection whose rows
 /// do not match its input's width or that has no columns, Wq and Wk of different widths, any
 /// non-finite entry and a non-finite multiplier; each message starts with names.who and names
-/// both shapes. Source: the project's rule that bad input fails with one clear line.
+/// both shapes.
 inline void check_head_inputs(const arma::mat& Xq, const arma::mat& Xkv, const arma::mat& Wq, const arma::mat& Wk,
                               const arma::mat& Wv, double score_multiplier, const HeadNames& names) {
   const std::string &xq = names.xq, &xkv = names.xkv, prefix = names.who + ": ";

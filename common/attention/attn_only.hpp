@@ -11,8 +11,6 @@
 /// This file is the readable version, one step of the mathematics per line. The chapters train
 /// with common/fast/attn_only_fast.hpp, the same passes with blocked kernels and threads, which a
 /// test holds equal to these. Saving and loading a model is in common/apparatus/model_files.hpp.
-/// Every function here throws std::invalid_argument on bad input (named below) and nothing else
-/// beyond std::bad_alloc.
 ///
 /// Forward (per layer l, heads h = 0 . heads - 1, causal):
 ///   X_0 = E[token] + P[position]                        (N x width)
@@ -25,11 +23,22 @@
 /// No MLP and no biases in the projections: the residual stream carries the embeddings and what
 /// the heads add.
 ///
+/// Throws: std::invalid_argument, naming the size and its allowed range, for a shape validate()
+/// refuses (validate, parameter_table, parameter_count, check_shapes, zero_model, init_model,
+/// convert_model); naming the group and both shapes for a model that does not match its table
+/// (check_shapes); for tokens that are not B x T with 1 <= T <= context, a token outside the
+/// vocabulary, a keep mask that is not layers x heads, or a score that is not finite, so that NaN or
+/// inf parameters never become silent NaN weights (forward, which also passes on what a hook
+/// throws); for no such head or sequence (attention_pattern); for a pass not made over `tokens`
+/// (B = pass.batch sequences, B T logit rows), a target that is not a column of the logits, or
+/// logits that are not finite (next_token_loss_sum, next_token_loss, next_token_losses).
+/// backward() checks nothing itself: another model's pass trips Armadillo's size checks
+/// (std::logic_error), never a silently wrong gradient. The others throw nothing (beyond
+/// std::bad_alloc).
 /// Sources: the article, "Reverse-engineer a head you trained" and "Watch real heads"; Vaswani et
 /// al. 2017, §3.2.2 (multi-head attention); Ba et al. 2016 (layer normalization); Elhage et al.
 /// 2021, "A Mathematical Framework for Transformer Circuits" (attention-only models); Kingma & Ba
 /// 2015, Algorithm 1 (Adam); Karpathy's llm.c (one table of parameter tensors).
-/// Unless its comment names an exception, a function here throws nothing (beyond std::bad_alloc).
 #pragma once
 
 #include <armadillo>
@@ -58,8 +67,8 @@ struct AttnOnlyShape {
   bool final_norm = false;   ///< a layer norm (gain and bias) before the unembedding
 };
 
-/// Throws std::invalid_argument, naming the size and its allowed range, unless every size is >= 1
-/// (vocab, context >= 2) and none is absurd (each at most 4096, heads d_k at most 4096).
+/// Checks the sizes: every size >= 1 (vocab and context >= 2) and none absurd (each at most 4096,
+/// heads d_k at most 4096).
 void validate(const AttnOnlyShape& shape);
 
 /// One row of the parameter table: a group's name and shape (after llm.c's ParameterTensors).
@@ -72,13 +81,11 @@ struct ParamSpec {
 /// The parameter table, the one list every other function walks (shape checks, counts,
 /// save/load, printing, gradient checks, Adam): E (vocab x width), P (context x width), per layer
 /// Wq, Wk, Wv (width x heads d_k) and Wo (heads d_k x width), then gain and bias (1 x width, only
-/// with final_norm), then U (width x vocab). Throws std::invalid_argument for a shape validate()
-/// refuses.
+/// with final_norm), then U (width x vocab).
 std::vector<ParamSpec> parameter_table(const AttnOnlyShape& shape);
 
 /// Total number of parameters in the table (53,504 for chapter 09's default model: 97 tokens,
-/// context 128, width 64, 2 layers of 4 heads of 16, final norm). Throws std::invalid_argument for a shape validate()
-/// refuses.
+/// context 128, width 64, 2 layers of 4 heads of 16, final norm).
 arma::uword parameter_count(const AttnOnlyShape& shape);
 
 /// One attention layer's parameters. Head h uses columns [h d_k, (h + 1) d_k) of Wq, Wk, Wv
@@ -111,25 +118,22 @@ std::vector<arma::Mat<T>*> parameter_ptrs(AttnOnlyModel<T>& model);
 template <class T>
 std::vector<const arma::Mat<T>*> parameter_ptrs(const AttnOnlyModel<T>& model);
 
-/// Throws std::invalid_argument naming the group and both shapes unless every matrix has the
-/// shape the table gives.
+/// Checks that `model` has the layers its shape says and every matrix the shape the table gives.
 template <class T>
 void check_shapes(const AttnOnlyModel<T>& model);
 
-/// Every parameter zero, each group in its table shape (used for gradients); throws
-/// std::invalid_argument for a shape validate() refuses.
+/// Every parameter zero, each group in its table shape (used for gradients).
 template <class T>
 AttnOnlyModel<T> zero_model(const AttnOnlyShape& shape);
 
 /// Random initial parameters, drawn in double from `rng` in table order and then converted, so a
 /// float and a double model from the same seed agree: E and P ~ N(0, 1); Wq, Wk, Wv ~ N(0, 1 / width);
-/// Wo ~ N(0, 1 / (heads d_k)); gain = 1, bias = 0; U ~ N(0, 1 / width). Throws std::invalid_argument for a shape
-/// validate() refuses.
+/// Wo ~ N(0, 1 / (heads d_k)); gain = 1, bias = 0; U ~ N(0, 1 / width).
 template <class T>
 AttnOnlyModel<T> init_model(const AttnOnlyShape& shape, Random& rng);
 
 /// `model` with every parameter converted to another scalar type (same shapes; float <-> double
-/// rounds to the nearest). Throws std::invalid_argument if model's shape is refused by validate().
+/// rounds to the nearest).
 template <class To, class From>
 AttnOnlyModel<To> convert_model(const AttnOnlyModel<From>& model) {
   AttnOnlyModel<To> out = zero_model<To>(model.shape);
@@ -172,15 +176,12 @@ struct AttnOnlyPass {
 /// reads T = context) into `pass`. keep: optional layers x heads matrix multiplying each head's
 /// mixture before Wo (1 keeps a head, 0 ablates it); nullptr keeps every head. `hooks` (hooks.hpp)
 /// see and may change each head's write and the stream entering each layer; with a head_output
-/// hook each head's write, H_h Wo^h, is made apart and the writes are summed. Throws
-/// std::invalid_argument for a wrong tokens shape, a token out of range, a wrong keep shape, or a
-/// score that is not finite (NaN or inf parameters: no silent NaN weights).
+/// hook each head's write, H_h Wo^h, is made apart and the writes are summed.
 template <class T>
 void forward(const AttnOnlyModel<T>& model, const arma::umat& tokens, AttnOnlyPass<T>& pass,
              const arma::mat* keep = nullptr, const BasicHooks<T>& hooks = {});
 
 /// The attention weights of head `head` of layer `layer` on sequence b of the last forward: T x T.
-/// Throws std::invalid_argument if there is no such head or sequence.
 template <class T>
 const arma::Mat<T>& attention_pattern(const AttnOnlyPass<T>& pass, arma::uword layer, arma::uword head, arma::uword b);
 
@@ -188,22 +189,17 @@ const arma::Mat<T>& attention_pattern(const AttnOnlyPass<T>& pass, arma::uword l
 /// (label tokens(b, t + 1)), accumulated in double. If dlogits is not null it receives
 /// grad_scale times the gradient of that sum with respect to pass.logits (N x vocab, zero on the
 /// rows of the last positions, which predict nothing). Pass grad_scale = 1 / (number of targets
-/// of the whole batch) to get the gradient of the mean. Throws std::invalid_argument if the pass
-/// was not made over `tokens` (B = pass.batch sequences, B T logit rows), a target is not a
-/// column of the logits, or the logits are not finite.
+/// of the whole batch) to get the gradient of the mean.
 template <class T>
 double next_token_loss_sum(const AttnOnlyPass<T>& pass, const arma::umat& tokens, arma::Mat<T>* dlogits,
                            double grad_scale);
 
 /// Mean next-token loss (nats per target, B (T - 1) targets) of the last forward pass and, if
-/// dlogits is not null, its gradient (N x vocab). Throws std::invalid_argument, as
-/// next_token_loss_sum() does, when the pass was not made over `tokens` or its logits are not finite.
+/// dlogits is not null, its gradient (N x vocab).
 template <class T>
 double next_token_loss(const AttnOnlyPass<T>& pass, const arma::umat& tokens, arma::Mat<T>* dlogits);
 
 /// Per-target losses in nats: a B x (T - 1) matrix, entry (b, t) = -log p(tokens(b, t + 1) | tokens(b, 0.t)).
-/// Throws std::invalid_argument, as next_token_loss_sum() does, if the pass was not made over
-/// `tokens` or its logits are not finite.
 template <class T>
 arma::mat next_token_losses(const AttnOnlyPass<T>& pass, const arma::umat& tokens);
 
@@ -222,8 +218,7 @@ struct AttnOnlyBackward {
 /// writing every parameter's gradient into work.grad (each group in its table shape; work's
 /// scratch is resized on first use). Each stage quotes the forward line it inverts (the softmax
 /// step is the row-wise softmax backward of common/attention/softmax_backward.hpp). The shapes are those of
-/// the pass: calling it with another model's pass is a precondition violation, checked by
-/// Armadillo's size checks (std::logic_error), not silently wrong.
+/// the pass, which must come from forward() with this model.
 template <class T>
 void backward(const AttnOnlyModel<T>& model, const arma::umat& tokens, const AttnOnlyPass<T>& pass,
               const arma::Mat<T>& dlogits, AttnOnlyBackward<T>& work);

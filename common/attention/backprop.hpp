@@ -14,9 +14,18 @@
 ///
 /// The backward pass differentiates these lines in reverse order; each stage of one_head_backward() below quotes
 /// the forward line it differentiates. Tokens are rows and vectors are row vectors (see attention.hpp).
-/// Source: the article, "Make it learn" (its PyTorch OneHeadSense); Vaswani et al. 2017, §3.2.1;
-/// Goodfellow et al. 2016, §6.5 (back-propagation).
-/// Unless its comment names an exception, a function here throws nothing (beyond std::bad_alloc).
+///
+/// Throws: std::invalid_argument for an empty group, the first group that does not fit (naming
+/// both shapes) or a group holding a non-finite entry (check_model); if a size is 0
+/// (init_like_pytorch); if ids is empty, an id is >= vocab or label >= C, and as attn::attention for
+/// projections that do not fit X or a non-finite entry (one_head_forward; check_model catches both
+/// first); for a label out of range, checked again by cross_entropy (one_head_backward). The others
+/// throw nothing (beyond std::bad_alloc).
+/// Sources: the article, "Make it learn" (its PyTorch OneHeadSense: the forward pass and the shapes
+/// of its groups) and "Follow one sentence through training" (its gradient stage); Vaswani et al.
+/// 2017, §3.2.1; Goodfellow et al. 2016, §6.5 (back-propagation); PyTorch's nn.Embedding and
+/// nn.Linear reset_parameters (the article's script builds its model from these); Karpathy's llm.c
+/// (one table of parameter groups drives the checks, the count, the initialization and every update).
 #pragma once
 
 #include <armadillo>
@@ -55,25 +64,21 @@ struct OneHeadSizes {
   arma::uword d_k = 0;      ///< query/key width
   arma::uword d_v = 0;      ///< value width
   arma::uword classes = 0;  ///< C, the number of classes
-  /// The size `dim` stands for (Dim::one is 1). Source: the parameter table
-  /// (after llm.c's param_sizes[]).
+  /// The size `dim` stands for (Dim::one is 1).
   arma::uword operator[](Dim dim) const;
 };
 
 /// The sizes a model's groups imply: vocab and d from E, d_k from Wq, d_v from Wv, C from Wc.
 /// Reads the shapes without checking them (check_model does).
-/// Source: the shapes of the article's OneHeadSense ("Make it learn").
 OneHeadSizes sizes_of(const OneHeadModel& model);
 
 /// Checks that the six parameter groups fit together (the table kOneHeadGroups): E vocab x d, Wq and
 /// Wk d x d_k, Wv d x d_v, Wc d_v x C, bc 1 x C, every size > 0, every entry finite.
-/// Throws std::invalid_argument naming both shapes of the first group that does not fit (or the
-/// group holding a non-finite entry). Source: the shapes of the article's OneHeadSense ("Make it learn").
 void check_model(const OneHeadModel& model);
 
 /// Number of trainable scalars: vocab d + 2 d d_k + d d_v + d_v C + C. The article's model
 /// (vocab 4, d = d_k = d_v = 8, C = 2) has 4x8 + 3x8x8 + (8x2 + 2) = 242 (claim train_01).
-/// Counts the groups as they are. Source: the article, "Make it learn".
+/// Counts the groups as they are.
 arma::uword parameter_count(const OneHeadModel& model);
 
 /// A model initialized the way PyTorch initializes nn.Embedding and nn.Linear: every embedding
@@ -82,8 +87,6 @@ arma::uword parameter_count(const OneHeadModel& model);
 /// (common/attention/random.hpp) seeded with `seed`: uniforms from 53 bits and normals by Box-Muller, so the numbers
 /// are the same with every standard library (but not PyTorch's own numbers).
 /// Returns E vocab x d, Wq and Wk d x d_k, Wv d x d_v, Wc d_v x classes, bc 1 x classes.
-/// Throws std::invalid_argument if a size is 0. Source: PyTorch's nn.Embedding and nn.Linear
-/// reset_parameters (the article's script builds its model from these).
 OneHeadModel init_like_pytorch(arma::uword vocab, arma::uword d, arma::uword d_k, arma::uword d_v, arma::uword classes,
                                std::uint64_t seed);
 
@@ -107,14 +110,10 @@ struct OneHeadPass {
 /// Runs the forward pass on token ids `ids` with target class `label`, writing into `pass`.
 /// ids: n token ids (n >= 1), one per position; label: the target class in [0, C). Fills every
 /// field of `pass` (shapes listed on OneHeadPass; A is n x n, logits 1 x C).
-/// Throws std::invalid_argument if ids is empty, an id is >= vocab, or label >= C, and as
-/// attn::attention for projections that do not fit X or a non-finite entry (check_model catches
-/// both first). Source: the article's OneHeadSense.forward
-/// ("Make it learn"); Vaswani et al. 2017, §3.2.1.
 void one_head_forward(const OneHeadModel& model, const arma::uvec& ids, arma::uword label, OneHeadPass& pass);
 
-/// The forward pass, returned by value (for printing and tests): the same shapes, errors and
-/// source as the overload that fills a pass.
+/// The forward pass, returned by value (for printing and tests): the same shapes and errors as the
+/// overload that fills a pass.
 OneHeadPass one_head_forward(const OneHeadModel& model, const arma::uvec& ids, arma::uword label);
 
 /// Gradients of the loss for every parameter group (same shapes as OneHeadModel), and the
@@ -145,15 +144,12 @@ struct OneHeadGrads {
 /// dH n x d_v, dA and dS n x n, dQ and dK n x d_k, dV n x d_v, dX n x d. Each stage differentiates one
 /// forward line, in reverse order (each quoted at its stage below): the loss, the classifier, H = A V, the
 /// row softmax (full Jacobian), S = Q K^T / sqrt(d_k), the three projections, the lookup.
-/// Throws only what the forward pass would have thrown for a mismatched model and pass (the label
-/// is checked again by cross_entropy: std::invalid_argument); it does not re-check the shapes, so
-/// the pass must come from one_head_forward with this model.
-/// Source: the article, "Follow one sentence through training" (its gradient stage); Goodfellow et
-/// al. 2016, §6.5; checked against central differences in tests/test_ch05_training.cpp (train_05).
+/// It does not re-check the shapes, so the pass must come from one_head_forward with this model.
+/// Checked against central differences in tests/test_ch05_training.cpp (train_05).
 void one_head_backward(const OneHeadModel& model, const OneHeadPass& pass, OneHeadGrads& grads);
 
-/// The backward pass, returned by value: the same shapes, errors and source as the overload that
-/// fills `grads`.
+/// The backward pass, returned by value: the same shapes and errors as the overload that fills
+/// `grads`.
 OneHeadGrads one_head_backward(const OneHeadModel& model, const OneHeadPass& pass);
 
 /// How a group starts in init_like_pytorch: nn.Embedding's N(0, 1), or nn.Linear's
@@ -188,8 +184,7 @@ inline constexpr ParameterGroup kOneHeadGroups[] = {
 
 /// The six groups paired with their gradients, in the table's order, for Sgd and Adam.
 /// Each Param points into `model` and `grads` (same shapes, as check_model lists them), so both must
-/// outlive the returned list. Throws nothing; the optimizers check the shapes.
-/// Source: llm.c's parameter table (one list drives every update).
+/// outlive the returned list. The optimizers check the shapes.
 std::vector<Param> parameter_groups(OneHeadModel& model, const OneHeadGrads& grads);
 
 // ---- definitions ---------------------------------------------------------------------------------

@@ -3,7 +3,10 @@
 /// finite entries, the largest accepted input, values quoted safely in an error).
 ///
 /// Nothing here knows about attention, plotting or the command line; everything else may include it.
-/// Unless its comment names an exception, a function here throws nothing (beyond std::bad_alloc).
+///
+/// Throws: std::invalid_argument naming the matrix for a NaN or an infinity (require_finite); the
+/// others throw nothing (beyond std::bad_alloc).
+/// Source: the project's rule that bad input fails with one clear line.
 #pragma once
 
 #include <armadillo>
@@ -20,8 +23,7 @@ namespace attn {
 template <class T>
 std::string shape(const arma::Mat<T>& M);
 
-/// Checks every entry of M (any shape). Throws std::invalid_argument naming `what` if M holds a
-/// NaN or an infinity. Source: the project rule that bad input fails with one clear line.
+/// Checks that every entry of M (any shape) is finite; `what` names M in the message.
 void require_finite(const arma::mat& M, const std::string& what);
 
 /// The largest magnitude a chapter accepts for a number a reader types or a parameter file holds.

@@ -2,14 +2,19 @@
 /// \brief Cross-attention (queries from one sequence, keys and values from another) and the causal
 /// mask of a non-square query/key pair.
 ///
-/// Source: the article, "Causal masking: a decoder only looks left" (its last paragraph names
-/// cross-attention); Vaswani et al. 2017, §3.2.3 (encoder-decoder attention). Tokens are rows.
+/// Tokens are rows. The causal rule for n_q queries over n_kv keys: query i sits at key position
+/// i + offset and may read keys j <= i + offset. With n_q == n_kv and no offset the offset is 0
+/// (ordinary causal self-attention). With n_q != n_kv a causal mask needs an explicit offset: there
+/// is no single obvious alignment (for a key/value cache it is n_kv - n_q, the queries being the
+/// newest positions), so we refuse to guess.
 ///
-/// The causal rule for n_q queries over n_kv keys: query i sits at key position i + offset and may
-/// read keys j <= i + offset. With n_q == n_kv and no offset the offset is 0 (ordinary causal
-/// self-attention). With n_q != n_kv a causal mask needs an explicit offset: there is no single
-/// obvious alignment (for a key/value cache it is n_kv - n_q, the queries being the newest
-/// positions), so we refuse to guess.
+/// Throws: std::invalid_argument if n_q or n_kv is 0 (causal_mask); for the inputs
+/// check_head_inputs() refuses (the message names both shapes), a causal mask on a non-square pair
+/// without an offset, or an offset without the causal mask (cross_attention). Nothing else is
+/// thrown (beyond std::bad_alloc).
+/// Sources: the article, "Causal masking: a decoder only looks left" (its last paragraph names
+/// cross-attention), and its `attention`, here with Q from a second sequence; Vaswani et al. 2017,
+/// §3.2.3 (encoder-decoder attention).
 #pragma once
 
 #include <armadillo>
@@ -26,7 +31,6 @@ namespace attn {
 /// The causal mask of n_q queries over n_kv keys, query i sitting at key position i + offset:
 /// n_q x n_kv, 0 where j <= i + offset and -inf elsewhere. Every row keeps key 0, so no row is
 /// entirely masked. causal_mask(n, n, 0) equals causal_mask(n).
-/// Throws std::invalid_argument if n_q or n_kv is 0. Source: the article, "Causal masking".
 // [offset_causal_mask]
 inline arma::mat causal_mask(arma::uword n_q, arma::uword n_kv, arma::uword offset) {
   if (n_q == 0 || n_kv == 0) {
@@ -60,10 +64,6 @@ struct CrossOptions {
 /// Wq: d_q x d_k; Wk: d_kv x d_k; Wv: d_kv x d_v. Returns a HeadPass with Q n_q x d_k,
 /// K n_kv x d_k, V n_kv x d_v, scores and A n_q x n_kv (row i: query i's distribution over the
 /// other sequence's positions), H n_q x d_v. Self-attention is the case Xq == Xkv.
-/// Throws std::invalid_argument if a matrix is empty or not finite, a shape disagrees (the message
-/// names both shapes), the multiplier is not finite, a causal mask on a non-square pair has no
-/// offset, or an offset is given without the causal mask.
-/// Source: Vaswani et al. 2017, §3.2.3; the article's `attention` with Q from a second sequence.
 // [cross_attention]
 inline HeadPass cross_attention(const arma::mat& Xq, const arma::mat& Xkv, const arma::mat& Wq, const arma::mat& Wk,
                                 const arma::mat& Wv, const CrossOptions& options = {}) {

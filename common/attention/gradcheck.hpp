@@ -1,5 +1,9 @@
 /// \file gradcheck.hpp
 /// \brief Central-difference gradient checking for any parameter group.
+///
+/// Throws: std::invalid_argument if the shapes differ, h <= 0 or abs_tol < 0 (check_gradient), and
+/// whatever `loss` throws; nothing else (beyond std::bad_alloc).
+/// Source: the usual check, as in Goodfellow et al. 2016, §11.5.
 #pragma once
 
 #include <armadillo>
@@ -20,8 +24,6 @@ struct GradCheck {
 /// h: step, > 0 (1e-6 suits double precision on O(1) values). Entries whose absolute difference is
 /// below `abs_tol` count as agreeing: central differences carry round-off of about 1e-16 |loss| / h,
 /// which would dominate the relative error of a gradient that is itself nearly zero.
-/// Throws std::invalid_argument if the shapes differ, h <= 0 or abs_tol < 0.
-/// Source: the usual check, as in Goodfellow et al. 2016, §11.5.
 GradCheck check_gradient(const std::function<double()>& loss, arma::mat& param, const arma::mat& analytic,
                          double h = 1e-6, double abs_tol = 1e-9);
 

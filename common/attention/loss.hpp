@@ -1,5 +1,11 @@
 /// \file loss.hpp
 /// \brief Cross-entropy on logits, computed through a stable log-sum-exp, and its gradient.
+///
+/// Throws: std::invalid_argument if the sizes disagree, a label is out of range, a logit is not
+/// finite, or a row's loss overflows (cross_entropy); Armadillo's std::logic_error for an empty z
+/// (log_sum_exp). Nothing else is thrown (beyond std::bad_alloc).
+/// Sources: the article's `nn.CrossEntropyLoss()`; Goodfellow et al. 2016, §6.2.2.3 and §4.1 (the
+/// log-sum-exp trick).
 #pragma once
 
 #include <armadillo>
@@ -17,19 +23,16 @@ struct CrossEntropy {
   arma::mat dlogits;  ///< same shape as the logits: (softmax(logits) - onehot(label)) / rows
 };
 
+/// Mean cross-entropy of `logits` against `labels`, and its gradient with respect to the logits.
 /// logits: m x C (one example per row, one column per class); labels: m class indices in [0, C).
 /// loss_r = logsumexp(logits_r) - logits_r[label_r], with the row maximum taken out of the
 /// exponentials, so no exponential overflows. The loss itself is at most the spread of a row's logits
 /// (its largest minus the label's): finite logits spread by more than a double holds (about
 /// 1.8e308, as in [1e308, -1e308]) have no finite loss, and are refused.
-/// Throws std::invalid_argument if the sizes disagree, a label is out of range, a logit is not
-/// finite, or a row's loss overflows.
-/// Source: the article's `nn.CrossEntropyLoss()`; Goodfellow et al. 2016, §6.2.2.3.
 CrossEntropy cross_entropy(const arma::mat& logits, const arma::uvec& labels);
 
 /// log(sum(exp(z))) without overflow: max(z) + log(sum(exp(z - max(z)))).
-/// z: 1 x m, m >= 1, finite entries. An empty z makes Armadillo throw std::logic_error.
-/// Source: Goodfellow et al. 2016, §4.1 (the log-sum-exp trick).
+/// z: 1 x m, m >= 1, finite entries.
 double log_sum_exp(const arma::rowvec& z);
 
 // ---- definitions ---------------------------------------------------------------------------------

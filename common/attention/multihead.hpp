@@ -1,9 +1,15 @@
 /// \file multihead.hpp
 /// \brief A multi-head self-attention sublayer: h heads, concatenation, output projection, residual.
 ///
-/// Source: the article, "How many tables and vectors are there?" (the 3 tokens x 2 heads diagram
-/// and the counting table); Vaswani et al. 2017, §3.2.2 (multi-head attention). Tokens are rows.
-/// Unless its comment names an exception, a function here throws nothing (beyond std::bad_alloc).
+/// Tokens are rows.
+///
+/// Throws: std::invalid_argument if there is no head, a head's shapes disagree with X (the message
+/// names the head and both shapes, as attn::attention does), Wo is not (sum d_v) x d, or an entry
+/// is not finite (multi_head_self_attention); if any size is 0 (random_multi_head). The others
+/// (concat_width) throw nothing (beyond std::bad_alloc).
+/// Sources: the article, "How many tables and vectors are there?" (the 3 tokens x 2 heads diagram
+/// and the counting table); Vaswani et al. 2017, §3.2.2 (multi-head attention); LeCun et al. 1998,
+/// "Efficient BackProp" (initial variance 1/fan_in).
 #pragma once
 
 #include <armadillo>
@@ -40,7 +46,6 @@ struct MultiHeadPass {
 
 /// Total width of the concatenated head mixtures, the sum of the heads' d_v (h d_v when they share d_v):
 /// the number of columns of Concat (n x sum d_v) and of rows of Wo. 0 for no heads.
-/// Source: Vaswani et al. 2017, §3.2.2.
 arma::uword concat_width(const MultiHeadWeights& weights);
 
 /// Runs one multi-head self-attention sublayer on X.
@@ -48,16 +53,12 @@ arma::uword concat_width(const MultiHeadWeights& weights);
 /// X: n x d (one token per row). Every head reads the same X with its own projections
 /// (head.Wq, head.Wk: d x d_k; head.Wv: d x d_v); the mixtures H(1.h) are joined side by side into
 /// Concat (n x sum d_v), projected by Wo ((sum d_v) x d) into Delta (n x d), and added to X: Y = X + Delta.
-/// Throws std::invalid_argument if there is no head, a head's shapes disagree with X (the message
-/// names the head and both shapes, as attn::attention does), Wo is not (sum d_v) x d, or an entry
-/// is not finite. Source: Vaswani et al. 2017, §3.2.2; the article's 3 tokens x 2 heads diagram.
 MultiHeadPass multi_head_self_attention(const arma::mat& X, const MultiHeadWeights& weights,
                                         const HeadOptions& options = {});
 
 /// A random sublayer for experiments: h heads of Wq, Wk d x d_k and Wv d x d_v, and Wo (h d_v) x d,
 /// entries drawn from N(0, 1/d) (Wo: N(0, 1/(h d_v))) from `rng`, head by head (Wq, Wk, Wv), then Wo.
-/// Throws std::invalid_argument if any size is 0. Source: Vaswani et al. 2017, §3.2.2 (the shapes);
-/// variance 1/fan_in as in LeCun et al. 1998, "Efficient BackProp" (keeps X W near unit scale).
+/// The variance 1/fan_in keeps X W near unit scale.
 MultiHeadWeights random_multi_head(arma::uword d, arma::uword h, arma::uword d_k, arma::uword d_v, Random& rng);
 
 // ---- definitions ---------------------------------------------------------------------------------

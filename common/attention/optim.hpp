@@ -2,7 +2,12 @@
 /// \brief Optimizers from their sources: plain SGD and Adam (Kingma & Ba 2015, Algorithm 1).
 ///
 /// Both update a list of parameter groups in place from gradients of the same shapes.
-/// Unless its comment names an exception, a function here throws nothing (beyond std::bad_alloc).
+///
+/// Throws: std::invalid_argument for a learning rate that is not a finite number > 0 (both
+/// constructors), betas outside [0, 1) or eps <= 0 (BasicAdam); for a null group or a gradient whose
+/// shape differs from its parameter's (both step()s), and for groups whose number or shapes change
+/// between calls (BasicAdam::step). The others throw nothing (beyond std::bad_alloc).
+/// Sources: Goodfellow et al. 2016, §8.3.1 (Algorithm 8.1, SGD); Kingma & Ba 2015, Algorithm 1 (Adam).
 #pragma once
 
 #include <armadillo>
@@ -26,14 +31,11 @@ struct BasicParam {
 using Param = BasicParam<double>;
 
 /// Stochastic gradient descent: theta <- theta - lr * g.
-/// Source: Goodfellow et al. 2016, §8.3.1 (Algorithm 8.1).
 class Sgd {
  public:
-  /// lr: learning rate, finite and > 0 (throws std::invalid_argument otherwise).
-  /// Source: Goodfellow et al. 2016, §8.3.1 (Algorithm 8.1).
+  /// lr: learning rate, finite and > 0.
   explicit Sgd(double lr);
   /// Updates every parameter (any shape) in place: theta <- theta - lr g, g of the same shape.
-  /// Throws std::invalid_argument if a gradient's shape differs from its parameter's.
   void step(const std::vector<Param>& params) const;
   /// The learning rate given to the constructor (a scalar).
   double lr() const { return lr_; }
@@ -52,13 +54,10 @@ class Sgd {
 template <class T>
 class BasicAdam {
  public:
-  /// Defaults as in the paper and PyTorch: beta1 0.9, beta2 0.999, eps 1e-8.
-  /// Throws std::invalid_argument unless lr > 0, 0 <= beta < 1 and eps > 0.
-  /// Source: Kingma & Ba 2015, Algorithm 1.
+  /// lr finite and > 0, betas in [0, 1), eps > 0; defaults as in the paper and PyTorch: beta1 0.9,
+  /// beta2 0.999, eps 1e-8.
   explicit BasicAdam(double lr, double beta1 = 0.9, double beta2 = 0.999, double eps = 1e-8);
-  /// One step on every group (any shapes; each gradient matches its parameter). Throws
-  /// std::invalid_argument if the groups' number or shapes change between calls, or a gradient's
-  /// shape differs from its parameter's. Source: Kingma & Ba 2015, Algorithm 1.
+  /// One step on every group (any shapes; each gradient matches its parameter).
   void step(const std::vector<BasicParam<T>>& params);
   /// Optimizer steps taken so far: the t of the bias correction (a count, not per parameter).
   long steps() const { return t_; }

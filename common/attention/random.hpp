@@ -6,7 +6,11 @@
 /// distributions (std::normal_distribution, std::uniform_real_distribution) are not fixed and differ
 /// between libraries, so the draws below turn the engine's 64-bit words into numbers by hand.
 /// Nothing here touches Armadillo's global generator: a caller owns its stream and hands it on.
-/// Unless its comment names an exception, a function here throws nothing (beyond std::bad_alloc).
+///
+/// Throws: std::invalid_argument if n is 0 (Random::below); the other draws throw nothing (beyond
+/// std::bad_alloc for a matrix).
+/// Sources: Matsumoto & Nishimura 1998 (MT19937, 64-bit variant as fixed by C++ [rand.predef]);
+/// Box & Muller 1958 for the normals.
 #pragma once
 
 #include <armadillo>
@@ -28,10 +32,6 @@ enum class UnitMap {
 };
 
 /// A seeded stream of uniform and normal numbers (see the file's description).
-///
-/// Only below() throws; every other draw throws nothing (beyond std::bad_alloc for a matrix).
-/// Source: Matsumoto & Nishimura 1998 (MT19937, 64-bit variant as fixed by C++ [rand.predef]);
-/// Box & Muller 1958 for the normals.
 class Random {
  public:
   /// Seeds the Mersenne twister with `seed` (any value).
@@ -44,8 +44,7 @@ class Random {
   /// N(0, 1) by Box-Muller from two uniforms, keeping one of the pair (simplicity over thrift);
   /// `map` says how the first word becomes u1 (see UnitMap). A scalar.
   double normal(UnitMap map = UnitMap::one_minus_k);
-  /// A uniform integer in [0, n) (engine word modulo n; bias below 2^-50 for n <= 2^14).
-  /// Throws std::invalid_argument if n is 0.
+  /// A uniform integer in [0, n), n > 0 (engine word modulo n; bias below 2^-50 for n <= 2^14).
   arma::uword below(arma::uword n);
   /// rows x cols of independent U[lo, hi) draws, filled column by column.
   arma::mat uniform_matrix(arma::uword rows, arma::uword cols, double lo, double hi);

@@ -6,8 +6,11 @@
 /// Entries masked before the softmax have A_ij = 0, so they pass no gradient back: the same
 /// formula serves bidirectional and causal attention.
 ///
-/// Source: the derivative of softmax, d A_ij / d S_ik = A_ij (delta_jk - A_ik), contracted with dA;
-/// the article's "Train the projections" section uses it through the attention weights.
+/// Throws: std::invalid_argument naming both shapes if A and dA differ in shape, or are not square
+/// with `causal`; nothing else (beyond std::bad_alloc).
+/// Source: the derivative of softmax, d A_ij / d S_ik = A_ij (delta_jk - A_ik), contracted with dA
+/// (the Jacobian diag(a_i) - a_i^T a_i applied to each row's dA_i); the article's "Train the
+/// projections" section uses it through the attention weights.
 #pragma once
 
 #include <armadillo>
@@ -20,7 +23,6 @@ namespace attn {
 /// gradient dA of the loss with respect to them (n x m). With `causal`, A must be square and only
 /// j <= i is visited (A is zero above the diagonal, and so is dS). Columns are swept in storage
 /// order, so the inner loops run over contiguous memory. dS is resized; it may not alias A or dA.
-/// Throws std::invalid_argument if the shapes differ (or are not square with `causal`).
 // [softmax_rows_backward]
 template <class T>
 void softmax_rows_backward(const arma::Mat<T>& A, const arma::Mat<T>& dA, arma::Mat<T>& dS, bool causal = false) {
@@ -50,8 +52,7 @@ void softmax_rows_backward(const arma::Mat<T>& A, const arma::Mat<T>& dA, arma::
 // [softmax_rows_backward]
 
 /// softmax_rows_backward() returning dS (n x m, the shape of A): A n x m (rows = receiving tokens,
-/// each row a softmax), dA n x m. Throws std::invalid_argument naming both shapes if they differ.
-/// Source: as above (the softmax Jacobian diag(a_i) - a_i^T a_i applied to each row's dA_i).
+/// each row a softmax), dA n x m.
 template <class T>
 arma::Mat<T> softmax_rows_backward(const arma::Mat<T>& A, const arma::Mat<T>& dA) {
   arma::Mat<T> dS;

@@ -1,9 +1,13 @@
 /// \file toy.hpp
 /// \brief Hand-set embedding tables of the article and lookup of a sentence into X.
 ///
-/// Source: the article, "One forward pass, no training" (four words, four named axes) and
-/// "When raw similarity asks the wrong question" (the two-dimensional teaching space).
-/// Unless its comment names an exception, a function here throws nothing (beyond std::bad_alloc).
+/// Throws: std::invalid_argument if the sizes disagree, a word is empty or repeats, or E is not
+/// finite (the EmbeddingTable constructor); for an unknown word, the message listing the vocabulary
+/// (index, vector, lookup); for an empty sentence (lookup); for a sentence with no word or more than
+/// `max_words` (split_sentence). The others throw nothing (beyond std::bad_alloc).
+/// Sources: the article, "One forward pass, no training" (four words, four named axes, the lookup)
+/// and "When raw similarity asks the wrong question" (the two-dimensional teaching space); the
+/// chapters' --sentence flag (split_sentence and join_words, no paper).
 #pragma once
 
 #include <armadillo>
@@ -18,11 +22,9 @@ namespace attn {
 /// A vocabulary with one embedding row per word and a name per coordinate.
 ///
 /// `E` is vocabulary size x d: row r is the vector of `words[r]`; column c is axis `axes[c]`.
-/// The accessors throw nothing. Source: the article, "One forward pass, no training" (the lookup).
 class EmbeddingTable {
  public:
-  /// words: vocabulary (distinct, non-empty); axes: one name per column of E; E: words x axes.
-  /// Throws std::invalid_argument if the sizes disagree, a word repeats, or E is not finite.
+  /// words: vocabulary (distinct, non-empty); axes: one name per column of E; E: words x axes, finite.
   EmbeddingTable(std::vector<std::string> words, std::vector<std::string> axes, arma::mat E);
 
   /// The vocabulary, in row order of E.
@@ -34,13 +36,12 @@ class EmbeddingTable {
   /// The embedding width d.
   arma::uword d() const { return E_.n_cols; }
 
-  /// Row index of `word`. Throws std::invalid_argument listing the vocabulary if it is unknown.
+  /// Row index of `word`.
   arma::uword index(const std::string& word) const;
-  /// The word's embedding: 1 x d. Throws like index() for an unknown word.
+  /// The word's embedding: 1 x d.
   arma::rowvec vector(const std::string& word) const;
   /// The sentence matrix X: n x d, row i the embedding of sentence[i]. The lookup is the only
-  /// step indexed by token; it does not consult the context. Throws std::invalid_argument for an
-  /// empty sentence or an unknown word (the message lists the vocabulary).
+  /// step indexed by token; it does not consult the context.
   arma::mat lookup(const std::vector<std::string>& sentence) const;
   /// "the, river, money, bank": the vocabulary for messages and help texts.
   std::string vocabulary_list() const;
@@ -53,22 +54,20 @@ class EmbeddingTable {
 
 /// The article's toy table: the, river, money, bank over axes finance, water, structure, generic
 /// (4 x 4): the = [0,0,0,1], river = [0,1,0,0.2], money = [1,0,0,0.2], bank = [0.5,0.5,0.8,0.2].
-/// Built once. Source: the article, "One forward pass, no training".
+/// Built once, on first use.
 const EmbeddingTable& toy_embeddings();
 
 /// The article's two-dimensional teaching space: the, Eiffel, tower over axes structure and
-/// Paris identity (3 x 2): the = [0,0], Eiffel = [0,1], tower = [1,0].
-/// Built once. Source: the article, "When raw similarity asks the wrong question".
+/// Paris identity (3 x 2): the = [0,0], Eiffel = [0,1], tower = [1,0]. Built once, on first use.
 const EmbeddingTable& teaching_space_2d();
 
-/// Splits a sentence on white space: "the  river bank" -> {"the", "river", "bank"}.
-/// Throws std::invalid_argument if it holds no word, or more than `max_words` (the chapters print
-/// n x n matrices and heat maps: at most 8 words keep every line within 100 columns and every cell
-/// readable). Source: the chapters' --sentence flag (no paper).
+/// Splits a sentence on white space: "the  river bank" -> {"the", "river", "bank"}; at least one
+/// word, at most `max_words` (the chapters print n x n matrices and heat maps: at most 8 words keep
+/// every line within 100 columns and every cell readable).
 std::vector<std::string> split_sentence(const std::string& sentence, std::size_t max_words = 8);
 
-/// Joins words with single spaces: {"the", "river", "bank"} -> "the river bank"; {} -> "".
-/// Source: the inverse of split_sentence (no paper).
+/// Joins words with single spaces, the inverse of split_sentence: {"the", "river", "bank"} ->
+/// "the river bank"; {} -> "".
 std::string join_words(const std::vector<std::string>& words);
 
 // ---- definitions ---------------------------------------------------------------------------------

@@ -3,10 +3,15 @@
 /// the backward pass of common/attention/attn_only.hpp computed with blocked BLAS kernels that skip
 /// the masked quarter of every causal block and a vectorised exp, and a training step over
 /// threads. Chapters 08 and 09 train and read their models with these; a test holds them equal to
-/// the readable passes (to rounding). Same arguments, shapes and errors as the readable functions.
+/// the readable passes (to rounding). Same arguments and shapes as the readable functions.
 ///
-/// Source: the passes of attn_only.hpp; Karpathy's llm.c (a readable reference beside fast code).
-/// Unless its comment names an exception, a function here throws nothing (beyond std::bad_alloc).
+/// Throws: what the readable functions throw, for the same input (forward, next_token_loss_sum,
+/// next_token_loss; backward, like attn::backward, checks nothing itself); std::invalid_argument
+/// for a learning rate Adam refuses (the AttnOnlyTrainer constructor) and for tokens forward()
+/// refuses, checked before any thread starts (AttnOnlyTrainer::step), which also rethrows an
+/// exception raised in a thread (e.g. forward() refusing a non-finite score) and the errors of
+/// Adam's step. The others (use_one_blas_thread) throw nothing (beyond std::bad_alloc).
+/// Sources: the passes of attn_only.hpp; Karpathy's llm.c (a readable reference beside fast code).
 #pragma once
 
 #include <armadillo>
@@ -19,12 +24,12 @@
 
 namespace attn::fast {
 
-/// attn::forward() (attn_only.hpp) with blocked kernels: the same pass, the same errors.
+/// attn::forward() (attn_only.hpp) with blocked kernels: the same pass.
 template <class T>
 void forward(const AttnOnlyModel<T>& model, const arma::umat& tokens, AttnOnlyPass<T>& pass,
              const arma::mat* keep = nullptr);
 
-/// attn::next_token_loss_sum() with a vectorised exp: the same sum, gradient and errors.
+/// attn::next_token_loss_sum() with a vectorised exp: the same sum and gradient.
 template <class T>
 double next_token_loss_sum(const AttnOnlyPass<T>& pass, const arma::umat& tokens, arma::Mat<T>* dlogits,
                            double grad_scale);
@@ -51,13 +56,10 @@ namespace attn {
 template <class T>
 class AttnOnlyTrainer {
  public:
-  /// lr: Adam's learning rate (finite, > 0; std::invalid_argument otherwise). threads: 0 means
-  /// one per core.
+  /// lr: Adam's learning rate (finite, > 0). threads: 0 means one per core.
   AttnOnlyTrainer(double lr, unsigned threads = 0);
   /// Runs one step on `tokens` (B x T) and returns the batch's mean next-token loss before the update.
-  /// An exception in a thread (e.g. forward() refusing a non-finite score) is rethrown here, and
-  /// the model is then left unchanged. Also throws std::invalid_argument for a tokens shape or
-  /// token that forward() refuses, checked before any thread starts.
+  /// A step that fails in any thread leaves the model unchanged.
   double step(AttnOnlyModel<T>& model, const arma::umat& tokens);
   /// Threads used.
   unsigned threads() const { return threads_; }
