@@ -3,8 +3,11 @@
 /// result and returned as an app::ClaimCheck whose evidence is the statement, a colon, then the
 /// measured numbers: the program prints it wrapped, with its verdict and tag (report.hpp), and the
 /// tests assert the same function on the model their fixture trained. Nothing here computes the
-/// mathematics. Source: the article, "Watch real heads". The functions throw nothing (beyond
-/// std::bad_alloc).
+/// mathematics.
+///
+/// Throws: nothing beyond std::bad_alloc, given results of heads.hpp, writes.hpp, interventions.hpp
+/// and compare.hpp.
+/// Sources: the article, "Watch real heads".
 #pragma once
 
 #include <string>

@@ -7,12 +7,17 @@
 /// Shapes: a reading is (layers + 1) x width, row 0 the stream after the embedding, row l the stream
 /// after layer l; a sentence of n characters gives streams n x width (tokens are rows).
 ///
+/// Throws: std::invalid_argument, naming the sentence and the reason, for a bracket out of place,
+/// an empty or non-printable sentence, one longer than `context` characters, no shared word, or a
+/// marked span the other sentence lacks (mark_pair); for a position outside the text (reading); for
+/// no texts (mean_reading); for held-out text no longer than a sentence (compare); for no items
+/// (tally_bank); as trace() does, for a sentence that is empty or longer than the model's context,
+/// or weights whose scores are not finite (reading, mean_reading, compare, bank_study). The others
+/// throw nothing (beyond std::bad_alloc).
 /// Sources: the article, "Watch real heads" (try two sentences with different uses of bank and
 /// compare the corresponding hidden representations); Ethayarajh 2019, "How Contextual are
 /// Contextualized Word Representations?", §3-4 (raw cosines between contextual representations are
 /// inflated by directions every representation shares, so a baseline is taken out first).
-/// Functions throw std::invalid_argument for a sentence
-/// that is empty, longer than the model's context or outside its characters, as trace() does.
 #pragma once
 
 #include <armadillo>
@@ -32,7 +37,7 @@ struct Marked {
   arma::uword last = 0;   ///< its last character: the position read
 };
 
-/// The marked span's characters, text[first .. last]. Throws nothing (beyond std::bad_alloc).
+/// The marked span's characters, text[first .. last].
 std::string span_of(const Marked& m);
 
 /// Two marked sentences, A and B.
@@ -42,7 +47,7 @@ struct MarkedPair {
 };
 
 /// Whether A and B have the same length and the same position read (a matched pair: the embedding
-/// and the position's learned vector are the same, only the context differs). Throws nothing.
+/// and the position's learned vector are the same, only the context differs).
 bool is_matched(const MarkedPair& p);
 
 /// Reads two sentences in the marker syntax of `--compare`:
@@ -52,13 +57,11 @@ bool is_matched(const MarkedPair& p);
 /// - a sentence without brackets takes the last occurrence of the other sentence's marked span;
 /// - with no brackets at all, the word (a run of letters and digits, case kept) both sentences
 ///   contain whose last occurrence in A ends last, at its last occurrence in each.
-/// Throws std::invalid_argument naming the sentence and the reason: a bracket out of place, an
-/// empty or non-printable sentence, one longer than `context` characters, no shared word, or a
-/// marked span the other sentence lacks.
+/// Each sentence must have 1 to `context` printable ASCII characters.
 MarkedPair mark_pair(const std::string& a, const std::string& b, arma::uword context);
 
 /// The stream at position `at` of `text` after the embedding and each layer: (layers + 1) x width,
-/// from trace(). Throws std::invalid_argument for `at` outside the text, besides as trace() does.
+/// from trace().
 arma::mat reading(const Model& model, const Vocabulary& vocab, const std::string& text, arma::uword at);
 
 /// cos(x - cx, y - cy): the cosine of two readings (1 x width) after taking out a centre from each.
@@ -74,8 +77,7 @@ double centred_cosine(const arma::rowvec& x, const arma::rowvec& y, const arma::
 /// tried); none when it is not longer than the sentence.
 std::vector<Marked> matched_controls(const Marked& m, const std::string& held, arma::uword count);
 
-/// The mean reading of `texts` at position `at`: (layers + 1) x width. Throws std::invalid_argument
-/// for no texts.
+/// The mean reading of `texts` (at least one) at position `at`: (layers + 1) x width.
 arma::mat mean_reading(const Model& model, const Vocabulary& vocab, const std::vector<Marked>& texts, arma::uword at);
 
 /// Where A and B's centred cosine falls among the controls' at one stage.
@@ -88,7 +90,7 @@ struct ControlRank {
   Standing standing = Standing::undefined;  ///< what `below` of `count` says
 };
 
-/// The rank of `cosine` among `controls` (their NaNs left out) and its standing. Throws nothing.
+/// The rank of `cosine` among `controls` (their NaNs left out) and its standing.
 ControlRank rank_among(double cosine, const arma::vec& controls);
 
 /// What `--compare A B` shows: both head views, then the readings compared stage by stage.
@@ -116,7 +118,7 @@ constexpr arma::uword kControls = 16;
 /// reading of its span at its position in kCentre held-out contexts (the first of
 /// matched_controls()), which takes out what every sentence with that span there shares (the
 /// character, its position); the kControls contexts after them are the controls it is ranked against.
-/// Throws std::invalid_argument, besides as trace() does, when `held` is no longer than a sentence.
+/// `held` must be longer than each sentence.
 Comparison compare(const Model& model, const Vocabulary& vocab, const MarkedPair& pair, const std::string& held);
 
 /// One matched item of the bank study: four sentences of one frame, the same length, bank's final
@@ -129,7 +131,7 @@ struct BankItem {
   std::string money_ctl;  ///< the money word with one letter changed, no sense of bank: "honey"
 };
 
-/// The frame with `word` in its slot. Throws nothing (beyond std::bad_alloc).
+/// The frame with `word` in its slot (the frame unchanged when it has no "{}").
 std::string fill(const std::string& frame, const std::string& word);
 
 /// The eight items of the chapter's bank study (short and longer frames, eight word quadruples).
@@ -174,13 +176,11 @@ struct BankStudy {
 
 /// The study's numbers from readings alone (sense, control, excess, raws, apart, p_value, letters; the
 /// items, the first item's readings and the context count are left empty): what bank_study() does
-/// after reading the model, and what a test feeds representations it built. Throws
-/// std::invalid_argument for no items.
+/// after reading the model, and what a test feeds representations it built. `items`: at least one.
 BankStudy tally_bank(const std::vector<BankItemReadings>& items);
 
-/// Section 6 on `model` (the article, "Watch real heads"): each item's readings centred on the mean
-/// reading of " bank" at the same position in kCentre contexts of `held`, the held-out text.
-/// Throws as trace() does.
+/// Section 6 on `model`: each item's readings centred on the mean reading of " bank" at the same
+/// position in kCentre contexts of `held`, the held-out text.
 BankStudy bank_study(const Model& model, const Vocabulary& vocab, const std::string& held);
 
 /// The sign test's level: sense shows at a stage when p_value < kSenseLevel.
@@ -188,7 +188,7 @@ constexpr double kSenseLevel = 0.05;
 /// The letter controls must move the reading: mean centred distance 1 - cos after the last layer.
 constexpr double kLettersSeen = 0.05;
 
-/// P(X >= k) for X ~ Binomial(n, 1/2): the one-sided sign test. Throws nothing (1 for k = 0).
+/// P(X >= k) for X ~ Binomial(n, 1/2): the one-sided sign test (1 for k = 0).
 double sign_test(arma::uword k, arma::uword n);
 
 }  // namespace ch09

@@ -6,9 +6,17 @@
 /// Nothing from the corpus is stored in the repository: the folder is read when the program runs
 /// (scripts/install-deps.sh installs the package).
 ///
-/// Source: the article, "Watch real heads" (a model trained on real text); the windows that hold a
-/// snippet followed by itself are what forms the induction circuit at this scale (measured when
-/// the chapter was planned: plain text alone gave no induction head in 10,000 steps).
+/// The windows that hold a snippet followed by itself are what forms the induction circuit at this
+/// scale (measured: plain text alone gave no induction head in 10,000 steps).
+///
+/// Throws: std::runtime_error naming the folder if it is missing, not a folder, in /dev, /proc or
+/// /sys, cannot be read, holds no fortune file, a fortune file that cannot be read or exceeds
+/// 16 MiB, more than 256 MiB of text or too little fortune text; for Debian's folder
+/// (kFortuneFolder) missing or too small the message also says how to install it (read_corpus).
+/// std::invalid_argument for a spec validate() refuses (validate, sample_windows, random_repeats), a
+/// text no longer than a window (sample_windows) or an alphabet of fewer than 2 tokens
+/// (random_repeats). The others throw nothing (beyond std::bad_alloc).
+/// Sources: the article, "Watch real heads" (a model trained on real text).
 #pragma once
 
 #include <armadillo>
@@ -29,14 +37,14 @@ inline const std::string kFortuneFolder = "/usr/share/games/fortunes";
 class Vocabulary {
  public:
   /// The vocabulary of `text`: newline, the printable characters that occur, unknown (2 to 97
-  /// tokens). Throws nothing (beyond std::bad_alloc).
+  /// tokens).
   explicit Vocabulary(const std::string& text);
   /// Number of tokens (characters + 2).
   arma::uword size() const { return chars_.size() + 1; }
   /// The token of byte `c` (the unknown token for anything not in the vocabulary).
   arma::uword token(char c) const { return table_[static_cast<unsigned char>(c)]; }
   /// The character of a token ('\n' for the newline, '?' for the unknown token and for any
-  /// token >= size()). Throws nothing.
+  /// token >= size()).
   char character(arma::uword token) const;
   /// A printable label of a token for tables and axes: "\n" as "NL", space as "_", unknown as "UNK".
   std::string label(arma::uword token) const;
@@ -44,7 +52,7 @@ class Vocabulary {
   arma::uword unknown() const { return chars_.size(); }
   /// The characters in token order (without the unknown token); saved with a model, compared on load.
   const std::string& characters() const { return chars_; }
-  /// Tokens of `text`: a 1 x text.size() row, one token per byte. Throws nothing (beyond std::bad_alloc).
+  /// Tokens of `text`: a 1 x text.size() row, one token per byte.
   arma::urowvec encode(const std::string& text) const;
 
  private:
@@ -66,9 +74,9 @@ struct Corpus {
 /// Reads every fortune file in `folder` (every regular file, or link to one, but strfile's `.dat`
 /// indexes and Debian's `.u8` links, and empty files), splits each at lines holding only '%' (and spaces;
 /// CRLF line ends read as LF), and holds out every 20th entry in reading order (5%, deterministic),
-/// or, with fewer than 20 entries, the text's last 5% from the start of a line. Throws std::runtime_error naming the
-/// folder if it is missing, cannot be read, holds no fortune file or too little fortune text; for Debian's folder
-/// (kFortuneFolder) the message also says how to install it.
+/// or, with fewer than 20 entries, the text's last 5% from the start of a line. A file may hold
+/// at most 16 MiB, all of them 256 MiB; a corpus needs at least 10,000 training and 256 held-out
+/// characters.
 Corpus read_corpus(const std::string& folder = kFortuneFolder);
 
 /// A batch of windows and, for windows with a repeat, where the snippet sits.
@@ -85,22 +93,20 @@ struct WindowSpec {
   arma::uword max_snippet = 64;  ///< longest snippet (2 max_snippet <= context)
 };
 
-/// Throws std::invalid_argument unless 2 <= min_snippet <= max_snippet, 2 max_snippet <= context
-/// and 0 <= repeat_share <= 1.
+/// Refuses a spec unless 2 <= min_snippet <= max_snippet, 2 max_snippet <= context and
+/// 0 <= repeat_share <= 1.
 void validate(const WindowSpec& spec);
 
 /// `count` windows of real text from `tokens` (a 1 x n row, n > context), each starting at a
 /// uniform offset. With probability spec.repeat_share a window holds a snippet of uniform length
 /// in [min_snippet, max_snippet] at a uniform start, its next `length` characters overwritten by
 /// the same snippet again (the window keeps real text before and after). Result: count x context
-/// tokens and count blocks. Throws std::invalid_argument for a bad spec or a text no longer than a
-/// window.
+/// tokens and count blocks.
 Windows sample_windows(attn::Random& rng, const arma::urowvec& tokens, arma::uword count, const WindowSpec& spec);
 
 /// `count` windows of uniformly random tokens drawn from `alphabet`, each with a snippet of
 /// length in [min_snippet, max_snippet] repeated right after itself (the induction test on text
-/// that means nothing). Result: count x context tokens and count blocks. Throws
-/// std::invalid_argument for a bad spec or an alphabet of fewer than 2 tokens.
+/// that means nothing). Result: count x context tokens and count blocks; `alphabet`: 1 x k, k >= 2.
 Windows random_repeats(attn::Random& rng, const arma::urowvec& alphabet, arma::uword count, const WindowSpec& spec);
 
 }  // namespace ch09

@@ -1,8 +1,14 @@
 /// \file chapters/09_real_heads/heads.hpp
 /// \brief Chapter 09 measurements, one result struct per section: baselines, the head view,
-/// contributions (weights vs ||a_ij v_j W_O||), measured roles, ablations and names as summaries;
+/// contributions (weights vs ||a_ij v_j W_O||), measured roles, ablations and names as summaries
 /// (the claims they support are in claims.hpp).
 ///
+/// Throws: std::invalid_argument if the held-out text is no longer than a window (make_probes, from
+/// held_out_windows() and sample_windows()); for a sentence that is empty or longer than the context
+/// (head_view); from attn::fast::forward(), for a probe token outside the model's vocabulary or
+/// parameters that give non-finite scores (baselines, head_view, roles, ablate, ablations,
+/// induction_ablation). The others throw nothing (beyond std::bad_alloc), given results of the same
+/// model.
 /// Sources: the article, "Watch real heads" (inspect where a head gathers and what it contributes;
 /// compare two uses of "bank" across heads and layers; treat a role as a hypothesis tested across
 /// inputs and with interventions) and "Reverse-engineer a head you trained"; Kobayashi et al.
@@ -28,7 +34,6 @@ struct Probes {
 };
 
 /// The probes of a vocabulary and corpus (deterministic; context = T, the model's context).
-/// Throws std::invalid_argument, from sample_windows(), if the held-out text is shorter than a window.
 Probes make_probes(const Corpus& corpus, const Vocabulary& vocab, arma::uword context);
 
 /// Section 1: held-out cross-entropies (nats/char).
@@ -41,7 +46,6 @@ struct Baselines {
 };
 
 /// Section 1 from the corpus, the vocabulary and the model (the model scored on probes.plain).
-/// Throws std::invalid_argument if a probe token is outside the model's vocabulary.
 Baselines baselines(const Corpus& corpus, const Vocabulary& vocab, const Model& model, const Probes& probes);
 
 /// Section 2: every head's attention on one sentence.
@@ -56,7 +60,6 @@ struct HeadView {
 
 /// Reads `sentence` (1 to context characters; the window is padded with spaces after it, which
 /// causal attention cannot see) and keeps every head's n x n weights and contribution norms.
-/// Throws std::invalid_argument for an empty or too long sentence.
 HeadView head_view(const Model& model, const Vocabulary& vocab, const std::string& sentence);
 
 /// Section 3: where the largest weight and the largest contribution disagree.
@@ -79,8 +82,7 @@ struct Contributions {
   bool found = false;        ///< whether any disagreement exists
 };
 
-/// Section 3 from the head view of section 2 (Kobayashi et al. 2020, §3). Throws nothing: a view
-/// without disagreements gives found = false.
+/// Section 3 from the head view of section 2; a view without disagreements gives found = false.
 Contributions contributions(const HeadView& view);
 
 /// Next-token losses split by where the target sits in a window with a repeated snippet.
@@ -102,8 +104,7 @@ struct Roles {
   double in_context = 0.0;      ///< late - early (negative: later characters are predicted better)
 };
 
-/// Section 4 on the probes (Olsson et al. 2022, §2 for the induction and in-context scores).
-/// Throws std::invalid_argument, from attn::fast::forward(), if the parameters give non-finite scores.
+/// Section 4 on the probes.
 Roles roles(const Model& model, const Probes& probes);
 
 /// Section 5: one intervention and what it changed.
@@ -115,11 +116,10 @@ struct Ablation {
 };
 
 /// One intervention: the probes measured with `keep` (layers x heads, 0 zeroes a head's output).
-/// Throws as roles() does.
 Ablation ablate(const Model& model, const Probes& probes, const std::string& name, const arma::mat& keep);
 
 /// Section 5: zero each head alone, then each layer, on the probes; index 0 is nothing zeroed
-/// (1 + layers x heads + layers entries). Throws as roles() does.
+/// (1 + layers x heads + layers entries).
 std::vector<Ablation> ablations(const Model& model, const Probes& probes);
 
 using attn::head_name;
@@ -128,24 +128,24 @@ using attn::head_name;
 /// last layer's heads whose induction score on random letters passes 0.3 (the naming threshold),
 /// the one whose zeroing raises the random-repeat loss most; when none passes, the highest score.
 /// Two heads can share the job (they do at some seeds): the one the repeats depend on more is the
-/// one studied. `a` is ablations() of the same model. Throws nothing.
+/// one studied. `a` is ablations() of the same model.
 arma::uword induction_head(const Roles& r, const std::vector<Ablation>& a);
 
 /// The induction heads: the last layer's heads whose induction score on random letters passes 0.3
 /// (indices within the layer, in order), or the highest-scoring head alone when none does. At some
-/// seeds two heads share the job; the claims below treat them together. Throws nothing.
+/// seeds two heads share the job; the claims (claims.hpp) treat them together.
 std::vector<arma::uword> induction_heads(const Roles& r);
 
-/// "L2.H0 + L2.H3": the names of heads `heads` of `layer`. Throws nothing.
+/// "L2.H0 + L2.H3": the names of heads `heads` of `layer`.
 std::string head_list(arma::uword layer, const std::vector<arma::uword>& heads);
 
 /// Zeroes the induction heads (induction_heads()) together and measures the probes as ablations()
-/// does. Throws as roles() does.
+/// does.
 Ablation induction_ablation(const Model& model, const Probes& probes, const Roles& r);
 
 /// Section 7: a summary name of each head from its measured scores (layers x heads, index l heads + h).
 /// Thresholds: previous-token above 0.5, induction (random letters) above 0.3, duplicate-token above
-/// 0.3, the claims' thresholds; "no measured role" otherwise. Throws nothing.
+/// 0.3, the claims' thresholds; "no measured role" otherwise.
 std::vector<std::string> head_names(const Roles& roles);
 
 }  // namespace ch09

@@ -7,12 +7,18 @@
 /// V-composition with every first-layer head, and a patch that breaks the circuit.
 ///
 /// Shapes: W_QK = W_Q^h W_K^h^T and W_OV = W_V^h W_O^h are width x width (tokens are rows, so a
-/// score is x_q W_QK x_k^T and a write is x W_OV). Sources: the article, "Watch real heads" (test a
-/// proposed role with interventions); Olsson et al. 2022 and Wang et al. 2022, §3 (mean ablation
-/// over a reference distribution); Meng et al. 2022 and Heimersheim & Nanda 2024, "How to use and
-/// interpret activation patching"; Elhage et al. 2021, §3 (QK and OV circuits) and §4 (composition
-/// scores, ||A B||_F / (||A||_F ||B||_F)). Functions throw std::invalid_argument for sentences of
-/// different lengths or longer than the context, and for a model whose scores are not finite.
+/// score is x_q W_QK x_k^T and a write is x W_OV).
+///
+/// Throws: std::invalid_argument for sentences of different lengths, empty or longer than the
+/// context (patching); for fewer than two candidates, or one empty or longer than the context
+/// (pick_patch_pair); from trace(), for a model whose scores are not finite (compare_ablations,
+/// pick_patch_pair, patching, circuit); std::out_of_range for an index in `together` past the last
+/// head (patching). The others throw nothing (beyond std::bad_alloc), given results of the same
+/// model.
+/// Sources: the article, "Watch real heads" (test a proposed role with interventions); Olsson et al.
+/// 2022 and Wang et al. 2022, §3 (mean ablation over a reference distribution); Meng et al. 2022 and
+/// Heimersheim & Nanda 2024, "How to use and interpret activation patching"; Elhage et al. 2021, §3
+/// (QK and OV circuits) and §4 (composition scores, ||A B||_F / (||A||_F ||B||_F)).
 #pragma once
 
 #include <armadillo>
@@ -74,7 +80,7 @@ struct PatchPair {
 };
 
 /// The character a sentence "P. Q" asks to copy: the one after Q's earlier occurrence at the
-/// start of P ("the cat sat. the cat s" -> 'a'); '\0' when the sentence has no such repeat. Throws nothing.
+/// start of P ("the cat sat. the cat s" -> 'a'); '\0' when the sentence has no such repeat.
 char copy_target(const std::string& sentence);
 
 /// Picks the patching pair by a rule: A is the first of `candidates` (all of one length, 1 to the
@@ -105,7 +111,7 @@ PatchingSection patching(const Model& model, const Vocabulary& vocab, const std:
 
 /// The induction circuit, read off the weights and tested by patching.
 struct CircuitSection {
-  std::string induction;          ///< the second-layer head with the top induction score
+  std::string induction;          ///< the induction head studied, in the last layer (induction_head())
   std::string previous;           ///< the first-layer head with the top previous-token score
   arma::uword previous_head = 0;  ///< its index within the first layer
   arma::rowvec k_composition;     ///< 1 x heads: K-composition of the induction head with each first-layer head

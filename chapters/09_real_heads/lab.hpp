@@ -3,7 +3,18 @@
 /// float on windows of the fortunes text, with a held-out curve, divergence detection, and a run
 /// that can be saved and loaded so inspecting again does not retrain.
 ///
-/// Source: the article, "Watch real heads" (inspect a trained model); Kingma & Ba 2015 (Adam).
+/// Throws: std::invalid_argument for options validate() refuses (validate, train); for held-out
+/// text no longer than a window or a count of 0 (held_out_windows, train); for training text no
+/// longer than a window, or a held-out pass that meets a non-finite score (train); for a shape or
+/// learning rate the trainer refuses (time_training_steps). Divergence, a std::runtime_error, when a
+/// batch loss is not finite or exceeds twice the uniform loss ln(vocab) (train); an exception
+/// `progress` throws stops train and propagates. app::IoError (exit code 1) naming the file and the
+/// system's reason (save_run). std::runtime_error naming the file (and line) and the reason for a
+/// saved set that is not this chapter's run, whole and in range, among them EarlierRun for a
+/// run.txt of an earlier format and OtherCorpus for another vocabulary (load_run);
+/// app::InputFileError (exit code 2) for a file that is not regular, larger than 32 MiB or not as
+/// its manifest says (load_run). The others throw nothing (beyond std::bad_alloc).
+/// Sources: the article, "Watch real heads" (inspect a trained model); Kingma & Ba 2015 (Adam).
 #pragma once
 
 #include <cstdint>
@@ -46,12 +57,13 @@ struct TrainOptions {
   arma::uword eval_every = 250;  ///< steps between held-out evaluations
 };
 
-/// The same options with the short settings of `--quick` (the tour and the no-gnuplot test; throws nothing):
+/// The same options with the short settings of `--quick` (the tour and the no-gnuplot test):
 /// 300 steps of 16 windows, a few seconds. Too short for the claims: it shows the program, not the circuit.
 TrainOptions quick_options(TrainOptions options);
 
-/// Throws std::invalid_argument for a bad shape or window spec, a context that differs between
-/// them, steps or batch outside [1, 10^6] and [1, 4096], or a learning rate that is not finite and in (0, 1].
+/// Refuses a bad shape or window spec, a context that differs between them, steps, batch or
+/// evaluation interval outside [1, 10^6], [1, 4096] and [1, 10^6], or a learning rate that is not
+/// finite and in (0, 1].
 void validate(const TrainOptions& options);
 
 /// One point of the training curve.
@@ -64,7 +76,7 @@ struct CurvePoint {
 
 /// The recipe of this program's training: a checksum of the sources that decide what training
 /// computes, set by the build. Two runs with the same recipe and options give the same model on
-/// the same kernels. Throws nothing.
+/// the same kernels.
 std::string training_recipe();
 
 /// A trained (or loaded) model and what is known about its training.
@@ -96,15 +108,13 @@ struct Progress {
   double left = 0.0;      ///< estimated seconds to go
 };
 
-/// A fixed set of plain held-out windows: count x context tokens, `count` windows at evenly spaced
-/// offsets of held_tokens (1 x n). Throws std::invalid_argument if n <= context or count is 0.
+/// A fixed set of plain held-out windows: count x context tokens, `count` (>= 1) windows at evenly
+/// spaced offsets of held_tokens (1 x n, n > context).
 arma::umat held_out_windows(const arma::urowvec& held_tokens, arma::uword count, arma::uword context);
 
 /// Trains from scratch on `corpus`: each step draws options.batch windows (sample_windows; from
 /// options.long_windows for the first options.long_steps steps) and takes one
 /// attn::AttnOnlyTrainer step. `progress` (may be empty) is called at least every 2 seconds.
-/// Throws std::invalid_argument for bad options and Divergence if a batch loss is not finite or
-/// exceeds twice the uniform loss ln(vocab).
 Run train(const Corpus& corpus, const Vocabulary& vocab, TrainOptions options,
           const std::function<void(const Progress&)>& progress = {});
 
@@ -118,22 +128,21 @@ struct StepTiming {
 };
 
 /// Times `steps` Adam steps of a model seeded by options.seed on one fixed batch of random tokens
-/// (for scripts/bench-vs-pytorch.sh). Throws std::invalid_argument for a bad shape.
+/// (for scripts/bench-vs-pytorch.sh).
 StepTiming time_training_steps(const TrainOptions& options, arma::uword steps);
 
 /// The files of a saved run, beside their manifest: run.txt (options, vocabulary, curve) and
-/// model.txt (app::save_model). Throws nothing (beyond std::bad_alloc).
+/// model.txt (app::save_model).
 std::vector<std::string> run_files();
 
 /// Writes `run` into folder `dir` (created if needed) as one set: model.txt and run.txt written in
 /// full under temporary names, then renamed after a manifest of their sizes and checksums
 /// (app::AtomicFile::commit_all), so a signal never leaves a new model beside an old run.txt, and
-/// load_run() refuses a pair torn otherwise. Throws app::IoError (exit 1) naming the file and the
-/// system's reason.
+/// load_run() refuses a pair torn otherwise.
 void save_run(const Run& run, const std::string& dir);
 
 /// What makes a saved `run` differ from what this program would train with `options` ("" when it
-/// is the same recipe with the same settings), e.g. "seed 1, not 2". Throws nothing.
+/// is the same recipe with the same settings), e.g. "seed 1, not 2".
 std::string run_mismatch(const Run& run, const TrainOptions& options);
 
 /// Thrown by load_run() for a run.txt an earlier version of this chapter saved (another format).
@@ -154,8 +163,7 @@ class OtherCorpus : public std::runtime_error {
 /// points the steps and interval record, losses in [0, 1000]) and the model of this chapter's
 /// shape over `vocab`. Each file is read once and the bytes checked are the bytes parsed, so a save
 /// into `dir` meanwhile is refused or read whole, never mixed; `after_reading` is called once the
-/// set has been read (tests change the folder there). Throws std::runtime_error naming the file
-/// (and line) and the reason.
+/// set has been read (tests change the folder there).
 Run load_run(const std::string& dir, const Vocabulary& vocab, const std::function<void()>& after_reading = {});
 
 }  // namespace ch09

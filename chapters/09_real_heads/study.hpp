@@ -2,7 +2,10 @@
 /// \brief Chapter 09's whole study of a trained model, computed once: every section's result and
 /// the claims, for the printers (report.hpp) and the figures (figures.hpp) to show.
 ///
-/// Source: the article, "Watch real heads" (the sections follow its questions in order).
+/// Throws: std::invalid_argument for a sentence that is empty or longer than the context, a position
+/// outside it, held-out text no longer than a window, or parameters that give non-finite scores
+/// (make_report). The others (is_quick) throw nothing (beyond std::bad_alloc).
+/// Sources: the article, "Watch real heads" (the sections follow its questions in order).
 #pragma once
 
 #include <string>
@@ -57,12 +60,10 @@ struct Report {
 
 /// Computes every section on a trained run's model (a few seconds), the decoded writes at
 /// `position` of `sentence` (its last character when absent); `quick` is set from the run's options.
-/// Throws std::invalid_argument for a sentence head_view() refuses (empty or longer than the
-/// context), a position outside it, or non-finite scores.
 Report make_report(const Corpus& corpus, const Vocabulary& vocab, const Run& run, const std::string& sentence,
                    std::optional<arma::uword> position = std::nullopt);
 
-/// Whether `options` are those of a --quick run (its claims are shown, not judged). Throws nothing.
+/// Whether `options` are those of a --quick run (its claims are shown, not judged).
 bool is_quick(const TrainOptions& options);
 
 }  // namespace ch09

@@ -4,12 +4,18 @@
 /// output through the final norm and the unembedding.
 ///
 /// Shapes: tokens are rows; a window of T tokens gives streams T x width, a head's output T x width,
-/// logits T x vocab. Sources: Elhage et al. 2021, "A Mathematical Framework for Transformer
-/// Circuits" (the residual stream as a sum of head outputs, §2; direct logit attribution through a
-/// frozen final norm); Olsson et al. 2022, §2 (induction heads); Meng et al. 2022 and Wang et al.
-/// 2022 (activation patching). Functions
-/// throw std::invalid_argument for tokens outside the vocabulary or longer than the context, and
-/// for a head or position out of range.
+/// logits T x vocab.
+///
+/// Throws: std::invalid_argument, from attn::forward(), for tokens outside the vocabulary, none or
+/// more than the context, or weights whose scores are not finite, and what a hook throws for a
+/// replacement that does not fit (trace, and head_writes and copying through it); for a sentence
+/// that is empty or longer than the context, or a position outside it (head_writes); for a position
+/// past the trace (direct_logits). The others throw nothing (beyond std::bad_alloc), given heads and
+/// traces of the same model.
+/// Sources: Elhage et al. 2021, "A Mathematical Framework for Transformer Circuits" (the residual
+/// stream as a sum of head outputs, §2; direct logit attribution through a frozen final norm);
+/// Olsson et al. 2022, §2 (induction heads); Meng et al. 2022 and Wang et al. 2022 (activation
+/// patching).
 #pragma once
 
 #include <armadillo>
@@ -50,7 +56,7 @@ arma::rowvec trace_losses(const Trace& trace, const arma::urowvec& tokens);
 /// Direct logit attribution: the logits that `write` (1 x width), added to the final stream at
 /// position t, adds through the final norm with its scale frozen at the pass's value,
 /// ((w - mean w) / std_t) gain U (1 x vocab). Summed over the embedding and every head's write, plus
-/// bias U, it gives the logits exactly (Elhage et al. 2021).
+/// bias U, it gives the logits exactly.
 arma::rowvec direct_logits(const Model& model, const Trace& trace, arma::uword t, const arma::rowvec& write);
 
 /// One head's write at one position, decoded.
