@@ -4,7 +4,10 @@
 /// bank's sense pairs against their letter controls. Nothing here computes a lesson number; each
 /// function turns a result into a chart.
 ///
-/// Source: the article, "Watch real heads".
+/// Throws: std::invalid_argument only for data whose shape disagrees with its labels (draw_report,
+/// draw_head_view, draw_comparison, through app::Plotter); a figure gnuplot cannot draw is reported
+/// (app::Plotter, exit code 1), not thrown, and the chapter carries on.
+/// Sources: the article, "Watch real heads".
 #pragma once
 
 #include "common/apparatus/plot.hpp"
@@ -13,13 +16,11 @@
 namespace ch09 {
 
 /// Every figure: ch09_loss_curve, ch09_head_view, ch09_contributions, ch09_head_roles,
-/// ch09_ablations and ch09_bank (PNG and .dat). A figure gnuplot cannot draw is reported
-/// (app::Plotter, exit code 1) and the others are still drawn; throws std::invalid_argument only
-/// for data whose shape disagrees with its labels.
+/// ch09_ablations and ch09_bank (PNG and .dat).
 void draw_report(app::Plotter& plots, const Report& report, const Run& run);
 
 /// One head view as a grid of heat maps, layers by heads, the sentence's characters on both axes
-/// (figure `name`, PNG and .dat); the sentence reaches gnuplot only quoted. Throws as draw_report() does.
+/// (figure `name`, PNG and .dat); the sentence reaches gnuplot only quoted.
 void draw_head_view(app::Plotter& plots, const std::string& name, const HeadView& view);
 
 /// Figures ch09_compare_a and ch09_compare_b (the two head views) and ch09_compare (A vs B's

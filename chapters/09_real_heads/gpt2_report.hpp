@@ -2,12 +2,18 @@
 /// \brief The program's --gpt2 mode: GPT-2 read from a folder in the Hugging Face layout, every
 /// section of gpt2_lab.hpp computed once, then printed (the printers compute nothing).
 ///
-/// Errors, before anything is printed: a folder argument that cannot be used (missing, a file, a
-/// required file missing, a file that is a folder or not a regular file) is a FlagError naming
-/// --gpt2 (a usage error, exit code 2), as are a sentence the tokenizer refuses or longer than the
-/// model's context and a --position past the sentence's tokens; a file that is there but broken
-/// (wrong shapes, truncated, invalid JSON, a NaN weight) is a std::runtime_error naming --gpt2 and
-/// the file (exit code 1). Source: the article, "Watch real heads".
+/// Throws: from run_gpt2, each before anything is printed on `out`: FileError (session.hpp; a usage
+/// error, exit code 2, through usage_errors()) naming --gpt2 for a folder argument that cannot be
+/// used (missing, a file, a required file missing, a file that is a folder or not a regular file),
+/// and naming --gpt2 and the file for a file that is there but broken (wrong shapes, truncated,
+/// invalid JSON, a NaN weight), a vocab.json that cannot read the chapter's fixed texts, or a
+/// context shorter than they need; FlagError (a usage error, exit code 2) naming --sentence or
+/// --position for a sentence the tokenizer refuses or longer than the model's context, and for a
+/// position past the sentence's tokens; FileError naming --corpus for a fortunes folder
+/// read_corpus() refuses or whose held-out text gives no window; std::runtime_error (exit code 1)
+/// when Debian's own fortunes folder cannot be used, saying how to install it when it is missing.
+/// The others (print_gpt2) throw nothing (beyond std::bad_alloc).
+/// Sources: the article, "Watch real heads".
 #pragma once
 
 #include <optional>

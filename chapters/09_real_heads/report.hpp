@@ -1,9 +1,9 @@
 /// \file chapters/09_real_heads/report.hpp
 /// \brief Chapter 09 printers: each takes a section's result (study.hpp, lab.hpp) and computes nothing.
 ///
-/// Source: the article, "Watch real heads" (the printed sections follow its questions in order).
-/// Printers write to a stream and throw nothing of their own (stream errors are the stream's
-/// state, checked by app::cli::run).
+/// Throws: nothing beyond std::bad_alloc, given results of study.hpp and lab.hpp (stream errors are
+/// the stream's state, checked by app::cli::run).
+/// Sources: the article, "Watch real heads" (the printed sections follow its questions in order).
 #pragma once
 
 #include <optional>
@@ -48,7 +48,6 @@ void print_step_timing(std::ostream& out, const StepTiming& timing);
 
 /// `m`'s sentence with its span in brackets, a newline shown as "\\n" and any other unprintable byte
 /// as '?', cut to at most `width` characters around the span ("..." where cut; `width` >= 12).
-/// Throws nothing (beyond std::bad_alloc).
 std::string shown(const Marked& m, std::size_t width);
 
 /// The comparison: the sentences and positions, the heads side by side, the table of cosines

@@ -5,9 +5,22 @@
 /// mode, its two sentences checked as typed, then a model loaded or trained.
 ///
 /// Part of the program (compiled into ch09_real_heads beside main.cpp, not into the lesson): its
-/// errors name the flag a reader typed. Every function here throws FlagError for an input the
-/// reader named that cannot be used (usage_errors() turns it into a usage error, exit code 2); Debian's
-/// own fortunes folder missing stays a std::runtime_error (exit code 1) that says how to install it.
+/// errors name the flag a reader typed.
+///
+/// Throws: FlagError, naming the flag, for a value or a combination of flags that cannot be used
+/// (checked_sentence, check_modes, model_folders, check_plot_folder, compare_flag); FileError, a
+/// FlagError, naming the flag and the file or folder, for a --corpus folder read_corpus() refuses
+/// (corpus_for, run_compare), a saved run load_run() or require_directions() refuses, trained on
+/// another corpus or whose weights overflow the scores (saved_run, load_given, run_compare), and a
+/// --save or --cached folder that cannot be written (check_save, run_compare); std::runtime_error
+/// (exit code 1) when Debian's own fortunes folder cannot be used, saying how to install it when it
+/// is missing (corpus_for, run_compare), for a model part without a direction, naming the file
+/// (require_directions), and for a run that diverges (train_or_explain, run_compare), whose other
+/// failures are train()'s; app::IoError (exit code 1) when the trained run cannot be saved
+/// (run_compare). usage_errors() turns FlagError and FileError into the command line's usage errors
+/// (exit code 2) as its comment says; it throws nothing itself (beyond std::bad_alloc).
+/// Sources: the project's rule for bad input (docs/bad_input.md: one line, exit code 2 for a usage
+/// error, 1 for a runtime failure).
 #pragma once
 
 #include <filesystem>
@@ -86,17 +99,16 @@ ModelFolders model_folders(const std::optional<std::filesystem::path>& save,
                            const std::optional<std::filesystem::path>& load,
                            const std::optional<std::filesystem::path>& cached);
 
-/// Refuses (FlagError) a plot folder that is one of the saved run's files (run.txt, model.txt, the
-/// manifest) of --save, --cached or --load: app::plot_folder_clash.
+/// Refuses a plot folder that is one of the saved run's files (run.txt, model.txt, the manifest) of
+/// --save, --cached or --load: app::plot_folder_clash.
 void check_plot_folder(const app::PlotSettings& plots, const ModelFolders& folders);
 
-/// Trains as ch09::train() does, progress lines on `progress`; a run that diverges becomes a
-/// std::runtime_error (exit code 1) that names the step and suggests a smaller --lr.
+/// Trains as ch09::train() does, progress lines on `progress`; a divergence's message names the
+/// step and suggests a smaller --lr.
 Run train_or_explain(const Corpus& corpus, const Vocabulary& vocab, const TrainOptions& options,
                      std::ostream& progress);
 
-/// The corpus in the folder the reader named with --corpus (its problems are FlagErrors), else in
-/// Debian's folder (kFortuneFolder).
+/// The corpus in the folder the reader named with --corpus, else in Debian's folder (kFortuneFolder).
 Corpus corpus_for(const std::optional<std::string>& folder);
 
 /// The smallest size a saved model's largest weight in each part may have (the embedding, the
@@ -105,7 +117,7 @@ Corpus corpus_for(const std::optional<std::string>& folder);
 inline constexpr double kSmallestWeight = 1e-6;
 
 /// Refuses a model with a part whose weights are all below kSmallestWeight in size, naming `file`
-/// and the part (std::runtime_error).
+/// and the part.
 void require_directions(const Model& model, const std::string& file);
 
 /// The run saved in folders.load, or nothing when no folder is read. Refuses, naming the flag, a
@@ -144,16 +156,14 @@ using CompareFlag = std::optional<MarkedPair>;
 
 /// --compare's two values in the marker syntax of mark_pair(), for this chapter's model (its
 /// context of TrainOptions{}.shape.context characters, loaded or trained); `typed` holds the flags
-/// given. Throws FlagError for other than two values, a value that starts with "--" (a flag typed
-/// where a sentence should be), an unusable sentence (mark_pair()'s reason), or a flag given beside
-/// it that the mode would ignore: --sentence, --position, --bench.
+/// given. Refuses other than two values, a value that starts with "--" (a flag typed where a
+/// sentence should be), an unusable sentence (mark_pair()'s reason), or a flag given beside it that
+/// the mode would ignore: --sentence, --position, --bench.
 MarkedPair compare_flag(const std::vector<std::string>& values, const std::set<std::string>& typed);
 
 /// The --compare mode: the model from `folders` (loaded, or trained with `options` on the corpus in
 /// `corpus_folder` and saved when asked), then compare() printed on standard output and drawn with
-/// `plots`; a --quick run's model (is_quick()) adds its note. Throws FlagError for a folder
-/// load_run() refuses or weights that overflow; training's own failures as train_or_explain() does.
-/// Returns exit code 0.
+/// `plots`; a --quick run's model (is_quick()) adds its note. Returns exit code 0.
 int run_compare(const MarkedPair& pair, const ModelFolders& folders, const std::optional<std::string>& corpus_folder,
                 const TrainOptions& options, const app::PlotSettings& plots);
 
