@@ -6,15 +6,25 @@
 ///
 /// Shapes: tokens are rows; a pass over n tokens has streams n x d, patterns n x n, logits
 /// n x vocab (common/gpt2/model.hpp), all float32 as the model runs; what the sections report
-/// (losses, scores, probabilities) is summed in double. Heads are indexed layer-major, k = layer * heads + head, and
-/// named as in the rest of the chapter, L<layer from 1>.H<head from 0> (the GPT-2 literature counts layers from 0: its
-/// head 5.1 is L6.H1 here). Sources: the article, "Watch real heads"; Elhage et al. 2021, "A Mathematical Framework for
-/// Transformer Circuits" (heads' writes into the residual stream; direct logit attribution through a frozen final
-/// norm); Olsson et al. 2022, "In-context Learning and Induction Heads", §2 (previous-token and induction scores on
-/// repeated random tokens); Wang et al. 2022, "Interpretability in the Wild", §3 (mean ablation; GPT-2 small's heads);
-/// Meng et al. 2022 and Heimersheim & Nanda 2024 (activation patching). Functions throw std::invalid_argument for a
-/// text the tokenizer refuses, a sequence longer than the context, or a position outside the sentence;
-/// std::runtime_error for held-out text too short to make a window.
+/// (losses, scores, probabilities) is summed in double. Heads are indexed layer-major,
+/// k = layer * heads + head, and named as in the rest of the chapter, L<layer from 1>.H<head from 0>
+/// (the GPT-2 literature counts layers from 0: its head 5.1 is L6.H1 here).
+///
+/// Throws: std::invalid_argument for a text the tokenizer refuses, not UTF-8 or holding a byte
+/// vocab.json has no token for (read_text, context_needed, patching, bank, run_lab); for a token id
+/// outside the vocabulary (token_label); for a sentence of no tokens or more than the context
+/// (run_lab, and patching through forward()); for a position past the sentence's tokens, naming
+/// their count (run_lab); for a layer past the model's, a clean pass of another model or a
+/// replacement whose shape does not fit (patched_head, with_head_output, through resume() and the
+/// hooks); NoHeldOutWindow, a std::runtime_error, when no window of 8 tokens can be cut from the
+/// held-out text (make_probes, run_lab). The others throw nothing (beyond std::bad_alloc), given
+/// positions and rows inside the pass they read.
+/// Sources: the article, "Watch real heads"; Elhage et al. 2021, "A Mathematical Framework for
+/// Transformer Circuits" (heads' writes into the residual stream; direct logit attribution through a
+/// frozen final norm); Olsson et al. 2022, "In-context Learning and Induction Heads", §2
+/// (previous-token and induction scores on repeated random tokens); Wang et al. 2022,
+/// "Interpretability in the Wild", §3 (mean ablation; GPT-2 small's heads); Meng et al. 2022 and
+/// Heimersheim & Nanda 2024 (activation patching).
 #pragma once
 
 #include <armadillo>
@@ -59,10 +69,11 @@ struct NoHeldOutWindow : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-/// Up to 8 windows of min(32, context) tokens cut from `held_text` at evenly spaced lines (a part
-/// the tokenizer refuses is skipped), and 8 sequences of L = min(20, (context - 1) / 2) random
-/// tokens repeated, drawn with `seed`; <|endoftext|> first when the vocabulary has it, as GPT-2 saw
-/// documents begin. Throws NoHeldOutWindow if no window of 8 tokens can be made.
+/// Up to 8 windows cut from `held_text` at evenly spaced lines, each of at most min(32, context)
+/// tokens and at least 8 besides <|endoftext|> (a part the tokenizer refuses is skipped), and 8
+/// sequences of L = min(20, (context - b) / 2) random tokens repeated, drawn with `seed`;
+/// <|endoftext|> first when the vocabulary has it (then b = 1, else b = 0), as GPT-2 saw documents
+/// begin.
 Probes make_probes(const Gpt2& model, const std::string& held_text, std::uint64_t seed = 9);
 
 /// Mean next-token loss of `logits` (k x vocab) against `targets` (k ids), nats per token.
@@ -176,7 +187,7 @@ struct Bank {
 
 /// The fixed texts the tools read (the patching pair, the bank sentences, a held-out window of 8
 /// tokens after <|endoftext|>) and the most tokens one of them takes: a model whose context is
-/// shorter cannot run every section. Throws std::invalid_argument if the tokenizer refuses one.
+/// shorter cannot run every section.
 struct ContextNeed {
   arma::uword tokens = 0;  ///< the longest fixed text's tokens
   std::string what;        ///< which text that is
@@ -208,9 +219,7 @@ struct Lab {
 
 /// Runs every section on `sentence` (decoded at token `position`, the last when absent), the
 /// probes from `held_text`, telling `progress` what it starts (a line, for a long run on GPT-2
-/// small; may be empty). Throws std::invalid_argument for a sentence the tokenizer refuses or
-/// longer than the context, or a position past its tokens (naming the token count), and
-/// NoHeldOutWindow as make_probes().
+/// small; may be empty).
 Lab run_lab(const Gpt2& model, const std::string& sentence, std::optional<arma::uword> position,
             const std::string& held_text, const std::function<void(const std::string&)>& progress = {});
 
@@ -235,7 +244,7 @@ arma::uword patch_overlap(const Patching& patching, const arma::mat& induction, 
 
 /// `clean`'s pass again with head (layer, head)'s output replaced at every position by
 /// `replacement` (1 x d: zero or mean ablation; n x d: patching from another pass), recomputed
-/// from that layer on; its logits are left empty (0 x vocab): final_normed() and one product with
+/// from that layer on; its logits are left empty (0 x 0): final_normed() and one product with
 /// W_E^T for many passes together are much faster than one product per pass.
 Pass patched_head(const Weights& weights, const Pass& clean, arma::uword layer, arma::uword head,
                   const arma::fmat& replacement);
