@@ -4,7 +4,7 @@
 /// shapes (12 layers, 12 heads, width 768, vocab 50257, context 1024; 124,439,808 parameters).
 /// Random weights take the same time as the real ones: the pass has no data-dependent branch.
 /// As in chapter 09's --gpt2 mode, float32, the BLAS on one thread per caller and the large
-/// products cut between the cores (gpt2::times, gpt2::unembed).
+/// products cut between the cores (gpt2::affine, gpt2::unembed).
 /// Google Benchmark; run build/release/common/gpt2_bench.
 #include <benchmark/benchmark.h>
 

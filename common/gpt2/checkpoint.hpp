@@ -16,10 +16,12 @@
 /// (model.safetensors, config.json, vocab.json, merges.txt, about 550 MB) in one folder; the larger
 /// GPT-2 sizes (gpt2-medium, -large, -xl) load the same way.
 ///
-/// Every function here throws std::runtime_error with one line naming the file and what is wrong
-/// with it (a missing tensor, both shapes, the byte where the file ends), and nothing else
-/// (beyond std::bad_alloc). Sources: the safetensors format (Hugging Face, safetensors/README);
-/// Hugging Face's GPT2Model names and GPT2Config fields; OpenAI's encoder for vocab and merges.
+/// Throws: std::runtime_error with one line naming the file and what is wrong with it (a missing
+/// tensor, both shapes, the byte where the file ends) for a file that is missing, unreadable, too
+/// large or not as described above (every function: read_safetensors_header, read_config,
+/// read_weights, read_vocab, read_merges, load_gpt2); nothing else (beyond std::bad_alloc).
+/// Sources: the safetensors format (Hugging Face, safetensors/README); Hugging Face's GPT2Model
+/// names and GPT2Config fields; OpenAI's encoder for vocab and merges.
 #pragma once
 
 #include <armadillo>
@@ -64,9 +66,9 @@ SafetensorsHeader read_safetensors_header(const std::string& path);
 Config read_config(const std::string& dir, const SafetensorsHeader& header);
 
 /// The weights in safetensors file `path` (whose header is `header`), checked against `config` as
-/// described above, every entry finite; tensors that share bytes and bytes of no tensor (between
-/// tensors or after the last) are refused, as the format's reference reader refuses them, and an
-/// lm_head.weight that differs from wte.weight. A bad `config` is refused too.
+/// described above, every entry finite and at most 1e4 in size; tensors that share bytes and bytes
+/// of no tensor (between tensors or after the last) are refused, as the format's reference reader
+/// refuses them, and an lm_head.weight that differs from wte.weight. A bad `config` is refused too.
 Weights read_weights(const std::string& path, const SafetensorsHeader& header, const Config& config);
 
 /// vocab.json: a JSON object of token (in the byte alphabet) -> id.

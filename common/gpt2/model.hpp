@@ -9,12 +9,25 @@
 /// stores its Conv1D weights. A layer's c_attn weight is d x 3d: the query, key and value
 /// projections side by side, and within each, head h owns columns h d_h .. (h + 1) d_h - 1
 /// (d_h = d / heads). Row block h of c_proj's weight (d_h x d) is head h's output projection W_O^h.
+///
+/// Throws: std::invalid_argument naming the value for a size of 0, a width the heads do not divide,
+/// or an epsilon that is not finite and positive (validate, and parameter_table, parameter_count,
+/// random_weights, converted and check_weights, which validate the config); for weights whose
+/// blocks are not config.layers (parameter_table for reading, converted, check_weights); naming the
+/// parameter and both shapes, or the non-finite entry (check_weights); for an empty or too long
+/// sequence or an id outside the vocabulary, naming it and its position (forward); for a layer past
+/// `layers` or a `clean` of another model's shape (resume, resume_streams) or a logit row outside
+/// the sequence (resume); for a score that is not finite (attn::causal_softmax), and what a hook
+/// throws (forward, resume, resume_streams). The others (layer_norm, gelu, affine, unembed) throw
+/// nothing (beyond std::bad_alloc): their callers check the shapes.
 /// Sources: Radford et al. 2019, "Language Models are Unsupervised Multitask Learners", §2.3 (GPT-2's
-/// changes to GPT: layer norm moved to each sub-block's input, a final layer norm, context 1024);
-/// Radford et al. 2018 (GPT: learned positions, the tied unembedding, GELU); Vaswani et al. 2017,
-/// §3.2.2 (multi-head attention); Hendrycks & Gimpel 2016 (GELU, tanh form); Ba et al. 2016 (layer norm);
-/// Elhage et al. 2021, "A Mathematical Framework for Transformer Circuits" (heads' outputs as
-/// separate writes into the residual stream).
+/// changes to GPT: layer norm moved to each sub-block's input, a final layer norm, context 1024) and
+/// Table 2 (the sizes); Radford et al. 2018 (GPT: learned positions, the tied unembedding, GELU, the
+/// initial std 0.02 that GPT-2 keeps); Vaswani et al. 2017, §3.2 (attention) and §3.2.2 (multi-head
+/// attention); Hendrycks & Gimpel 2016, §2 (GELU, tanh form), as in GPT-2's released model.py; Ba et
+/// al. 2016, "Layer Normalization", §3; the structure of llm.c's ParameterTensors and the names of
+/// Hugging Face's GPT2Model (the parameter table); Elhage et al. 2021, "A Mathematical Framework for
+/// Transformer Circuits" (heads' outputs as separate writes into the residual stream).
 #pragma once
 
 #include <armadillo>
@@ -41,7 +54,7 @@ struct Config {
 inline constexpr Config kSmall{};
 
 /// Refuses a size of 0, a width the heads do not divide, or an epsilon that is not finite and
-/// positive (std::invalid_argument naming the value). Source: Radford et al. 2019, Table 2.
+/// positive.
 void validate(const Config& config);
 
 /// One block's weights (the names are the checkpoint's, after "h.<layer>."), in T: float for the
@@ -95,23 +108,19 @@ using ConstParameter = ParameterOf<const arma::Mat<T>>;  ///< a slot to read
 /// The parameter table of `weights`, in the checkpoint's order of mention: wte, wpe, each block's
 /// ln_1, attn.c_attn, attn.c_proj, ln_2, mlp.c_fc, mlp.c_proj (weight, bias), then ln_f.
 /// Sizes come from weights.config; weights.blocks is resized to config.layers. The slots point
-/// into `weights`, which must outlive the table. Throws std::invalid_argument for a bad config.
-/// Source: the structure of llm.c's ParameterTensors; the names of Hugging Face's GPT2Model.
+/// into `weights`, which must outlive the table.
 template <class T>
 std::vector<Parameter<T>> parameter_table(BasicWeights<T>& weights);
 
-/// The same table for reading. Throws std::invalid_argument for a bad config or a number of
-/// blocks that differs from config.layers.
+/// The same table for reading; weights.blocks must hold config.layers blocks.
 template <class T>
 std::vector<ConstParameter<T>> parameter_table(const BasicWeights<T>& weights);
 
 /// Number of parameters of a model of these sizes (GPT-2 small: 124,439,808).
-/// Throws std::invalid_argument for a bad config.
 arma::uword parameter_count(const Config& config);
 
 /// A model of `config`'s sizes with random weights for timing and tests: matrices N(0, 0.02^2),
 /// biases N(0, 0.02^2), gains 1 + N(0, 0.02^2), drawn from `rng` in the table's order.
-/// Throws std::invalid_argument for a bad config. Source: Radford et al. 2019 (initial std 0.02).
 template <class T = float>
 BasicWeights<T> random_weights(const Config& config, attn::Random& rng);
 
@@ -120,7 +129,6 @@ template <class To, class From>
 BasicWeights<To> converted(const BasicWeights<From>& weights);
 
 /// Checks every weight's shape against weights.config and its entries for NaN or inf.
-/// Throws std::invalid_argument naming the parameter and both shapes, or the non-finite entry.
 template <class T>
 void check_weights(const BasicWeights<T>& weights);
 
@@ -152,15 +160,13 @@ using Pass = BasicPass<float>;              ///< the tools' passes
 using Hooks = attn::BasicHooks<float>;
 
 /// Layer norm of every row: (x - mean) / sqrt(var + epsilon) * gain + bias, var the population
-/// variance of the row. X: n x d; gain, bias: 1 x d; returns n x d. Throws nothing (the caller
-/// checks shapes). Source: Ba et al. 2016, "Layer Normalization", §3.
+/// variance of the row. X: n x d; gain, bias: 1 x d; returns n x d (the caller checks the shapes).
 template <class T>
 arma::Mat<T> layer_norm(const arma::Mat<T>& X, const arma::Row<T>& gain, const arma::Row<T>& bias, double epsilon);
 
 /// GELU in GPT-2's tanh form, entry by entry: 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))),
 /// computed as x / (1 + e^(-2u)) with u the tanh's argument (the same function: one exp is
-/// cheaper than a tanh). Any shape. Throws nothing. Source: Hendrycks & Gimpel 2016, §2; GPT-2's
-/// released model.py.
+/// cheaper than a tanh). Any shape.
 template <class T>
 arma::Mat<T> gelu(const arma::Mat<T>& X);
 
@@ -170,7 +176,7 @@ enum class Activation { none, gelu };
 /// act(X W + b): X rows x k (tokens as rows), W k x m (a weight matrix), b 1 x m. W's columns are
 /// cut into one block per core, each block's product, bias and activation computed at once on a
 /// thread of its own (the BLAS runs one thread in these programs); the numbers are those of
-/// act(X * W + b) computed whole. Returns rows x m. Throws nothing beyond std::bad_alloc.
+/// act(X * W + b) computed whole. Returns rows x m.
 template <class T>
 arma::Mat<T> affine(const arma::Mat<T>& X, const arma::Mat<T>& W, const arma::Row<T>& b,
                     Activation act = Activation::none);
@@ -181,9 +187,7 @@ template <class T>
 arma::Mat<T> unembed(const BasicWeights<T>& weights, const arma::Mat<T>& X);
 
 /// Runs GPT-2 on `tokens` (1 to context ids, each below vocab), applying `hooks`.
-/// Returns the logits (n x vocab) and every block's trace. Throws std::invalid_argument for an
-/// empty or too long sequence or an id outside the vocabulary (naming it and its position).
-/// Source: Radford et al. 2019, §2.3; Vaswani et al. 2017, §3.2.
+/// Returns the logits (n x vocab) and every block's trace.
 template <class T>
 BasicPass<T> forward(const BasicWeights<T>& weights, const std::vector<arma::uword>& tokens,
                      const attn::BasicHooks<T>& hooks = {});
@@ -192,8 +196,7 @@ BasicPass<T> forward(const BasicWeights<T>& weights, const std::vector<arma::uwo
 /// applying `hooks`: blocks before `layer` are copied from `clean`, which the hooks cannot have
 /// changed, so only the blocks an intervention reaches are computed. The logits are those of the
 /// positions in `logit_rows` (k x vocab, in that order; none, 0 x 0, when it is empty): the
-/// unembedding is most of a short pass's work. Throws std::invalid_argument for a layer past
-/// `layers`, a `clean` of another model's shape or a row outside the sequence. Source: as forward().
+/// unembedding is most of a short pass's work.
 template <class T>
 BasicPass<T> resume(const BasicWeights<T>& weights, const BasicPass<T>& clean, arma::uword layer,
                     const attn::BasicHooks<T>& hooks, const arma::uvec& logit_rows);
@@ -202,7 +205,7 @@ BasicPass<T> resume(const BasicWeights<T>& weights, const BasicPass<T>& clean, a
 /// stacked, (B n) x d, so each block's weights are read once for all of them (a pass over a short
 /// sequence spends its time reading weights, not multiplying). Returns each variant's final
 /// stream, n x d, the stream the final norm reads (the residual hook at `layers` applied); keeps
-/// nothing else of the passes. Throws as resume() does.
+/// nothing else of the passes.
 template <class T>
 std::vector<arma::Mat<T>> resume_streams(const BasicWeights<T>& weights, const BasicPass<T>& clean, arma::uword layer,
                                          const std::vector<attn::BasicHooks<T>>& variants);
