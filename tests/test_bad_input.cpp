@@ -825,6 +825,28 @@ BOOST_AUTO_TEST_CASE(flags_a_mode_ignores_are_refused) {
   }
 }
 
+namespace {
+
+/// A run saved by a short training (`--quick --steps 20`), trained once per test program (under
+/// the sanitizers a training and its report take about 15 s): its folder and its two files.
+struct QuickRun {
+  fs::path folder;                           ///< the saved set; tests copy it, never change it
+  std::map<std::string, std::string> files;  ///< run.txt and model.txt, as saved
+};
+const QuickRun& saved_quick_run() {
+  static const QuickRun run = [] {
+    const fs::path folder = fs::path(TEST_PLOTS) / "ch09-quick-run";
+    fs::remove_all(folder);
+    const attn::test::Run saved =
+        attn::test::run(cat("timeout 120 ", ch09(), " --no-plots --quick --steps 20 --save ", folder.string()));
+    BOOST_REQUIRE_MESSAGE(saved.code == 0, saved.err);
+    return QuickRun{folder, {{"run.txt", slurp(folder / "run.txt")}, {"model.txt", slurp(folder / "model.txt")}}};
+  }();
+  return run;
+}
+
+}  // namespace
+
 BOOST_AUTO_TEST_CASE(a_saved_model_is_read_safely_and_checked_field_by_field) {
   const fs::path dir = fs::path(TEST_PLOTS) / "ch09-sets";
   fs::remove_all(dir);
@@ -842,12 +864,8 @@ BOOST_AUTO_TEST_CASE(a_saved_model_is_read_safely_and_checked_field_by_field) {
   check_refused(cat(ch09(), " --no-plots --load ", d, "/fifo-model/run.txt"), "ch09_real_heads", "is a file");
 
   // A real saved model, then forged and torn variants of it.
-  const fs::path good = dir / "good";
-  const attn::test::Run saved =
-      attn::test::run(cat("timeout 120 ", ch09(), " --no-plots --quick --steps 20 --save ", good.string()));
-  BOOST_REQUIRE_MESSAGE(saved.code == 0, saved.err);
-  const std::map<std::string, std::string> files{{"run.txt", slurp(good / "run.txt")},
-                                                 {"model.txt", slurp(good / "model.txt")}};
+  const fs::path good = saved_quick_run().folder;
+  const std::map<std::string, std::string>& files = saved_quick_run().files;
   BOOST_TEST(slurp(good / "manifest.txt").find("model.txt " + std::to_string(files.at("model.txt").size())) !=
              std::string::npos);
   // (A whole saved model loading cleanly is test_ch09_real_heads' case, on the suite's model.)
@@ -1103,19 +1121,6 @@ BOOST_AUTO_TEST_CASE(file_errors_name_the_file_without_sending_the_reader_to_hel
 
 namespace {
 
-/// A run saved by a short training (`--quick --steps 20`) into `dir`, once per test program.
-const std::map<std::string, std::string>& saved_quick_run(const fs::path& dir) {
-  static const std::map<std::string, std::string> files = [&] {
-    fs::remove_all(dir);
-    const attn::test::Run saved =
-        attn::test::run(cat("timeout 120 ", ch09(), " --no-plots --quick --steps 20 --save ", dir.string()));
-    BOOST_REQUIRE_MESSAGE(saved.code == 0, saved.err);
-    return std::map<std::string, std::string>{{"run.txt", slurp(dir / "run.txt")},
-                                              {"model.txt", slurp(dir / "model.txt")}};
-  }();
-  return files;
-}
-
 /// `model` with every entry of its tables (the lines of numbers) replaced by `value`.
 std::string every_weight(const std::string& model, const std::string& value) {
   std::istringstream lines(model);
@@ -1142,9 +1147,9 @@ std::string replaced(std::string text, const std::string& from, const std::strin
 
 BOOST_AUTO_TEST_CASE(hand_edited_model_folders_are_refused_naming_what_is_wrong) {
   const fs::path dir = fs::path(TEST_PLOTS) / "ch09-edited";
-  const auto& files = saved_quick_run(dir / "good");
+  const auto& files = saved_quick_run().files;
   const std::string run = files.at("run.txt"), model = files.at("model.txt");
-  const std::string d = dir.string();
+  const std::string d = dir.string(), good = saved_quick_run().folder.string();
   const std::vector<std::tuple<std::string, std::string, std::string>> forged{
       // weights with no direction: every score and share would be 0 / 0
       {"zero", every_weight(model, "0"), "the embedding E holds no weight larger than 1e-06"},
@@ -1179,18 +1184,18 @@ BOOST_AUTO_TEST_CASE(hand_edited_model_folders_are_refused_naming_what_is_wrong)
   std::ofstream text(few / "fortunes");
   for (int entry = 0; entry < 400; ++entry) text << "a b ab ba aab abba baab bab aba bb aa ab ba\n%\n";
   text.close();
-  check_refused(cat(ch09(), " --no-plots --load ", d, "/good --corpus ", few.string()), "ch09_real_heads",
+  check_refused(cat(ch09(), " --no-plots --load ", good, " --corpus ", few.string()), "ch09_real_heads",
                 "differs from the 4 of the corpus read now from token 2 on (saved '!', now 'a')");
   // The corpus is a setting, even with the same characters: Debian's fortunes and one entry more.
   const fs::path more = dir / "one-more-entry";
   fs::remove_all(more);
   fs::copy("/usr/share/games/fortunes", more, fs::copy_options::recursive | fs::copy_options::copy_symlinks);
   std::ofstream(more / "fortunes", std::ios::app) << "the cat sat on the mat.\n%\n";
-  check_refused(cat(ch09(), " --no-plots --load ", d, "/good --corpus ", more.string()), "ch09_real_heads",
+  check_refused(cat(ch09(), " --no-plots --load ", good, " --corpus ", more.string()), "ch09_real_heads",
                 "the model was trained on another corpus (checksum ");
   // --cached trains again (and saves) instead of refusing, as it does for any other setting.
   fs::remove_all(dir / "cached");
-  fs::copy(dir / "good", dir / "cached", fs::copy_options::recursive);
+  fs::copy(good, dir / "cached", fs::copy_options::recursive);
   const attn::test::Run cached = attn::test::run(
       cat("timeout 300 ", ch09(), " --no-plots --quick --steps 20 --cached ", d, "/cached --corpus ", more.string()));
   BOOST_TEST(cached.code == 0, cached.err);
@@ -1282,10 +1287,9 @@ BOOST_AUTO_TEST_CASE(a_corpus_in_crlf_or_without_percent_lines_trains) {
 
 BOOST_AUTO_TEST_CASE(a_saved_model_loads_under_a_small_stack_and_names_odd_folders_escaped) {
   const fs::path dir = fs::path(TEST_PLOTS) / "ch09-edited";
-  saved_quick_run(dir / "good");
   // ulimit -s 64: the work runs on a stack of its own (the BLAS kernels need more than 64 KiB).
-  const attn::test::Run small =
-      attn::test::run(cat("ulimit -s 64; timeout 120 ", ch09(), " --no-plots --load ", (dir / "good").string()));
+  const attn::test::Run small = attn::test::run(
+      cat("ulimit -s 64; timeout 120 ", ch09(), " --no-plots --load ", saved_quick_run().folder.string()));
   BOOST_TEST(small.code == 0, small.err);
   BOOST_TEST(small.out.find("7. Names are summaries") != std::string::npos);
   // A folder name holding a C1 control (U+009B, a terminal's escape introducer, in UTF-8 and as a
@@ -1306,10 +1310,10 @@ BOOST_AUTO_TEST_CASE(a_saved_model_loads_under_a_small_stack_and_names_odd_folde
                r.err);
   }
   // --compare on weights that overflow the scores: refused before the program's header is printed.
-  std::string model = saved_quick_run(dir / "good").at("model.txt");
+  std::string model = saved_quick_run().files.at("model.txt");
   const std::size_t from = model.find("\nL1.Wq") + 1;  // every weight from L1.Wq on: within +-1e6, together beyond
   model.replace(from, std::string::npos, every_weight(model.substr(from), "999999"));
-  forge_set(dir / "overflow", {{"run.txt", saved_quick_run(dir / "good").at("run.txt")}, {"model.txt", model}});
+  forge_set(dir / "overflow", {{"run.txt", saved_quick_run().files.at("run.txt")}, {"model.txt", model}});
   check_refused(
       cat(ch09(), " --no-plots --compare 'the river [bank]' 'the money [bank]' --load ", (dir / "overflow").string()),
       "ch09_real_heads", "model.txt' holds weights that overflow");
