@@ -364,6 +364,19 @@ BOOST_AUTO_TEST_CASE(fast_passes_equal_the_readable_passes) {
   BOOST_TEST(arma::abs(readable.logits - fast.logits).max() < 1e-4f);
 }
 
+BOOST_AUTO_TEST_CASE(a_training_step_counts_its_matrix_products_dense) {
+  // Chapter 09's model, batch 32 (N = 4096 tokens), multiply-adds of the forward pass by hand:
+  // per layer X [Wq|Wk|Wv] 4096 x 64 x 192 = 50331648; Q K^T and A V, 128 blocks of 2 x 128 x 16 x 128
+  // = 67108864; H Wo 4096 x 64 x 64 = 16777216; two layers 268435456; unembedding 4096 x 64 x 97 =
+  // 25427968; forward 293863424 multiply-adds, times 2 flops, times 3 (forward and two backward
+  // products each): 1763180544
+  const attn::AttnOnlyShape ch09{97, 128, 64, 4, 16, 2, true};
+  BOOST_TEST(attn::training_step_flops(ch09, 32) == 1763180544.0);
+  // the smallest model: 2 tokens of width 1, one head of 1: X W 2 x 1 x 3 = 6, Q K^T and A V 2 x 2 x 1
+  // each = 8, H Wo 2, unembedding 2 x 1 x 2 = 4; 20 multiply-adds, 120 flops
+  BOOST_TEST(attn::training_step_flops(attn::AttnOnlyShape{2, 2, 1, 1, 1, 1, false}, 1) == 120.0);
+}
+
 BOOST_AUTO_TEST_CASE(next_token_loss_refuses_non_finite_logits) {
   // A NaN or infinite parameter outside the attention scores (the unembedding here), or one that
   // overflows the logits, makes the loss refuse rather than return NaN, in both versions.

@@ -161,7 +161,12 @@ StepTiming time_training_steps(const TrainOptions& o, arma::uword steps) {
   const auto start = std::chrono::steady_clock::now();
   for (arma::uword i = 0; i < steps; ++i) trainer.step(model, tokens);
   const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-  return {ms / static_cast<double>(steps), steps, o.batch, shape.context, static_cast<unsigned>(trainer.threads())};
+  return {ms / static_cast<double>(steps),
+          steps,
+          o.batch,
+          shape.context,
+          static_cast<unsigned>(trainer.threads()),
+          attn::training_step_flops(shape, o.batch) / 1e9};
 }
 
 namespace {

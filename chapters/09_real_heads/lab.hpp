@@ -125,6 +125,7 @@ struct StepTiming {
   arma::uword batch = 0;    ///< windows per step
   arma::uword context = 0;  ///< tokens per window
   unsigned threads = 0;     ///< threads of the trainer
+  double gflop = 0.0;       ///< GFLOP of matrix products a step, counted dense (attn::training_step_flops)
 };
 
 /// Times `steps` Adam steps of a model seeded by options.seed on one fixed batch of random tokens

@@ -87,7 +87,9 @@ void print_wall_time(std::ostream& out, const Run& run, bool loaded) {
 
 void print_step_timing(std::ostream& out, const StepTiming& t) {
   out << "ch09 model step: " << format_number(t.ms, 2) << " ms (" << t.steps << " steps, batch " << t.batch << " x "
-      << t.context << ", " << t.threads << " threads, float)\n";
+      << t.context << ", " << t.threads << " threads, float)\n"
+      << "  " << format_number(t.gflop, 2)
+      << " GFLOP of matrix products a step, counted dense: " << format_number(t.gflop / t.ms * 1e3, 0) << " GFLOP/s\n";
 }
 
 namespace {

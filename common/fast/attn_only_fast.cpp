@@ -322,6 +322,16 @@ void use_one_blas_thread() {
   ::mallopt(M_TRIM_THRESHOLD, 256 << 20);
 }
 
+double training_step_flops(const AttnOnlyShape& s, arma::uword batch) {
+  const double N = static_cast<double>(batch * s.context), T = static_cast<double>(s.context),
+               D = static_cast<double>(s.width), dk = static_cast<double>(s.d_k),
+               hd = static_cast<double>(s.heads) * dk;
+  const double blocks = static_cast<double>(batch * s.heads);                             // T x T blocks per layer
+  const double layer = N * D * 3 * hd + blocks * (T * dk * T + T * T * dk) + N * hd * D;  // multiply-adds
+  const double forward = static_cast<double>(s.layers) * layer + N * D * static_cast<double>(s.vocab);
+  return 2.0 * 3.0 * forward;  // 2 flops a multiply-add; the forward products and the backward's two each
+}
+
 template <class T>
 AttnOnlyTrainer<T>::AttnOnlyTrainer(double lr, unsigned threads)
     : threads_(threads != 0 ? threads : std::max(1u, std::thread::hardware_concurrency())), adam_(lr) {

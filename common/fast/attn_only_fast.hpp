@@ -10,7 +10,8 @@
 /// for a learning rate Adam refuses (the AttnOnlyTrainer constructor) and for tokens forward()
 /// refuses, checked before any thread starts (AttnOnlyTrainer::step), which also rethrows an
 /// exception raised in a thread (e.g. forward() refusing a non-finite score) and the errors of
-/// Adam's step. The others (use_one_blas_thread) throw nothing (beyond std::bad_alloc).
+/// Adam's step. The others (use_one_blas_thread, training_step_flops) throw nothing (beyond
+/// std::bad_alloc).
 /// Sources: the passes of attn_only.hpp; Karpathy's llm.c (a readable reference beside fast code).
 #pragma once
 
@@ -83,5 +84,13 @@ class AttnOnlyTrainer {
 /// work too) and keeps freed memory in the heap. The trainer's threads each run whole sequences,
 /// so BLAS threads would only compete with them for the cores.
 void use_one_blas_thread();
+
+/// The floating-point operations of one training step's matrix products on `batch` sequences of
+/// shape.context tokens, counted dense, as PyTorch computes them (each T x T block whole; the
+/// passes here skip the masked quarter): per layer X [Wq | Wk | Wv] (N x width by width x 3 heads
+/// d_k, N = batch context), Q K^T and A V for every head of every sequence, H Wo; then the
+/// unembedding; the backward's two products for each (the gradients of both factors); 2 per
+/// multiply-add. Elementwise work (softmax, norm, Adam) is not counted.
+double training_step_flops(const AttnOnlyShape& shape, arma::uword batch);
 
 }  // namespace attn

@@ -40,6 +40,16 @@ void gpt2_small_forward(benchmark::State& state) {
   }
   state.counters["tokens"] = static_cast<double>(n);
   state.counters["patterns"] = static_cast<double>(weights.config.layers * weights.config.heads);
+  // The pass's matrix products, 2 flops a multiply-add: per layer [Q | K | V] (n x d by d x 3d), per
+  // head Q K^T and A V (n x d_h by d_h x n, n x n by n x d_h) and its write z W_O^h (n x d_h by d_h x d),
+  // the MLP (n x d by d x 4d, n x 4d by 4d x d); then the unembedding (n x d by d x vocab): about 16
+  // GFLOP for 64 tokens. Read against build/release/common/peak_bench.
+  const double N = static_cast<double>(n), d = static_cast<double>(weights.config.width),
+               heads = static_cast<double>(weights.config.heads), dh = d / heads;
+  const double layer = N * d * 3 * d + heads * (2 * N * dh * N + N * dh * d) + 2 * N * d * 4 * d;
+  const double flops = 2 * (static_cast<double>(weights.config.layers) * layer + N * d * weights.config.vocab);
+  state.counters["FLOP/s"] =
+      benchmark::Counter(flops * static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
 }
 
 }  // namespace
