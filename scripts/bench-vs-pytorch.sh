@@ -27,7 +27,7 @@ if ! "$py" -c 'import torch' 2>/dev/null; then
   exit 1
 fi
 cmake --preset release >/dev/null
-cmake --build --preset release --target ch05_training ch09_real_heads gpt2_bench >/dev/null
+cmake --build --preset release --target ch05_training ch09_real_heads gpt2_bench peak_bench >/dev/null
 ch05=build/release/chapters/05_training/ch05_training
 ch09=build/release/chapters/09_real_heads/ch09_real_heads
 gpt2=build/release/common/gpt2_bench
@@ -141,6 +141,9 @@ if [[ -n "$own" ]]; then
 else
   echo "OpenBLAS kernels: OpenBLAS's own choice (OPENBLAS_CORETYPE is not set)"
 fi
+# The float FMA peak of both cores, what the GFLOP/s of `ch09_real_heads --bench` and gpt2_bench are read against.
+build/release/common/peak_bench --benchmark_filter='threads:2' --benchmark_format=csv 2>/dev/null |
+  awk -F, '/fma_peak/ { gsub(/"/, "", $1); split($1, name, "/"); printf "%s, both cores: %.0f GFLOP/s\n", name[1], $NF / 1e9 }'
 printf '%-6s %-5s %12s %12s %6s\n' case round "C++" "PyTorch" load
 declare -A cpp_ms torch_ms
 for ((r = 1; r <= rounds; r++)); do
