@@ -7,6 +7,7 @@
 #include <limits>
 #include <stdexcept>
 
+#include "common/attention/attention.hpp"
 #include "common/attention/checks.hpp"
 #include "common/attention/head_roles.hpp"
 #include "common/attention/random.hpp"
@@ -17,9 +18,7 @@ namespace {
 
 /// softmax of one row of float logits (1 x vocab), in double: probabilities to report.
 arma::rowvec softmax_row(const arma::frowvec& logits) {
-  const arma::rowvec z = arma::conv_to<arma::rowvec>::from(logits);
-  const arma::rowvec e = arma::exp(z - z.max());
-  return e / arma::accu(e);
+  return attn::softmax_rows(arma::conv_to<arma::mat>::from(logits));
 }
 
 /// The `count` tokens of `row` (1 x vocab) with the largest (descend) or smallest values.

@@ -8,6 +8,7 @@
 #include <stdexcept>
 #include <tuple>
 
+#include "common/attention/attention.hpp"
 #include "common/attention/random.hpp"
 
 namespace ch09 {
@@ -27,11 +28,6 @@ std::pair<double, double> probe_losses(const Model& model, const Probes& probes,
     for (arma::uword j = 1; j < n; ++j) repeat += loss(s + n + j - 1), n_repeat += 1;
   }
   return {plain / static_cast<double>(windows), repeat / n_repeat};
-}
-
-arma::rowvec softmax_row(const arma::rowvec& z) {
-  const arma::rowvec e = arma::exp(z - z.max());
-  return e / arma::accu(e);
 }
 
 }  // namespace
@@ -127,10 +123,10 @@ PatchingSection patching(const Model& model, const Vocabulary& vocab, const std:
   const arma::uword last = ta.n_elem - 1, ia = clean.logits.row(last).index_max(),
                     ib = source.logits.row(last).index_max();
   PatchingSection out{a, b, vocab.label(ia), vocab.label(ib), 0.0, 0.0, {}};
-  const arma::rowvec p0 = softmax_row(clean.logits.row(last));
+  const arma::rowvec p0 = attn::softmax_rows(clean.logits.row(last));
   out.clean_p_a = p0(ia), out.clean_p_b = p0(ib);
   const auto add = [&](const std::string& what, const attn::Hooks& patch) {
-    const arma::rowvec p = softmax_row(trace(model, ta, patch).logits.row(last));
+    const arma::rowvec p = attn::softmax_rows(trace(model, ta, patch).logits.row(last));
     out.rows.push_back({what, p(ia), p(ib), vocab.label(p.index_max())});
   };
   for (arma::uword k = 0; k < source.writes.size(); ++k) {
