@@ -57,9 +57,7 @@ void fma_peak(benchmark::State& state, bool supported) {
 }
 
 void avx2_fma_peak(benchmark::State& state) { fma_peak<avx2_chains, 8>(state, __builtin_cpu_supports("fma")); }
-void avx512_fma_peak(benchmark::State& state) {
-  fma_peak<avx512_chains, 16>(state, __builtin_cpu_supports("avx512f"));
-}
+void avx512_fma_peak(benchmark::State& state) { fma_peak<avx512_chains, 16>(state, __builtin_cpu_supports("avx512f")); }
 
 }  // namespace
 
