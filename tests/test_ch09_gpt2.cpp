@@ -314,6 +314,7 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(the_cores_split_products_without_changing_them, T,
   BasicWeights<T> w;
   w.wte = W.t();  // 1001 tokens of width 96
   BOOST_TEST(arma::abs(unembed(w, X) - X * w.wte.t()).max() < tolerance);
+  BOOST_TEST(unembed(w, arma::Mat<T>(0, 96)).n_rows == 0);  // no row: no product (BLAS would refuse lda 0)
 }
 
 BOOST_AUTO_TEST_CASE(heads_run_at_once_equal_each_head_computed_alone) {

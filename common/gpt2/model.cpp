@@ -11,6 +11,7 @@
 #include <numbers>
 #include <stdexcept>
 #include <string>
+#include <system_error>
 #include <thread>
 #include <type_traits>
 
@@ -159,10 +160,16 @@ arma::uword parts_for(arma::uword rows, arma::uword inner, arma::uword cols) {
 }
 
 /// Runs part(0) .. part(count - 1) at once, part 0 on this thread; an exception in any is rethrown.
+/// Parts no thread can be started for (a limit on processes) run on this thread after part 0.
 void in_parallel(arma::uword count, const std::function<void(arma::uword)>& part) {
   std::vector<std::future<void>> others;
-  for (arma::uword k = 1; k < count; ++k) others.push_back(std::async(std::launch::async, part, k));
+  arma::uword started = 1;
+  try {
+    for (; started < count; ++started) others.push_back(std::async(std::launch::async, part, started));
+  } catch (const std::system_error&) {  // no thread to be had: the rest run here
+  }
   part(0);
+  for (arma::uword k = started; k < count; ++k) part(k);
   for (std::future<void>& other : others) other.get();
 }
 
@@ -189,6 +196,7 @@ template <class T>
 arma::Mat<T> unembed(const BasicWeights<T>& w, const arma::Mat<T>& X) {
   const arma::uword n = X.n_rows, d = X.n_cols, V = w.wte.n_rows;
   arma::Mat<T> logits(n, V);
+  if (n == 0 || V == 0) return logits;  // nothing to multiply (and BLAS refuses a leading dimension of 0)
   const arma::uword parts = std::min(parts_for(n, d, V), V);
   in_parallel(parts, [&](arma::uword k) {
     const arma::uword first = V * k / parts, count = V * (k + 1) / parts - first;
