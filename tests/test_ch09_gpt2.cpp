@@ -18,6 +18,7 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <numbers>
+#include <sstream>
 #include <string>
 #include <system_error>
 #include <type_traits>
@@ -350,6 +351,18 @@ BOOST_AUTO_TEST_CASE(heads_run_at_once_equal_each_head_computed_alone) {
   }
 }
 
+BOOST_AUTO_TEST_CASE(layer_norm_of_large_equal_entries_is_exact_in_float) {
+  // every weight 1: each row of every stream holds one value (it grows past 1e6 by the second
+  // block), so each norm's centred row is 0 and its output the bias, 1; every logit is then the
+  // sum of a row of wte, the width. A float mean of 768 such entries would miss them by hundreds.
+  const Config config{50, 64, 768, 2, 12, 1e-5};
+  Weights w{config, {}, {}, {}, {}, {}};
+  for (const Parameter<float>& p : parameter_table(w)) p.slot->ones(p.rows, p.cols);
+  const Pass pass = forward(w, std::vector<arma::uword>{1, 2, 3, 4, 5});
+  BOOST_TEST(pass.layers[1].resid_mid.max() > 1e6);
+  BOOST_TEST(arma::abs(pass.logits - 768.0f).max() == 0.0f);
+}
+
 BOOST_AUTO_TEST_CASE(gelu_matches_its_tanh_form) {
   // 0.5 x (1 + tanh u) computed as x / (1 + e^(-2u)); at x = 1: u = sqrt(2/pi) 1.044715
   const double u = std::sqrt(2.0 / std::numbers::pi) * 1.044715;
@@ -510,6 +523,19 @@ BOOST_AUTO_TEST_CASE(program_refuses_bad_folders_in_one_line) {
   const fs::path huge = copy_of_reference("huge-weight");
   set_first_weight(huge / "model.safetensors", "wte.weight", 3.4e38f);
   refused(attn::test::quote(huge.string()), 2, "tensor 'wte.weight' holds a weight of size 3.4e+38");
+  // just past the bound, the size is shown with the digits that put it past (not as 1e+04)
+  const fs::path past = copy_of_reference("just-past-the-bound");
+  set_first_weight(past / "model.safetensors", "wte.weight", 10000.001f);
+  refused(attn::test::quote(past.string()), 2, "holds a weight of size 10000.001, beyond any trained GPT-2's");
+  // a long folder name is cut in the middle, so the file's name and the reason stay in the line
+  fs::path deep = scratch();
+  for (const char c : std::string("defgh")) deep /= std::string(60, c);
+  fs::create_directories(deep);
+  for (const char* f : {"config.json", "vocab.json", "merges.txt", "model.safetensors"})
+    fs::copy_file(reference_dir() / f, deep / f, fs::copy_options::overwrite_existing);
+  std::ofstream(deep / "vocab.json", std::ios::trunc) << "{\"a\": 1";
+  refused(attn::test::quote(deep.string()), 2, "/vocab.json (");
+  refused(attn::test::quote(deep.string()), 2, "bytes): the file is not valid JSON");
   // a text file beyond the checked reader's limit
   const fs::path padded = copy_of_reference("padded-merges");
   std::ofstream(padded / "merges.txt", std::ios::app) << std::string(std::size_t{17} << 20, ' ');
@@ -772,6 +798,12 @@ BOOST_AUTO_TEST_CASE(program_checks_context_sentences_and_degenerate_weights) {
     BOOST_TEST(!attn::test::has_nan_word(run.out), weights);
     BOOST_TEST(run.out.find("-: nothing is left once centred there") != std::string::npos, weights);
   }
+  // 128 heads: the head grids' labels (H127) are wider, and their lines still fit 100 characters
+  const fs::path many = other_checkpoint("many-heads", "128,128,1,64");
+  const attn::test::Run wide = attn::test::run(program + attn::test::quote(many.string()));
+  BOOST_TEST(wide.code == 0, wide.err);
+  std::istringstream lines(wide.out);
+  for (std::string line; std::getline(lines, line);) BOOST_TEST(line.size() <= 100u, line);
 }
 
 BOOST_AUTO_TEST_CASE(a_header_too_large_for_the_memory_limit_is_out_of_memory_not_an_abort) {

@@ -103,9 +103,11 @@ double mean_loss(const arma::fmat& logits, const std::vector<arma::uword>& targe
 
 // [gpt2_direct_logits]
 arma::frowvec through_final_norm(const Weights& w, const Pass& pass, arma::uword t, const arma::frowvec& write) {
-  const arma::frowvec x = pass.resid_final.row(t);  // 1 x d: the stream the final norm reads at t
-  const float scale = 1.0f / std::sqrt(arma::var(x, 1) + static_cast<float>(w.config.epsilon));  // frozen
-  return (write - arma::mean(write)) * scale % w.ln_f_gain;  // 1 x d: the norm's centring is linear
+  // in double, as the norm takes its statistics
+  const arma::rowvec x = arma::conv_to<arma::rowvec>::from(pass.resid_final.row(t));  // 1 x d: what the norm reads at t
+  const arma::rowvec o = arma::conv_to<arma::rowvec>::from(write);                    // 1 x d: the write
+  const double scale = 1.0 / std::sqrt(arma::var(x, 1) + w.config.epsilon);           // the norm's scale, frozen
+  return arma::conv_to<arma::frowvec>::from((o - arma::mean(o)) * scale) % w.ln_f_gain;  // 1 x d: centring is linear
 }
 
 arma::frowvec direct_logits(const Weights& w, const Pass& pass, arma::uword t, const arma::frowvec& write) {

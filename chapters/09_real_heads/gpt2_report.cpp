@@ -124,10 +124,11 @@ void print_list(std::ostream& out, const std::vector<std::string>& items, const 
 /// A layers x heads grid of cells, split into column groups so that every line fits kWidth.
 void print_grid(std::ostream& out, const std::vector<std::vector<std::string>>& cells) {
   const std::size_t heads = cells.front().size();
-  std::size_t width = 3;  // "H11"
+  std::size_t width = fmt::format("H{}", heads - 1).size();           // the widest head label
+  const std::size_t label = fmt::format("L{}", cells.size()).size();  // the widest layer label
   for (const auto& row : cells)
     for (const std::string& cell : row) width = std::max(width, cell.size());
-  const std::size_t per_line = std::max<std::size_t>(1, (kWidth - 2 - 3) / (width + 2));
+  const std::size_t per_line = std::max<std::size_t>(1, (kWidth - 2 - label) / (width + 2));
   const std::size_t groups = (heads + per_line - 1) / per_line, per_group = (heads + groups - 1) / groups;
   for (std::size_t first = 0; first < heads; first += per_group) {
     std::vector<std::string> header{""};

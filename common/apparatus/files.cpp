@@ -186,15 +186,17 @@ const char* system_folder(const fs::path& folder) {
 
 std::string os_reason(int error_number) { return std::strerror(error_number); }
 
-std::string quoted_path(const fs::path& path) {
+std::string shown_path(const fs::path& path) {
   const std::string text = path.string();
   std::string shown = printable(text, std::string::npos);
   if (shown.size() > 160) {
     shown =
         shown.substr(0, 60) + "..." + shown.substr(shown.size() - 80) + " (" + std::to_string(text.size()) + " bytes)";
   }
-  return "'" + shown + "'";
+  return shown;
 }
+
+std::string quoted_path(const fs::path& path) { return "'" + shown_path(path) + "'"; }
 
 std::vector<int> terminating_signals() {
   // Every signal whose default action ends the process and that is sent from outside (kill,

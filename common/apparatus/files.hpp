@@ -56,9 +56,12 @@ class InputFileError : public std::invalid_argument {
 /// The operating system's text for an errno value, e.g. "No space left on device".
 std::string os_reason(int error_number);
 
-/// A path as error messages quote it: between single quotes, non-printable bytes shown as escapes
-/// (cli::printable); a path longer than 160 characters keeps its first 60 and last 80 (where the
-/// file name is) around "..".
+/// A path as error messages show it: non-printable bytes shown as escapes (cli::printable); a path
+/// longer than 160 characters keeps its first 60 and last 80 (where the file name is) around "...",
+/// with its length in bytes, so the reason after it survives a message's length limit.
+std::string shown_path(const std::filesystem::path& path);
+
+/// shown_path() between single quotes, as most messages name a path.
 std::string quoted_path(const std::filesystem::path& path);
 
 /// A generated temporary name in `folder`, `.attn-tmp-<pid>-<n><extension>`, registered for removal on

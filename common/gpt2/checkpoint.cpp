@@ -36,7 +36,7 @@ constexpr std::uint64_t kLargestHeader = std::uint64_t{100} << 20;
 constexpr std::uint64_t kHugeCount = std::uint64_t{1} << 60;
 
 [[noreturn]] void fail(const std::string& path, const std::string& what) {
-  throw std::runtime_error(path + ": " + what);
+  throw std::runtime_error(app::shown_path(path) + ": " + what);  // a long path cut, so the reason stays
 }
 
 std::ifstream open_file(const std::string& path) {
@@ -555,9 +555,12 @@ Weights read_weights(const std::string& path, const SafetensorsHeader& header, c
     read_tensor(in, path, header.data_start + t.begin, p.rows, p.cols, *p.slot);
     if (!p.slot->is_finite()) fail(path, "tensor " + attn::quoted(p.name) + " has a NaN or infinite entry");
     if (!p.slot->is_empty() && arma::abs(*p.slot).max() > kMaxWeight) {
-      fail(path,
-           fmt::format("tensor {} holds a weight of size {:.3g}, beyond any trained GPT-2's (at most {:g} is read)",
-                       attn::quoted(p.name), arma::abs(*p.slot).max(), kMaxWeight));
+      const float largest = arma::abs(*p.slot).max();
+      // 3 digits, or as many as it takes to show a size just past the bound as past it
+      const std::string size = std::stod(fmt::format("{:.3g}", largest)) > kMaxWeight ? fmt::format("{:.3g}", largest)
+                                                                                      : fmt::format("{:.9g}", largest);
+      fail(path, fmt::format("tensor {} holds a weight of size {}, beyond any trained GPT-2's (at most {:g} is read)",
+                             attn::quoted(p.name), size, kMaxWeight));
     }
   }
   if (const auto head = header.tensors.find("lm_head.weight"); head != header.tensors.end()) {

@@ -133,11 +133,14 @@ void check_weights(const BasicWeights<T>& weights) {
 
 template <class T>
 arma::Mat<T> layer_norm(const arma::Mat<T>& X, const arma::Row<T>& gain, const arma::Row<T>& bias, double epsilon) {
-  // X: n x d (one token per row); gain, bias: 1 x d; returns n x d
-  const arma::Col<T> mean = arma::mean(X, 1);                                    // n x 1
-  const arma::Mat<T> centred = X.each_col() - mean;                              // n x d
-  const arma::Col<T> variance = arma::mean(arma::square(centred), 1);            // n x 1, population variance
-  arma::Mat<T> normed = centred.each_col() / arma::sqrt(variance + T(epsilon));  // n x d, rows of mean 0, variance ~1
+  // X: n x d (one token per row); gain, bias: 1 x d; returns n x d. The statistics are taken in
+  // double: a float mean of d large, nearly equal entries misses them by more than their spread.
+  const arma::mat Xd = arma::conv_to<arma::mat>::from(X);
+  const arma::vec mean = arma::mean(Xd, 1);                         // n x 1
+  const arma::mat centred = Xd.each_col() - mean;                   // n x d
+  const arma::vec variance = arma::mean(arma::square(centred), 1);  // n x 1, population variance
+  arma::Mat<T> normed = arma::conv_to<arma::Mat<T>>::from(
+      centred.each_col() / arma::sqrt(variance + epsilon));  // rows of mean 0, variance ~1
   normed.each_row() %= gain;
   normed.each_row() += bias;
   return normed;
