@@ -123,8 +123,8 @@ arma::fmat with_head_output(const Weights& w, const Pass& clean, arma::uword lay
 
 Pass patched_head(const Weights& w, const Pass& clean, arma::uword layer, arma::uword head,
                   const arma::fmat& replacement) {
-  return resume(w, clean, layer, attn::replacing_head(layer, head, replacement),
-                {});  // earlier blocks are the clean ones
+  // earlier blocks are the clean ones; no logits (the caller unembeds many passes at once)
+  return resume(w, clean, layer, attn::replacing_head(layer, head, replacement), {});
 }
 // [gpt2_with_head_output]
 

@@ -87,8 +87,7 @@ struct BasicWeights {
   arma::Row<T> ln_f_gain;             ///< 1 x d: the final norm, gain
   arma::Row<T> ln_f_bias;             ///< 1 x d: the final norm, bias
 };
-using Weights = BasicWeights<float>;     ///< what the tools run: float32, as the checkpoint stores it
-using Weights64 = BasicWeights<double>;  ///< the same weights in double, for the checks
+using Weights = BasicWeights<float>;  ///< what the tools run: float32, as the checkpoint stores it
 
 /// One parameter of the table every loader, counter and checker goes through; M is arma::Mat<T>
 /// for filling a model, const arma::Mat<T> for reading one.
