@@ -11,9 +11,10 @@
 # the better of 1 thread and its default in every round. Each row and ratio carries the machine's
 # 1-minute load average (from /proc/loadavg) when it was measured: above the 2 cores' 2, both sides
 # were slowed by other work.
-# OpenBLAS picks its kernels for the CPU unless OPENBLAS_CORETYPE names a set (PyTorch does not use
-# OpenBLAS). When it is set, every C++ case is also timed on OpenBLAS's own choice (rows marked *),
-# so both the machine's setting and what the library would pick are on record.
+# OpenBLAS picks its kernels for the CPU unless OPENBLAS_CORETYPE names a set. Debian's PyTorch does
+# its float products through the same OpenBLAS (libblas.so.3), so both sides always run on the same
+# kernels. When OPENBLAS_CORETYPE is set, every case is also timed, on both sides, on OpenBLAS's own
+# choice (rows marked *), so both the machine's setting and what the library would pick are on record.
 # Usage: scripts/bench-vs-pytorch.sh [ROUNDS]   (default 3)
 set -euo pipefail
 cd "$(dirname "$(readlink -f "$0")")/.."  # the repository, also when run through a link
@@ -32,8 +33,10 @@ ch05=build/release/chapters/05_training/ch05_training
 ch09=build/release/chapters/09_real_heads/ch09_real_heads
 gpt2=build/release/common/gpt2_bench
 
-torch_case() {  # $1 = ch09 | ch05 | gpt2, $2 = threads (0 = PyTorch's default); prints milliseconds per step
-  "$py" - "$1" "$2" <<'EOF'
+torch_case() {  # $1 = ch09 | ch05 | gpt2, $2 = threads (0 = PyTorch's default), then the command's
+                #   prefix (e.g. env -u OPENBLAS_CORETYPE); prints milliseconds per step
+  local which=$1 threads=$2; shift 2
+  "$@" "$py" - "$which" "$threads" <<'EOF'
 import math, sys, time, torch
 case, threads = sys.argv[1], int(sys.argv[2])
 if threads: torch.set_num_threads(threads)
@@ -149,13 +152,14 @@ declare -A cpp_ms torch_ms
 for ((r = 1; r <= rounds; r++)); do
   for which in ch09 ch05 gpt2; do
     cpp=$(cpp_case "$which" env)
-    torch=$(best "$(torch_case "$which" 1)" "$(torch_case "$which" 0)")
+    torch=$(best "$(torch_case "$which" 1 env)" "$(torch_case "$which" 0 env)")
     printf '%-6s %-5s %12s %12s %6s\n' "$which" "$r" "$cpp" "$torch" "$(load)"
     cpp_ms[$which]+="$cpp "; torch_ms[$which]+="$torch "
     if [[ -n "$own" ]]; then
       cpp=$(cpp_case "$which" env -u OPENBLAS_CORETYPE)
-      printf '%-6s %-5s %12s %12s %6s\n' "$which*" "$r" "$cpp" "" "$(load)"
-      cpp_ms[$which*]+="$cpp "
+      torch=$(best "$(torch_case "$which" 1 env -u OPENBLAS_CORETYPE)" "$(torch_case "$which" 0 env -u OPENBLAS_CORETYPE)")
+      printf '%-6s %-5s %12s %12s %6s\n' "$which*" "$r" "$cpp" "$torch" "$(load)"
+      cpp_ms[$which*]+="$cpp "; torch_ms[$which*]+="$torch "
     fi
   done
 done
@@ -169,5 +173,5 @@ for which in ch09 ch05 gpt2; do
   # shellcheck disable=SC2086  # the lists are space-separated numbers
   summary "$which" "$(best ${cpp_ms[$which]})" "$(best ${torch_ms[$which]})"
   # shellcheck disable=SC2086
-  [[ -z "$own" ]] || summary "$which*" "$(best ${cpp_ms[$which*]})" "$(best ${torch_ms[$which]})"
+  [[ -z "$own" ]] || summary "$which*" "$(best ${cpp_ms[$which*]})" "$(best ${torch_ms[$which*]})"
 done
