@@ -16,6 +16,7 @@
 #include "common/attention/attention.hpp"
 #include "common/attention/attn_only.hpp"
 #include "common/attention/gradcheck.hpp"
+#include "common/attention/inspect.hpp"
 #include "common/attention/optim.hpp"
 #include "common/attention/softmax_backward.hpp"
 #include "common/fast/attn_only_fast.hpp"
@@ -149,6 +150,80 @@ BOOST_AUTO_TEST_CASE(hooks_see_and_replace_head_writes_and_short_windows_are_cau
   attn::forward(model, tokens, hooked, nullptr, attn::replacing_head(1, 0, arma::mat(1, 4, arma::fill::zeros)));
   BOOST_TEST(arma::abs(hooked.logits - masked.logits).max() < 1e-12);
   BOOST_TEST(arma::abs(hooked.logits - full.logits).max() > 1e-6);  // the head mattered
+}
+
+// The readouts both of chapter 09's models share (inspect.hpp), on values worked by hand: logits
+// (0, ln 2, ln 3) are the probabilities (1/6, 2/6, 3/6), so the loss of token 1 is ln 3 and of
+// token 0 is ln 6; (ln 3, 0, 0) gives (3/5, 1/5, 1/5).
+BOOST_AUTO_TEST_CASE(token_loss_top_entries_and_patch_rows_on_hand_values) {
+  const arma::frowvec z{0.0f, std::log(2.0f), std::log(3.0f)};
+  BOOST_TEST(attn::token_loss(z, 1) == std::log(3.0), tt::tolerance(1e-6));
+  BOOST_TEST(attn::token_loss(z, 0) == std::log(6.0), tt::tolerance(1e-6));
+  const auto label = [](arma::uword id) { return "t" + std::to_string(id); };
+  const auto top = attn::top_entries(arma::rowvec{0.5, -2.0, 3.0, 1.0}, 2, "descend", label);
+  BOOST_REQUIRE(top.size() == 2u);
+  BOOST_TEST(top[0].first == "t2");
+  BOOST_TEST(top[0].second == 3.0);
+  BOOST_TEST(top[1].first == "t3");
+  const auto bottom = attn::top_entries(arma::rowvec{0.5, -2.0, 3.0, 1.0}, 9, "ascend", label);
+  BOOST_TEST(bottom.size() == 4u);  // no more than the row holds
+  BOOST_TEST(bottom[0].first == "t1");
+  const std::vector<attn::BasicPatch<float>> patches{{"first", 0, {}}, {"second", 1, {}}};
+  const arma::fmat logits{{0.0f, std::log(2.0f), std::log(3.0f)}, {std::log(3.0f), 0.0f, 0.0f}};
+  const std::vector<attn::PatchRow> rows = attn::patch_rows(patches, logits, 2, 0, label);
+  BOOST_REQUIRE(rows.size() == 2u);
+  BOOST_TEST(rows[0].what == "first");
+  BOOST_TEST(rows[0].p_a == 0.5, tt::tolerance(1e-6));
+  BOOST_TEST(rows[0].p_b == 1.0 / 6, tt::tolerance(1e-6));
+  BOOST_TEST(rows[0].top == "t2");
+  BOOST_TEST(rows[1].p_a == 0.2, tt::tolerance(1e-6));
+  BOOST_TEST(rows[1].p_b == 0.6, tt::tolerance(1e-6));
+  BOOST_TEST(rows[1].top == "t0");
+}
+
+// The patches of activation patching: every head (layer-major), every stream entering a layer and
+// the final one, then the heads named together; each names its site, starts at the right layer and
+// replaces only what it names. Head h of layer l writes 10 l + h + 1 everywhere; stream l is l + 0.5.
+BOOST_AUTO_TEST_CASE(patches_from_names_every_site_and_replaces_only_it) {
+  const arma::uword layers = 2, heads = 2, n = 4, width = 3, last = 2;
+  const auto write = [&](arma::uword l, arma::uword h) {
+    return arma::mat(n, width, arma::fill::value(10.0 * static_cast<double>(l) + static_cast<double>(h) + 1));
+  };
+  const auto stream = [&](arma::uword l) {
+    return arma::mat(n, width, arma::fill::value(static_cast<double>(l) + 0.5));
+  };
+  const auto patches = attn::patches_from<double>(layers, heads, write, stream, last, {1, 3});
+  const std::vector<std::string> names{"L1.H0's output",
+                                       "L1.H1's output",
+                                       "L2.H0's output",
+                                       "L2.H1's output",
+                                       "the stream entering layer 1",
+                                       "the stream entering layer 2",
+                                       "the final stream",
+                                       "L1.H1 + L2.H1 at once"};
+  const std::vector<arma::uword> starts{0, 0, 1, 1, 0, 1, 2, 0};
+  BOOST_REQUIRE(patches.size() == names.size());
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    BOOST_TEST(patches[i].what == names[i]);
+    BOOST_TEST(patches[i].layer == starts[i]);
+  }
+  arma::mat own(n, width, arma::fill::zeros), other(n, width, arma::fill::zeros);
+  patches[3].hooks.head_output(1, 1, own);    // L2.H1's write becomes B's: 12 everywhere
+  patches[3].hooks.head_output(0, 1, other);  // another head's is left alone
+  BOOST_TEST(arma::all(arma::vectorise(own) == 12.0));
+  BOOST_TEST(arma::all(arma::vectorise(other) == 0.0));
+  BOOST_TEST(!patches[3].hooks.residual);  // a head patch leaves the stream to the pass
+  arma::mat X(n, width, arma::fill::zeros);
+  patches[5].hooks.residual(1, X);  // the stream entering layer 2: B's row at the last position only
+  BOOST_TEST(arma::accu(arma::abs(X)) == 1.5 * width);
+  BOOST_TEST(arma::all(X.row(last) == 1.5));
+  arma::mat first(n, width, arma::fill::zeros), second(n, width, arma::fill::zeros);
+  patches[7].hooks.head_output(0, 1, first);
+  patches[7].hooks.head_output(1, 1, second);
+  BOOST_TEST(arma::all(arma::vectorise(first) == 2.0));
+  BOOST_TEST(arma::all(arma::vectorise(second) == 12.0));
+  BOOST_TEST(attn::patches_from<double>(layers, heads, write, stream, last, {0}).size() == 7u);  // one: no row
+  BOOST_CHECK_THROW(attn::patches_from<double>(layers, heads, write, stream, last, {1, 4}), std::out_of_range);
 }
 
 BOOST_AUTO_TEST_CASE(softmax_rows_backward_matches_central_differences) {

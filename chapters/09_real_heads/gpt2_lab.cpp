@@ -21,15 +21,11 @@ arma::rowvec softmax_row(const arma::frowvec& logits) {
   return attn::softmax_rows(arma::conv_to<arma::mat>::from(logits));
 }
 
-/// The `count` tokens of `row` (1 x vocab) with the largest (descend) or smallest values.
+/// The `count` tokens of `row` (1 x vocab) with the largest (descend) or smallest values, labelled.
 template <class Row>
 std::vector<std::pair<std::string, double>> extremes(const Tokenizer& tokenizer, const Row& row, arma::uword count,
                                                      const char* order) {
-  const arma::uvec idx = arma::sort_index(row, order);
-  std::vector<std::pair<std::string, double>> out;
-  for (arma::uword k = 0; k < count && k < idx.n_elem; ++k)
-    out.emplace_back(token_label(tokenizer, idx(k), 10), row(idx(k)));
-  return out;
+  return attn::top_entries(row, count, order, [&](arma::uword id) { return token_label(tokenizer, id, 10); });
 }
 
 /// rows first .. last (inclusive) as a list, and the tokens one position later: what they predict.
@@ -94,10 +90,7 @@ Probes make_probes(const Gpt2& model, const std::string& held_text, std::uint64_
 
 double mean_loss(const arma::fmat& logits, const std::vector<arma::uword>& targets) {
   double sum = 0.0;
-  for (arma::uword r = 0; r < logits.n_rows; ++r) {
-    const arma::rowvec z = arma::conv_to<arma::rowvec>::from(logits.row(r));        // summed in double
-    sum += z.max() + std::log(arma::accu(arma::exp(z - z.max()))) - z(targets[r]);  // -ln softmax(z)[target]
-  }
+  for (arma::uword r = 0; r < logits.n_rows; ++r) sum += attn::token_loss(logits.row(r), targets[r]);
   return sum / static_cast<double>(logits.n_rows);
 }
 
@@ -265,21 +258,6 @@ Ablations ablations(const Gpt2& model, const Probes& probes, const arma::fmat& m
   return a;
 }
 
-namespace {
-
-/// The patched passes' rows (patches x vocab logits) as PatchRows named `what`.
-std::vector<PatchRow> patch_rows(const Gpt2& model, const std::vector<std::string>& what, const arma::fmat& logits,
-                                 arma::uword ia, arma::uword ib) {
-  std::vector<PatchRow> rows;
-  for (arma::uword r = 0; r < logits.n_rows; ++r) {
-    const arma::rowvec p = softmax_row(logits.row(r));
-    rows.push_back({what[r], p(ia), p(ib), token_label(model.tokenizer, p.index_max())});
-  }
-  return rows;
-}
-
-}  // namespace
-
 // [gpt2_patching]
 Patching patching(const Gpt2& model, const std::string& a, const std::string& b) {
   const Weights& w = model.weights;
@@ -295,22 +273,24 @@ Patching patching(const Gpt2& model, const std::string& a, const std::string& b)
   out.predicted_b = token_label(model.tokenizer, ib);
   const arma::rowvec p0 = softmax_row(clean.logits.row(last));
   out.clean_p_a = p0(ia), out.clean_p_b = p0(ib);
-  arma::fmat heads(L * H, w.config.width), streams(L + 1, w.config.width);  // A's last row, normed, per patch
-  std::vector<std::string> head_names, stream_names;
-  for (arma::uword k = 0; k < L * H; ++k) {  // head k's n x d output, as it was on B
-    heads.row(k) =
-        final_normed(w, patched_head(w, clean, k / H, k % H, source.layers[k / H].head_outputs[k % H]), rows);
-    head_names.push_back(attn::head_name(k / H, k % H) + "'s output");
-  }
-  for (arma::uword l = 0; l <= L; ++l) {
-    // the stream at A's last position entering block l (or the final norm), as it was on B
-    const Hooks hooks = attn::replacing_stream(
-        l, last, arma::frowvec((l < L ? source.layers[l].resid_pre : source.resid_final).row(last)));
-    streams.row(l) = final_normed(w, resume(w, clean, l, hooks, {}), rows);
-    stream_names.push_back(l < L ? "the stream entering layer " + std::to_string(l + 1) : "the final stream");
-  }
-  out.heads = patch_rows(model, head_names, unembed(w, heads), ia, ib);
-  out.streams = patch_rows(model, stream_names, unembed(w, streams), ia, ib);
+  // every head's output (all positions) and the stream at A's last position, as they were on B
+  const auto write = [&](arma::uword l, arma::uword h) -> const arma::fmat& {
+    return source.layers[l].head_outputs[h];
+  };
+  const auto stream = [&](arma::uword l) -> const arma::fmat& {
+    return l < L ? source.layers[l].resid_pre : source.resid_final;
+  };
+  const std::vector<attn::BasicPatch<float>> patches = attn::patches_from<float>(L, H, write, stream, last);
+  arma::fmat normed(patches.size(), w.config.width);  // A's last row, final-normed, after each patch
+  for (arma::uword r = 0; r < patches.size(); ++r)    // the blocks before the patch's layer are the clean ones
+    normed.row(r) = final_normed(w, resume(w, clean, patches[r].layer, patches[r].hooks, {}), rows);
+  // the heads' rows and the streams' unembedded in two products
+  const arma::fmat logits = arma::join_cols(unembed(w, arma::fmat(normed.rows(0, L * H - 1))),
+                                            unembed(w, arma::fmat(normed.rows(L * H, normed.n_rows - 1))));
+  const std::vector<PatchRow> all =
+      attn::patch_rows(patches, logits, ia, ib, [&](arma::uword id) { return token_label(model.tokenizer, id); });
+  out.heads.assign(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(L * H));
+  out.streams.assign(all.begin() + static_cast<std::ptrdiff_t>(L * H), all.end());
   return out;
 }
 // [gpt2_patching]

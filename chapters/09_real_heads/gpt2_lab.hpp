@@ -35,6 +35,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/attention/inspect.hpp"
 #include "common/gpt2/checkpoint.hpp"
 
 namespace ch09::gpt2 {
@@ -141,13 +142,9 @@ struct Ablations {
   arma::mat mean;         ///< heads x 2: the same with it replaced by its mean over the held-out windows
 };
 
-/// One patch from sentence B into sentence A, and A's prediction at its last token after it.
-struct PatchRow {
-  std::string what;  ///< "L6.H1's output" or "the stream entering layer 3"
-  double p_a = 0.0;  ///< probability of A's clean prediction
-  double p_b = 0.0;  ///< probability of B's clean prediction
-  std::string top;   ///< the likeliest next token after the patch
-};
+/// One patch from sentence B into sentence A, and A's prediction at its last token after it
+/// (common/attention/inspect.hpp, shared with the attention-only model's tools).
+using attn::PatchRow;
 
 /// Activation patching between two sentences of the same length in tokens.
 struct Patching {

@@ -9,6 +9,7 @@
 #include <tuple>
 
 #include "common/attention/attention.hpp"
+#include "common/attention/inspect.hpp"
 #include "common/attention/random.hpp"
 
 namespace ch09 {
@@ -125,28 +126,15 @@ PatchingSection patching(const Model& model, const Vocabulary& vocab, const std:
   PatchingSection out{a, b, vocab.label(ia), vocab.label(ib), 0.0, 0.0, {}};
   const arma::rowvec p0 = attn::softmax_rows(clean.logits.row(last));
   out.clean_p_a = p0(ia), out.clean_p_b = p0(ib);
-  const auto add = [&](const std::string& what, const attn::Hooks& patch) {
-    const arma::rowvec p = attn::softmax_rows(trace(model, ta, patch).logits.row(last));
-    out.rows.push_back({what, p(ia), p(ib), vocab.label(p.index_max())});
+  // every head's output (all positions) and the stream at A's last position, as they were on B
+  const auto write = [&](arma::uword l, arma::uword h) -> const arma::mat& {
+    return source.writes[l * model.shape.heads + h];
   };
-  for (arma::uword k = 0; k < source.writes.size(); ++k) {
-    const arma::uword l = k / model.shape.heads, h = k % model.shape.heads;
-    add(head_name(l, h) + "'s output", attn::replacing_head(l, h, source.writes[k]));  // at every position, as on B
-  }
-  for (arma::uword l = 0; l < source.streams.size(); ++l) {
-    add(l < model.shape.layers ? "the stream entering layer " + std::to_string(l + 1) : "the final stream",
-        attn::replacing_stream(l, last, arma::rowvec(source.streams[l].row(last))));  // at the last position, as on B
-  }
-  if (together.size() > 1) {
-    std::vector<attn::Hooks> patches;  // several heads' outputs at once, as they were on B
-    std::string names;
-    for (const arma::uword k : together) {
-      const arma::uword l = k / model.shape.heads, h = k % model.shape.heads;
-      patches.push_back(attn::replacing_head(l, h, source.writes.at(k)));
-      names += (names.empty() ? "" : " + ") + head_name(l, h);
-    }
-    add(names + " at once", attn::combined(patches));
-  }
+  const auto stream = [&](arma::uword l) -> const arma::mat& { return source.streams[l]; };
+  const auto patches = attn::patches_from<double>(model.shape.layers, model.shape.heads, write, stream, last, together);
+  arma::mat logits(patches.size(), clean.logits.n_cols);  // A's last row after each patch
+  for (arma::uword r = 0; r < patches.size(); ++r) logits.row(r) = trace(model, ta, patches[r].hooks).logits.row(last);
+  out.rows = attn::patch_rows(patches, logits, ia, ib, [&](arma::uword id) { return vocab.label(id); });
   return out;
 }
 // [patching]

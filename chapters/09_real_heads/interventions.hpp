@@ -25,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "common/attention/inspect.hpp"
 #include "writes.hpp"
 
 namespace ch09 {
@@ -63,13 +64,9 @@ struct Finding {
 std::vector<Finding> findings(const std::vector<Ablation>& ablations, const AblationCompare& compare,
                               const std::vector<std::string>& names);
 
-/// One patch from sentence B into sentence A and what it did to A's prediction at its last character.
-struct PatchRow {
-  std::string what;  ///< "L2.H1's output" or "the stream entering layer 2 at position 21"
-  double p_a = 0.0;  ///< probability of A's own prediction after the patch
-  double p_b = 0.0;  ///< probability of B's prediction after the patch
-  std::string top;   ///< the likeliest next character after the patch
-};
+/// One patch from sentence B into sentence A and what it did to A's prediction at its last
+/// character (common/attention/inspect.hpp, shared with the GPT-2 tools).
+using attn::PatchRow;
 
 /// The two sentences of the patching example, picked from candidates by a rule.
 struct PatchPair {

@@ -5,20 +5,9 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "common/attention/inspect.hpp"
+
 namespace ch09 {
-
-namespace {
-
-/// The characters of `row` (1 x vocab) with the `count` largest (descend) or smallest values.
-std::vector<std::pair<std::string, double>> extremes(const arma::rowvec& row, const Vocabulary& vocab,
-                                                     arma::uword count, const char* order) {
-  const arma::uvec idx = arma::sort_index(row, order);
-  std::vector<std::pair<std::string, double>> out;
-  for (arma::uword k = 0; k < count && k < idx.n_elem; ++k) out.emplace_back(vocab.label(idx(k)), row(idx(k)));
-  return out;
-}
-
-}  // namespace
 
 // [trace]
 Trace trace(const Model& model, const arma::urowvec& tokens, const attn::Hooks& hooks) {
@@ -46,10 +35,7 @@ Trace trace(const Model& model, const arma::urowvec& tokens, const attn::Hooks& 
 
 arma::rowvec trace_losses(const Trace& tr, const arma::urowvec& tokens) {
   arma::rowvec out(tokens.n_elem - 1);
-  for (arma::uword t = 0; t + 1 < tokens.n_elem; ++t) {
-    const arma::rowvec z = tr.logits.row(t);
-    out(t) = z.max() + std::log(arma::accu(arma::exp(z - z.max()))) - z(tokens(t + 1));
-  }
+  for (arma::uword t = 0; t + 1 < tokens.n_elem; ++t) out(t) = attn::token_loss(tr.logits.row(t), tokens(t + 1));
   return out;
 }
 
@@ -78,6 +64,7 @@ WritesSection head_writes(const Model& model, const Vocabulary& vocab, const std
   out.position = position.value_or(tokens.n_elem - 1);
   if (out.position >= tokens.n_elem) throw std::invalid_argument("head_writes: position outside the sentence");
   const arma::uword K = tr.writes.size();
+  const auto label = [&](arma::uword id) { return vocab.label(id); };
   for (arma::uword i = 0; i < tokens.n_elem; ++i) {
     const arma::uword predicted = tr.logits.row(i).index_max();
     arma::rowvec sharp(K), effect(K);
@@ -88,8 +75,9 @@ WritesSection head_writes(const Model& model, const Vocabulary& vocab, const std
       effect(k) = logits(predicted);
       if (i != out.position) continue;
       out.heads.push_back({head_name(k / model.shape.heads, k % model.shape.heads), a.index_max(), a.max(),
-                           arma::norm(tr.writes[k].row(i)), logits(predicted), extremes(logits, vocab, 3, "descend"),
-                           extremes(logits, vocab, 3, "ascend")});
+                           arma::norm(tr.writes[k].row(i)), logits(predicted),
+                           attn::top_entries(logits, 3, "descend", label),
+                           attn::top_entries(logits, 3, "ascend", label)});
     }
     const arma::uword sharpest = sharp.index_max(), strongest = arma::abs(effect).index_max();
     if (i == out.position) out.predicted = vocab.label(predicted), out.sharpest = sharpest, out.strongest = strongest;

@@ -1,0 +1,118 @@
+/// \file common/attention/inspect.hpp
+/// \brief Reading a hooked run (hooks.hpp), written once for both of chapter 09's models, the
+/// attention-only model and GPT-2: the loss of a prediction, the tokens a row of logits favours, and
+/// activation patching from a run on one sentence into a run on another.
+///
+/// Shapes: tokens are rows; a head's write and a stream are n x width (row i: position i), a row of
+/// logits 1 x vocab. Heads are indexed layer-major, k = layer * heads + head. Throws: std::out_of_range
+/// for a head index in `together` past the last head (patches_from); the others throw nothing
+/// (beyond std::bad_alloc), given indices inside the rows they read.
+/// Sources: Meng et al. 2022, "Locating and Editing Factual Associations in GPT" (patching from a
+/// run on another input); Heimersheim & Nanda 2024, "How to use and interpret activation patching"
+/// (a head's output and the residual stream as patch sites; probabilities read after each patch).
+#pragma once
+
+#include <algorithm>
+#include <armadillo>
+#include <cmath>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "common/attention/attention.hpp"
+#include "common/attention/head_roles.hpp"
+#include "common/attention/hooks.hpp"
+
+namespace attn {
+
+/// -ln softmax(z)[target] for one row of logits z (1 x vocab, float or double), summed in double:
+/// max z + ln sum exp(z - max z) - z[target].
+template <class Row>
+double token_loss(const Row& z, arma::uword target) {
+  const arma::rowvec x = arma::conv_to<arma::rowvec>::from(z);
+  return x.max() + std::log(arma::accu(arma::exp(x - x.max()))) - x(target);
+}
+
+/// The `count` entries of `row` (1 x vocab) with the largest values (order "descend") or the
+/// smallest ("ascend"), as (label(index), value) pairs; `label` names a token id.
+template <class Row, class Label>
+std::vector<std::pair<std::string, double>> top_entries(const Row& row, arma::uword count, const char* order,
+                                                        Label label) {
+  const arma::uvec idx = arma::sort_index(row, order);
+  std::vector<std::pair<std::string, double>> out;
+  for (arma::uword k = 0; k < count && k < idx.n_elem; ++k) out.emplace_back(label(idx(k)), row(idx(k)));
+  return out;
+}
+
+// ---- activation patching -------------------------------------------------------------------------
+
+/// One patch: what it replaces, the first layer whose input it changes (a patched pass may start
+/// there: the layers before it are the clean run's), and the hooks that apply it.
+template <class T>
+struct BasicPatch {
+  std::string what;     ///< "L2.H1's output", "the stream entering layer 2", "the final stream"
+  arma::uword layer;    ///< the first layer it changes (layers: only the final norm's input)
+  BasicHooks<T> hooks;  ///< the patched pass applies these
+};
+
+/// The patches of activation patching from a run on sentence B into a run on sentence A of the
+/// same length: every head's write at every position, layer-major, as it was on B; then B's stream
+/// at position `last` entering each layer, then the final stream; then, when `together` names two
+/// or more heads (indices k = layer * heads + head), their writes at once (heads that share a job).
+/// write(l, h): B's n x width write of head h of layer l; stream(l): B's n x width stream entering
+/// layer l (l = layers: the final stream).
+// [patches_from]
+template <class T, class Write, class Stream>
+std::vector<BasicPatch<T>> patches_from(arma::uword layers, arma::uword heads, Write write, Stream stream,
+                                        arma::uword last, const std::vector<arma::uword>& together = {}) {
+  std::vector<BasicPatch<T>> patches;
+  for (arma::uword k = 0; k < layers * heads; ++k) {
+    const arma::uword l = k / heads, h = k % heads;
+    patches.push_back({head_name(l, h) + "'s output", l, replacing_head(l, h, arma::Mat<T>(write(l, h)))});
+  }
+  for (arma::uword l = 0; l <= layers; ++l) {
+    patches.push_back({l < layers ? "the stream entering layer " + std::to_string(l + 1) : "the final stream", l,
+                       replacing_stream(l, last, arma::Row<T>(stream(l).row(last)))});
+  }
+  if (together.size() > 1) {
+    std::vector<BasicHooks<T>> each;
+    std::string names;
+    arma::uword first = layers;
+    for (const arma::uword k : together) {
+      if (k >= layers * heads)
+        throw std::out_of_range("patches_from: head " + std::to_string(k) + " of " + std::to_string(layers * heads));
+      const arma::uword l = k / heads, h = k % heads;
+      each.push_back(replacing_head(l, h, arma::Mat<T>(write(l, h))));
+      names += (names.empty() ? "" : " + ") + head_name(l, h);
+      first = std::min(first, l);
+    }
+    patches.push_back({names + " at once", first, combined(each)});
+  }
+  return patches;
+}
+// [patches_from]
+
+/// A's prediction at its last position after one patch.
+struct PatchRow {
+  std::string what;  ///< the patch's name (BasicPatch::what)
+  double p_a = 0.0;  ///< probability of A's clean prediction
+  double p_b = 0.0;  ///< probability of B's clean prediction
+  std::string top;   ///< the likeliest next token after the patch, label(id)
+};
+
+/// The rows of a patching table: row r of `logits` (patches x vocab) is A's last position after
+/// patch r, read as probabilities (softmax in double) of A's clean prediction `ia`, of B's `ib`,
+/// and the likeliest token.
+template <class T, class Label>
+std::vector<PatchRow> patch_rows(const std::vector<BasicPatch<T>>& patches, const arma::Mat<T>& logits, arma::uword ia,
+                                 arma::uword ib, Label label) {
+  std::vector<PatchRow> rows;
+  for (arma::uword r = 0; r < logits.n_rows; ++r) {
+    const arma::rowvec p = softmax_rows(arma::conv_to<arma::mat>::from(logits.row(r)));
+    rows.push_back({patches.at(r).what, p(ia), p(ib), label(p.index_max())});
+  }
+  return rows;
+}
+
+}  // namespace attn
