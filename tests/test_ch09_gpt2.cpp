@@ -431,6 +431,54 @@ BOOST_AUTO_TEST_CASE(direct_logits_match_numpy) {
   BOOST_TEST(arma::abs(got).max() > 0.1);  // a real contribution, not a vector of zeros
 }
 
+// The measured roles and losses on sequences numpy ran (the reference's texts of 13 and 15 tokens),
+// recomputed here from numpy's patterns and logits by the definitions: the first token stands for
+// <|endoftext|> (o = 1) and is neither scored nor read; previous-token: the weight from each later
+// position i > o to i - 1, every read of both windows counted once; induction on a sequence of
+// o + 2n tokens (n = 6): the weight from position o + n + j to o + j + 1, j = 0 .. n - 2, the mean
+// over the two sequences; the held-out loss: -ln p of each next token, over both windows.
+BOOST_AUTO_TEST_CASE(roles_and_losses_match_numpy_by_their_definitions) {
+  const json& texts = reference()["forward"];
+  const json &one = texts[0], &two = texts[2];
+  const arma::uword o = 1, n = 6, L = tiny().weights.config.layers, H = tiny().weights.config.heads;
+  BOOST_REQUIRE(ids_of(one["tokens"]).size() == o + 2 * n);
+  BOOST_REQUIRE(ids_of(two["tokens"]).size() > o + 2 * n);
+  Probes probes;
+  probes.bos = true;
+  probes.held = {ids_of(one["tokens"]), ids_of(two["tokens"])};
+  std::vector<arma::uword> cut = ids_of(two["tokens"]);
+  cut.resize(o + 2 * n);  // causal: numpy's first o + 2n rows are this sequence's
+  probes.repeats = {ids_of(one["tokens"]), cut};
+  probes.repeat_length = n;
+  const Roles r = roles(tiny(), probes);
+  arma::mat previous(L, H, arma::fill::zeros), induction(L, H, arma::fill::zeros);
+  double reads = 0.0, loss = 0.0, targets = 0.0;
+  for (const json* item : {&one, &two}) {
+    const arma::uword T = ids_of((*item)["tokens"]).size();
+    for (arma::uword k = 0; k < L * H; ++k) {
+      const json& A = (*item)["patterns"][k];
+      for (arma::uword i = o + 1; i < T; ++i) previous(k / H, k % H) += A[i][i - 1].get<double>();
+      for (arma::uword j = 0; j + 1 < n; ++j)
+        induction(k / H, k % H) += A[o + n + j][o + j + 1].get<double>() / (2.0 * static_cast<double>(n - 1));
+    }
+    reads += static_cast<double>(T - 1 - o);
+    for (arma::uword i = 0; i + 1 < T; ++i) {
+      const std::vector<double> z = (*item)["logits"][i].get<std::vector<double>>();
+      double top = z[0], sum = 0.0;
+      for (const double v : z) top = std::max(top, v);
+      for (const double v : z) sum += std::exp(v - top);
+      loss += top + std::log(sum) - z[ids_of((*item)["tokens"])[i + 1]];
+      targets += 1.0;
+    }
+  }
+  previous /= reads;
+  BOOST_TEST(arma::abs(r.previous_token - previous).max() < agreement<float>());
+  BOOST_TEST(arma::abs(r.induction - induction).max() < agreement<float>());
+  BOOST_TEST(r.held_tokens == static_cast<arma::uword>(targets));
+  BOOST_TEST(std::abs(r.held_loss - loss / targets) < agreement<float>());
+  BOOST_TEST(arma::accu(induction) > 0.0);  // the positions scored hold weight: the test can fail
+}
+
 BOOST_AUTO_TEST_CASE(direct_effects_add_up_to_the_logit) {
   // the final norm is linear once its scale is frozen, so the parts' direct effects sum to the logit
   const Gpt2& m = tiny();

@@ -190,8 +190,10 @@ Roles roles(const Gpt2& model, const Probes& probes) {
     r.held_tokens += T - 1;
     for (arma::uword l = 0; l < L; ++l) {
       for (arma::uword h = 0; h < H; ++h) {
-        const arma::fmat& A = pass.layers[l].patterns[h];                               // T x T
-        for (arma::uword i = o + 1; i < T; ++i) r.previous_token(l, h) += A(i, i - 1);  // text reading the token before
+        // the text after <|endoftext|> (T - o positions), scored as the chapter scores every head;
+        // weighted by its reads, so every read of the held-out windows counts once
+        const arma::mat A = arma::conv_to<arma::mat>::from(pass.layers[l].patterns[h].submat(o, o, T - 1, T - 1));
+        r.previous_token(l, h) += attn::previous_token_score(A) * static_cast<double>(T - 1 - o);
         r.mean_output.row(l * H + h) += arma::sum(pass.layers[l].head_outputs[h].rows(o, T - 1), 0);
       }
     }
@@ -206,7 +208,8 @@ Roles roles(const Gpt2& model, const Probes& probes) {
     for (arma::uword l = 0; l < L; ++l) {
       for (arma::uword h = 0; h < H; ++h) {
         // token r_j of the second copy (position o + n + j) reading r_(j+1) after r_j's first copy
-        for (arma::uword j = 0; j < n; ++j) r.induction(l, h) += pass.layers[l].patterns[h](o + n + j, o + j + 1);
+        const arma::mat A = arma::conv_to<arma::mat>::from(pass.layers[l].patterns[h]);
+        r.induction(l, h) += attn::induction_score(A, attn::Block{o, n});
       }
     }
     const auto [first_rows, first_targets] = predictions(sequence, o, o + n - 2);
@@ -215,7 +218,7 @@ Roles roles(const Gpt2& model, const Probes& probes) {
     r.repeat += mean_loss(pass.logits.rows(repeat_rows), repeat_targets);
   }
   const auto sequences = static_cast<double>(probes.repeats.size());
-  r.induction /= sequences * static_cast<double>(n);
+  r.induction /= sequences;
   r.first /= sequences;
   r.repeat /= sequences;
   return r;

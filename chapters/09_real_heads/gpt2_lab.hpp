@@ -125,8 +125,9 @@ struct Writes {
 
 /// Measured roles (layers x heads), and what the held-out windows give the other sections.
 struct Roles {
-  arma::mat previous_token;     ///< mean weight on position i - 1, held-out text
-  arma::mat induction;          ///< mean weight on the token after the current token's earlier copy
+  arma::mat previous_token;     ///< attn::previous_token_score of the held-out text after <|endoftext|>,
+                                ///< every read of every window counted once
+  arma::mat induction;          ///< attn::induction_score on the repeats, mean over the sequences
   double first = 0.0;           ///< loss predicting the first copy of the random tokens (nats/token)
   double repeat = 0.0;          ///< loss predicting their repeat
   double held_loss = 0.0;       ///< mean loss over every held-out window (nats/token)

@@ -250,7 +250,7 @@ void print_roles(std::ostream& out, const gpt2::Lab& lab) {
   fmt::print(out, "  highest: {}\n", highest(r.previous_token, 5));
   fmt::print(out,
              "  induction score: {} sequences of {} random tokens, then the same {} again{};\n"
-             "  mean weight from each token of the repeat to the token after its earlier copy\n",
+             "  mean weight from each token of the repeat but the last to the token after its earlier copy\n",
              p.repeats.size(), p.repeat_length, p.repeat_length, p.bos ? " (<|endoftext|> first)" : "");
   print_grid(out, score_cells(r.induction));
   fmt::print(out, "  highest: {}\n", highest(r.induction, 5));
