@@ -168,6 +168,12 @@ BOOST_AUTO_TEST_CASE(token_loss_top_entries_and_patch_rows_on_hand_values) {
   const auto bottom = attn::top_entries(arma::rowvec{0.5, -2.0, 3.0, 1.0}, 9, "ascend", label);
   BOOST_TEST(bottom.size() == 4u);  // no more than the row holds
   BOOST_TEST(bottom[0].first == "t1");
+  // through a norm with its scale frozen at 2: centred, then scaled; linear, so parts add up
+  BOOST_TEST(arma::approx_equal(attn::frozen_norm(arma::rowvec{1.0, 2.0, 6.0}, 2.0), arma::rowvec{-4.0, -2.0, 6.0},
+                                "absdiff", 1e-15));
+  BOOST_TEST(arma::approx_equal(
+      attn::frozen_norm(arma::rowvec{1.0, 2.0, 6.0}, 2.0) + attn::frozen_norm(arma::rowvec{5.0, 0.0, 1.0}, 2.0),
+      attn::frozen_norm(arma::rowvec{6.0, 2.0, 7.0}, 2.0), "absdiff", 1e-14));
   const std::vector<attn::BasicPatch<float>> patches{{"first", 0, {}}, {"second", 1, {}}};
   const arma::fmat logits{{0.0f, std::log(2.0f), std::log(3.0f)}, {std::log(3.0f), 0.0f, 0.0f}};
   const std::vector<attn::PatchRow> rows = attn::patch_rows(patches, logits, 2, 0, label);

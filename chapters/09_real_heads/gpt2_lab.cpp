@@ -100,7 +100,7 @@ arma::frowvec through_final_norm(const Weights& w, const Pass& pass, arma::uword
   const arma::rowvec x = arma::conv_to<arma::rowvec>::from(pass.resid_final.row(t));  // 1 x d: what the norm reads at t
   const arma::rowvec o = arma::conv_to<arma::rowvec>::from(write);                    // 1 x d: the write
   const double scale = 1.0 / std::sqrt(arma::var(x, 1) + w.config.epsilon);           // the norm's scale, frozen
-  return arma::conv_to<arma::frowvec>::from((o - arma::mean(o)) * scale) % w.ln_f_gain;  // 1 x d: centring is linear
+  return arma::conv_to<arma::frowvec>::from(attn::frozen_norm(o, scale)) % w.ln_f_gain;  // 1 x d, then the gain
 }
 
 arma::frowvec direct_logits(const Weights& w, const Pass& pass, arma::uword t, const arma::frowvec& write) {

@@ -42,13 +42,9 @@ arma::rowvec trace_losses(const Trace& tr, const arma::urowvec& tokens) {
 // [direct_logits]
 arma::rowvec direct_logits(const Model& model, const Trace& tr, arma::uword t, const arma::rowvec& write) {
   if (t >= tr.inv_std.n_elem) throw std::invalid_argument("direct_logits: position out of range");
-  arma::rowvec w = write;
-  if (model.shape.final_norm) {
-    w -= arma::mean(w);  // the norm's centring is linear
-    w *= tr.inv_std(t);  // its scale, frozen at this pass's value
-    w %= to_double(model.gain);
-  }
-  return w * to_double(model.U);  // 1 x vocab: the logits this write adds
+  if (!model.shape.final_norm) return write * to_double(model.U);  // 1 x vocab: the logits this write adds
+  // centred (linear) and scaled by the norm's scale, frozen at this pass's value, then its gain
+  return (attn::frozen_norm(write, tr.inv_std(t)) % to_double(model.gain)) * to_double(model.U);
 }
 // [direct_logits]
 

@@ -1,7 +1,8 @@
 /// \file common/attention/inspect.hpp
 /// \brief Reading a hooked run (hooks.hpp), written once for both of chapter 09's models, the
-/// attention-only model and GPT-2: the loss of a prediction, the tokens a row of logits favours, and
-/// activation patching from a run on one sentence into a run on another.
+/// attention-only model and GPT-2: the loss of a prediction, the tokens a row of logits favours, a
+/// write through the final norm with its scale frozen (direct logit attribution), and activation
+/// patching from a run on one sentence into a run on another.
 ///
 /// Shapes: tokens are rows; a head's write and a stream are n x width (row i: position i), a row of
 /// logits 1 x vocab. Heads are indexed layer-major, k = layer * heads + head. Throws: std::out_of_range
@@ -44,6 +45,15 @@ std::vector<std::pair<std::string, double>> top_entries(const Row& row, arma::uw
   for (arma::uword k = 0; k < count && k < idx.n_elem; ++k) out.emplace_back(label(idx(k)), row(idx(k)));
   return out;
 }
+
+/// A write w (1 x width, in double) through a layer norm whose scale is frozen at a pass's value
+/// s = 1 / sqrt(var(x) + eps) of the stream x it joins: (w - mean w) s, 1 x width, before the
+/// norm's gain. The norm's centring is linear and its scale is held fixed, so the parts of a stream
+/// (the embedding, each head's write) map to parts that add up to the normed stream, less the bias
+/// (direct logit attribution: Elhage et al. 2021, "A Mathematical Framework for Transformer Circuits").
+// [frozen_norm]
+inline arma::rowvec frozen_norm(const arma::rowvec& write, double scale) { return (write - arma::mean(write)) * scale; }
+// [frozen_norm]
 
 // ---- activation patching -------------------------------------------------------------------------
 
