@@ -187,6 +187,40 @@ BOOST_AUTO_TEST_CASE(token_loss_top_entries_and_patch_rows_on_hand_values) {
   BOOST_TEST(rows[1].top == "t0");
 }
 
+// Zero against mean ablation: for each head, a variant with its write zeroed and one at its mean
+// (head k's mean is (k, 2k)), layer by layer. The measured "losses" here are the sums of the head's
+// write after the hook (3 x 2 ones before it) and of another head's (left alone): so zeroing
+// removes all 6, and the mean sets 3 (k + 2k) = 9k.
+BOOST_AUTO_TEST_CASE(zero_and_mean_replaces_each_head_both_ways) {
+  const arma::uword layers = 2, heads = 2;
+  std::vector<arma::rowvec> means;
+  for (arma::uword k = 0; k < layers * heads; ++k)
+    means.push_back(arma::rowvec{static_cast<double>(k), 2.0 * static_cast<double>(k)});
+  std::vector<arma::uword> layers_seen;
+  const auto measure = [&](arma::uword l, const std::vector<attn::Hooks>& variants) {
+    layers_seen.push_back(l);
+    std::vector<arma::rowvec> out;
+    for (arma::uword v = 0; v < variants.size(); ++v) {
+      arma::mat own(3, 2, arma::fill::ones), other(3, 2, arma::fill::ones);
+      variants[v].head_output(l, v / 2, own);
+      variants[v].head_output(l, (v / 2 + 1) % heads, other);
+      out.push_back(arma::rowvec{arma::accu(own), arma::accu(other)});
+    }
+    return out;
+  };
+  const attn::ZeroAndMean r = attn::zero_and_mean<double>(layers, heads, means, arma::rowvec{6.0, 6.0}, measure);
+  BOOST_TEST((layers_seen == std::vector<arma::uword>{0, 1}));
+  for (arma::uword k = 0; k < layers * heads; ++k) {
+    BOOST_TEST(r.zero(k, 0) == -6.0);
+    BOOST_TEST(r.mean(k, 0) == 9.0 * static_cast<double>(k) - 6.0);
+    BOOST_TEST(r.zero(k, 1) == 0.0);  // the other head's write is untouched
+    BOOST_TEST(r.mean(k, 1) == 0.0);
+  }
+  BOOST_CHECK_THROW(attn::zero_and_mean<double>(layers, heads, std::vector<arma::rowvec>(3, arma::rowvec{0.0, 0.0}),
+                                                arma::rowvec{6.0, 6.0}, measure),
+                    std::out_of_range);
+}
+
 // The patches of activation patching: every head (layer-major), every stream entering a layer and
 // the final one, then the heads named together; each names its site, starts at the right layer and
 // replaces only what it names. Head h of layer l writes 10 l + h + 1 everywhere; stream l is l + 0.5.

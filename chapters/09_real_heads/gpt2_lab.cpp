@@ -235,29 +235,31 @@ Ablations ablations(const Gpt2& model, const Probes& probes, const arma::fmat& m
   Ablations a{mean_loss(held.logits.rows(held_rows), held_targets),
               mean_loss(repeat.logits.rows(repeat_rows), repeat_targets), arma::mat(L * H, 2), arma::mat(L * H, 2)};
   const arma::uword nh = held_rows.n_elem, nr = repeat_rows.n_elem;
-  for (arma::uword l = 0; l < L; ++l) {
+  std::vector<arma::frowvec> means;  // each head's mean output over the held-out windows' text
+  for (arma::uword k = 0; k < L * H; ++k) means.push_back(mean_output.row(k));
+  // a layer's variants (head h zeroed: 2h, at its mean: 2h + 1) run together from that layer on
+  const auto measure = [&](arma::uword l, const std::vector<Hooks>& variants) {
     if (progress) progress("ablating the heads of layer " + std::to_string(l + 1) + " of " + std::to_string(L));
-    std::vector<Hooks> variants;  // head h zeroed (variant 2h), then replaced by its mean over held-out text (2h + 1)
-    for (arma::uword h = 0; h < H; ++h) {
-      variants.push_back(attn::replacing_head(l, h, arma::frowvec(w.config.width, arma::fill::zeros)));
-      variants.push_back(attn::replacing_head(l, h, arma::frowvec(mean_output.row(l * H + h))));
-    }
     const std::vector<arma::fmat> held_streams = resume_streams(w, held, l, variants);
     const std::vector<arma::fmat> repeat_streams = resume_streams(w, repeat, l, variants);
-    for (arma::uword h = 0; h < H; ++h) {
-      const arma::fmat logits = unembed(
-          w, arma::fmat(arma::join_cols(arma::join_cols(final_normed(w, held_streams[2 * h], held_rows),
-                                                        final_normed(w, repeat_streams[2 * h], repeat_rows)),
-                                        arma::join_cols(final_normed(w, held_streams[2 * h + 1], held_rows),
-                                                        final_normed(w, repeat_streams[2 * h + 1], repeat_rows)))));
-      // the four passes' rows unembedded at once
-      const arma::uword k = l * H + h;
-      a.zero.row(k) = arma::rowvec{mean_loss(logits.rows(0, nh - 1), held_targets) - a.held_out,
-                                   mean_loss(logits.rows(nh, nh + nr - 1), repeat_targets) - a.repeat};
-      a.mean.row(k) = arma::rowvec{mean_loss(logits.rows(nh + nr, 2 * nh + nr - 1), held_targets) - a.held_out,
-                                   mean_loss(logits.rows(2 * nh + nr, 2 * nh + 2 * nr - 1), repeat_targets) - a.repeat};
+    std::vector<arma::rowvec> losses;
+    for (arma::uword v = 0; v < variants.size(); v += 2) {
+      // the four passes' rows (zeroed and at the mean, on both texts) unembedded at once
+      const arma::fmat logits =
+          unembed(w, arma::fmat(arma::join_cols(arma::join_cols(final_normed(w, held_streams[v], held_rows),
+                                                                final_normed(w, repeat_streams[v], repeat_rows)),
+                                                arma::join_cols(final_normed(w, held_streams[v + 1], held_rows),
+                                                                final_normed(w, repeat_streams[v + 1], repeat_rows)))));
+      losses.push_back(arma::rowvec{mean_loss(logits.rows(0, nh - 1), held_targets),
+                                    mean_loss(logits.rows(nh, nh + nr - 1), repeat_targets)});
+      losses.push_back(arma::rowvec{mean_loss(logits.rows(nh + nr, 2 * nh + nr - 1), held_targets),
+                                    mean_loss(logits.rows(2 * nh + nr, 2 * nh + 2 * nr - 1), repeat_targets)});
     }
-  }
+    return losses;
+  };
+  const attn::ZeroAndMean rises = attn::zero_and_mean<float>(L, H, means, arma::rowvec{a.held_out, a.repeat}, measure);
+  a.zero = rises.zero;
+  a.mean = rises.mean;
   return a;
 }
 

@@ -46,17 +46,20 @@ AblationCompare compare_ablations(const Model& model, const Probes& probes, arma
   AblationCompare c;
   c.windows = windows;
   std::tie(c.held_out, c.repeat) = probe_losses(model, probes, windows, {});
-  c.zero.set_size(K, 2), c.mean.set_size(K, 2);
-  for (arma::uword k = 0; k < K; ++k) {
-    c.heads.push_back(head_name(k / s.heads, k % s.heads));
-    for (const bool zero : {true, false}) {
-      // the head's output replaced at every position: by 0, or by its mean output
-      const attn::Hooks ablated =
-          attn::replacing_head(k / s.heads, k % s.heads, zero ? arma::rowvec(s.width, arma::fill::zeros) : mean[k]);
+  for (arma::uword k = 0; k < K; ++k) c.heads.push_back(head_name(k / s.heads, k % s.heads));
+  // each head's output replaced at every position: by 0, or by its mean output
+  const auto measure = [&](arma::uword, const std::vector<attn::Hooks>& variants) {
+    std::vector<arma::rowvec> losses;
+    for (const attn::Hooks& ablated : variants) {
       const auto [held, repeat] = probe_losses(model, probes, windows, ablated);
-      (zero ? c.zero : c.mean).row(k) = arma::rowvec{held - c.held_out, repeat - c.repeat};
+      losses.push_back(arma::rowvec{held, repeat});
     }
-  }
+    return losses;
+  };
+  const attn::ZeroAndMean rises =
+      attn::zero_and_mean<double>(s.layers, s.heads, mean, arma::rowvec{c.held_out, c.repeat}, measure);
+  c.zero = rises.zero;
+  c.mean = rises.mean;
   return c;
 }
 // [mean_ablation]

@@ -1,16 +1,20 @@
 /// \file common/attention/inspect.hpp
 /// \brief Reading a hooked run (hooks.hpp), written once for both of chapter 09's models, the
 /// attention-only model and GPT-2: the loss of a prediction, the tokens a row of logits favours, a
-/// write through the final norm with its scale frozen (direct logit attribution), and activation
-/// patching from a run on one sentence into a run on another.
+/// write through the final norm with its scale frozen (direct logit attribution), zero against mean
+/// ablation of every head, and activation patching from a run on one sentence into a run on another.
 ///
 /// Shapes: tokens are rows; a head's write and a stream are n x width (row i: position i), a row of
-/// logits 1 x vocab. Heads are indexed layer-major, k = layer * heads + head. Throws: std::out_of_range
-/// for a head index in `together` past the last head (patches_from); the others throw nothing
+/// logits 1 x vocab. Heads are indexed layer-major, k = layer * heads + head.
+///
+/// Throws: std::out_of_range for a head index in `together` past the last head (patches_from), and
+/// for fewer means or measured variants than heads (zero_and_mean); the others throw nothing
 /// (beyond std::bad_alloc), given indices inside the rows they read.
-/// Sources: Meng et al. 2022, "Locating and Editing Factual Associations in GPT" (patching from a
-/// run on another input); Heimersheim & Nanda 2024, "How to use and interpret activation patching"
-/// (a head's output and the residual stream as patch sites; probabilities read after each patch).
+/// Sources: Elhage et al. 2021, "A Mathematical Framework for Transformer Circuits" (direct logit
+/// attribution); Wang et al. 2022, "Interpretability in the Wild", §3 (mean ablation); Meng et al.
+/// 2022, "Locating and Editing Factual Associations in GPT" (patching from a run on another input);
+/// Heimersheim & Nanda 2024, "How to use and interpret activation patching" (a head's output and
+/// the residual stream as patch sites; probabilities read after each patch).
 #pragma once
 
 #include <algorithm>
@@ -50,10 +54,45 @@ std::vector<std::pair<std::string, double>> top_entries(const Row& row, arma::uw
 /// s = 1 / sqrt(var(x) + eps) of the stream x it joins: (w - mean w) s, 1 x width, before the
 /// norm's gain. The norm's centring is linear and its scale is held fixed, so the parts of a stream
 /// (the embedding, each head's write) map to parts that add up to the normed stream, less the bias
-/// (direct logit attribution: Elhage et al. 2021, "A Mathematical Framework for Transformer Circuits").
+/// (direct logit attribution).
 // [frozen_norm]
 inline arma::rowvec frozen_norm(const arma::rowvec& write, double scale) { return (write - arma::mean(write)) * scale; }
 // [frozen_norm]
+
+// ---- zero and mean ablation ----------------------------------------------------------------------
+
+/// What removing each head costs, two ways.
+struct ZeroAndMean {
+  arma::mat zero;  ///< heads x m: the rise of each of m losses when the head's write is zeroed
+  arma::mat mean;  ///< heads x m: the same when it is replaced by its mean write over reference text
+};
+
+/// Zero against mean ablation of every head (Wang et al. 2022, §3: the mean keeps the constant a
+/// head adds, so only what varies with the input is removed). Layer by layer, `losses(l, variants)`
+/// measures the m losses (1 x m each) under each set of hooks in `variants`: for each head h of
+/// layer l in order, its write replaced at every position by 0 (variant 2h), then by
+/// means[l * heads + h] (1 x width; variant 2h + 1). `clean`: the m losses with nothing replaced.
+// [zero_and_mean]
+template <class T, class Losses>
+ZeroAndMean zero_and_mean(arma::uword layers, arma::uword heads, const std::vector<arma::Row<T>>& means,
+                          const arma::rowvec& clean, Losses losses) {
+  ZeroAndMean out{arma::mat(layers * heads, clean.n_elem), arma::mat(layers * heads, clean.n_elem)};
+  for (arma::uword l = 0; l < layers; ++l) {
+    std::vector<BasicHooks<T>> variants;
+    for (arma::uword h = 0; h < heads; ++h) {
+      const arma::Row<T>& mean = means.at(l * heads + h);
+      variants.push_back(replacing_head(l, h, arma::Mat<T>(1, mean.n_elem, arma::fill::zeros)));
+      variants.push_back(replacing_head(l, h, arma::Mat<T>(mean)));
+    }
+    const std::vector<arma::rowvec> measured = losses(l, variants);
+    for (arma::uword h = 0; h < heads; ++h) {
+      out.zero.row(l * heads + h) = measured.at(2 * h) - clean;
+      out.mean.row(l * heads + h) = measured.at(2 * h + 1) - clean;
+    }
+  }
+  return out;
+}
+// [zero_and_mean]
 
 // ---- activation patching -------------------------------------------------------------------------
 
