@@ -3,7 +3,7 @@
 /// tests/gpt2_reference.py writes a tiny checkpoint in the Hugging Face layout (2 layers, 3 heads,
 /// width 24, context 64, 268 tokens; F32 weights from a fixed seed) and its own tokens, logits and
 /// attention patterns, which the C++ reading the same files must reproduce; then the chapter's
-/// tools on it (gpt2_lab: direct logit attribution, zero ablation, patching) against the same
+/// tools on it (common/gpt2/lab: direct logit attribution, zero ablation, patching) against the same
 /// reference, and the program's --gpt2 mode run on the checkpoint as a reader would. Then
 /// hand-derived cases of the tokenizer and layer norm, and bad files, folders and inputs, each
 /// refused with one line.
@@ -27,13 +27,13 @@
 #include "common/attention/random.hpp"
 #include "common/gpt2/bpe.hpp"
 #include "common/gpt2/checkpoint.hpp"
+#include "common/gpt2/lab.hpp"
 #include "common/gpt2/model.hpp"
-#include "gpt2_lab.hpp"
 #include "support.hpp"
 
 namespace fs = std::filesystem;
 using nlohmann::json;
-using namespace ch09::gpt2;
+using namespace gpt2;
 
 namespace {
 

@@ -1,6 +1,6 @@
 /// \file chapters/09_real_heads/gpt2_report.hpp
 /// \brief The program's --gpt2 mode: GPT-2 read from a folder in the Hugging Face layout, every
-/// section of gpt2_lab.hpp computed once, then printed (the printers compute nothing).
+/// section of common/gpt2/lab.hpp computed once, then printed (the printers compute nothing).
 ///
 /// Throws: from run_gpt2, each before anything is printed on `out`: FileError (session.hpp; a usage
 /// error, exit code 2, through usage_errors()) naming --gpt2 for a folder argument that cannot be
@@ -20,7 +20,7 @@
 #include <ostream>
 #include <string>
 
-#include "gpt2_lab.hpp"
+#include "common/gpt2/lab.hpp"
 
 namespace ch09 {
 

@@ -2,7 +2,8 @@
 /// \brief Chapter 09 program ("Watch real heads"): train a small attention-only transformer on Debian's
 /// fortunes, then watch its heads read, write, do measurable work, break when zeroed, and represent
 /// "bank"; --compare two sentences; --gpt2 the same tools on GPT-2. Lesson: corpus, lab, heads, writes,
-/// study, compare, gpt2_lab; printers report, figures, gpt2_report; checks session.hpp.
+/// study, compare (GPT-2's side: common/gpt2/lab); printers report, figures, gpt2_report; checks
+/// session.hpp.
 #include <iostream>
 
 #include "common/apparatus/cli.hpp"

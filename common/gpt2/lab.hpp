@@ -1,5 +1,5 @@
-/// \file chapters/09_real_heads/gpt2_lab.hpp
-/// \brief Chapter 09's tools on GPT-2 (`--gpt2 DIR`), token by token: the head view, what each head
+/// \file common/gpt2/lab.hpp
+/// \brief Chapter 09's tools on GPT-2 (its `--gpt2 DIR` mode), token by token: the head view, what each head
 /// writes decoded to tokens (direct logit attribution), measured previous-token and induction
 /// heads, zero and mean ablation of every head, activation patching from one sentence into
 /// another, and "bank" in two senses against a matched control word.
@@ -38,9 +38,7 @@
 #include "common/attention/inspect.hpp"
 #include "common/gpt2/checkpoint.hpp"
 
-namespace ch09::gpt2 {
-
-using namespace ::gpt2;  // the model, its files and tokenizer (common/gpt2), by their names
+namespace gpt2 {
 
 /// A text read as GPT-2 tokens.
 struct TokenText {
@@ -257,4 +255,4 @@ arma::fmat final_normed(const Weights& weights, const arma::fmat& stream, const 
 arma::fmat with_head_output(const Weights& weights, const Pass& clean, arma::uword layer, arma::uword head,
                             const arma::fmat& replacement, const arma::uvec& rows);
 
-}  // namespace ch09::gpt2
+}  // namespace gpt2

@@ -1,6 +1,6 @@
-/// \file chapters/09_real_heads/gpt2_lab.cpp
-/// \brief Chapter 09's tools on GPT-2 (see gpt2_lab.hpp).
-#include "gpt2_lab.hpp"
+/// \file common/gpt2/lab.cpp
+/// \brief Chapter 09's tools on GPT-2 (see lab.hpp).
+#include "common/gpt2/lab.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -12,7 +12,7 @@
 #include "common/attention/head_roles.hpp"
 #include "common/attention/random.hpp"
 
-namespace ch09::gpt2 {
+namespace gpt2 {
 
 namespace {
 
@@ -423,4 +423,4 @@ Lab run_lab(const Gpt2& model, const std::string& sentence, std::optional<arma::
   return lab;
 }
 
-}  // namespace ch09::gpt2
+}  // namespace gpt2
