@@ -187,6 +187,34 @@ BOOST_AUTO_TEST_CASE(token_loss_top_entries_and_patch_rows_on_hand_values) {
   BOOST_TEST(rows[1].top == "t0");
 }
 
+// Each head's write decoded at one position, on values set by hand: head 0 reads position 1 most
+// (0.5), head 1 position 0 (0.7, the sharpest); head 0's write (3, 4) has size 5 and adds 3 to the
+// predicted token 3's logit, head 1's adds -0.5, so head 0 is the strongest.
+BOOST_AUTO_TEST_CASE(decode_writes_reads_patterns_writes_and_direct_logits) {
+  const std::vector<arma::mat> patterns{{{1, 0, 0}, {0.4, 0.6, 0}, {0.2, 0.5, 0.3}},
+                                        {{1, 0, 0}, {0.9, 0.1, 0}, {0.7, 0.1, 0.2}}};
+  const std::vector<arma::mat> writes{{{0, 0}, {1, 1}, {3, 4}}, {{0, 0}, {1, 1}, {0, 1}}};
+  const arma::mat logits{{1, -2, 0.5, 3}, {-1, 0, 4, -0.5}};  // heads x vocab: the direct logits at position 2
+  const auto label = [](arma::uword id) { return "t" + std::to_string(id); };
+  const auto pattern = [&](arma::uword k) -> const arma::mat& { return patterns[k]; };
+  const auto write = [&](arma::uword k) -> const arma::mat& { return writes[k]; };
+  const std::vector<attn::HeadWrite> w = attn::decode_writes(2, pattern, write, logits, 2, 3, 1, label);
+  BOOST_REQUIRE(w.size() == 2u);
+  BOOST_TEST(w[0].layer == 0u);
+  BOOST_TEST(w[1].head == 1u);
+  BOOST_TEST(w[0].top_source == 1u);
+  BOOST_TEST(w[0].top_weight == 0.5);
+  BOOST_TEST(w[1].top_source == 0u);
+  BOOST_TEST(w[0].size == 5.0, tt::tolerance(1e-15));
+  BOOST_TEST(w[0].on_prediction == 3.0);
+  BOOST_TEST(w[1].on_prediction == -0.5);
+  BOOST_TEST(w[0].raised.at(0).first == "t3");
+  BOOST_TEST(w[0].lowered.at(0).first == "t1");
+  BOOST_TEST(w[1].raised.at(0).first == "t2");
+  BOOST_TEST(attn::sharpest(w) == 1u);
+  BOOST_TEST(attn::strongest(w) == 0u);
+}
+
 // Zero against mean ablation: for each head, a variant with its write zeroed and one at its mean
 // (head k's mean is (k, 2k)), layer by layer. The measured "losses" here are the sums of the head's
 // write after the hook (3 x 2 ones before it) and of another head's (left alone): so zeroing

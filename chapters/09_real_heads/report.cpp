@@ -198,18 +198,20 @@ void print_writes(std::ostream& out, const Report& r) {
              "  position {} ('{}') of \"{}\";\n  the model's likeliest next character there: '{}'\n",
              w.position, w.labels[w.position], w.sentence, w.predicted);
   app::Table t({"head", "reads most", "||write||", "on '" + w.predicted + "'", "raises most", "lowers most"});
-  for (const HeadEffect& e : w.heads) {
-    t.add({e.head, fmt::format("'{}'@{} ({:.2f})", w.labels[e.top_source], e.top_source, e.top_weight),
+  for (const HeadWrite& e : w.heads) {
+    t.add({head_name(e.layer, e.head),
+           fmt::format("'{}'@{} ({:.2f})", w.labels[e.top_source], e.top_source, e.top_weight),
            format_number(e.size, 2), fmt::format("{:+.2f}", e.on_prediction), logit_list(e.raised),
            logit_list(e.lowered)});
   }
   t.print(out);
-  const HeadEffect &sharp = w.heads[w.sharpest], &strong = w.heads[w.strongest];
+  const HeadWrite &sharp = w.heads[w.sharpest], &strong = w.heads[w.strongest];
   print_wrapped(
       out, fmt::format("the head that weighs one source most here is {} ({:.2f}); the head with the largest "
                        "effect on '{}' is {} ({:+.2f} logits){}. Over the sentence's {} positions the two "
                        "are different heads at {}.",
-                       sharp.head, sharp.top_weight, w.predicted, strong.head, strong.on_prediction,
+                       head_name(sharp.layer, sharp.head), sharp.top_weight, w.predicted,
+                       head_name(strong.layer, strong.head), strong.on_prediction,
                        w.sharpest == w.strongest ? ", the same head" : ": the largest weight is not the largest effect",
                        w.positions, w.disagree));
   print_claim(out, r.claims[5], r.quick);

@@ -60,23 +60,20 @@ WritesSection head_writes(const Model& model, const Vocabulary& vocab, const std
   out.position = position.value_or(tokens.n_elem - 1);
   if (out.position >= tokens.n_elem) throw std::invalid_argument("head_writes: position outside the sentence");
   const arma::uword K = tr.writes.size();
+  const auto pattern = [&](arma::uword k) -> const arma::mat& { return tr.weights[k]; };
+  const auto write = [&](arma::uword k) -> const arma::mat& { return tr.writes[k]; };
   const auto label = [&](arma::uword id) { return vocab.label(id); };
   for (arma::uword i = 0; i < tokens.n_elem; ++i) {
     const arma::uword predicted = tr.logits.row(i).index_max();
-    arma::rowvec sharp(K), effect(K);
-    for (arma::uword k = 0; k < K; ++k) {
-      const arma::rowvec a = tr.weights[k].row(i).cols(0, i);
-      const arma::rowvec logits = direct_logits(model, tr, i, tr.writes[k].row(i));
-      sharp(k) = a.max();
-      effect(k) = logits(predicted);
-      if (i != out.position) continue;
-      out.heads.push_back({head_name(k / model.shape.heads, k % model.shape.heads), a.index_max(), a.max(),
-                           arma::norm(tr.writes[k].row(i)), logits(predicted),
-                           attn::top_entries(logits, 3, "descend", label),
-                           attn::top_entries(logits, 3, "ascend", label)});
+    arma::mat logits(K, tr.logits.n_cols);  // heads x vocab: what each head's write adds at i
+    for (arma::uword k = 0; k < K; ++k) logits.row(k) = direct_logits(model, tr, i, tr.writes[k].row(i));
+    std::vector<attn::HeadWrite> heads =
+        attn::decode_writes(model.shape.heads, pattern, write, logits, i, predicted, 3, label);
+    const arma::uword sharpest = attn::sharpest(heads), strongest = attn::strongest(heads);
+    if (i == out.position) {
+      out.predicted = vocab.label(predicted), out.sharpest = sharpest, out.strongest = strongest;
+      out.heads = std::move(heads);
     }
-    const arma::uword sharpest = sharp.index_max(), strongest = arma::abs(effect).index_max();
-    if (i == out.position) out.predicted = vocab.label(predicted), out.sharpest = sharpest, out.strongest = strongest;
     if (i == 0) continue;  // position 0 has one source: every head's weight is 1
     ++out.positions;
     if (sharpest != strongest) ++out.disagree;

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "common/attention/hooks.hpp"
+#include "common/attention/inspect.hpp"
 #include "heads.hpp"
 
 namespace ch09 {
@@ -59,16 +60,10 @@ arma::rowvec trace_losses(const Trace& trace, const arma::urowvec& tokens);
 /// bias U, it gives the logits exactly.
 arma::rowvec direct_logits(const Model& model, const Trace& trace, arma::uword t, const arma::rowvec& write);
 
-/// One head's write at one position, decoded.
-struct HeadEffect {
-  std::string head;                                     ///< "L2.H1"
-  arma::uword top_source = 0;                           ///< the source it weighs most
-  double top_weight = 0.0;                              ///< that weight
-  double size = 0.0;                                    ///< ||write||
-  double on_prediction = 0.0;                           ///< its direct effect on the predicted character's logit
-  std::vector<std::pair<std::string, double>> raised;   ///< the 3 characters it raises most, with logit changes
-  std::vector<std::pair<std::string, double>> lowered;  ///< the 3 it lowers most
-};
+/// One head's write at one position, decoded (common/attention/inspect.hpp, shared with GPT-2's tools):
+/// its top source and weight, ||write||, its effect on the predicted character and the 3 it raises
+/// and lowers most.
+using attn::HeadWrite;
 
 /// What each head writes at one position of one sentence (the contribution view, decoded).
 struct WritesSection {
@@ -76,7 +71,7 @@ struct WritesSection {
   std::vector<std::string> labels;  ///< one label per character
   arma::uword position = 0;         ///< the position shown
   std::string predicted;            ///< the model's likeliest next character there
-  std::vector<HeadEffect> heads;    ///< every head (index l heads + h)
+  std::vector<HeadWrite> heads;     ///< every head (index l heads + h)
   arma::uword sharpest = 0;         ///< the head with the largest top weight at `position`
   arma::uword strongest = 0;        ///< the head with the largest |effect| on the predicted character
   arma::uword positions = 0;        ///< positions examined (1 .. T - 1)

@@ -1,8 +1,9 @@
 /// \file common/attention/inspect.hpp
 /// \brief Reading a hooked run (hooks.hpp), written once for both of chapter 09's models, the
 /// attention-only model and GPT-2: the loss of a prediction, the tokens a row of logits favours, a
-/// write through the final norm with its scale frozen (direct logit attribution), zero against mean
-/// ablation of every head, and activation patching from a run on one sentence into a run on another.
+/// write through the final norm with its scale frozen and every head's write decoded by it (direct
+/// logit attribution), zero against mean ablation of every head, and activation patching from a run
+/// on one sentence into a run on another.
 ///
 /// Shapes: tokens are rows; a head's write and a stream are n x width (row i: position i), a row of
 /// logits 1 x vocab. Heads are indexed layer-major, k = layer * heads + head.
@@ -58,6 +59,53 @@ std::vector<std::pair<std::string, double>> top_entries(const Row& row, arma::uw
 // [frozen_norm]
 inline arma::rowvec frozen_norm(const arma::rowvec& write, double scale) { return (write - arma::mean(write)) * scale; }
 // [frozen_norm]
+
+// ---- what each head writes, decoded ---------------------------------------------------------------
+
+/// One head's write at one position, decoded through direct logit attribution.
+struct HeadWrite {
+  arma::uword layer = 0;                                ///< its layer (from 0)
+  arma::uword head = 0;                                 ///< its head within the layer (from 0)
+  arma::uword top_source = 0;                           ///< the source it weighs most there
+  double top_weight = 0.0;                              ///< that weight
+  double size = 0.0;                                    ///< ||write||
+  double on_prediction = 0.0;                           ///< its direct effect on the predicted token's logit
+  std::vector<std::pair<std::string, double>> raised;   ///< the tokens it raises most, with logit changes
+  std::vector<std::pair<std::string, double>> lowered;  ///< the tokens it lowers most
+};
+
+/// Every head's write at position t decoded, layer-major with `heads` per layer: pattern(k) is
+/// head k's n x n pattern, write(k) its n x width write, and row k of `logits` (heads in all x
+/// vocab) the direct logits of its write at t; effects are read on token `predicted`, and the
+/// `count` tokens each raises and lowers most are named by `label`.
+// [decode_writes]
+template <class T, class Pattern, class Write, class Label>
+std::vector<HeadWrite> decode_writes(arma::uword heads, Pattern pattern, Write write, const arma::Mat<T>& logits,
+                                     arma::uword t, arma::uword predicted, arma::uword count, Label label) {
+  std::vector<HeadWrite> out;
+  for (arma::uword k = 0; k < logits.n_rows; ++k) {
+    const arma::Row<T> a = pattern(k).row(t).cols(0, t);  // where position t reads
+    const arma::Row<T> effect = logits.row(k);            // 1 x vocab: the logits the write adds
+    out.push_back({k / heads, k % heads, a.index_max(), a.max(), arma::norm(write(k).row(t)), effect(predicted),
+                   top_entries(effect, count, "descend", label), top_entries(effect, count, "ascend", label)});
+  }
+  return out;
+}
+// [decode_writes]
+
+/// The head with the largest top weight among `writes` (the sharpest attention).
+inline arma::uword sharpest(const std::vector<HeadWrite>& writes) {
+  arma::vec top(writes.size());
+  for (arma::uword k = 0; k < top.n_elem; ++k) top(k) = writes[k].top_weight;
+  return top.index_max();
+}
+
+/// The head with the largest |direct effect| on the predicted token among `writes`.
+inline arma::uword strongest(const std::vector<HeadWrite>& writes) {
+  arma::vec effect(writes.size());
+  for (arma::uword k = 0; k < effect.n_elem; ++k) effect(k) = std::abs(writes[k].on_prediction);
+  return effect.index_max();
+}
 
 // ---- zero and mean ablation ----------------------------------------------------------------------
 

@@ -161,13 +161,12 @@ Writes head_writes(const Gpt2& model, const Pass& pass, const HeadView& view) {
   const arma::fmat logits = unembed(w, normed);  // heads x vocab: direct_logits() of every head at once
   out.parts = arma::dot(w.ln_f_bias, w.wte.row(p)) + arma::accu(arma::conv_to<arma::vec>::from(logits.col(p)));
   for (const arma::frowvec& part : parts) out.parts += arma::dot(through_final_norm(w, pass, t, part), w.wte.row(p));
-  for (arma::uword k = 0; k < logits.n_rows; ++k) {
-    out.heads.push_back({k / H, k % H, arma::norm(pass.layers[k / H].head_outputs[k % H].row(t)), logits(k, p),
-                         extremes(model.tokenizer, logits.row(k), 2, "descend"),
-                         extremes(model.tokenizer, logits.row(k), 2, "ascend")});
-  }
-  out.sharpest = arma::vectorise(view.top_weight.t()).index_max();  // layer-major, as out.heads
-  out.strongest = arma::abs(logits.col(p)).index_max();
+  const auto pattern = [&](arma::uword k) -> const arma::fmat& { return pass.layers[k / H].patterns[k % H]; };
+  const auto write = [&](arma::uword k) -> const arma::fmat& { return pass.layers[k / H].head_outputs[k % H]; };
+  const auto label = [&](arma::uword id) { return token_label(model.tokenizer, id, 10); };
+  out.heads = attn::decode_writes(H, pattern, write, logits, t, p, 2, label);
+  out.sharpest = attn::sharpest(out.heads);
+  out.strongest = attn::strongest(out.heads);
   return out;
 }
 

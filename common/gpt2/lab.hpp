@@ -101,15 +101,9 @@ struct HeadView {
   arma::uword to_previous = 0;  ///< heads whose top source is the position before
 };
 
-/// One head's write at one position, decoded.
-struct HeadWrite {
-  arma::uword layer = 0;                                ///< its layer (from 0)
-  arma::uword head = 0;                                 ///< its head (from 0)
-  double size = 0.0;                                    ///< ||write||
-  double on_prediction = 0.0;                           ///< its direct effect on the predicted token's logit
-  std::vector<std::pair<std::string, double>> raised;   ///< the 2 tokens it raises most, with logit changes
-  std::vector<std::pair<std::string, double>> lowered;  ///< the 2 it lowers most
-};
+/// One head's write at one position, decoded (common/attention/inspect.hpp, shared with the
+/// attention-only model's tools): the 2 tokens it raises and lowers most.
+using attn::HeadWrite;
 
 /// What each head writes at one position of the sentence.
 struct Writes {
