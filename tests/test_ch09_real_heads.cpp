@@ -23,7 +23,6 @@
 #include "report.hpp"
 #include "study.hpp"
 #include "support.hpp"
-#include "writes.hpp"
 
 namespace fs = std::filesystem;
 

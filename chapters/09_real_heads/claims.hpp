@@ -5,7 +5,7 @@
 /// tests assert the same function on the model their fixture trained. Nothing here computes the
 /// mathematics.
 ///
-/// Throws: nothing beyond std::bad_alloc, given results of heads.hpp, writes.hpp, interventions.hpp
+/// Throws: nothing beyond std::bad_alloc, given results of heads.hpp, interventions.hpp
 /// and compare.hpp.
 /// Sources: the article, "Watch real heads".
 #pragma once
@@ -17,7 +17,6 @@
 #include "compare.hpp"
 #include "heads.hpp"
 #include "interventions.hpp"
-#include "writes.hpp"
 
 namespace ch09 {
 

@@ -7,7 +7,7 @@
 #include <stdexcept>
 
 #include "common/apparatus/print.hpp"
-#include "writes.hpp"
+#include "heads.hpp"
 
 namespace ch09 {
 

@@ -26,7 +26,7 @@
 #include <vector>
 
 #include "common/attention/inspect.hpp"
-#include "writes.hpp"
+#include "heads.hpp"
 
 namespace ch09 {
 

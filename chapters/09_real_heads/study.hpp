@@ -17,7 +17,6 @@
 #include "compare.hpp"
 #include "heads.hpp"
 #include "interventions.hpp"
-#include "writes.hpp"
 
 namespace ch09 {
 
