@@ -174,6 +174,15 @@ BOOST_AUTO_TEST_CASE(token_loss_top_entries_and_patch_rows_on_hand_values) {
   BOOST_TEST(arma::approx_equal(
       attn::frozen_norm(arma::rowvec{1.0, 2.0, 6.0}, 2.0) + attn::frozen_norm(arma::rowvec{5.0, 0.0, 1.0}, 2.0),
       attn::frozen_norm(arma::rowvec{6.0, 2.0, 7.0}, 2.0), "absdiff", 1e-14));
+  // centred cosines: (3, 1) and (2, 1) about (1, 1) point the same way; a stream equal to its
+  // centre has no direction left
+  BOOST_TEST(attn::centred_cosine(arma::rowvec{3, 1}, arma::rowvec{2, 1}, arma::rowvec{1, 1}, arma::rowvec{1, 1}) ==
+             1.0);
+  BOOST_TEST(attn::centred_cosine(arma::rowvec{2, 1}, arma::rowvec{1, 2}, arma::rowvec{1, 1}, arma::rowvec{1, 1}) ==
+             0.0);
+  BOOST_TEST(
+      std::isnan(attn::centred_cosine(arma::rowvec{1, 1}, arma::rowvec{2, 1}, arma::rowvec{1, 1}, arma::rowvec{1, 1})));
+  BOOST_TEST(std::isnan(attn::cosine(arma::rowvec{1, 0}, arma::rowvec{0, 0})));
   const std::vector<attn::BasicPatch<float>> patches{{"first", 0, {}}, {"second", 1, {}}};
   const arma::fmat logits{{0.0f, std::log(2.0f), std::log(3.0f)}, {std::log(3.0f), 0.0f, 0.0f}};
   const std::vector<attn::PatchRow> rows = attn::patch_rows(patches, logits, 2, 0, label);

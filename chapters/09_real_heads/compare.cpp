@@ -81,11 +81,6 @@ Marked last_span(const std::string& text, const std::string& span, const std::st
   return Marked{text, at, at + span.size() - 1};
 }
 
-double cosine(const arma::rowvec& x, const arma::rowvec& y) {
-  const double n = arma::norm(x) * arma::norm(y);
-  return n > 0 ? arma::dot(x, y) / n : std::nan("");
-}
-
 }  // namespace
 
 std::string span_of(const Marked& m) { return m.text.substr(m.first, m.last - m.first + 1); }
@@ -115,14 +110,6 @@ arma::mat reading(const Model& model, const Vocabulary& vocab, const std::string
   arma::mat out(tr.streams.size(), model.shape.width);
   for (std::size_t k = 0; k < tr.streams.size(); ++k) out.row(k) = tr.streams[k].row(at);
   return out;
-}
-
-double centred_cosine(const arma::rowvec& x, const arma::rowvec& y, const arma::rowvec& cx, const arma::rowvec& cy) {
-  const arma::rowvec u = x - cx, v = y - cy;  // what the centre's sentences share is taken out first
-  const auto vanished = [](const arma::rowvec& d, const arma::rowvec& r) {
-    return arma::norm(d) <= 1e-9 * arma::norm(r);
-  };
-  return vanished(u, x) || vanished(v, y) ? std::nan("") : cosine(u, v);
 }
 
 arma::mat mean_reading(const Model& model, const Vocabulary& vocab, const std::vector<Marked>& texts, arma::uword at) {

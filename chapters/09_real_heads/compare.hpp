@@ -64,9 +64,10 @@ MarkedPair mark_pair(const std::string& a, const std::string& b, arma::uword con
 /// from trace().
 arma::mat reading(const Model& model, const Vocabulary& vocab, const std::string& text, arma::uword at);
 
-/// cos(x - cx, y - cy): the cosine of two readings (1 x width) after taking out a centre from each.
-/// NaN when either centred vector vanishes (below 1e-9 of the reading's size): no direction is left.
-double centred_cosine(const arma::rowvec& x, const arma::rowvec& y, const arma::rowvec& cx, const arma::rowvec& cy);
+/// cos(x - cx, y - cy) of two readings (1 x width), NaN when no direction is left once centred
+/// (common/attention/inspect.hpp, shared with GPT-2's bank comparison).
+using attn::centred_cosine;
+using attn::cosine;
 
 /// `count` sentences as long as `m.text` with m's span at the same place, the rest held-out text:
 /// stretches of `held` at evenly spaced offsets, taken in an order that spreads them over the whole

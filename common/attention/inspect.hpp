@@ -2,8 +2,8 @@
 /// \brief Reading a hooked run (hooks.hpp), written once for both of chapter 09's models, the
 /// attention-only model and GPT-2: the loss of a prediction, the tokens a row of logits favours, a
 /// write through the final norm with its scale frozen and every head's write decoded by it (direct
-/// logit attribution), zero against mean ablation of every head, and activation patching from a run
-/// on one sentence into a run on another.
+/// logit attribution), centred cosines between streams, zero against mean ablation of every head,
+/// and activation patching from a run on one sentence into a run on another.
 ///
 /// Shapes: tokens are rows; a head's write and a stream are n x width (row i: position i), a row of
 /// logits 1 x vocab. Heads are indexed layer-major, k = layer * heads + head.
@@ -11,11 +11,12 @@
 /// Throws: std::out_of_range for a head index in `together` past the last head (patches_from), and
 /// for fewer means or measured variants than heads (zero_and_mean); the others throw nothing
 /// (beyond std::bad_alloc), given indices inside the rows they read.
-/// Sources: Elhage et al. 2021, "A Mathematical Framework for Transformer Circuits" (direct logit
-/// attribution); Wang et al. 2022, "Interpretability in the Wild", §3 (mean ablation); Meng et al.
-/// 2022, "Locating and Editing Factual Associations in GPT" (patching from a run on another input);
-/// Heimersheim & Nanda 2024, "How to use and interpret activation patching" (a head's output and
-/// the residual stream as patch sites; probabilities read after each patch).
+/// Sources: Ethayarajh 2019, "How Contextual are Contextualized Word Representations?" (raw cosines
+/// of contextual representations are high for any pair: centre them first); Elhage et al. 2021, "A Mathematical
+/// Framework for Transformer Circuits" (direct logit attribution); Wang et al. 2022, "Interpretability in the Wild", §3
+/// (mean ablation); Meng et al. 2022, "Locating and Editing Factual Associations in GPT" (patching from a run on
+/// another input); Heimersheim & Nanda 2024, "How to use and interpret activation patching" (a head's output and the
+/// residual stream as patch sites; probabilities read after each patch).
 #pragma once
 
 #include <algorithm>
@@ -57,8 +58,28 @@ std::vector<std::pair<std::string, double>> top_entries(const Row& row, arma::uw
 /// (the embedding, each head's write) map to parts that add up to the normed stream, less the bias
 /// (direct logit attribution).
 // [frozen_norm]
-inline arma::rowvec frozen_norm(const arma::rowvec& write, double scale) { return (write - arma::mean(write)) * scale; }
+inline arma::rowvec frozen_norm(const arma::rowvec& write, double scale) {
+  return (write - arma::mean(write)) * scale;  // centring is linear; the scale is a constant here
+}
 // [frozen_norm]
+
+/// cos(x, y) of two rows; NaN when either is zero.
+inline double cosine(const arma::rowvec& x, const arma::rowvec& y) {
+  const double n = arma::norm(x) * arma::norm(y);
+  return n > 0 ? arma::dot(x, y) / n : std::nan("");
+}
+
+/// cos(x - cx, y - cy): the cosine of two streams (1 x width) after taking out a centre from each
+/// (what the centre's sentences share). NaN when either centred vector vanishes (below 1e-9 of the
+/// stream's size): no direction is left.
+inline double centred_cosine(const arma::rowvec& x, const arma::rowvec& y, const arma::rowvec& cx,
+                             const arma::rowvec& cy) {
+  const arma::rowvec u = x - cx, v = y - cy;
+  const auto vanished = [](const arma::rowvec& d, const arma::rowvec& r) {
+    return arma::norm(d) <= 1e-9 * arma::norm(r);
+  };
+  return vanished(u, x) || vanished(v, y) ? std::nan("") : cosine(u, v);
+}
 
 // ---- what each head writes, decoded ---------------------------------------------------------------
 

@@ -301,17 +301,17 @@ Patching patching(const Gpt2& model, const std::string& a, const std::string& b)
 
 namespace {
 
-/// Mean centred cosine of the rows of V (sentences x d, row f * 2 + s: frame f, sense s) over the
-/// pairs of the same sense (within) and of different senses (across). A row that is zero once
-/// centred has no direction: its pairs are left out, and a mean over no pair is NaN (printed "-").
-std::pair<double, double> centred_cosines(arma::mat V) {
-  V.each_row() -= arma::mean(V, 0);  // centred: what the sentences share is taken out
+/// Mean centred cosine of the rows of V (sentences x d, row f * 2 + s: frame f, sense s), each
+/// centred on their mean, over the pairs of the same sense (within) and of different senses
+/// (across). A pair with no direction left once centred (attn::centred_cosine is NaN) is left out,
+/// and a mean over no pair is NaN (printed "-").
+std::pair<double, double> centred_cosines(const arma::mat& V) {
+  const arma::rowvec centre = arma::mean(V, 0);  // what the sentences share
   double within = 0, across = 0, n_within = 0, n_across = 0;
   for (arma::uword i = 0; i < V.n_rows; ++i) {
     for (arma::uword j = i + 1; j < V.n_rows; ++j) {
-      const double norms = arma::norm(V.row(i)) * arma::norm(V.row(j));
-      if (!(norms > 0) || !std::isfinite(norms)) continue;  // degenerate weights: one vector for every sentence
-      const double cosine = arma::dot(V.row(i), V.row(j)) / norms;
+      const double cosine = attn::centred_cosine(V.row(i), V.row(j), centre, centre);
+      if (!std::isfinite(cosine)) continue;  // degenerate weights: one vector for every sentence
       const bool same = i % 2 == j % 2;
       (same ? within : across) += cosine;
       (same ? n_within : n_across) += 1;
