@@ -8,15 +8,17 @@
 /// Shapes: tokens are rows; a head's write and a stream are n x width (row i: position i), a row of
 /// logits 1 x vocab. Heads are indexed layer-major, k = layer * heads + head.
 ///
-/// Throws: std::out_of_range for a head index in `together` past the last head (patches_from), and
-/// for fewer means or measured variants than heads (zero_and_mean); the others throw nothing
-/// (beyond std::bad_alloc), given indices inside the rows they read.
+/// Throws: std::out_of_range for a head index in `together` past the last head (patches_from), for
+/// fewer means or measured variants than heads (zero_and_mean) and for fewer patches than rows of
+/// logits (patch_rows); the others throw nothing (beyond std::bad_alloc), given indices inside the
+/// rows they read.
 /// Sources: Ethayarajh 2019, "How Contextual are Contextualized Word Representations?" (raw cosines
-/// of contextual representations are high for any pair: centre them first); Elhage et al. 2021, "A Mathematical
-/// Framework for Transformer Circuits" (direct logit attribution); Wang et al. 2022, "Interpretability in the Wild", §3
-/// (mean ablation); Meng et al. 2022, "Locating and Editing Factual Associations in GPT" (patching from a run on
-/// another input); Heimersheim & Nanda 2024, "How to use and interpret activation patching" (a head's output and the
-/// residual stream as patch sites; probabilities read after each patch).
+/// of contextual representations are high for any pair: centre them first); Elhage et al. 2021, "A
+/// Mathematical Framework for Transformer Circuits" (direct logit attribution); Wang et al. 2022,
+/// "Interpretability in the Wild", §3 (mean ablation); Meng et al. 2022, "Locating and Editing
+/// Factual Associations in GPT" (patching from a run on another input); Heimersheim & Nanda 2024,
+/// "How to use and interpret activation patching" (a head's output and the residual stream as patch
+/// sites; probabilities read after each patch).
 #pragma once
 
 #include <algorithm>
