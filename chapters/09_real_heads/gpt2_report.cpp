@@ -83,8 +83,9 @@ void check_sentence(const gpt2::Gpt2& model, const Gpt2Request& r) {
     throw FlagError("--sentence has " + std::to_string(n) + " tokens, more than the model's context of " +
                     std::to_string(model.weights.config.context));
   if (r.position && *r.position >= n)
-    throw FlagError("--position " + std::to_string(*r.position) + " is past the sentence's " + std::to_string(n) +
-                    " tokens: with --gpt2 it counts tokens, from 0 to " + std::to_string(n - 1));
+    throw FlagError("--position " + std::to_string(*r.position) + " is past the sentence's " +
+                    app::counted(static_cast<long long>(n), "token") + ": with --gpt2 it counts tokens, from 0 to " +
+                    std::to_string(n - 1));
 }
 
 }  // namespace
@@ -190,7 +191,8 @@ void print_model(std::ostream& out, const std::string& dir, const gpt2::Lab& lab
 void print_view(std::ostream& out, const gpt2::Lab& lab) {
   const gpt2::HeadView& v = lab.view;
   app::print_heading(out, "1. The head view: where token " + std::to_string(v.position) + " reads, in every head");
-  fmt::print(out, "  sentence: \"{}\", {} tokens:\n", attn::printable(v.sentence.text, 1000), v.sentence.tokens.size());
+  fmt::print(out, "  sentence: \"{}\", {}:\n", attn::printable(v.sentence.text, 1000),
+             app::counted(static_cast<long long>(v.sentence.tokens.size()), "token"));
   std::vector<std::string> tokens;
   for (std::size_t i = 0; i < v.sentence.labels.size(); ++i)
     tokens.push_back(fmt::format("{} {}", i, v.sentence.labels[i]));
