@@ -51,8 +51,8 @@ AblationCompare compare_ablations(const Model& model, const Probes& probes, arma
   const auto measure = [&](arma::uword, const std::vector<attn::Hooks>& variants) {
     std::vector<arma::rowvec> losses;
     for (const attn::Hooks& ablated : variants) {
-      const auto [held, repeat] = probe_losses(model, probes, windows, ablated);
-      losses.push_back(arma::rowvec{held, repeat});
+      const auto [held_loss, repeat_loss] = probe_losses(model, probes, windows, ablated);
+      losses.push_back(arma::rowvec{held_loss, repeat_loss});
     }
     return losses;
   };

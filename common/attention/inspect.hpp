@@ -6,19 +6,24 @@
 /// and activation patching from a run on one sentence into a run on another.
 ///
 /// Shapes: tokens are rows; a head's write and a stream are n x width (row i: position i), a row of
-/// logits 1 x vocab. Heads are indexed layer-major, k = layer * heads + head.
+/// logits 1 x vocab (decode_writes and patch_rows take one such row per head or per patch, at
+/// one position). Heads are indexed layer-major, k = layer * heads + head, with layers and heads
+/// counted from 0 in the fields; names count layers from 1 ("L2.H1": the second layer's head 1).
 ///
 /// Throws: std::out_of_range for a head index in `together` past the last head (patches_from), for
-/// fewer means or measured variants than heads (zero_and_mean) and for fewer patches than rows of
-/// logits (patch_rows); the others throw nothing (beyond std::bad_alloc), given indices inside the
-/// rows they read.
-/// Sources: Ethayarajh 2019, "How Contextual are Contextualized Word Representations?" (raw cosines
-/// of contextual representations are high for any pair: centre them first); Elhage et al. 2021, "A
-/// Mathematical Framework for Transformer Circuits" (direct logit attribution); Wang et al. 2022,
-/// "Interpretability in the Wild", §3 (mean ablation); Meng et al. 2022, "Locating and Editing
-/// Factual Associations in GPT" (patching from a run on another input); Heimersheim & Nanda 2024,
-/// "How to use and interpret activation patching" (a head's output and the residual stream as patch
-/// sites; probabilities read after each patch).
+/// fewer than layers x heads means or 2 x heads measured variants a layer (zero_and_mean) and for
+/// fewer patches than rows of logits (patch_rows); std::invalid_argument for a row of logits that
+/// is not finite (patch_rows, through softmax_rows); Armadillo's std::logic_error for an empty list
+/// (sharpest, strongest) or NaN entries (top_entries). The others throw nothing (beyond
+/// std::bad_alloc), given indices inside the rows they read.
+/// Sources: Ethayarajh 2019, "How Contextual are Contextualized Word Representations?"
+/// (contextual representations are anisotropic: raw cosines are high for any pair, so compare
+/// against what the sentences share); Elhage et al. 2021, "A Mathematical Framework for Transformer
+/// Circuits" (direct logit attribution); Wang et al. 2022, "Interpretability in the Wild", §3 (mean
+/// ablation); Meng et al. 2022, "Locating and Editing Factual Associations in GPT" (restoring one
+/// run's activations inside another); Heimersheim & Nanda 2024, "How to use and interpret
+/// activation patching" (a head's output and the residual stream as patch sites; probabilities
+/// read after each patch).
 #pragma once
 
 #include <algorithm>
@@ -55,10 +60,10 @@ std::vector<std::pair<std::string, double>> top_entries(const Row& row, arma::uw
 }
 
 /// A write w (1 x width, in double) through a layer norm whose scale is frozen at a pass's value
-/// s = 1 / sqrt(var(x) + eps) of the stream x it joins: (w - mean w) s, 1 x width, before the
-/// norm's gain. The norm's centring is linear and its scale is held fixed, so the parts of a stream
-/// (the embedding, each head's write) map to parts that add up to the normed stream, less the bias
-/// (direct logit attribution).
+/// s = 1 / sqrt(var(x) + eps) of the stream x it joins (var: the population variance):
+/// (w - mean w) s, 1 x width, before the norm's gain. The norm's centring is linear and its scale
+/// is held fixed, so the parts of a stream (the embedding, each head's write) map to parts that add
+/// up to the normed stream before its gain and bias (direct logit attribution).
 // [frozen_norm]
 inline arma::rowvec frozen_norm(const arma::rowvec& write, double scale) {
   return (write - arma::mean(write)) * scale;  // centring is linear; the scale is a constant here
@@ -72,8 +77,8 @@ inline double cosine(const arma::rowvec& x, const arma::rowvec& y) {
 }
 
 /// cos(x - cx, y - cy): the cosine of two streams (1 x width) after taking out a centre from each
-/// (what the centre's sentences share). NaN when either centred vector vanishes (below 1e-9 of the
-/// stream's size): no direction is left.
+/// (the mean stream of the sentences compared, or of controls). NaN when either centred vector
+/// vanishes (its norm at most 1e-9 of the stream's): no direction is left.
 inline double centred_cosine(const arma::rowvec& x, const arma::rowvec& y, const arma::rowvec& cx,
                              const arma::rowvec& cy) {
   const arma::rowvec u = x - cx, v = y - cy;
@@ -91,7 +96,7 @@ struct HeadWrite {
   arma::uword head = 0;                                 ///< its head within the layer (from 0)
   arma::uword top_source = 0;                           ///< the source it weighs most there
   double top_weight = 0.0;                              ///< that weight
-  double size = 0.0;                                    ///< ||write||
+  double size = 0.0;                                    ///< ||write at the position||
   double on_prediction = 0.0;                           ///< its direct effect on the predicted token's logit
   std::vector<std::pair<std::string, double>> raised;   ///< the tokens it raises most, with logit changes
   std::vector<std::pair<std::string, double>> lowered;  ///< the tokens it lowers most
@@ -134,8 +139,9 @@ inline arma::uword strongest(const std::vector<HeadWrite>& writes) {
 
 /// What removing each head costs, two ways.
 struct ZeroAndMean {
-  arma::mat zero;  ///< heads x m: the rise of each of m losses when the head's write is zeroed
-  arma::mat mean;  ///< heads x m: the same when it is replaced by its mean write over reference text
+  arma::mat zero;  ///< (layers heads) x m: the change of each of m losses when the head's write is
+                   ///< zeroed (positive: it costs)
+  arma::mat mean;  ///< the same when it is replaced by its mean write over reference text
 };
 
 /// Zero against mean ablation of every head (Wang et al. 2022, §3: the mean keeps the constant a
@@ -172,7 +178,7 @@ ZeroAndMean zero_and_mean(arma::uword layers, arma::uword heads, const std::vect
 template <class T>
 struct BasicPatch {
   std::string what;     ///< "L2.H1's output", "the stream entering layer 2", "the final stream"
-  arma::uword layer;    ///< the first layer it changes (layers: only the final norm's input)
+  arma::uword layer;    ///< the first layer it changes (= layers for the final stream)
   BasicHooks<T> hooks;  ///< the patched pass applies these
 };
 
@@ -198,16 +204,16 @@ std::vector<BasicPatch<T>> patches_from(arma::uword layers, arma::uword heads, W
   if (together.size() > 1) {
     std::vector<BasicHooks<T>> each;
     std::string names;
-    arma::uword first = layers;
+    arma::uword earliest = layers;
     for (const arma::uword k : together) {
       if (k >= layers * heads)
         throw std::out_of_range("patches_from: head " + std::to_string(k) + " of " + std::to_string(layers * heads));
       const arma::uword l = k / heads, h = k % heads;
       each.push_back(replacing_head(l, h, arma::Mat<T>(write(l, h))));
       names += (names.empty() ? "" : " + ") + head_name(l, h);
-      first = std::min(first, l);
+      earliest = std::min(earliest, l);
     }
-    patches.push_back({names + " at once", first, combined(each)});
+    patches.push_back({names + " at once", earliest, combined(each)});
   }
   return patches;
 }

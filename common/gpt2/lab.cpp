@@ -96,7 +96,7 @@ double mean_loss(const arma::fmat& logits, const std::vector<arma::uword>& targe
 
 // [gpt2_direct_logits]
 arma::frowvec through_final_norm(const Weights& w, const Pass& pass, arma::uword t, const arma::frowvec& write) {
-  // in double, as the norm takes its statistics
+  // the statistics in double, as the model's norm takes them
   const arma::rowvec x = arma::conv_to<arma::rowvec>::from(pass.resid_final.row(t));  // 1 x d: what the norm reads at t
   const arma::rowvec o = arma::conv_to<arma::rowvec>::from(write);                    // 1 x d: the write
   const double scale = 1.0 / std::sqrt(arma::var(x, 1) + w.config.epsilon);           // the norm's scale, frozen
