@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <set>
@@ -277,7 +278,9 @@ void print_ablations(std::ostream& out, const gpt2::Lab& lab) {
   const arma::uvec by_repeat = arma::sort_index(a.zero.col(1), "descend"),
                    by_held = arma::sort_index(a.zero.col(0), "descend");
   for (arma::uword i = 0; i < 5 && i < by_repeat.n_elem; ++i) shown.insert({by_repeat(i), by_held(i)});
-  fmt::print(out, "  the 5 heads whose zeroing costs the repeat most, and the 5 it costs the text most:\n");
+  fmt::print(out,
+             "  the 5 heads whose zeroing costs the repeat most and the 5 it costs the text most,\n"
+             "  in layer order:\n");
   app::Table t({"head", "zeroed: held-out", "zeroed: repeat", "mean: held-out", "mean: repeat"});
   for (const arma::uword k : shown) {
     t.add({head_name(k / H, k % H), fmt::format("{:+.3f}", a.zero(k, 0)), fmt::format("{:+.3f}", a.zero(k, 1)),
@@ -323,8 +326,12 @@ void print_patching(std::ostream& out, const gpt2::Lab& lab) {
   for (const gpt2::PatchRow& row : p.streams)
     t.add({row.what + " at the last token", format_number(row.p_a, 3), format_number(row.p_b, 3), row.top});
   t.print(out);
-  fmt::print(out, "  of the 5 heads whose patch raises {} most, {} are among the 5 highest induction scores\n",
-             p.predicted_b, lab.overlap);
+  // two sets of 5 drawn at random from N heads share 25 / N on average
+  const double heads = static_cast<double>(lab.config.layers * lab.config.heads);
+  fmt::print(out,
+             "  of the 5 heads whose patch raises {} most, {} are among the 5 highest induction scores\n"
+             "  (5 heads picked at random would share {} on average)\n",
+             p.predicted_b, lab.overlap, format_number(std::min(5.0, 25.0 / heads), 2));
 }
 
 void print_bank(std::ostream& out, const gpt2::Lab& lab) {
