@@ -14,7 +14,7 @@ set +e
 { cmake --preset release && cmake --build --preset release; } 2>&1 | tee "$log" | while IFS= read -r line; do
   [[ $line =~ ^\[\ *[0-9]+%\]\ Built\ target\ (ch0[1-9]_[a-z_]+)$ ]] || continue
   target=${BASH_REMATCH[1]}
-  [[ $target =~ _(lesson|presentation|gpt2|bench|live_export)$ ]] || echo "  built $target"
+  [[ $target =~ _(lesson|presentation|live_export)$ ]] || echo "  built $target"
 done
 built=${PIPESTATUS[0]}
 set -e

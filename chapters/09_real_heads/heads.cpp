@@ -202,8 +202,9 @@ WritesSection head_writes(const Model& model, const Vocabulary& vocab, const std
     const arma::uword predicted = tr.logits.row(i).index_max();
     arma::mat logits(K, tr.logits.n_cols);  // heads x vocab: what each head's write adds at i
     for (arma::uword k = 0; k < K; ++k) logits.row(k) = direct_logits(model, tr, i, tr.writes[k].row(i));
+    const arma::uword shown = i == out.position ? 3 : 0;  // tokens raised and lowered: the shown position only
     std::vector<attn::HeadWrite> heads =
-        attn::decode_writes(model.shape.heads, pattern, write, logits, i, predicted, 3, label);
+        attn::decode_writes(model.shape.heads, pattern, write, logits, i, predicted, shown, label);
     const arma::uword sharpest = attn::sharpest(heads), strongest = attn::strongest(heads);
     if (i == out.position) {
       out.predicted = vocab.label(predicted), out.sharpest = sharpest, out.strongest = strongest;

@@ -49,10 +49,11 @@ double token_loss(const Row& z, arma::uword target) {
 }
 
 /// The `count` entries of `row` (1 x vocab) with the largest values (order "descend") or the
-/// smallest ("ascend"), as (label(index), value) pairs; `label` names a token id.
+/// smallest ("ascend"), as (label(index), value) pairs; `label` names a token id. None for count 0.
 template <class Row, class Label>
 std::vector<std::pair<std::string, double>> top_entries(const Row& row, arma::uword count, const char* order,
                                                         Label label) {
+  if (count == 0) return {};  // nothing asked: no sort
   const arma::uvec idx = arma::sort_index(row, order);
   std::vector<std::pair<std::string, double>> out;
   for (arma::uword k = 0; k < count && k < idx.n_elem; ++k) out.emplace_back(label(idx(k)), row(idx(k)));
