@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$(readlink -f "$0")")/.."  # the repository, also when run through a link
 scripts/install-deps.sh
-echo "Building (a few minutes the first time on 2 cores, seconds after that; log in build/tour-build.log) ..."
+echo "Building (minutes the first time on 2 cores, seconds after; log in build/tour-build.log) ..."
 mkdir -p build
 log=build/tour-build.log
 # The whole build log goes to the file; the screen shows each chapter program as it is built, and
