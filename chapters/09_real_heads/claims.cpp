@@ -1,6 +1,6 @@
 /// \file chapters/09_real_heads/claims.cpp
-/// \brief Chapter 09's claims, as functions of the sections' results (see claims.hpp).
-#include "claims.hpp"
+/// \brief Chapter 09's claims, as functions of the sections' results (see program.hpp).
+#include "program.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -144,5 +144,19 @@ app::ClaimCheck claim_bank_controls(const BankStudy& b) {
                  seen && !sense_shows);
 }
 // [claim_bank]
+
+std::vector<app::ClaimCheck> check_claims(const Report& r) {
+  const arma::uword last = r.view.layers - 1;
+  std::vector<std::string> induction_names;
+  for (const arma::uword h : r.induction_heads) induction_names.push_back(head_name(last, h));
+  return {claim_beats_bigram(r.baselines),
+          claim_previous_token_head(r.roles),
+          claim_induction_head(r.roles, r.induction_zeroed),
+          claim_contribution_differs(r.contributions),
+          claim_bank_controls(r.bank),
+          claim_head_copies(r.copying),
+          claim_ablations_agree(r.compare, induction_names, r.circuit.previous),
+          claim_circuit(r.circuit)};
+}
 
 }  // namespace ch09

@@ -1,13 +1,12 @@
 /// \file chapters/09_real_heads/compare.cpp
-/// \brief Representations compared, centred and against matched controls (see compare.hpp).
-#include "compare.hpp"
+/// \brief Representations compared, centred and against matched controls (see study.hpp).
+#include "study.hpp"
 
 #include <cctype>
 #include <cmath>
 #include <stdexcept>
 
 #include "common/apparatus/print.hpp"
-#include "heads.hpp"
 
 namespace ch09 {
 

@@ -1,6 +1,6 @@
 /// \file chapters/09_real_heads/corpus.cpp
-/// \brief Reading and cutting the fortunes corpus (see corpus.hpp).
-#include "corpus.hpp"
+/// \brief Reading and cutting the fortunes corpus (see lab.hpp).
+#include "lab.hpp"
 
 #include "common/apparatus/files.hpp"
 

@@ -1,6 +1,6 @@
 /// \file chapters/09_real_heads/figures.cpp
-/// \brief Drawing the chapter's results (see figures.hpp).
-#include "figures.hpp"
+/// \brief Drawing the chapter's results (see program.hpp).
+#include "program.hpp"
 
 #include <cmath>
 

@@ -1,6 +1,6 @@
 /// \file chapters/09_real_heads/gpt2_report.cpp
-/// \brief The --gpt2 mode: its checks, its run and its printers (see gpt2_report.hpp).
-#include "gpt2_report.hpp"
+/// \brief The --gpt2 mode: its checks, its run and its printers (see program.hpp).
+#include "program.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ostream.h>
@@ -13,7 +13,6 @@
 #include "common/apparatus/files.hpp"
 #include "common/apparatus/print.hpp"
 #include "common/attention/head_roles.hpp"
-#include "session.hpp"
 
 namespace ch09 {
 

@@ -1,16 +1,13 @@
 /// \file chapters/09_real_heads/main.cpp
 /// \brief Chapter 09 program ("Watch real heads"): train a small attention-only transformer on Debian's
 /// fortunes, then watch its heads read, write, do measurable work, break when zeroed, and represent
-/// "bank"; --compare two sentences; --gpt2 the same tools on GPT-2. Lesson: corpus, lab, heads, writes,
-/// study, compare (GPT-2's side: common/gpt2/lab); printers report, figures, gpt2_report; checks
-/// session.hpp.
+/// "bank"; --compare two sentences; --gpt2 the same tools on GPT-2. The lesson: lab.hpp (the text and
+/// the training), study.hpp (what the trained heads do; GPT-2's side: common/gpt2/lab.hpp). What this
+/// file calls: program.hpp (checks of the inputs, printers, figures, --compare and --gpt2).
 #include <iostream>
 
 #include "common/apparatus/cli.hpp"
-#include "figures.hpp"
-#include "gpt2_report.hpp"
-#include "report.hpp"
-#include "session.hpp"
+#include "program.hpp"
 
 namespace po = boost::program_options;
 using app::cli::UsageError;

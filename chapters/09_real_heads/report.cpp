@@ -1,6 +1,6 @@
 /// \file chapters/09_real_heads/report.cpp
-/// \brief Printing the chapter's results (see report.hpp).
-#include "report.hpp"
+/// \brief Printing the chapter's results (see program.hpp).
+#include "program.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ostream.h>
@@ -128,7 +128,10 @@ void print_data(std::ostream& out, const Corpus& corpus, const Vocabulary& vocab
 
 namespace {
 
-void print_baselines(std::ostream& out, const Report& r, const Run& run) {
+/// real_01 to real_08 (check_claims()), each printed under the section it is about.
+using Claims = std::vector<app::ClaimCheck>;
+
+void print_baselines(std::ostream& out, const Report& r, const Claims& claims, const Run& run) {
   app::print_heading(out, "1. Held-out loss against baselines (nats per character)");
   app::Table t({"predictor", "held-out loss"});
   t.add({"uniform over the vocabulary, ln V", format_number(r.baselines.uniform, kPrecision)});
@@ -139,7 +142,7 @@ void print_baselines(std::ostream& out, const Report& r, const Run& run) {
   out << "  (n-grams scored on all " << r.baselines.held_chars << " held-out characters; held-out curve: step 0 "
       << format_number(run.curve.front().held_out, kPrecision) << ", step " << run.curve.back().step << " "
       << format_number(run.curve.back().held_out, kPrecision) << ")\n";
-  print_claim(out, r.claims[0], r.quick);
+  print_claim(out, claims[0], r.quick);
 }
 
 void print_head_view(std::ostream& out, const Report& r) {
@@ -162,7 +165,7 @@ void print_head_view(std::ostream& out, const Report& r) {
   t.print(out);
 }
 
-void print_contributions(std::ostream& out, const Report& r) {
+void print_contributions(std::ostream& out, const Report& r, const Claims& claims) {
   const Contributions& c = r.contributions;
   app::print_heading(out, "3. What each head contributes: weight a_ij against size ||a_ij v_j W_O||");
   out << "  A weight says how much of source j's value is mixed in; the value v_j and the output\n"
@@ -181,7 +184,7 @@ void print_contributions(std::ostream& out, const Report& r) {
     }
     t.print(out, "    ");
   }
-  print_claim(out, r.claims[3], r.quick);
+  print_claim(out, claims[3], r.quick);
 }
 
 std::string logit_list(const std::vector<std::pair<std::string, double>>& items) {
@@ -190,7 +193,7 @@ std::string logit_list(const std::vector<std::pair<std::string, double>>& items)
   return text;
 }
 
-void print_writes(std::ostream& out, const Report& r) {
+void print_writes(std::ostream& out, const Report& r, const Claims& claims) {
   const WritesSection& w = r.writes;
   fmt::print(out,
              "\n  What each head writes, decoded (direct logit attribution): its output at one position,\n"
@@ -214,7 +217,7 @@ void print_writes(std::ostream& out, const Report& r) {
                        head_name(strong.layer, strong.head), strong.on_prediction,
                        w.sharpest == w.strongest ? ", the same head" : ": the largest weight is not the largest effect",
                        w.positions, w.disagree));
-  print_claim(out, r.claims[5], r.quick);
+  print_claim(out, claims[5], r.quick);
 }
 
 /// Which second-layer heads the chapter treats as its induction heads, and which one the circuit
@@ -240,7 +243,7 @@ void print_induction_choice(std::ostream& out, const Report& r) {
   }
 }
 
-void print_roles(std::ostream& out, const Report& r) {
+void print_roles(std::ostream& out, const Report& r, const Claims& claims) {
   const Roles& s = r.roles;
   app::print_heading(out, "4. Measured roles (mean attention weights on held-out probes)");
   app::Table t({"head", "previous-token", "induction (random)", "induction (text)", "duplicate-token"});
@@ -258,7 +261,7 @@ void print_roles(std::ostream& out, const Report& r) {
       << format_number(s.natural.repeat, kPrecision) << " nats/char\n"
       << "  in-context score on plain text (late minus early loss): " << format_number(s.late, kPrecision) << " - "
       << format_number(s.early, kPrecision) << " = " << format_number(s.in_context, kPrecision) << "\n";
-  print_claim(out, r.claims[1], r.quick);
+  print_claim(out, claims[1], r.quick);
 }
 
 void print_mean_ablation(std::ostream& out, const Report& r) {
@@ -334,7 +337,7 @@ void print_patching(std::ostream& out, const PatchPair& pair, const PatchingSect
   t.print(out);
 }
 
-void print_circuit(std::ostream& out, const Report& r) {
+void print_circuit(std::ostream& out, const Report& r, const Claims& claims) {
   const CircuitSection& c = r.circuit;
   fmt::print(out,
              "\n  The circuit: which first-layer head does {} read? Composition scores\n"
@@ -352,10 +355,10 @@ void print_circuit(std::ostream& out, const Report& r) {
              "    for {:.0f}% of the 26 letters; OV circuit: a letter read raises its own logit most for {:.0f}%.\n"
              "  Patch: {}'s output taken from the same windows shuffled: repeat loss {:.3f} -> {:.3f}.\n",
              c.previous, 100 * c.qk_diagonal, 100 * c.ov_diagonal, c.previous, c.clean_repeat, c.patched_repeat);
-  print_claim(out, r.claims[7], r.quick);
+  print_claim(out, claims[7], r.quick);
 }
 
-void print_ablations(std::ostream& out, const Report& r) {
+void print_ablations(std::ostream& out, const Report& r, const Claims& claims) {
   app::print_heading(out, "5. Interventions: zero a head, measure again");
   const Ablation& base = r.ablations.front();
   app::Table t({"zeroed", "held-out text", "random repeat", "text repeat", "random repeat rise"});
@@ -366,13 +369,13 @@ void print_ablations(std::ostream& out, const Report& r) {
   }
   t.print(out);
   print_induction_choice(out, r);
-  print_claim(out, r.claims[2], r.quick);
+  print_claim(out, claims[2], r.quick);
   print_mean_ablation(out, r);
   print_findings(out, r.findings);
   print_agreement(out, r.findings);
   print_patching(out, r.patch_pair, r.patch);
-  print_claim(out, r.claims[6], r.quick);
-  print_circuit(out, r);
+  print_claim(out, claims[6], r.quick);
+  print_circuit(out, r, claims);
 }
 
 /// What the heads of the last layer read at bank's final 'k' in the first item, and what comes next.
@@ -395,7 +398,7 @@ void print_bank_reads(std::ostream& out, const Report& r) {
   reads.print(out);
 }
 
-void print_bank(std::ostream& out, const Report& r) {
+void print_bank(std::ostream& out, const Report& r, const Claims& claims) {
   const BankStudy& b = r.bank;
   app::print_heading(out, "6. bank: two senses against letter controls, matched and centred");
   print_wrapped(out, fmt::format("{} matched items: in each, four sentences of the same length with bank's final "
@@ -448,7 +451,7 @@ void print_bank(std::ostream& out, const Report& r) {
                                  "controls in enough items for a one-sided sign test to give p < {:.2f}; otherwise "
                                  "it does not hold.",
                                  kLettersSeen, kSenseLevel));
-  print_claim(out, r.claims[4], r.quick);
+  print_claim(out, claims[4], r.quick);
 }
 
 void print_names(std::ostream& out, const Report& r) {
@@ -464,13 +467,14 @@ void print_names(std::ostream& out, const Report& r) {
 }  // namespace
 
 void print_report(std::ostream& out, const Report& r, const Run& run) {
-  print_baselines(out, r, run);
+  const Claims claims = check_claims(r);
+  print_baselines(out, r, claims, run);
   print_head_view(out, r);
-  print_contributions(out, r);
-  print_writes(out, r);
-  print_roles(out, r);
-  print_ablations(out, r);
-  print_bank(out, r);
+  print_contributions(out, r, claims);
+  print_writes(out, r, claims);
+  print_roles(out, r, claims);
+  print_ablations(out, r, claims);
+  print_bank(out, r, claims);
   print_names(out, r);
   out << '\n';
 }

@@ -1,6 +1,6 @@
 /// \file chapters/09_real_heads/session.cpp
-/// \brief The program's session (see session.hpp).
-#include "session.hpp"
+/// \brief The program's session (see program.hpp).
+#include "program.hpp"
 
 #include <unistd.h>
 
@@ -11,8 +11,6 @@
 #include "common/apparatus/print.hpp"
 #include "common/attention/checks.hpp"
 #include "common/attention/head_roles.hpp"
-#include "figures.hpp"
-#include "report.hpp"
 
 namespace ch09 {
 

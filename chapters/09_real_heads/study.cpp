@@ -29,16 +29,6 @@ Report make_report(const Corpus& corpus, const Vocabulary& vocab, const Run& run
   for (const arma::uword h : r.induction_heads) together.push_back(last * model.shape.heads + h);
   r.patch = patching(model, vocab, r.patch_pair.a, r.patch_pair.b, together);
   r.circuit = circuit(model, vocab, probes, r.roles, r.induction);
-  std::vector<std::string> induction_names;
-  for (const arma::uword h : r.induction_heads) induction_names.push_back(head_name(last, h));
-  r.claims = {claim_beats_bigram(r.baselines),
-              claim_previous_token_head(r.roles),
-              claim_induction_head(r.roles, r.induction_zeroed),
-              claim_contribution_differs(r.contributions),
-              claim_bank_controls(r.bank),
-              claim_head_copies(r.copying),
-              claim_ablations_agree(r.compare, induction_names, r.circuit.previous),
-              claim_circuit(r.circuit)};
   r.quick = is_quick(run.options);
   return r;
 }

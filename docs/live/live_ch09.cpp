@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-#include "chapters/09_real_heads/corpus.hpp"
+#include "chapters/09_real_heads/lab.hpp"
 #include "common/attention/attn_only.hpp"
 #include "docs/live/convert.hpp"
 
