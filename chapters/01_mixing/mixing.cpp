@@ -84,10 +84,6 @@ Experiment experiment(const attn::EmbeddingTable& table, const std::vector<std::
   return e;
 }
 
-std::string comma_list(const std::vector<std::string>& words) {
-  std::string out;
-  for (const auto& w : words) out += (out.empty() ? "" : ", ") + w;
-  return out;
-}
+std::string comma_list(const std::vector<std::string>& words) { return fmt::format("{}", fmt::join(words, ", ")); }
 
 }  // namespace ch01

@@ -2,6 +2,8 @@
 /// \brief Chapter 03's figures (see figures.hpp).
 #include "figures.hpp"
 
+#include <fmt/format.h>
+
 #include <sstream>
 #include <string>
 #include <utility>
@@ -108,8 +110,7 @@ std::string counting_diagram(const ExampleSublayer& e, const Counts& c, bool nar
                                  attn::join_words(e.words) +
                                  "\"),\none self-attention sublayer\namber: learned parameters;\nblue: computed on "
                                  "each pass");
-  std::string vocabulary;
-  for (const std::string& w : attn::toy_embeddings().words()) vocabulary += (vocabulary.empty() ? "" : ", ") + w;
+  const std::string vocabulary = fmt::format("{}", fmt::join(attn::toy_embeddings().words(), ", "));
   dot << node("E", "E: token embedding table,\n" + attn::shape(E) + " (vocabulary x d)\nrows: " + vocabulary, true)
       << node("X", "X " + attn::shape(e.X) + ":\nthe rows of E for \"" + attn::join_words(e.words) + "\"", false)
       << "  E -> X [label=\"look up the\\ntoken IDs once\"];\n"

@@ -3,6 +3,8 @@
 #include "values.hpp"
 
 #include <fmt/format.h>
+
+#include <algorithm>
 #include <stdexcept>
 
 #include "common/apparatus/print.hpp"
@@ -152,12 +154,11 @@ std::vector<SeparateObject> separate_objects(const ExampleSublayer& example) {
   const attn::HeadPass& p = example.pass.heads.front();
   // One shape for several matrices when they agree ("4 x 3 each"), else each in turn.
   const auto each = [](const std::vector<const arma::mat*>& ms) {
-    std::string out = attn::shape(*ms.front());
-    bool same = true;
-    for (const arma::mat* m : ms) same = same && attn::shape(*m) == out;
-    if (same) return out + (ms.size() > 1 ? " each" : "");
-    for (std::size_t k = 1; k < ms.size(); ++k) out += ", " + attn::shape(*ms[k]);
-    return out;
+    std::vector<std::string> shapes;
+    for (const arma::mat* m : ms) shapes.push_back(attn::shape(*m));
+    if (std::count(shapes.begin(), shapes.end(), shapes.front()) == static_cast<std::ptrdiff_t>(shapes.size()))
+      return shapes.front() + (shapes.size() > 1 ? " each" : "");
+    return fmt::format("{}", fmt::join(shapes, ", "));
   };
   return {
       {"E", "supplies the starting vector for each token ID", true, attn::shape(attn::toy_embeddings().E())},

@@ -2,6 +2,8 @@
 /// \brief Chapter 05: the classifier trained with Adam (see training.hpp).
 #include "training.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <chrono>
 #include <limits>
@@ -28,9 +30,7 @@ arma::uvec encode(const std::vector<std::string>& words, const std::vector<std::
     std::size_t id = 0;
     while (id < vocab.size() && vocab[id] != words[i]) ++id;
     if (id == vocab.size()) {
-      std::string list;
-      for (const auto& w : vocab) list += (list.empty() ? "" : ", ") + w;
-      throw std::invalid_argument("unknown word '" + words[i] + "' (vocabulary: " + list + ")");
+      throw std::invalid_argument(fmt::format("unknown word '{}' (vocabulary: {})", words[i], fmt::join(vocab, ", ")));
     }
     ids(i) = id;
   }

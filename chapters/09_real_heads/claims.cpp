@@ -2,6 +2,8 @@
 /// \brief Chapter 09's claims, as functions of the sections' results (see program.hpp).
 #include "program.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 
@@ -111,8 +113,7 @@ app::ClaimCheck claim_ablations_agree(const AblationCompare& c, const std::vecto
   const auto rise = [&](const arma::mat& rises, arma::uword i) {
     return c.heads[i] + " (" + app::format_number(rises(i, 1), 3) + ")";
   };
-  std::string circuit;
-  for (const std::string& h : induction) circuit += (circuit.empty() ? "" : ", ") + h;
+  const std::string circuit = fmt::format("{}", fmt::join(induction, ", "));
   return checked("real_08", "mean ablation agrees with zero ablation on where the repeats are computed",
                  "largest random-repeat rise zeroed: " + rise(c.zero, z) + ", mean-ablated: " + rise(c.mean, m) +
                      "; in " + layer + " zeroed: " + rise(c.zero, zl) + ", mean-ablated: " + rise(c.mean, ml) +
@@ -155,8 +156,8 @@ std::vector<app::ClaimCheck> check_claims(const Report& r) {
           claim_contribution_differs(r.contributions),
           claim_bank_controls(r.bank),
           claim_head_copies(r.copying),
-          claim_ablations_agree(r.compare, induction_names, r.circuit.previous),
-          claim_circuit(r.circuit)};
+          claim_circuit(r.circuit),
+          claim_ablations_agree(r.compare, induction_names, r.circuit.previous)};
 }
 
 }  // namespace ch09

@@ -2,6 +2,8 @@
 /// \brief Training, saving and loading a run (see lab.hpp).
 #include "lab.hpp"
 
+#include <fmt/format.h>
+
 #include "common/apparatus/files.hpp"
 #include "common/apparatus/numbers.hpp"
 #include "common/apparatus/print.hpp"
@@ -72,9 +74,7 @@ std::string run_mismatch(const Run& run, const TrainOptions& o) {
           number(o.windows.repeat_share));
   differs(r.eval_every == o.eval_every, "evaluation interval", std::to_string(r.eval_every),
           std::to_string(o.eval_every));
-  std::string text;
-  for (const std::string& d : differ) text += (text.empty() ? "" : ", ") + d;
-  return text;
+  return fmt::format("{}", fmt::join(differ, ", "));
 }
 
 Divergence::Divergence(arma::uword at, double value)

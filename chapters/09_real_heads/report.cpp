@@ -355,7 +355,7 @@ void print_circuit(std::ostream& out, const Report& r, const Claims& claims) {
              "    for {:.0f}% of the 26 letters; OV circuit: a letter read raises its own logit most for {:.0f}%.\n"
              "  Patch: {}'s output taken from the same windows shuffled: repeat loss {:.3f} -> {:.3f}.\n",
              c.previous, 100 * c.qk_diagonal, 100 * c.ov_diagonal, c.previous, c.clean_repeat, c.patched_repeat);
-  print_claim(out, claims[7], r.quick);
+  print_claim(out, claims[6], r.quick);
 }
 
 void print_ablations(std::ostream& out, const Report& r, const Claims& claims) {
@@ -374,7 +374,7 @@ void print_ablations(std::ostream& out, const Report& r, const Claims& claims) {
   print_findings(out, r.findings);
   print_agreement(out, r.findings);
   print_patching(out, r.patch_pair, r.patch);
-  print_claim(out, claims[6], r.quick);
+  print_claim(out, claims[7], r.quick);
   print_circuit(out, r, claims);
 }
 

@@ -2,6 +2,8 @@
 /// \brief Command lines for the chapter programs (see cli.hpp).
 #include "common/apparatus/cli.hpp"
 
+#include <fmt/format.h>
+
 #include <fcntl.h>
 #include <signal.h>
 #include <unistd.h>
@@ -318,9 +320,8 @@ std::string choice(const po::variables_map& vm, const std::string& name, const s
   for (const std::string& a : allowed) {
     if (v == a) return v;
   }
-  std::string list;
-  for (const std::string& a : allowed) list += (list.empty() ? "" : ", ") + a;
-  throw UsageError(flag_name(name) + " " + cli::quoted(v) + " is not one of: " + list);
+  throw UsageError(flag_name(name) + " " + cli::quoted(v) +
+                   " is not one of: " + fmt::format("{}", fmt::join(allowed, ", ")));
 }
 
 std::set<std::string> typed(const po::variables_map& vm) {

@@ -3,6 +3,7 @@
 #include "common/apparatus/panels.hpp"
 
 #include "common/apparatus/print.hpp"
+#include "common/attention/checks.hpp"
 
 #include <sstream>
 #include <stdexcept>
