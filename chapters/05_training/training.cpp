@@ -37,13 +37,9 @@ arma::uvec encode(const std::vector<std::string>& words, const std::vector<std::
   return ids;
 }
 
-namespace {
-
 Example example(const std::vector<std::string>& words, arma::uword label, const std::vector<std::string>& vocab) {
   return {words, encode(words, vocab), label};
 }
-
-}  // namespace
 
 std::vector<Example> article_examples() {
   const auto& v = vocabulary();

@@ -44,6 +44,9 @@ const std::vector<std::string>& class_names();
 /// Token ids of `words` in `vocab`: n x 1, entry i the id of words[i].
 arma::uvec encode(const std::vector<std::string>& words, const std::vector<std::string>& vocab);
 
+/// One example: `words`, their ids in `vocab` (encode) and the target class `label`.
+Example example(const std::vector<std::string>& words, arma::uword label, const std::vector<std::string>& vocab);
+
 /// The article's four examples, in its order: "the river bank" 0, "the money bank" 1,
 /// "river bank" 0, "money bank" 1.
 std::vector<Example> article_examples();
