@@ -33,7 +33,7 @@ for line in "${chapters[@]}"; do
   exe=${words[0]}
   name=$(basename "$exe")
   # Chapter 09 shows the full model: the first tour trains it into build/release/ch09_model (a
-  # progress line on the terminal, a minute or two); later tours, the book and the test suite read it
+  # progress line on the terminal, 1 to 3 minutes); later tours, the book and the test suite read it
   # back while it was trained by the same program with the same settings, and train again when not.
   if [[ $name == ch09_real_heads ]]; then
     words=("$exe" --cached build/release/ch09_model)
