@@ -436,7 +436,8 @@ BOOST_AUTO_TEST_CASE(direct_logits_match_numpy) {
 // <|endoftext|> (o = 1) and is neither scored nor read; previous-token: the weight from each later
 // position i > o to i - 1, every read of both windows counted once; induction on a sequence of
 // o + 2n tokens (n = 6): the weight from position o + n + j to o + j + 1, j = 0 .. n - 2, the mean
-// over the two sequences; the held-out loss: -ln p of each next token, over both windows.
+// over the two sequences; the held-out loss: -ln p of each next token, over both windows. The
+// uniform-attention levels printed beside the roles are the same scores with 1 / (i + 1) on every key.
 BOOST_AUTO_TEST_CASE(roles_and_losses_match_numpy_by_their_definitions) {
   const json& texts = reference()["forward"];
   const json &one = texts[0], &two = texts[2];
@@ -452,9 +453,13 @@ BOOST_AUTO_TEST_CASE(roles_and_losses_match_numpy_by_their_definitions) {
   probes.repeat_length = n;
   const Roles r = roles(tiny(), probes);
   arma::mat previous(L, H, arma::fill::zeros), induction(L, H, arma::fill::zeros);
-  double reads = 0.0, loss = 0.0, targets = 0.0;
+  double reads = 0.0, loss = 0.0, targets = 0.0, previous_uniform = 0.0, induction_uniform = 0.0;
   for (const json* item : {&one, &two}) {
     const arma::uword T = ids_of((*item)["tokens"]).size();
+    // uniform causal attention puts 1 / (i + 1) on every key of row i
+    for (arma::uword i = o + 1; i < T; ++i) previous_uniform += 1.0 / static_cast<double>(i + 1);
+    for (arma::uword j = 0; j + 1 < n; ++j)
+      induction_uniform += 1.0 / static_cast<double>(o + n + j + 1) / (2.0 * static_cast<double>(n - 1));
     for (arma::uword k = 0; k < L * H; ++k) {
       const json& A = (*item)["patterns"][k];
       for (arma::uword i = o + 1; i < T; ++i) previous(k / H, k % H) += A[i][i - 1].get<double>();
@@ -477,6 +482,8 @@ BOOST_AUTO_TEST_CASE(roles_and_losses_match_numpy_by_their_definitions) {
   BOOST_TEST(r.held_tokens == static_cast<arma::uword>(targets));
   BOOST_TEST(std::abs(r.held_loss - loss / targets) < agreement<float>());
   BOOST_TEST(arma::accu(induction) > 0.0);  // the positions scored hold weight: the test can fail
+  BOOST_TEST(r.previous_uniform == previous_uniform / reads, boost::test_tools::tolerance(1e-12));
+  BOOST_TEST(r.induction_uniform == induction_uniform, boost::test_tools::tolerance(1e-12));
 }
 
 BOOST_AUTO_TEST_CASE(direct_effects_add_up_to_the_logit) {

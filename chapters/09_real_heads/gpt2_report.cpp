@@ -249,13 +249,15 @@ void print_roles(std::ostream& out, const gpt2::Lab& lab) {
   app::print_heading(out, "3. Measured roles: previous-token and induction heads");
   fmt::print(out, "  previous-token score: mean weight on the token before, over the held-out windows' text\n");
   print_grid(out, score_cells(r.previous_token));
-  fmt::print(out, "  highest: {}\n", highest(r.previous_token, 5));
+  fmt::print(out, "  highest: {}\n  for scale, a head that weighs every token it can see equally scores {}\n",
+             highest(r.previous_token, 5), format_number(r.previous_uniform, 2));
   fmt::print(out,
              "  induction score: {} sequences of {} random tokens, then the same {} again{};\n"
              "  mean weight from each token of the repeat but the last to the token after its earlier copy\n",
              p.repeats.size(), p.repeat_length, p.repeat_length, p.bos ? " (<|endoftext|> first)" : "");
   print_grid(out, score_cells(r.induction));
-  fmt::print(out, "  highest: {}\n", highest(r.induction, 5));
+  fmt::print(out, "  highest: {}\n  for scale, a head that weighs every token it can see equally scores {}\n",
+             highest(r.induction, 5), format_number(r.induction_uniform, 2));
   fmt::print(out, "  loss on the random tokens: first copy {}, repeat {} nats/token (only copying predicts it)\n",
              format_number(r.first, 3), format_number(r.repeat, 3));
   if (lab.config.layers == 12 && lab.config.heads == 12 && lab.config.width == 768) {

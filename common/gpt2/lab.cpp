@@ -173,13 +173,12 @@ Writes head_writes(const Gpt2& model, const Pass& pass, const HeadView& view) {
 Roles roles(const Gpt2& model, const Probes& probes) {
   const Weights& w = model.weights;
   const arma::uword L = w.config.layers, H = w.config.heads, o = probes.bos ? 1 : 0, n = probes.repeat_length;
-  Roles r{arma::mat(L, H, arma::fill::zeros),
-          arma::mat(L, H, arma::fill::zeros),
-          0,
-          0,
-          0,
-          0,
-          arma::fmat(L * H, w.config.width, arma::fill::zeros)};
+  Roles r;
+  r.previous_token.zeros(L, H);
+  r.induction.zeros(L, H);
+  r.mean_output.zeros(L * H, w.config.width);
+  // a head that weighs every token it can see equally: row i of softmax(causal mask), 1 / (i + 1)
+  const auto uniform = [](arma::uword T) { return attn::softmax_rows(attn::causal_mask(T)); };
   double previous_count = 0, mean_count = 0;
   for (const std::vector<arma::uword>& window : probes.held) {
     const Pass pass = forward(w, window);
@@ -196,10 +195,13 @@ Roles roles(const Gpt2& model, const Probes& probes) {
         r.mean_output.row(l * H + h) += arma::sum(pass.layers[l].head_outputs[h].rows(o, T - 1), 0);
       }
     }
+    r.previous_uniform +=
+        attn::previous_token_score(uniform(T).submat(o, o, T - 1, T - 1)) * static_cast<double>(T - 1 - o);
     previous_count += static_cast<double>(T - 1 - o);
     mean_count += static_cast<double>(T - o);
   }
   r.previous_token /= previous_count;
+  r.previous_uniform /= previous_count;
   r.mean_output /= mean_count;
   r.held_loss /= static_cast<double>(r.held_tokens);
   for (const std::vector<arma::uword>& sequence : probes.repeats) {
@@ -211,6 +213,7 @@ Roles roles(const Gpt2& model, const Probes& probes) {
         r.induction(l, h) += attn::induction_score(A, attn::Block{o, n});
       }
     }
+    r.induction_uniform += attn::induction_score(uniform(sequence.size()), attn::Block{o, n});
     const auto [first_rows, first_targets] = predictions(sequence, o, o + n - 2);
     const auto [repeat_rows, repeat_targets] = predictions(sequence, o + n, o + 2 * n - 2);
     r.first += mean_loss(pass.logits.rows(first_rows), first_targets);
@@ -218,6 +221,7 @@ Roles roles(const Gpt2& model, const Probes& probes) {
   }
   const auto sequences = static_cast<double>(probes.repeats.size());
   r.induction /= sequences;
+  r.induction_uniform /= sequences;
   r.first /= sequences;
   r.repeat /= sequences;
   return r;

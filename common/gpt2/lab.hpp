@@ -117,14 +117,16 @@ struct Writes {
 
 /// Measured roles (layers x heads), and what the held-out windows give the other sections.
 struct Roles {
-  arma::mat previous_token;     ///< attn::previous_token_score of the held-out text after <|endoftext|>,
-                                ///< every read of every window counted once
-  arma::mat induction;          ///< attn::induction_score on the repeats, mean over the sequences
-  double first = 0.0;           ///< loss predicting the first copy of the random tokens (nats/token)
-  double repeat = 0.0;          ///< loss predicting their repeat
-  double held_loss = 0.0;       ///< mean loss over every held-out window (nats/token)
-  arma::uword held_tokens = 0;  ///< tokens predicted there
-  arma::fmat mean_output;       ///< heads x d: each head's mean output over the held-out windows' text
+  arma::mat previous_token;        ///< attn::previous_token_score of the held-out text after <|endoftext|>,
+                                   ///< every read of every window counted once
+  arma::mat induction;             ///< attn::induction_score on the repeats, mean over the sequences
+  double previous_uniform = 0.0;   ///< previous_token's score for a head that weighs every visible token equally
+  double induction_uniform = 0.0;  ///< induction's score for that head: what a score must pass to mean a role
+  double first = 0.0;              ///< loss predicting the first copy of the random tokens (nats/token)
+  double repeat = 0.0;             ///< loss predicting their repeat
+  double held_loss = 0.0;          ///< mean loss over every held-out window (nats/token)
+  arma::uword held_tokens = 0;     ///< tokens predicted there
+  arma::fmat mean_output;          ///< heads x d: each head's mean output over the held-out windows' text
 };
 
 /// Zero against mean ablation of every head, as loss rises (nats/token).
