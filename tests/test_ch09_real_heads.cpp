@@ -175,21 +175,21 @@ BOOST_AUTO_TEST_CASE(claim_real_08_mean_and_zero_ablation_agree_on_the_induction
   for (const arma::uword h : r.induction_heads) names.push_back(ch09::head_name(1, h));
   // under both ablations the largest repeat-loss rise is an induction head's or the previous-token
   // head's, and the largest of the second layer is an induction head's
-  for (const arma::mat* rises : {&r.compare.zero, &r.compare.mean}) {
+  for (const arma::mat* rises : {&r.zero_vs_mean.zero, &r.zero_vs_mean.mean}) {
     const arma::uword top = rises->col(1).index_max();
     BOOST_TEST((is_induction(top) || top == p));
     BOOST_TEST(is_induction(4 + arma::vec(rises->col(1).rows(4, 7)).index_max()));
   }
   // Where it must fail: a head outside the circuit ranked first under mean ablation,
   const arma::uword outside = p == 0 ? 1 : 0;
-  ch09::AblationCompare other = r.compare;
+  ch09::AblationCompare other = r.zero_vs_mean;
   other.mean(outside, 1) = other.mean.col(1).max() + 1.0;
   BOOST_TEST(!ch09::claim_ablations_agree(other, names, r.circuit.previous).holds);
   // or a second-layer head that is no induction head first in its layer under zero ablation.
   arma::uword plain = 4;
   while (plain < 8 && is_induction(plain)) ++plain;
   if (plain < 8) {
-    other = r.compare;
+    other = r.zero_vs_mean;
     other.zero(plain, 1) = other.zero.col(1).rows(4, 7).max() + 0.001;
     BOOST_TEST(!ch09::claim_ablations_agree(other, names, r.circuit.previous).holds);
   }

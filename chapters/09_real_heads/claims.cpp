@@ -157,7 +157,7 @@ std::vector<app::ClaimCheck> check_claims(const Report& r) {
           claim_bank_controls(r.bank),
           claim_head_copies(r.copying),
           claim_circuit(r.circuit),
-          claim_ablations_agree(r.compare, induction_names, r.circuit.previous)};
+          claim_ablations_agree(r.zero_vs_mean, induction_names, r.circuit.previous)};
 }
 
 }  // namespace ch09

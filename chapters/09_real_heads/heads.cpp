@@ -221,6 +221,28 @@ WritesSection head_writes(const Model& model, const Vocabulary& vocab, const std
   return out;
 }
 
+// [copying]
+CopyingSection copying(const Model& model, const Probes& probes, arma::uword layer,
+                       const std::vector<arma::uword>& heads) {
+  CopyingSection out{head_list(layer, heads), 0, 0, 0.0};
+  for (arma::uword b = 0; b < probes.random.tokens.n_rows; ++b) {
+    const arma::urowvec tokens = probes.random.tokens.row(b);
+    const Trace tr = trace(model, tokens);
+    const arma::uword s = probes.random.blocks[b].start, n = probes.random.blocks[b].length;
+    for (arma::uword j = 1; j < n; ++j) {
+      const arma::uword i = s + n + j - 1;  // reads the second copy, predicts token s + n + j = token s + j
+      arma::rowvec write(tr.writes.front().n_cols, arma::fill::zeros);  // what the heads add to the stream at i
+      for (const arma::uword h : heads) write += tr.writes[layer * model.shape.heads + h].row(i);
+      const arma::rowvec logits = direct_logits(model, tr, i, write);
+      ++out.cases;
+      if (logits.index_max() == tokens(s + j)) ++out.copies;
+    }
+  }
+  out.share = static_cast<double>(out.copies) / static_cast<double>(std::max<arma::uword>(out.cases, 1));
+  return out;
+}
+// [copying]
+
 // [roles]
 Roles roles(const Model& model, const Probes& probes) {
   const arma::uword L = model.shape.layers, H = model.shape.heads, B = probes.plain.n_rows, T = model.shape.context;
@@ -275,23 +297,6 @@ std::vector<Ablation> ablations(const Model& model, const Probes& probes) {
 }
 // [ablations]
 
-std::vector<std::string> head_names(const Roles& r) {
-  std::vector<std::string> names;
-  for (arma::uword l = 0; l < r.previous_token.n_rows; ++l) {
-    for (arma::uword h = 0; h < r.previous_token.n_cols; ++h) {
-      std::string name;
-      const auto add = [&](const char* role, double score) {
-        name += (name.empty() ? "" : ", ") + std::string(role) + " (" + app::format_number(score, 2) + ")";
-      };
-      if (r.previous_token(l, h) > 0.5) add("previous-token", r.previous_token(l, h));
-      if (r.induction_random(l, h) > 0.3) add("induction", r.induction_random(l, h));
-      if (r.duplicate_token(l, h) > 0.3) add("duplicate-token", r.duplicate_token(l, h));
-      names.push_back(name.empty() ? "no measured role" : name);
-    }
-  }
-  return names;
-}
-
 std::vector<arma::uword> induction_heads(const Roles& r) {
   const arma::uword L = r.induction_random.n_rows;
   std::vector<arma::uword> out;
@@ -324,28 +329,6 @@ Ablation induction_ablation(const Model& model, const Probes& probes, const Role
   for (const arma::uword h : heads) keep(L - 1, h) = 0.0;
   return ablate(model, probes, head_list(L - 1, heads), keep);
 }
-
-// [copying]
-CopyingSection copying(const Model& model, const Probes& probes, arma::uword layer,
-                       const std::vector<arma::uword>& heads) {
-  CopyingSection out{head_list(layer, heads), 0, 0, 0.0};
-  for (arma::uword b = 0; b < probes.random.tokens.n_rows; ++b) {
-    const arma::urowvec tokens = probes.random.tokens.row(b);
-    const Trace tr = trace(model, tokens);
-    const arma::uword s = probes.random.blocks[b].start, n = probes.random.blocks[b].length;
-    for (arma::uword j = 1; j < n; ++j) {
-      const arma::uword i = s + n + j - 1;  // reads the second copy, predicts token s + n + j = token s + j
-      arma::rowvec write(tr.writes.front().n_cols, arma::fill::zeros);  // what the heads add to the stream at i
-      for (const arma::uword h : heads) write += tr.writes[layer * model.shape.heads + h].row(i);
-      const arma::rowvec logits = direct_logits(model, tr, i, write);
-      ++out.cases;
-      if (logits.index_max() == tokens(s + j)) ++out.copies;
-    }
-  }
-  out.share = static_cast<double>(out.copies) / static_cast<double>(std::max<arma::uword>(out.cases, 1));
-  return out;
-}
-// [copying]
 
 // ---- section 5, further interventions: mean ablation, patching ----------------------------------
 
@@ -572,5 +555,24 @@ CircuitSection circuit(const Model& model, const Vocabulary& vocab, const Probes
   return c;
 }
 // [circuit]
+
+// ---- section 7: names as summaries of what was measured -----------------------------------------
+
+std::vector<std::string> head_names(const Roles& r) {
+  std::vector<std::string> names;
+  for (arma::uword l = 0; l < r.previous_token.n_rows; ++l) {
+    for (arma::uword h = 0; h < r.previous_token.n_cols; ++h) {
+      std::string name;
+      const auto add = [&](const char* role, double score) {
+        name += (name.empty() ? "" : ", ") + std::string(role) + " (" + app::format_number(score, 2) + ")";
+      };
+      if (r.previous_token(l, h) > 0.5) add("previous-token", r.previous_token(l, h));
+      if (r.induction_random(l, h) > 0.3) add("induction", r.induction_random(l, h));
+      if (r.duplicate_token(l, h) > 0.3) add("duplicate-token", r.duplicate_token(l, h));
+      names.push_back(name.empty() ? "no measured role" : name);
+    }
+  }
+  return names;
+}
 
 }  // namespace ch09

@@ -58,7 +58,7 @@ class Vocabulary {
   /// The vocabulary of `text`: newline, the printable characters that occur, unknown (2 to 97
   /// tokens).
   explicit Vocabulary(const std::string& text);
-  /// Number of tokens (characters + 2).
+  /// Number of tokens: characters().size() + 1 (the unknown token).
   arma::uword size() const { return chars_.size() + 1; }
   /// The token of byte `c` (the unknown token for anything not in the vocabulary).
   arma::uword token(char c) const { return table_[static_cast<unsigned char>(c)]; }
@@ -137,7 +137,7 @@ using Model = attn::AttnOnlyModel<Real>;
 /// A forward pass of the chapter's model.
 using Pass = attn::AttnOnlyPass<Real>;
 
-/// Everything a training run depends on (the full run: about 2 minutes on 2 cores).
+/// Everything a training run depends on (the full run: 1 to 3 minutes on 2 cores).
 struct TrainOptions {
   attn::AttnOnlyShape shape{0, 128, 64, 4, 16, 2, true};  ///< vocab is filled from the corpus
   /// The windows of the first `long_steps` steps: every snippet 48 to 64 characters long. A long

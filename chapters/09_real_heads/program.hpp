@@ -4,6 +4,7 @@
 ///   modes the flags ask for, the fortunes folder, a saved model, the folder a run will be saved
 ///   into), a training run whose divergence is said in the flags' terms, and the `--compare A B`
 ///   mode;
+/// - the article's claims real_01 to real_08 (claims.cpp), each checked on the study's results;
 /// - the printers (report.cpp) and the figures (figures.cpp), which take the study's results
 ///   (study.hpp, lab.hpp) and compute nothing;
 /// - the `--gpt2` mode (gpt2_report.cpp): GPT-2 read from a folder in the Hugging Face layout, every
@@ -17,8 +18,8 @@
 /// check_modes, model_folders, check_plot_folder, compare_flag), and for a --sentence GPT-2's
 /// tokenizer refuses or longer than its context, or a --position past its tokens (run_gpt2);
 /// FileError, a FlagError, naming the flag and the file or folder, for a --corpus folder
-/// read_corpus() refuses or whose held-out text gives no window (corpus_for, run_compare,
-/// run_gpt2), a saved run load_run() or require_directions() refuses, trained on another corpus or
+/// read_corpus() refuses (corpus_for, run_compare, run_gpt2) or whose held-out text gives GPT-2 no
+/// window (run_gpt2), a saved run load_run() or require_directions() refuses, trained on another corpus or
 /// whose weights overflow the scores (saved_run, load_given, run_compare), a --save or --cached
 /// folder that cannot be written (check_save, run_compare), and a --gpt2 folder that cannot be used
 /// (missing, a file, a required file missing or not regular) or a file in it that is broken (wrong
@@ -29,7 +30,7 @@
 /// (require_directions), and for a run that diverges (train_or_explain, run_compare), whose other
 /// failures are train()'s; app::IoError (exit code 1) when the trained run cannot be saved
 /// (run_compare). usage_errors() turns FlagError and FileError into the command line's usage errors
-/// (exit code 2) as its comment says.
+/// (exit code 2) as its comment says. The claims and the others throw nothing (beyond std::bad_alloc).
 /// Sources: the article, "Watch real heads" (the printed sections follow its questions in order);
 /// the project's rule for bad input (docs/bad_input.md: one line, exit code 2 for a usage error, 1
 /// for a runtime failure).
@@ -159,7 +160,7 @@ std::optional<Loaded> load_given(const ModelFolders& folders, const Corpus& corp
 /// Refuses a --save (or --cached) folder that cannot be written, before minutes of training.
 void check_save(const ModelFolders& folders);
 
-// ---- --compare A B: its two sentences checked as typed, then a model loaded or trained ----------
+// ---- --compare A B: two sentences checked, then a model loaded or trained (session.cpp) ---------
 
 /// What `--help` says of --compare.
 inline const char* const kCompareHelp =

@@ -265,7 +265,7 @@ void print_roles(std::ostream& out, const Report& r, const Claims& claims) {
 }
 
 void print_mean_ablation(std::ostream& out, const Report& r) {
-  const AblationCompare& c = r.compare;
+  const AblationCompare& c = r.zero_vs_mean;
   fmt::print(out,
              "\n  Zero against mean ablation (the head's output replaced by 0, or by its mean output over\n"
              "  held-out text), loss rises on {} plain and {} random-repeat windows:\n",

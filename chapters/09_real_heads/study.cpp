@@ -22,8 +22,8 @@ Report make_report(const Corpus& corpus, const Vocabulary& vocab, const Run& run
   r.copying = copying(model, probes, last, r.induction_heads);
   r.bank = bank_study(model, vocab, corpus.held_text);
   r.names = head_names(r.roles);
-  r.compare = compare_ablations(model, probes);
-  r.findings = findings(r.ablations, r.compare, r.names);
+  r.zero_vs_mean = compare_ablations(model, probes);
+  r.findings = findings(r.ablations, r.zero_vs_mean, r.names);
   r.patch_pair = pick_patch_pair(model, vocab, kPatchCandidates);
   std::vector<arma::uword> together;  // the induction heads, layer-major
   for (const arma::uword h : r.induction_heads) together.push_back(last * model.shape.heads + h);

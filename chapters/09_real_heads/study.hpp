@@ -6,11 +6,12 @@
 /// 3. contributions: weights against ||a_ij v_j W_O||, and what each head writes, read through the
 ///    final norm and the unembedding (direct logit attribution);
 /// 4. measured roles;
-/// 5. interventions: zero and mean ablation side by side, activation patching from one sentence into
-///    another, the findings a reader should not miss, and the induction circuit (its QK and OV
-///    circuits, its compositions with the first layer, a patch that breaks it);
+/// 5. interventions: zeroing each head and layer, zero and mean ablation side by side with the
+///    findings a reader should not miss, activation patching from one sentence into another, and the
+///    induction circuit (its QK and OV circuits, its compositions with the first layer, a patch that
+///    breaks it);
 /// 6. hidden representations compared: two uses of "bank", centred, against letter controls, and
-///    the reader's own pair (`--compare A B`);
+///    the reader's own pair (what `--compare A B` computes; program.hpp runs the mode);
 /// 7. names as summaries of what was measured.
 /// Then the Report holding every section, computed once for the printers and the figures, and for the
 /// article's claims checked on it (program.hpp). heads.cpp computes sections 1 to 5 and 7,
@@ -22,7 +23,8 @@
 /// after the embedding, row l the stream after layer l.
 ///
 /// Throws: std::invalid_argument for held-out text no longer than a window (make_probes,
-/// make_report) or than a sentence (compare); for a sentence that is empty or longer than the
+/// make_report) or than a sentence (compare, bank_study), or a context too short for the probes'
+/// windows (make_probes); for a sentence that is empty or longer than the
 /// context (head_view, head_writes, patching, pick_patch_pair, reading, make_report), of another
 /// length than its partner (patching), or a position outside it (head_writes, reading,
 /// direct_logits, make_report); for fewer than two patch candidates (pick_patch_pair), no texts
@@ -60,7 +62,7 @@
 
 namespace ch09 {
 
-// ---- sections 1 to 5 and 7: what the heads do, and zeroing them (heads.cpp) ---------------------
+// ---- sections 1 to 5: what the heads do, and zeroing them (heads.cpp) ---------------------------
 
 /// The inputs every measurement reads, fixed by a seed apart from training's.
 struct Probes {
@@ -169,9 +171,23 @@ struct WritesSection {
   arma::uword disagree = 0;         ///< of them, where the sharpest head is not the strongest
 };
 
-/// Section 3b on `sentence` at `position` (its last character when absent).
+/// Section 3, decoded: what each head writes on `sentence` at `position` (its last character when absent).
 WritesSection head_writes(const Model& model, const Vocabulary& vocab, const std::string& sentence,
                           std::optional<arma::uword> position = std::nullopt);
+
+/// The induction heads' writes decoded on repeated random letters (claim real_06).
+struct CopyingSection {
+  std::string head;        ///< the heads decoded together, e.g. "L2.H1" or "L2.H0 + L2.H3"
+  arma::uword cases = 0;   ///< repeat positions examined (targets in the second copy)
+  arma::uword copies = 0;  ///< of them, where the character the heads raise most is the repeating one
+  double share = 0.0;      ///< copies / cases
+};
+
+/// Decodes heads `heads` of `layer` together (the sum of their writes) on the random-repeat probes:
+/// at each target in the second copy, is the character they raise most the one that repeats the
+/// first copy?
+CopyingSection copying(const Model& model, const Probes& probes, arma::uword layer,
+                       const std::vector<arma::uword>& heads);
 
 /// Next-token losses split by where the target sits in a window with a repeated snippet.
 struct RegionLosses {
@@ -230,25 +246,6 @@ std::string head_list(arma::uword layer, const std::vector<arma::uword>& heads);
 /// Zeroes the induction heads (induction_heads()) together and measures the probes as ablations()
 /// does.
 Ablation induction_ablation(const Model& model, const Probes& probes, const Roles& r);
-
-/// Section 7: a summary name of each head from its measured scores (layers x heads, index l heads + h).
-/// Thresholds: previous-token above 0.5, induction (random letters) above 0.3, duplicate-token above
-/// 0.3, the claims' thresholds; "no measured role" otherwise.
-std::vector<std::string> head_names(const Roles& roles);
-
-/// The induction heads' writes decoded on repeated random letters (claim real_06).
-struct CopyingSection {
-  std::string head;        ///< the heads decoded together, e.g. "L2.H1" or "L2.H0 + L2.H3"
-  arma::uword cases = 0;   ///< repeat positions examined (targets in the second copy)
-  arma::uword copies = 0;  ///< of them, where the character the heads raise most is the repeating one
-  double share = 0.0;      ///< copies / cases
-};
-
-/// Decodes heads `heads` of `layer` together (the sum of their writes) on the random-repeat probes:
-/// at each target in the second copy, is the character they raise most the one that repeats the
-/// first copy?
-CopyingSection copying(const Model& model, const Probes& probes, arma::uword layer,
-                       const std::vector<arma::uword>& heads);
 
 // ---- section 5, further interventions: mean ablation, patching (heads.cpp) ----------------------
 
@@ -326,7 +323,7 @@ struct PatchingSection {
 PatchingSection patching(const Model& model, const Vocabulary& vocab, const std::string& a, const std::string& b,
                          const std::vector<arma::uword>& together = {});
 
-// ---- the induction circuit ----------------------------------------------------------------------
+// ---- the induction circuit (heads.cpp) ----------------------------------------------------------
 
 /// The induction circuit, read off the weights and tested by patching.
 struct CircuitSection {
@@ -516,6 +513,13 @@ constexpr double kLettersSeen = 0.05;
 /// P(X >= k) for X ~ Binomial(n, 1/2): the one-sided sign test (1 for k = 0).
 double sign_test(arma::uword k, arma::uword n);
 
+// ---- section 7: names as summaries of what was measured (heads.cpp) -----------------------------
+
+/// Section 7: a summary name of each head from its measured scores (layers x heads, index l heads + h).
+/// Thresholds: previous-token above 0.5, induction (random letters) above 0.3, duplicate-token above
+/// 0.3, the claims' thresholds; "no measured role" otherwise.
+std::vector<std::string> head_names(const Roles& roles);
+
 // ---- every section, computed once (study.cpp) ---------------------------------------------------
 
 /// The head view's sentence unless --sentence gives another: a phrase and its repeat, so both the
@@ -544,7 +548,7 @@ struct Report {
   std::vector<arma::uword> induction_heads;  ///< section 4: the last layer's induction heads (induction_heads())
   arma::uword induction = 0;                 ///< section 5: the one the circuit section studies (induction_head())
   Ablation induction_zeroed;                 ///< section 5: the induction heads zeroed together
-  AblationCompare compare;                   ///< section 5: zero against mean ablation
+  AblationCompare zero_vs_mean;              ///< section 5: zero against mean ablation
   std::vector<Finding> findings;             ///< section 5: what the ablations show that a table hides
   PatchPair patch_pair;                      ///< section 5: the two sentences of the patching example, by its rule
   PatchingSection patch;                     ///< section 5: activation patching from patch_pair.b into patch_pair.a
