@@ -3,7 +3,7 @@
 /// fortunes, then watch its heads read, write, do measurable work, break when zeroed, and represent
 /// "bank"; --compare two sentences; --gpt2 the same tools on GPT-2. The lesson: lab.hpp (the text and
 /// the training), study.hpp (what the trained heads do; GPT-2's side: common/gpt2/lab.hpp). What this
-/// file calls: program.hpp (checks of the inputs, printers, figures, --compare and --gpt2).
+/// file calls: program.hpp (checks of the inputs, claims, printers, figures, --compare and --gpt2).
 #include <iostream>
 
 #include "common/apparatus/cli.hpp"
