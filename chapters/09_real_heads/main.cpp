@@ -50,7 +50,7 @@ void declare_flags(po::options_description& o) {
       ("load", po::value<std::string>()->value_name("DIR"), "inspect the model saved in DIR instead of training")
       ("cached", po::value<std::string>()->value_name("DIR"), "load the model saved in DIR if this program trained it with these settings and this corpus, else train and save it there (the tour, the book and the tests use this)")
       ("corpus", po::value<std::string>()->value_name("DIR")->default_value(ch09::kFortuneFolder), "the folder of fortune files")
-      ("quick", "a short run (300 steps of 16 windows, seconds) for the tour: too short for the claims")
+      ("quick", "a short run (300 steps of 16 windows, seconds) to try the program: too short for the claims")
       ("bench", po::value<long long>()->value_name("N"), "time N training steps of the full model and stop")
       ("compare", po::value<std::vector<std::string>>()->multitoken()->value_name("A B"), ch09::kCompareHelp)
       ("gpt2", po::value<std::string>()->value_name("DIR"),

@@ -211,8 +211,8 @@ void print_writes(std::ostream& out, const Report& r, const Claims& claims) {
   const HeadWrite &sharp = w.heads[w.sharpest], &strong = w.heads[w.strongest];
   print_wrapped(
       out, fmt::format("the head that weighs one source most here is {} ({:.2f}); the head with the largest "
-                       "effect on '{}' is {} ({:+.2f} logits){}. Over the sentence's {} positions the two "
-                       "are different heads at {}.",
+                       "effect on '{}' is {} ({:+.2f} logits){}. Over positions 1 to {} (position 0 can "
+                       "read only itself) the two are different heads at {}.",
                        head_name(sharp.layer, sharp.head), sharp.top_weight, w.predicted,
                        head_name(strong.layer, strong.head), strong.on_prediction,
                        w.sharpest == w.strongest ? ", the same head" : ": the largest weight is not the largest effect",
@@ -297,9 +297,13 @@ void print_findings(std::ostream& out, const std::vector<Finding>& found) {
                                        f.subject, f.what, f.a));
         break;
       case Kind::methods_disagree:
-        print_wrapped(out, fmt::format("{}: zeroing raises the {} loss by {:.3f}, mean ablation by {:.3f}: part of "
-                                       "zeroing's cost is the missing constant, not the missing information",
-                                       f.subject, f.what, f.a, f.b));
+        // zeroing removes the head's information and its constant, mean ablation the information only
+        print_wrapped(out, fmt::format("{}: the {} loss changes by {:+.3f} zeroed, {:+.3f} mean-ablated: {}", f.subject,
+                                       f.what, f.a, f.b,
+                                       f.a > f.b ? "part of zeroing's cost is the missing constant, not the "
+                                                   "missing information"
+                                                 : "its mean write costs more than none: the constant it adds on "
+                                                   "held-out text does not suit the repeats"));
         break;
     }
   }
